@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+/*
+ * The one test command (README and .ci/run): finds a real Redis, runs jest once for unit and
+ * end-to-end specs, and prints "N passed, M failed" from jest's JSON result.
+ *
+ * Redis: REDIS_URL (or TEST_REDIS_URL) if given; else 127.0.0.1:6379 if it answers; else a
+ * redis-server started here on a free port and stopped afterwards; else one line saying how to
+ * install it.
+ */
+'use strict';
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+
+const root = path.resolve(__dirname, '..');
+const resultFile = path.join(root, 'test-results', 'jest.json');
+
+function ping(host, port, timeoutMs = 500) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(check, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+async function findRedis() {
+  const given = process.env.TEST_REDIS_URL || process.env.REDIS_URL;
+  if (given) return { url: given, stop: async () => undefined };
+  if (await ping('127.0.0.1', 6379)) return { url: 'redis://127.0.0.1:6379', stop: async () => undefined };
+  if (spawnSync('redis-server', ['--version']).status !== 0) {
+    console.error('Redis is needed for the tests: install it (apt-get install redis-server) or set REDIS_URL.');
+    process.exit(1);
+  }
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  if (!(await waitFor(() => ping('127.0.0.1', port), 5000))) {
+    child.kill('SIGKILL');
+    console.error(`redis-server did not answer on port ${port}.`);
+    process.exit(1);
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: () => new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+function summaryLine() {
+  if (!fs.existsSync(resultFile)) return null;
+  const result = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
+  return {
+    passed: result.numPassedTests,
+    failed: result.numFailedTests + (result.numRuntimeErrorTestSuites || 0),
+    total: result.numTotalTests,
+    ok: result.success === true,
+  };
+}
+
+async function main() {
+  if (process.argv[2] === '--summary') {
+    const s = summaryLine();
+    console.log(s ? `${s.passed} passed, ${s.failed} failed` : '0 passed, 1 failed');
+    process.exit(s && s.ok && s.total > 0 ? 0 : 1);
+  }
+  const redis = await findRedis();
+  fs.rmSync(resultFile, { force: true });
+  fs.mkdirSync(path.dirname(resultFile), { recursive: true });
+  const jest = require.resolve('jest/bin/jest');
+  const args = [jest, '--json', `--outputFile=${resultFile}`, ...process.argv.slice(2)];
+  const code = await new Promise((resolve) => {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: 'inherit',
+      env: { ...process.env, TEST_REDIS_URL: redis.url, NODE_ENV: 'test' },
+    });
+    const forward = (signal) => child.kill(signal);
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.once('exit', (exitCode) => resolve(exitCode ?? 1));
+  });
+  await redis.stop();
+  const s = summaryLine();
+  if (!s) {
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+  if (s.total === 0) console.error('No test ran.');
+  console.log(`${s.passed} passed, ${s.failed} failed`);
+  process.exit(code === 0 && s.ok && s.total > 0 ? 0 : 1);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});
