@@ -1,0 +1,79 @@
+/** The in-process control surface tests (and the service's sandbox mode) use to steer one sandbox. */
+import { revokeAllTokens } from './open-api/token-issuer';
+import type { SandboxRuntime } from './runtime/runtime';
+import { reservationView } from './state/money';
+import { createTestReservation } from './state/reservation-factory';
+import { paymentMethodView } from './open-api/payment-methods';
+import { SANDBOX_ROUTES, type CardTokenView, type SandboxControl, type SandboxRoute } from './types';
+
+function checkedRoute(route: SandboxRoute): SandboxRoute {
+  if (!SANDBOX_ROUTES.includes(route)) {
+    throw new Error(`Unknown sandbox route "${String(route)}"; one of ${SANDBOX_ROUTES.join(', ')}`);
+  }
+  return route;
+}
+
+export function createControl(runtime: SandboxRuntime): SandboxControl {
+  return {
+    reset: () => runtime.reset(),
+    advanceClock: (ms) => runtime.clock.advance(ms),
+    now: () => runtime.now(),
+    setRouteDelay: (route, ms) => runtime.faults.setDelay(checkedRoute(route), ms),
+    forceStatus: (route, status, options) => runtime.faults.force(checkedRoute(route), status, options),
+    dropConnection: (route, options) => runtime.faults.drop(checkedRoute(route), options),
+    clearFaults: () => runtime.faults.clear(),
+    revokeAllTokens: () => revokeAllTokens(runtime),
+
+    setListingProvider(listingId, paymentProviderId) {
+      const { store } = runtime;
+      if (!store.listings.has(listingId)) throw new Error(`Unknown sandbox listing ${listingId}`);
+      if (!store.providerByPaymentProviderId(paymentProviderId)) {
+        throw new Error(`Unknown sandbox payment provider ${paymentProviderId}`);
+      }
+      store.listingProviders.set(listingId, paymentProviderId);
+    },
+
+    setProviderStatus(paymentProviderId, status) {
+      const provider = runtime.store.providerByPaymentProviderId(paymentProviderId);
+      if (!provider) throw new Error(`Unknown sandbox payment provider ${paymentProviderId}`);
+      provider.status = status;
+    },
+
+    createReservation: (input) => createTestReservation(runtime.store, input, runtime.now()),
+    setRateLimits: (limits) => runtime.limiter.setLimits(limits),
+
+    get counters() {
+      return structuredClone(runtime.counters);
+    },
+
+    get requestLog() {
+      return runtime.requestLog.map((entry) => ({ ...entry }));
+    },
+
+    getReservation(id, options) {
+      const reservation = runtime.store.reservations.get(id);
+      if (!reservation) return undefined;
+      return reservationView(runtime.store, reservation, runtime.now(), options?.settled ?? false);
+    },
+
+    getToken(id): CardTokenView | undefined {
+      const token = runtime.store.cardTokens.get(id);
+      if (!token) return undefined;
+      return {
+        _id: token._id,
+        paymentProviderId: token.paymentProviderId,
+        listingId: token.listingId,
+        card: { ...token.card },
+        threeDS: { ...token.threeDS },
+        used: token.used,
+        createdAt: new Date(token.createdAt).toISOString(),
+      };
+    },
+
+    getPaymentMethods(guestId) {
+      return [...runtime.store.paymentMethods.values()]
+        .filter((method) => method.guestId === guestId)
+        .map(paymentMethodView);
+    },
+  };
+}

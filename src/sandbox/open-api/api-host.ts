@@ -1,0 +1,43 @@
+/** The Open API host: the token issuer and the /v1 routes the product uses. */
+import { jsonAnswer } from '../http/answer';
+import { UpstreamRefusal } from '../http/errors';
+import type { HostDefinition, RequestContext } from '../http/host-server';
+import { openApiRoute, passGate } from './gate';
+import { addInvoiceItemCurrent, addInvoiceItemDeprecated } from './invoice-items';
+import { getListing, listListings, providerByListing } from './listings';
+import { attachPaymentMethod, listPaymentMethods } from './payment-methods';
+import { getReservation } from './reservations';
+import { handleTokenRequest } from './token-issuer';
+
+const ID = '(?<id>[^/]+)';
+
+function unmatched(ctx: RequestContext, status: 404 | 405) {
+  const refusal = () => {
+    throw new UpstreamRefusal(status, {
+      message: status === 404 ? 'Route not found' : 'Method not allowed',
+      code: status === 404 ? 'NOT_FOUND' : 'METHOD_NOT_ALLOWED',
+    });
+  };
+  if (ctx.url.pathname.startsWith('/v1/')) return passGate(ctx, refusal);
+  return jsonAnswer(status, { message: status === 404 ? 'Route not found' : 'Method not allowed' });
+}
+
+export const apiHost: HostDefinition = {
+  routes: [
+    { name: 'token', method: 'POST', path: /^\/oauth2\/token\/?$/, handle: handleTokenRequest },
+    openApiRoute('listings', 'GET', /^\/v1\/listings\/?$/, listListings),
+    openApiRoute('listing', 'GET', new RegExp(`^/v1/listings/${ID}/?$`), getListing),
+    openApiRoute('providerByListing', 'GET', /^\/v1\/payment-providers\/provider-by-listing\/?$/, providerByListing),
+    openApiRoute('reservation', 'GET', new RegExp(`^/v1/reservations/${ID}/?$`), getReservation),
+    openApiRoute('paymentMethods', 'POST', /^\/v1\/guests\/(?<guestId>[^/]+)\/payment-methods\/?$/, attachPaymentMethod),
+    openApiRoute('listPaymentMethods', 'GET', /^\/v1\/guests\/(?<guestId>[^/]+)\/payment-methods\/?$/, listPaymentMethods),
+    openApiRoute('invoiceItems', 'POST', new RegExp(`^/v1/invoice-items/reservation/${ID}/?$`), addInvoiceItemCurrent),
+    openApiRoute(
+      'invoiceItemsDeprecated',
+      'POST',
+      new RegExp(`^/v1/reservations/${ID}/invoiceItems/?$`),
+      addInvoiceItemDeprecated,
+    ),
+  ],
+  unmatched,
+};

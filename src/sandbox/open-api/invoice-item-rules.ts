@@ -1,0 +1,100 @@
+/** The upstream's invoice-item rules (UPSTREAM.md "Invoice items"), shared by both endpoints. */
+import type { RealizationDate } from '../state/records';
+import type { FieldProblem } from '../http/errors';
+
+/** The accommodation fare `AF` is the upstream's own and may not be added. */
+export const INVOICE_NORMAL_TYPES: readonly string[] = [
+  'CF', 'CFE', 'PCM', 'LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT', 'AFE',
+];
+
+const TAX_TYPES = new Set(['LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT']);
+
+export function isTaxType(normalType: string): boolean {
+  return TAX_TYPES.has(normalType);
+}
+
+export interface InvoiceItemInput {
+  title: string;
+  amount: number;
+  normalType: string;
+  secondIdentifier?: string;
+  description?: string;
+  realizationDates?: RealizationDate[];
+}
+
+const CURRENT_FIELDS = new Set([
+  'title', 'amount', 'normalType', 'secondIdentifier', 'description', 'realizationDates', 'stayIndex', 'isUpsellFee',
+]);
+const DEPRECATED_FIELDS = new Set(['title', 'amount', 'normalType', 'secondIdentifier', 'description']);
+
+/** A real calendar day in YYYY-MM-DD form (2026-02-30 is not one). */
+export function isCalendarDate(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const [year, month, day] = value.split('-').map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+function checkRealizationDates(value: unknown, problems: FieldProblem[]): RealizationDate[] | undefined {
+  if (!Array.isArray(value) || value.length === 0) {
+    problems.push({ field: 'realizationDates', message: 'must be a non-empty array' });
+    return undefined;
+  }
+  const dates: RealizationDate[] = [];
+  value.forEach((entry: unknown, index) => {
+    const field = `realizationDates[${index}]`;
+    const element = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : undefined;
+    if (element && 'date' in element && isCalendarDate(element.date)) {
+      dates.push({ date: element.date });
+    } else if (element && isCalendarDate(element.from) && isCalendarDate(element.to) && element.from <= element.to) {
+      dates.push({ from: element.from, to: element.to });
+    } else {
+      problems.push({ field, message: 'must be {date: YYYY-MM-DD} or {from, to} with real calendar dates' });
+    }
+  });
+  return dates;
+}
+
+export function validateInvoiceItem(
+  body: Record<string, unknown>,
+  endpoint: 'current' | 'deprecated',
+): { item: InvoiceItemInput; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  const allowed = endpoint === 'current' ? CURRENT_FIELDS : DEPRECATED_FIELDS;
+  for (const key of Object.keys(body)) {
+    if (!allowed.has(key)) problems.push({ field: key, message: `"${key}" is not allowed` });
+  }
+  const { title, amount, normalType, secondIdentifier, description } = body;
+  if (typeof title !== 'string' || title.trim() === '') problems.push({ field: 'title', message: 'is required' });
+  if (typeof amount !== 'number' || !Number.isFinite(amount)) {
+    problems.push({ field: 'amount', message: 'is required and must be a number' });
+  }
+  if (typeof normalType !== 'string' || !INVOICE_NORMAL_TYPES.includes(normalType)) {
+    problems.push({ field: 'normalType', message: `must be one of ${INVOICE_NORMAL_TYPES.join(', ')}` });
+  }
+  if (normalType === 'AFE') {
+    if (typeof secondIdentifier !== 'string' || secondIdentifier.trim() === '') {
+      problems.push({ field: 'secondIdentifier', message: 'is required when normalType is AFE' });
+    }
+  } else if (secondIdentifier !== undefined) {
+    problems.push({ field: 'secondIdentifier', message: 'is only allowed when normalType is AFE' });
+  }
+  if (description !== undefined && typeof description !== 'string') {
+    problems.push({ field: 'description', message: 'must be a string' });
+  }
+  const realizationDates =
+    endpoint === 'current' && body.realizationDates !== undefined
+      ? checkRealizationDates(body.realizationDates, problems)
+      : undefined;
+  return {
+    item: {
+      title: String(title),
+      amount: Number(amount),
+      normalType: String(normalType),
+      ...(typeof secondIdentifier === 'string' ? { secondIdentifier } : {}),
+      ...(typeof description === 'string' ? { description } : {}),
+      ...(realizationDates ? { realizationDates } : {}),
+    },
+    problems,
+  };
+}

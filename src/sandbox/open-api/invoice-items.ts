@@ -1,0 +1,28 @@
+/** Both invoice-item endpoints (seed §4.3 current, §4.4 deprecated). */
+import { jsonAnswer, type SandboxAnswer } from '../http/answer';
+import { parseJsonObject } from '../http/body';
+import { invalidParameters, notFound } from '../http/errors';
+import type { RequestContext } from '../http/host-server';
+import type { InvoiceItemRecord } from '../state/records';
+import { newId } from '../state/store';
+import { isTaxType, validateInvoiceItem } from './invoice-item-rules';
+
+function addInvoiceItem(ctx: RequestContext, endpoint: 'current' | 'deprecated'): SandboxAnswer {
+  const reservation = ctx.runtime.store.reservations.get(ctx.params.id);
+  if (!reservation) throw notFound(`Reservation ${ctx.params.id} not found`);
+  const body = parseJsonObject(ctx.headers['content-type'], ctx.rawBody);
+  const { item, problems } = validateInvoiceItem(body, endpoint);
+  if (problems.length > 0) throw invalidParameters(problems);
+  const record: InvoiceItemRecord = { _id: newId('ii_'), ...item, isTax: isTaxType(item.normalType) };
+  reservation.invoiceItems.push(record);
+  const { isTax: _isTax, ...created } = record;
+  return jsonAnswer(200, created);
+}
+
+export function addInvoiceItemCurrent(ctx: RequestContext): SandboxAnswer {
+  return addInvoiceItem(ctx, 'current');
+}
+
+export function addInvoiceItemDeprecated(ctx: RequestContext): SandboxAnswer {
+  return addInvoiceItem(ctx, 'deprecated');
+}

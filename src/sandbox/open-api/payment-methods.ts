@@ -1,0 +1,139 @@
+/** POST/GET /v1/guests/:guestId/payment-methods: turning a card token into a guest's payment method. */
+import { jsonAnswer, type SandboxAnswer } from '../http/answer';
+import { parseJsonObject } from '../http/body';
+import { invalidParameters, notFound, UpstreamRefusal, type FieldProblem } from '../http/errors';
+import type { RequestContext } from '../http/host-server';
+import type { SandboxRuntime } from '../runtime/runtime';
+import { insufficientFundsAttempt } from '../state/charges';
+import { outstandingBalance } from '../state/money';
+import type { CardTokenRecord, PaymentMethodRecord, ReservationRecord } from '../state/records';
+import { newId } from '../state/store';
+
+interface AttachRequest {
+  tokenId: string;
+  paymentProviderId: string;
+  reservationId?: string;
+  reuse: boolean;
+}
+
+function refuse(message: string, code: string): UpstreamRefusal {
+  return new UpstreamRefusal(400, { message, code });
+}
+
+function readAttachRequest(ctx: RequestContext): AttachRequest {
+  const body = parseJsonObject(ctx.headers['content-type'], ctx.rawBody);
+  const problems: FieldProblem[] = [];
+  const { _id, paymentProviderId, reservationId, reuse } = body;
+  if (typeof _id !== 'string' || _id === '') problems.push({ field: '_id', message: 'is required' });
+  if (typeof paymentProviderId !== 'string' || paymentProviderId === '') {
+    problems.push({ field: 'paymentProviderId', message: 'is required' });
+  }
+  if (reservationId !== undefined && (typeof reservationId !== 'string' || reservationId === '')) {
+    problems.push({ field: 'reservationId', message: 'must be a non-empty string' });
+  }
+  if (reuse !== undefined && typeof reuse !== 'boolean') problems.push({ field: 'reuse', message: 'must be a boolean' });
+  if (problems.length > 0) throw invalidParameters(problems);
+  return {
+    tokenId: String(_id),
+    paymentProviderId: String(paymentProviderId),
+    reservationId: typeof reservationId === 'string' ? reservationId : undefined,
+    reuse: reuse === true,
+  };
+}
+
+function usableToken(runtime: SandboxRuntime, request: AttachRequest): CardTokenRecord {
+  const token = runtime.store.cardTokens.get(request.tokenId);
+  if (!token) throw refuse('Payment method token not found', 'TOKEN_NOT_FOUND');
+  if (token.used) throw refuse('Payment method token already used', 'TOKEN_ALREADY_USED');
+  if (token.paymentProviderId !== request.paymentProviderId) {
+    throw refuse('The token was made under another payment provider than the one given', 'PAYMENT_PROVIDER_MISMATCH');
+  }
+  if (token.threeDS.outcome === 'pending') throw refuse('3DS authentication was not completed', 'THREE_DS_REQUIRED');
+  if (token.threeDS.outcome === 'failed') throw refuse('3DS authentication failed', 'THREE_DS_FAILED');
+  return token;
+}
+
+/**
+ * The processor charges the balance only when the token was made under the listing's current
+ * provider; otherwise the method is accepted and nothing ever shows in money.payments (seed §7).
+ */
+function chargeOnAttach(
+  runtime: SandboxRuntime,
+  reservation: ReservationRecord,
+  method: PaymentMethodRecord,
+  token: CardTokenRecord,
+  now: number,
+): void {
+  if (runtime.store.listingProviders.get(reservation.listingId) !== token.paymentProviderId) return;
+  const amount = outstandingBalance(reservation);
+  if (amount <= 0) return;
+  const succeeded = token.charge === 'succeeds';
+  reservation.payments.push({
+    _id: newId('pay_'),
+    amount,
+    currency: reservation.currency,
+    status: succeeded ? 'SUCCEEDED' : 'FAILED',
+    paymentMethodId: method._id,
+    paymentProviderId: token.paymentProviderId,
+    guestId: reservation.guestId,
+    createdAt: now,
+    visibleAt: now + runtime.options.paymentVisibilityDelayMs,
+    attempts: [succeeded ? { status: 'SUCCEEDED' } : insufficientFundsAttempt(token.card)],
+  });
+}
+
+export function paymentMethodView(method: PaymentMethodRecord): Record<string, unknown> {
+  return {
+    _id: method._id,
+    guestId: method.guestId,
+    paymentProviderId: method.paymentProviderId,
+    reservationId: method.reservationId ?? null,
+    type: 'CARD',
+    card: { ...method.card },
+    status: 'ACTIVE',
+    reuse: method.reuse,
+    createdAt: new Date(method.createdAt).toISOString(),
+  };
+}
+
+export function attachPaymentMethod(ctx: RequestContext): SandboxAnswer {
+  const { runtime, now } = ctx;
+  const { store } = runtime;
+  const request = readAttachRequest(ctx);
+  const guest = store.guests.get(ctx.params.guestId);
+  if (!guest) throw notFound(`Guest ${ctx.params.guestId} not found`);
+  const token = usableToken(runtime, request);
+  let reservation: ReservationRecord | undefined;
+  if (request.reservationId !== undefined) {
+    reservation = store.reservations.get(request.reservationId);
+    if (!reservation) throw notFound(`Reservation ${request.reservationId} not found`);
+    if (reservation.guestId !== guest._id) {
+      throw refuse('The reservation does not belong to this guest', 'RESERVATION_GUEST_MISMATCH');
+    }
+  }
+  token.used = true;
+  const method: PaymentMethodRecord = {
+    _id: newId('pm_'),
+    guestId: guest._id,
+    paymentProviderId: token.paymentProviderId,
+    reservationId: reservation?._id,
+    reuse: request.reuse,
+    card: { ...token.card },
+    createdAt: now,
+  };
+  store.paymentMethods.set(method._id, method);
+  if (reservation) chargeOnAttach(runtime, reservation, method, token, now);
+  return jsonAnswer(201, paymentMethodView(method));
+}
+
+/** As the reference warns, without reservationId the list comes back empty even when methods exist. */
+export function listPaymentMethods(ctx: RequestContext): SandboxAnswer {
+  const { store } = ctx.runtime;
+  if (!store.guests.has(ctx.params.guestId)) throw notFound(`Guest ${ctx.params.guestId} not found`);
+  const reservationId = ctx.url.searchParams.get('reservationId');
+  if (!reservationId) return jsonAnswer(200, []);
+  const methods = [...store.paymentMethods.values()].filter(
+    (method) => method.guestId === ctx.params.guestId && method.reservationId === reservationId,
+  );
+  return jsonAnswer(200, methods.map(paymentMethodView));
+}

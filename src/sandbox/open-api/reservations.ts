@@ -1,0 +1,14 @@
+import { jsonAnswer, type SandboxAnswer } from '../http/answer';
+import { notFound } from '../http/errors';
+import type { RequestContext } from '../http/host-server';
+import { reservationView } from '../state/money';
+import { projectFields } from '../state/projection';
+
+/** GET /v1/reservations/:id[?fields=...]: payments appear only once the upstream has caught up. */
+export function getReservation(ctx: RequestContext): SandboxAnswer {
+  const { store } = ctx.runtime;
+  const reservation = store.reservations.get(ctx.params.id);
+  if (!reservation) throw notFound(`Reservation ${ctx.params.id} not found`);
+  const view = reservationView(store, reservation, ctx.now);
+  return jsonAnswer(200, projectFields(view, ctx.url.searchParams.get('fields')));
+}

@@ -1,0 +1,20 @@
+/** The tokenization host: /api/tokenize/v2 and the issuer's 3DS page. No token checks, no rate limits. */
+import { jsonAnswer } from '../http/answer';
+import type { HostDefinition } from '../http/host-server';
+import { recordIssuerDecision, showIssuerPage } from './issuer-page';
+import { tokenizeCard } from './tokenize';
+
+export const payHost: HostDefinition = {
+  routes: [
+    { name: 'tokenize', method: 'POST', path: /^\/api\/tokenize\/v2\/?$/, handle: tokenizeCard },
+    { name: 'issuerPage', method: 'GET', path: /^\/3ds\/(?<tokenId>[^/]+)\/?$/, handle: showIssuerPage },
+    {
+      name: 'issuerAction',
+      method: 'POST',
+      path: /^\/3ds\/(?<tokenId>[^/]+)\/(?<action>authenticate|fail)\/?$/,
+      handle: recordIssuerDecision,
+    },
+  ],
+  unmatched: (_ctx, status) =>
+    jsonAnswer(status, { message: status === 404 ? 'Route not found' : 'Method not allowed' }),
+};

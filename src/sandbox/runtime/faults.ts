@@ -1,0 +1,69 @@
+import type { DropConnectionOptions, ForceStatusOptions, SandboxRoute } from '../types';
+
+export interface ForcedAnswer {
+  status: number;
+  body?: unknown;
+  headers: Record<string, string>;
+}
+
+export interface FaultDecision {
+  drop?: { afterHandling: boolean };
+  forced?: ForcedAnswer;
+}
+
+interface Countdown {
+  /** Infinity when the fault never wears off. */
+  remaining: number;
+}
+
+/** Faults tests aim at a route: delays, forced statuses and lost connections, each with an optional count. */
+export class FaultPlan {
+  private readonly delays = new Map<string, number>();
+  private readonly forced = new Map<string, ForcedAnswer & Countdown>();
+  private readonly drops = new Map<string, { afterHandling: boolean } & Countdown>();
+
+  setDelay(route: SandboxRoute, ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new Error('A route delay is a non-negative number of ms');
+    if (ms === 0) this.delays.delete(route);
+    else this.delays.set(route, ms);
+  }
+
+  delayOf(route: string): number {
+    return this.delays.get(route) ?? 0;
+  }
+
+  force(route: SandboxRoute, status: number, options: ForceStatusOptions = {}): void {
+    if (!Number.isInteger(status) || status < 100 || status > 599) throw new Error(`Not an HTTP status: ${status}`);
+    this.forced.set(route, {
+      status,
+      body: options.body,
+      headers: { ...(options.headers ?? {}) },
+      remaining: options.times ?? Infinity,
+    });
+  }
+
+  drop(route: SandboxRoute, options: DropConnectionOptions = {}): void {
+    this.drops.set(route, { afterHandling: options.afterHandling ?? false, remaining: options.times ?? Infinity });
+  }
+
+  clear(): void {
+    this.delays.clear();
+    this.forced.clear();
+    this.drops.clear();
+  }
+
+  /** Consumes one use of whichever fault applies to this request; a dropped request uses no forced status. */
+  take(route: string): FaultDecision {
+    const drop = this.drops.get(route);
+    if (drop) {
+      if (--drop.remaining <= 0) this.drops.delete(route);
+      return { drop: { afterHandling: drop.afterHandling } };
+    }
+    const forced = this.forced.get(route);
+    if (forced) {
+      if (--forced.remaining <= 0) this.forced.delete(route);
+      return { forced: { status: forced.status, body: forced.body, headers: forced.headers } };
+    }
+    return {};
+  }
+}

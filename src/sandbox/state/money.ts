@@ -1,0 +1,84 @@
+/**
+ * The reservation as a read shows it. Money is derived from invoice items and payments at read
+ * time, so that a payment and its effect on totalPaid/balanceDue become visible together.
+ */
+import type { PaymentRecord, ReservationRecord } from './records';
+import type { SandboxStore } from './store';
+
+export function roundMoney(amount: number): number {
+  return Math.round(amount * 100) / 100;
+}
+
+function invoiceTotal(reservation: ReservationRecord): number {
+  return reservation.invoiceItems.reduce((sum, item) => sum + item.amount, 0);
+}
+
+function paidBy(payments: PaymentRecord[]): number {
+  return payments.filter((p) => p.status === 'SUCCEEDED').reduce((sum, p) => sum + p.amount, 0);
+}
+
+/** What a new charge would be for: counts payments readers cannot see yet, so none is charged twice. */
+export function outstandingBalance(reservation: ReservationRecord): number {
+  return roundMoney(Math.max(0, invoiceTotal(reservation) - paidBy(reservation.payments)));
+}
+
+function paymentView(payment: PaymentRecord): Record<string, unknown> {
+  return {
+    _id: payment._id,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: payment.status,
+    paymentMethodId: payment.paymentMethodId,
+    paymentProviderId: payment.paymentProviderId,
+    guestId: payment.guestId,
+    createdAt: new Date(payment.createdAt).toISOString(),
+    shouldBePaidAt: new Date(payment.createdAt).toISOString(),
+    isAuthorizationHold: false,
+    paymentMethodStatus: 'ACTIVE',
+    attempts: payment.attempts.map((attempt) => ({ ...attempt })),
+    refunds: [],
+  };
+}
+
+export function reservationView(
+  store: SandboxStore,
+  reservation: ReservationRecord,
+  now: number,
+  settled = false,
+): Record<string, unknown> {
+  const payments = reservation.payments.filter((p) => settled || p.visibleAt <= now);
+  const totalPrice = roundMoney(invoiceTotal(reservation));
+  const totalPaid = roundMoney(paidBy(payments));
+  const balanceDue = roundMoney(Math.max(0, totalPrice - totalPaid));
+  const guest = store.guests.get(reservation.guestId);
+  const providerId = store.listingProviders.get(reservation.listingId);
+  return {
+    _id: reservation._id,
+    confirmationCode: reservation.confirmationCode,
+    status: reservation.status,
+    listingId: reservation.listingId,
+    guestId: reservation.guestId,
+    guest: guest ? { _id: guest._id, fullName: guest.fullName, email: guest.email } : undefined,
+    checkIn: reservation.checkIn,
+    checkOut: reservation.checkOut,
+    money: {
+      currency: reservation.currency,
+      totalPrice,
+      totalPaid,
+      balanceDue,
+      isFullyPaid: balanceDue <= 0,
+      paymentProviderIds: providerId === undefined ? [] : [providerId],
+      invoiceItems: reservation.invoiceItems.map((item) => ({
+        _id: item._id,
+        title: item.title,
+        amount: item.amount,
+        normalType: item.normalType,
+        secondIdentifier: item.secondIdentifier ?? null,
+        isTax: item.isTax,
+        ...(item.description === undefined ? {} : { description: item.description }),
+        ...(item.realizationDates === undefined ? {} : { realizationDates: item.realizationDates }),
+      })),
+      payments: payments.map(paymentView),
+    },
+  };
+}

@@ -1,0 +1,138 @@
+/** Shapes shared by the sandbox's hosts, its state and its control surface. */
+
+export const SANDBOX_CLIENT_ID = 'sandbox-client-id';
+export const SANDBOX_CLIENT_SECRET = 'sandbox-client-secret';
+
+/** Stable names the control surface uses to aim faults and read counters. */
+export const SANDBOX_ROUTES = [
+  'token',
+  'listings',
+  'listing',
+  'providerByListing',
+  'reservation',
+  'paymentMethods',
+  'listPaymentMethods',
+  'invoiceItems',
+  'invoiceItemsDeprecated',
+  'tokenize',
+  'issuerPage',
+  'issuerAction',
+] as const;
+
+export type SandboxRoute = (typeof SANDBOX_ROUTES)[number];
+
+export interface SandboxRateLimits {
+  perSecond: number;
+  perMinute: number;
+  perHour: number;
+}
+
+export interface SandboxOptions {
+  host?: string;
+  apiPort?: number;
+  payPort?: number;
+  clientId?: string;
+  clientSecret?: string;
+  rateLimits?: Partial<SandboxRateLimits>;
+  /** Access tokens one client id may mint in any rolling 24 h. */
+  tokensPerDay?: number;
+  tokenTtlSeconds?: number;
+  /** How long after an attach the payment shows in money.payments (the upstream is eventually consistent). */
+  paymentVisibilityDelayMs?: number;
+  /** Fixed latency added to every answer of both hosts, for benchmarks. */
+  latencyMs?: number;
+  clock?: () => number;
+}
+
+export interface SandboxUrls {
+  apiUrl: string;
+  authUrl: string;
+  payUrl: string;
+}
+
+export interface ForceStatusOptions {
+  /** How many requests get the forced answer; unlimited when absent. */
+  times?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface DropConnectionOptions {
+  times?: number;
+  /** The request is carried out and only the answer is lost (a write that happened but looks failed). */
+  afterHandling?: boolean;
+}
+
+export interface SandboxCounters {
+  tokensMinted: number;
+  requests: Partial<Record<SandboxRoute | 'unknown', number>>;
+  /** 429 answers sent by the /v1 rate limiter. */
+  rateLimited: number;
+  /** Tokenization requests that carried an Authorization header (a credential sent where it is not needed). */
+  tokenizeWithAuthorization: number;
+}
+
+export interface RequestLogEntry {
+  route: SandboxRoute | 'unknown';
+  method: string;
+  /** 0 when the connection was dropped without an answer. */
+  status: number;
+  /** Sandbox clock at arrival, in ms. */
+  time: number;
+}
+
+export interface CreateReservationInput {
+  listingId: string;
+  guestEmail: string;
+  guestName?: string;
+  balanceDue: number;
+  currency: string;
+}
+
+export type ThreeDsOutcome = 'not_required' | 'pending' | 'authenticated' | 'failed';
+
+/** A card token as the control surface shows it: never the card number or CVC. */
+export interface CardTokenView {
+  _id: string;
+  paymentProviderId: string;
+  listingId: string;
+  card: { brand: string; last4: string; exp_month: string; exp_year: string };
+  threeDS: {
+    required: boolean;
+    outcome: ThreeDsOutcome;
+    amount: number;
+    currency: string;
+    successURL?: string;
+    failureURL?: string;
+  };
+  used: boolean;
+  createdAt: string;
+}
+
+export interface SandboxControl {
+  /** Back to a fresh instance: fixtures, tokens, counters, faults, limits and clock offset. */
+  reset(): void;
+  advanceClock(ms: number): void;
+  now(): number;
+  setRouteDelay(route: SandboxRoute, ms: number): void;
+  forceStatus(route: SandboxRoute, status: number, options?: ForceStatusOptions): void;
+  dropConnection(route: SandboxRoute, options?: DropConnectionOptions): void;
+  clearFaults(): void;
+  revokeAllTokens(): void;
+  setListingProvider(listingId: string, paymentProviderId: string): void;
+  setProviderStatus(paymentProviderId: string, status: 'ACTIVE' | 'INACTIVE'): void;
+  createReservation(input: CreateReservationInput): { reservationId: string; guestId: string };
+  setRateLimits(limits: Partial<SandboxRateLimits>): void;
+  readonly counters: SandboxCounters;
+  readonly requestLog: readonly RequestLogEntry[];
+  /** The reservation as GET /v1/reservations/:id shows it now; `settled` also shows payments still invisible. */
+  getReservation(id: string, options?: { settled?: boolean }): Record<string, unknown> | undefined;
+  getToken(id: string): CardTokenView | undefined;
+  getPaymentMethods(guestId: string): Record<string, unknown>[];
+}
+
+export interface RunningSandbox {
+  urls: SandboxUrls;
+  control: SandboxControl;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,103 @@
+import { startTestSandbox, type SandboxClient } from './sandbox-helpers';
+
+describe('sandbox invoice items', () => {
+  let client: SandboxClient;
+
+  beforeAll(async () => {
+    client = await startTestSandbox();
+  });
+  afterAll(() => client.sandbox.stop());
+  beforeEach(() => {
+    client.control.reset();
+    client.forgetToken();
+  });
+
+  const current = (id: string, body: unknown) => client.api(`/v1/invoice-items/reservation/${id}`, { body });
+  const deprecated = (id: string, body: unknown) => client.api(`/v1/reservations/${id}/invoiceItems`, { body });
+
+  it('adds an item on the current endpoint, with realizationDates, and raises balanceDue', async () => {
+    const answer = await current('res-unpaid', {
+      title: 'Late checkout',
+      amount: 40,
+      normalType: 'AFE',
+      secondIdentifier: 'LATE_CHECKOUT',
+      description: 'Leave at 2 pm',
+      realizationDates: [{ date: '2028-02-29' }, { from: '2028-03-01', to: '2028-03-02' }],
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      _id: expect.any(String),
+      title: 'Late checkout',
+      amount: 40,
+      normalType: 'AFE',
+      secondIdentifier: 'LATE_CHECKOUT',
+      description: 'Leave at 2 pm',
+      realizationDates: [{ date: '2028-02-29' }, { from: '2028-03-01', to: '2028-03-02' }],
+    });
+    const money = (await client.api('/v1/reservations/res-unpaid')).body.money;
+    expect(money.balanceDue).toBe(634);
+    expect(money.invoiceItems).toContainEqual(
+      expect.objectContaining({ _id: answer.body._id, normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', isTax: false }),
+    );
+  });
+
+  it('adds an item on the deprecated endpoint but refuses realizationDates there', async () => {
+    const added = await deprecated('res-unpaid', { title: 'Cleaning', amount: 25, normalType: 'CF' });
+    expect(added.status).toBe(200);
+    expect(added.body).toMatchObject({ title: 'Cleaning', amount: 25, normalType: 'CF' });
+    const refused = await deprecated('res-unpaid', {
+      title: 'Cleaning',
+      amount: 25,
+      normalType: 'CF',
+      realizationDates: [{ date: '2028-01-01' }],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details).toEqual([{ field: 'realizationDates', message: expect.any(String) }]);
+    expect((await client.api('/v1/reservations/res-unpaid')).body.money.balanceDue).toBe(619);
+  });
+
+  it.each([
+    ['title', { amount: 10, normalType: 'CF' }],
+    ['amount', { title: 'x', amount: '10', normalType: 'CF' }],
+    ['normalType', { title: 'x', amount: 10 }],
+    ['normalType', { title: 'x', amount: 10, normalType: 'AF' }],
+    ['normalType', { title: 'x', amount: 10, normalType: 'PET' }],
+    ['secondIdentifier', { title: 'x', amount: 10, normalType: 'AFE' }],
+    ['secondIdentifier', { title: 'x', amount: 10, normalType: 'CF', secondIdentifier: 'CLEANING' }],
+    ['realizationDates[0]', { title: 'x', amount: 10, normalType: 'CF', realizationDates: [{ date: '2026-02-30' }] }],
+    ['realizationDates[0]', { title: 'x', amount: 10, normalType: 'CF', realizationDates: [{ date: '2026-2-3' }] }],
+    ['realizationDates[0]', { title: 'x', amount: 10, normalType: 'CF', realizationDates: [{ from: '2026-03-02', to: '2026-03-01' }] }],
+    ['realizationDates', { title: 'x', amount: 10, normalType: 'CF', realizationDates: '2026-03-01' }],
+  ])('refuses a bad %s with "Some of the request parameters are invalid"', async (field, body) => {
+    const answer = await current('res-unpaid', body);
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toBe('Some of the request parameters are invalid');
+    expect(answer.body.details).toEqual(expect.arrayContaining([{ field, message: expect.any(String) }]));
+  });
+
+  it('accepts every allowed normalType and marks taxes', async () => {
+    const answer = await current('res-unpaid', { title: 'City tax', amount: 5.5, normalType: 'CT' });
+    expect(answer.status).toBe(200);
+    const items = (await client.api('/v1/reservations/res-unpaid')).body.money.invoiceItems;
+    expect(items).toContainEqual(expect.objectContaining({ _id: answer.body._id, isTax: true, secondIdentifier: null }));
+  });
+
+  it('answers 404 for an unknown reservation and 400 for malformed JSON', async () => {
+    expect((await current('res-nowhere', { title: 'x', amount: 1, normalType: 'CF' })).status).toBe(404);
+    expect((await deprecated('res-nowhere', { title: 'x', amount: 1, normalType: 'CF' })).status).toBe(404);
+    const token = await client.mintToken();
+    const malformed = await fetch(`${client.urls.apiUrl}/v1/invoice-items/reservation/res-unpaid`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: '{"title": ',
+    });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { message: string }).message).toEqual(expect.any(String));
+    const wrongType = await fetch(`${client.urls.apiUrl}/v1/invoice-items/reservation/res-unpaid`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'text/plain' },
+      body: '{}',
+    });
+    expect(wrongType.status).toBe(400);
+  });
+});

@@ -1,0 +1,139 @@
+/** Shared plumbing for the sandbox's own e2e specs: real HTTP against startSandbox() on free ports. */
+import {
+  SANDBOX_CLIENT_ID,
+  SANDBOX_CLIENT_SECRET,
+  startSandbox,
+  type RunningSandbox,
+  type SandboxOptions,
+} from '../../src/sandbox/start-sandbox';
+
+/** Upstream JSON as the specs read it: shapes are checked with expect(), not with types. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonBody = any;
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: JsonBody;
+  text: string;
+}
+
+async function reply(response: Response): Promise<Reply> {
+  const text = await response.text();
+  let body: JsonBody;
+  try {
+    body = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+export class SandboxClient {
+  private accessToken?: string;
+
+  constructor(readonly sandbox: RunningSandbox) {}
+
+  get urls() {
+    return this.sandbox.urls;
+  }
+
+  get control() {
+    return this.sandbox.control;
+  }
+
+  async requestToken(form: Record<string, string>, headers: Record<string, string> = {}): Promise<Reply> {
+    const response = await fetch(`${this.urls.authUrl}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json', ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
+    return reply(response);
+  }
+
+  async mintToken(): Promise<string> {
+    const answer = await this.requestToken({
+      grant_type: 'client_credentials',
+      scope: 'open-api',
+      client_id: SANDBOX_CLIENT_ID,
+      client_secret: SANDBOX_CLIENT_SECRET,
+    });
+    if (answer.status !== 200) throw new Error(`token request answered ${answer.status}: ${answer.text}`);
+    return answer.body.access_token as string;
+  }
+
+  /** Forgets the cached token (after control.reset() the old one is unknown). */
+  forgetToken(): void {
+    this.accessToken = undefined;
+  }
+
+  async api(path: string, init: { method?: string; body?: unknown; token?: string | null } = {}): Promise<Reply> {
+    if (init.token === undefined && this.accessToken === undefined) this.accessToken = await this.mintToken();
+    const token = init.token === undefined ? this.accessToken : init.token;
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (token !== null) headers.Authorization = `Bearer ${token}`;
+    if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+    const response = await fetch(`${this.urls.apiUrl}${path}`, {
+      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    return reply(response);
+  }
+
+  async tokenize(body: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+    const response = await fetch(`${this.urls.payUrl}/api/tokenize/v2`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    return reply(response);
+  }
+
+  /** Presses a button on the issuer page; redirects are not followed so Location can be checked. */
+  async issuerAction(tokenId: string, action: 'authenticate' | 'fail'): Promise<Reply> {
+    const response = await fetch(`${this.urls.payUrl}/3ds/${tokenId}/${action}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    return reply(response);
+  }
+
+  /** Tokenizes a card for a listing's current provider and attaches it to the reservation. */
+  async payWithCard(reservationId: string, number: string): Promise<{ tokenId: string; attach: Reply }> {
+    const reservation = await this.api(`/v1/reservations/${reservationId}`);
+    const { listingId, guestId } = reservation.body;
+    const provider = await this.api(`/v1/payment-providers/provider-by-listing?listingId=${listingId}`);
+    const paymentProviderId = provider.body.paymentProviderId as string;
+    const token = await this.tokenize(tokenizeBody({ paymentProviderId, listingId, number }));
+    const tokenId = token.body._id as string;
+    const attach = await this.api(`/v1/guests/${guestId}/payment-methods`, {
+      body: { _id: tokenId, paymentProviderId, reservationId },
+    });
+    return { tokenId, attach };
+  }
+}
+
+export function tokenizeBody(options: {
+  paymentProviderId?: string;
+  listingId?: string;
+  number?: string;
+  threeDS?: Record<string, unknown>;
+}): Record<string, JsonBody> {
+  return {
+    paymentProviderId: options.paymentProviderId ?? 'pp-seaside',
+    listingId: options.listingId ?? 'lst-seaside',
+    card: { number: options.number ?? '4242424242424242', exp_month: '12', exp_year: '2099', cvc: '123' },
+    billing_details: {
+      name: 'Una Wells',
+      address: { line1: '1 Main Street', city: 'Springfield', postal_code: '12345', country: 'US' },
+    },
+    threeDS: options.threeDS ?? { amount: 594, currency: 'USD' },
+  };
+}
+
+export async function startTestSandbox(options: SandboxOptions = {}): Promise<SandboxClient> {
+  return new SandboxClient(await startSandbox(options));
+}
