@@ -1,4 +1,4 @@
-/** Unit specs live beside the code (src/**/*.spec.ts); end-to-end specs in test/ boot the app on real Redis. */
+// Unit specs live beside the code (src, *.spec.ts); end-to-end specs in test/ (*.e2e-spec.ts) boot the app on real Redis.
 module.exports = {
   rootDir: '.',
   testEnvironment: 'node',

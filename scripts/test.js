@@ -93,6 +93,13 @@ async function main() {
     console.log(s ? `${s.passed} passed, ${s.failed} failed` : '0 passed, 1 failed');
     process.exit(s && s.ok && s.total > 0 ? 0 : 1);
   }
+  // Some end-to-end tests run the built service as its own process, exactly as `npm start` does.
+  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) {
+    console.error('The build failed; no test ran.');
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
   const redis = await findRedis();
   fs.rmSync(resultFile, { force: true });
   fs.mkdirSync(path.dirname(resultFile), { recursive: true });

@@ -1,0 +1,74 @@
+import helmet from '@fastify/helmet';
+import { Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DestinationStream, Logger } from 'pino';
+import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
+import { installHttpHooks } from './common/http/http-hooks';
+import { requestIdFor } from './common/http/request-id';
+import { createLogger } from './common/logging/create-logger';
+import { PinoLoggerService } from './common/logging/pino-logger.service';
+import { setUpOpenApi } from './docs/openapi';
+import { ShutdownState } from './health/shutdown-state';
+import { MetricsService } from './metrics/metrics.service';
+
+export interface CreateAppOptions {
+  /** Where log lines go (tests capture them); stdout by default. */
+  logDestination?: DestinationStream;
+  /** Modules added beside the product's own (tests add probe routes this way). */
+  extraModules?: Type[];
+}
+
+export interface CreatedApp {
+  app: NestFastifyApplication;
+  logger: Logger;
+}
+
+/** Builds the service for a configuration, initialised but not listening: main.ts and tests share it. */
+export async function createApp(config: AppConfig, options: CreateAppOptions = {}): Promise<CreatedApp> {
+  const logger = createLogger(config.logging, options.logDestination);
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.http.bodyLimitBytes,
+    trustProxy: config.http.trustProxy > 0 ? config.http.trustProxy : false,
+    genReqId: requestIdFor,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, options.extraModules), adapter, {
+    logger: new PinoLoggerService(logger),
+    abortOnError: false,
+  });
+
+  const fastify = app.getHttpAdapter().getInstance();
+  installHttpHooks(fastify, logger, app.get(MetricsService), app.get(ShutdownState));
+  // JSON is the only body the API reads; anything else is a clear 415.
+  fastify.removeContentTypeParser('text/plain');
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+  });
+  const allowed = new Set(config.http.corsOrigins);
+  app.enableCors({
+    origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    credentials: false,
+    maxAge: 600,
+  });
+  if (config.http.docsEnabled) setUpOpenApi(app);
+
+  await app.init();
+  await fastify.ready();
+  return { app, logger };
+}

@@ -1,0 +1,34 @@
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { AppConfig } from './config/app-config';
+import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
+import { createValidationPipe } from './common/http/validation';
+import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { RedisModule } from './redis/redis.module';
+
+/**
+ * The whole service for one validated configuration. Global pipe and filter are APP_* providers so
+ * that every app built from this module, tests included, behaves the same.
+ */
+@Module({})
+export class AppModule {
+  static register(config: AppConfig, extraModules: Type[] = []): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        // Configuration was read and validated once, from the environment, in config/.
+        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...config })] }),
+        RedisModule,
+        MetricsModule,
+        HealthModule,
+        ...extraModules,
+      ],
+      providers: [
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,41 @@
+import { ERROR_CODES, ErrorCode } from './error-code';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface DomainErrorOptions {
+  /** Overrides the code's usual status (e.g. rate_limited answers 503 when the upstream budget is spent). */
+  status?: number;
+  retryAfterSeconds?: number;
+  errors?: FieldError[];
+  /** For the log line only; never reaches a response. */
+  cause?: unknown;
+}
+
+/**
+ * What services throw: a stable code and a message safe to show the caller. Not an HttpException:
+ * the one global filter decides how codes become responses.
+ */
+export class DomainError extends Error {
+  readonly status: number;
+  readonly retryAfterSeconds?: number;
+  readonly errors?: FieldError[];
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    options: DomainErrorOptions = {},
+  ) {
+    super(detail, options.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = 'DomainError';
+    this.status = options.status ?? ERROR_CODES[code].status;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+    this.errors = options.errors;
+  }
+
+  static validation(errors: FieldError[], detail = 'Some fields are not valid.'): DomainError {
+    return new DomainError('validation_failed', detail, { errors });
+  }
+}

@@ -1,0 +1,40 @@
+import { FastifyInstance } from 'fastify';
+import { Logger } from 'pino';
+import { ShutdownState } from '../../health/shutdown-state';
+import { MetricsService } from '../../metrics/metrics.service';
+import { requestContext } from '../logging/request-context';
+
+const QUIET_PATHS = /^\/(health\/|metrics$)/;
+const NO_STORE_PATHS = /^\/(checkout|admin)(\/|$)/;
+
+/**
+ * Per-request plumbing at the Fastify level, where it sees every request (unknown routes and
+ * body-parser errors included): the request id in the response header and the log context,
+ * no-store on checkout answers, connection close while draining, one access-log line and the HTTP
+ * metrics.
+ */
+export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metrics: MetricsService, shutdown: ShutdownState): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('X-Request-Id', request.id);
+    requestContext.run({ requestId: request.id }, done);
+  });
+
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (NO_STORE_PATHS.test(request.url)) void reply.header('Cache-Control', 'no-store');
+    // While draining, a finished request must not leave a keep-alive connection holding the exit.
+    if (shutdown.isShuttingDown) void reply.header('Connection', 'close');
+    done(null, payload);
+  });
+
+  fastify.addHook('onResponse', (request, reply, done) => {
+    const path = request.url.split('?')[0];
+    const route = request.routeOptions.url ?? 'unmatched';
+    const ms = reply.elapsedTime;
+    metrics.recordHttp(request.method, route, reply.statusCode, ms / 1000);
+    if (!QUIET_PATHS.test(path)) {
+      // The path only: query strings may carry one-time 3-D Secure state.
+      logger.info({ requestId: request.id, method: request.method, path, route, status: reply.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    }
+    done();
+  });
+}

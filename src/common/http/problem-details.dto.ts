@@ -1,0 +1,33 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class FieldErrorDto {
+  @ApiProperty({ example: 'card.number' })
+  field!: string;
+
+  @ApiProperty({ example: 'card.number is not a valid card number' })
+  message!: string;
+}
+
+/** The RFC 9457 body of every error (SPEC.md §3), for the OpenAPI description. */
+export class ProblemDetailsDto {
+  @ApiProperty({ example: 'urn:problem:checkout:validation_failed' })
+  type!: string;
+
+  @ApiProperty({ example: 'The request is not valid' })
+  title!: string;
+
+  @ApiProperty({ example: 400 })
+  status!: number;
+
+  @ApiProperty({ example: 'Some fields are not valid.' })
+  detail!: string;
+
+  @ApiProperty({ example: 'validation_failed', description: 'Stable machine word; switch on this, not on the text.' })
+  code!: string;
+
+  @ApiPropertyOptional({ type: [FieldErrorDto] })
+  errors?: FieldErrorDto[];
+
+  @ApiProperty({ example: '6f1c2a9e-1d7b-4c55-9d0e-2b1f3f7a9c10' })
+  requestId!: string;
+}

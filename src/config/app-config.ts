@@ -1,0 +1,76 @@
+/** The typed configuration, validated once at start (see parse-configuration.ts). */
+
+export type RateWindowUnit = 's' | 'm' | 'h';
+
+/** "15/s" → at most 15 events in any window of 1 second. */
+export interface RateLimit {
+  limit: number;
+  windowMs: number;
+  /** As configured, for messages and metrics labels. */
+  text: string;
+}
+
+export interface ExtraDefinition {
+  code: string;
+  normalType: string;
+  title: string;
+  amount: number;
+  secondIdentifier?: string;
+  description?: string;
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface RuntimeConfig {
+  nodeEnv: string;
+  production: boolean;
+  /** In-process upstream simulator instead of the real upstream. */
+  sandbox: boolean;
+}
+
+export interface HttpConfig {
+  port: number;
+  publicBaseUrl: string;
+  trustProxy: number;
+  corsOrigins: string[];
+  docsEnabled: boolean;
+  bodyLimitBytes: number;
+  /** After SIGTERM, how long to keep serving with readiness 503 before closing the listener. */
+  shutdownDelayMs: number;
+  /** Upper bound on how long in-flight requests may finish after the listener closes. */
+  shutdownDrainMs: number;
+}
+
+export interface GuestyConfig {
+  clientId?: string;
+  clientSecret?: string;
+  apiUrl: string;
+  authUrl: string;
+  payUrl: string;
+  invoiceItemsEndpoint: 'current' | 'deprecated';
+}
+
+export interface RedisConfig {
+  /** Absent only outside production: the in-process store is used instead. */
+  url?: string;
+  keyPrefix: string;
+}
+
+export interface CheckoutConfig {
+  returnUrl: string;
+  extras: ExtraDefinition[];
+  sessionTtlSeconds: number;
+  ipRateLimit: RateLimit;
+  cardAttempts: RateLimit;
+}
+
+export interface AppConfig {
+  runtime: RuntimeConfig;
+  http: HttpConfig;
+  guesty: GuestyConfig;
+  redis: RedisConfig;
+  checkout: CheckoutConfig;
+  upstreamRateLimits: RateLimit[];
+  admin: { apiKey?: string };
+  logging: { level: LogLevel; pretty: boolean };
+}

@@ -1,0 +1,86 @@
+import { ConfigurationError, parseConfiguration } from './parse-configuration';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parseConfiguration(env);
+  } catch (error) {
+    if (error instanceof ConfigurationError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  GUESTY_CLIENT_ID: 'id',
+  GUESTY_CLIENT_SECRET: 'secret-value',
+  PUBLIC_BASE_URL: 'https://checkout.example.com',
+  CHECKOUT_RETURN_URL: 'https://booking.example.com/done',
+  REDIS_URL: 'rediss://cache.example.com:6380',
+};
+
+describe('parseConfiguration', () => {
+  it('runs in sandbox mode with the documented defaults when nothing is set', () => {
+    const config = parseConfiguration({});
+    expect(config.runtime).toEqual({ nodeEnv: 'development', production: false, sandbox: true });
+    expect(config.http).toMatchObject({ port: 3000, publicBaseUrl: 'http://localhost:3000', trustProxy: 0, corsOrigins: [], docsEnabled: true });
+    expect(config.redis).toEqual({ url: undefined, keyPrefix: 'checkout:' });
+    expect(config.checkout.returnUrl).toBe('http://localhost:3000/demo');
+    expect(config.checkout.ipRateLimit).toEqual({ limit: 60, windowMs: 60_000, text: '60/m' });
+    expect(config.upstreamRateLimits.map((rate) => [rate.limit, rate.windowMs])).toEqual([[15, 1000], [120, 60_000], [5000, 3_600_000]]);
+    expect(config.guesty).toMatchObject({ apiUrl: 'https://open-api.guesty.com', authUrl: 'https://open-api.guesty.com', payUrl: 'https://pay.guesty.com', invoiceItemsEndpoint: 'current' });
+  });
+
+  it('accepts a complete production configuration and leaves sandbox off', () => {
+    const config = parseConfiguration(PRODUCTION);
+    expect(config.runtime.sandbox).toBe(false);
+    expect(config.logging.pretty).toBe(false);
+  });
+
+  it('refuses http upstream or public URLs in production', () => {
+    expect(problemsOf({ ...PRODUCTION, GUESTY_API_URL: 'http://open-api.example.com' })).toEqual(['GUESTY_API_URL must be an https:// URL in production']);
+  });
+
+  it('requires a return URL outside sandbox mode', () => {
+    expect(problemsOf({ GUESTY_CLIENT_ID: 'id', GUESTY_CLIENT_SECRET: 'secret' })[0]).toMatch(/^CHECKOUT_RETURN_URL is required/);
+  });
+
+  it('parses CORS origins exactly and refuses wildcards and paths', () => {
+    expect(parseConfiguration({ CORS_ORIGINS: 'https://a.example.com, http://localhost:8080' }).http.corsOrigins).toEqual(['https://a.example.com', 'http://localhost:8080']);
+    expect(problemsOf({ CORS_ORIGINS: 'https://a.example.com/path' })[0]).toMatch(/^CORS_ORIGINS/);
+  });
+
+  it('validates the extras catalogue against the invoice-item rules', () => {
+    const good = [{ code: 'late-checkout', normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', title: 'Late checkout', amount: 40 }];
+    expect(parseConfiguration({ CHECKOUT_EXTRAS: JSON.stringify(good) }).checkout.extras).toEqual(good);
+    const problems = problemsOf({
+      CHECKOUT_EXTRAS: JSON.stringify([
+        { code: 'a', normalType: 'AF', title: 'Fare', amount: 10 },
+        { code: 'b', normalType: 'AFE', title: 'Pet', amount: 10 },
+        { code: 'c', normalType: 'CF', title: 'Cleaning', amount: -1, secondIdentifier: 'CLEANING' },
+        { code: 'c', normalType: 'CF', title: 'Twice', amount: 1 },
+      ]),
+    });
+    expect(problems).toEqual([
+      'CHECKOUT_EXTRAS[0] normalType must be one of the invoice-item types (AF is not allowed)',
+      'CHECKOUT_EXTRAS[1] secondIdentifier is required when normalType is AFE',
+      'CHECKOUT_EXTRAS[2] amount must be a positive number',
+      'CHECKOUT_EXTRAS[2] secondIdentifier is only allowed when normalType is AFE',
+    ]);
+  });
+
+  it('refuses malformed rates, booleans and enums with the variable named', () => {
+    expect(problemsOf({ UPSTREAM_RATE_LIMITS: '15/s,lots', DOCS_ENABLED: 'maybe', INVOICE_ITEMS_ENDPOINT: 'v2', TRUST_PROXY: '-1' })).toEqual([
+      'TRUST_PROXY must be a whole number from 0 to 10',
+      'DOCS_ENABLED must be true or false',
+      'INVOICE_ITEMS_ENDPOINT must be one of: current, deprecated',
+      'UPSTREAM_RATE_LIMITS must be a comma-separated list like 15/s,120/m,5000/h',
+    ]);
+  });
+
+  it('never puts a secret value into a problem', () => {
+    const problems = problemsOf({ GUESTY_CLIENT_SECRET: 'top-secret-value', REDIS_URL: 'redis//:pw-123@host', ADMIN_API_KEY: 'short-key' });
+    expect(problems.join('\n')).not.toMatch(/top-secret-value|pw-123|short-key/);
+    expect(problems.length).toBe(3);
+  });
+});

@@ -1,0 +1,17 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+
+/** /docs and /docs-json: the checkout API is the website's public contract, described in every mode. */
+export function setUpOpenApi(app: INestApplication): void {
+  const description = new DocumentBuilder()
+    .setTitle('Booking checkout service')
+    .setDescription(
+      'The checkout API a booking website calls to pay for an existing reservation, and the operator routes. ' +
+        'Every error is RFC 9457 problem details (application/problem+json) with a stable `code` and the `requestId`.',
+    )
+    .setVersion('1')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY, for /admin routes' }, 'admin')
+    .build();
+  const document = SwaggerModule.createDocument(app, description);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', raw: ['json'] });
+}

@@ -1,0 +1,33 @@
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
+import { RedisHealthIndicator } from '../redis/redis.health';
+import { ShutdownState } from './shutdown-state';
+import { ApiProblems } from '../common/http/api-problems.decorator';
+
+@ApiTags('health')
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly redis: RedisHealthIndicator,
+    private readonly shutdown: ShutdownState,
+  ) {}
+
+  @Get('live')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Liveness: the process answers. No I/O; never depends on Redis or the upstream.' })
+  live() {
+    return this.health.check([]);
+  }
+
+  @Get('ready')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Readiness: shared state reachable and not shutting down. Never calls the upstream.' })
+  @ApiOkResponse({ description: 'Ready' })
+  @ApiProblems(503)
+  ready() {
+    if (this.shutdown.isShuttingDown) throw new ServiceUnavailableException({ status: 'shutting_down' });
+    return this.health.check([() => this.redis.isReachable()]);
+  }
+}

@@ -1,0 +1,29 @@
+/*
+ * Invoice-item rules of the upstream's public reference (open-api-docs, "Add invoice item to a
+ * reservation"; collected in shared/UPSTREAM.md): `title`, `amount`, `normalType` required;
+ * `normalType` from this set (the accommodation fare `AF` is not allowed); `secondIdentifier`
+ * required when `normalType` is `AFE` and refused otherwise.
+ */
+export const INVOICE_ITEM_NORMAL_TYPES = [
+  'CF', 'CFE', 'PCM', 'LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT', 'AFE',
+] as const;
+
+export type InvoiceItemNormalType = (typeof INVOICE_ITEM_NORMAL_TYPES)[number];
+
+export const NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER: InvoiceItemNormalType = 'AFE';
+
+export function isInvoiceItemNormalType(value: unknown): value is InvoiceItemNormalType {
+  return typeof value === 'string' && (INVOICE_ITEM_NORMAL_TYPES as readonly string[]).includes(value);
+}
+
+/** The problem with an item's normalType / secondIdentifier pair, or null when it follows the rules. */
+export function secondIdentifierProblem(normalType: string, secondIdentifier: string | undefined): string | null {
+  const given = secondIdentifier !== undefined && secondIdentifier !== '';
+  if (normalType === NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER && !given) {
+    return `secondIdentifier is required when normalType is ${NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER}`;
+  }
+  if (normalType !== NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER && given) {
+    return `secondIdentifier is only allowed when normalType is ${NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER}`;
+  }
+  return null;
+}

@@ -1,0 +1,61 @@
+import { Type } from '@nestjs/common';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import Redis from 'ioredis';
+import { createApp } from '../../src/app.factory';
+import { AppConfig } from '../../src/config/app-config';
+import { LogCapture } from './log-capture';
+import { testConfig } from './test-config';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  config: AppConfig;
+  url: string;
+  logs: LogCapture;
+  /** Every key this app wrote, read straight from Redis. */
+  redisKeys(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** Boots the whole service on a random loopback port, on real Redis under its own key prefix. */
+export async function startTestApp(
+  env: Record<string, string | undefined> = {},
+  options: { extraModules?: Type[]; config?: AppConfig } = {},
+): Promise<TestApp> {
+  const config = options.config ?? testConfig(env);
+  const logs = new LogCapture();
+  const { app } = await createApp(config, { logDestination: logs, extraModules: options.extraModules });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const redis = config.redis.url ? new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 }) : undefined;
+  const redisKeys = async (): Promise<string[]> => {
+    if (!redis) return [];
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await redis.scan(cursor, 'MATCH', `${config.redis.keyPrefix}*`, 'COUNT', 500);
+      cursor = next;
+      keys.push(...batch);
+    } while (cursor !== '0');
+    return keys;
+  };
+  return {
+    app,
+    config,
+    url: `http://127.0.0.1:${port}`,
+    logs,
+    redisKeys,
+    close: async () => {
+      await app.close();
+      if (redis) {
+        try {
+          const keys = await redisKeys();
+          if (keys.length > 0) await redis.del(...keys);
+        } catch {
+          // The test may have left its Redis stopped on purpose.
+        }
+        redis.disconnect();
+      }
+    },
+  };
+}
