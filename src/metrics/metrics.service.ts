@@ -21,6 +21,27 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly upstreamLimiterWait = new Histogram({
+    name: 'upstream_limiter_wait_seconds',
+    help: 'Time a caller waited for a slot of the shared outbound budget before it was granted, by priority',
+    labelNames: ['priority'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly upstreamLimiterRefusals = new Counter({
+    name: 'upstream_limiter_refusals_total',
+    help: 'Callers refused by the shared outbound budget (no slot before their deadline), by priority',
+    labelNames: ['priority'] as const,
+    registers: [this.registry],
+  });
+
+  readonly upstreamLimiterPauses = new Counter({
+    name: 'upstream_limiter_pauses_total',
+    help: 'Shared pauses of the outbound budget set after an upstream 429',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

@@ -5,6 +5,37 @@ export interface SetOptions {
   ifAbsent?: boolean;
 }
 
+/** One window of a shared budget, as the store counts it. */
+export interface SlotWindow {
+  limit: number;
+  windowMs: number;
+  /** Slots this caller must leave free in the window (priority headroom for other callers). */
+  reserve: number;
+}
+
+export interface SlotRequest {
+  /** One sorted-set key per window, plus the pause key; all share one hash tag so a Redis Cluster keeps them in one slot. */
+  windowKeys: string[];
+  pauseKey: string;
+  /** In the order of windowKeys. */
+  windows: SlotWindow[];
+  /** Unique id of this slot. */
+  member: string;
+}
+
+export interface SlotAnswer {
+  granted: boolean;
+  /** When denied: ms until a slot may free up (or the pause ends); 0 when granted. */
+  retryAfterMs: number;
+}
+
+/** A mismatch would make the stores count the wrong windows; a programming error, caught early. */
+export function assertSlotRequest(request: SlotRequest): void {
+  if (request.windowKeys.length === 0 || request.windowKeys.length !== request.windows.length) {
+    throw new Error('takeSlot: one key per window is required');
+  }
+}
+
 /**
  * The shared state every replica sees. Redis in production; an in-process twin for a single
  * development replica. Both pass the same contract tests (key-value-store.contract.ts), so
@@ -26,5 +57,14 @@ export abstract class KeyValueStore {
   abstract deleteIfEquals(key: string, value: string): Promise<boolean>;
   /** Milliseconds until the key expires; null when it is missing or has no expiry. */
   abstract ttlMs(key: string): Promise<number | null>;
+  /**
+   * Takes one slot of a shared multi-window budget, all windows or none (sliding-window log).
+   * A sliding log, not GCRA: the upstream counts requests in rolling windows, and a GCRA burst can
+   * put twice the limit into one rolling window. Time is the store's own clock (Redis TIME), so
+   * every replica judges with one clock.
+   */
+  abstract takeSlot(request: SlotRequest): Promise<SlotAnswer>;
+  /** Pauses the budget for every replica for at least `ms` (keeps the longer of the current and the new pause). */
+  abstract pauseSlots(pauseKey: string, ms: number): Promise<void>;
   abstract close(): Promise<void>;
 }

@@ -1,14 +1,22 @@
-import { KeyValueStore, SetOptions } from './key-value-store';
+import { KeyValueStore, SetOptions, SlotAnswer, SlotRequest, assertSlotRequest } from './key-value-store';
 
 interface Entry {
   value: string;
   expiresAt: number | null;
 }
 
+/** One grant of a sliding-window log: the twin of a sorted-set member and its score. */
+interface Grant {
+  member: string;
+  at: number;
+}
+
 /** The in-process store for a single development replica; state dies with the process. */
 export class MemoryKeyValueStore extends KeyValueStore {
   readonly kind = 'memory' as const;
   private readonly entries = new Map<string, Entry>();
+  /** Sliding-window logs of takeSlot, oldest grant first. */
+  private readonly logs = new Map<string, Grant[]>();
 
   constructor(private readonly now: () => number = Date.now) {
     super();
@@ -49,7 +57,10 @@ export class MemoryKeyValueStore extends KeyValueStore {
   }
 
   delete(...keys: string[]): Promise<void> {
-    for (const key of keys) this.entries.delete(key);
+    for (const key of keys) {
+      this.entries.delete(key);
+      this.logs.delete(key);
+    }
     return Promise.resolve();
   }
 
@@ -64,8 +75,47 @@ export class MemoryKeyValueStore extends KeyValueStore {
     return Promise.resolve(entry?.expiresAt != null ? entry.expiresAt - this.now() : null);
   }
 
+  /** The same steps as the Redis script, in one synchronous turn, so it is just as atomic. */
+  takeSlot(request: SlotRequest): Promise<SlotAnswer> {
+    assertSlotRequest(request);
+    const now = this.now();
+    const pause = this.live(request.pauseKey);
+    if (pause?.expiresAt != null) return Promise.resolve({ granted: false, retryAfterMs: pause.expiresAt - now });
+    let denied = false;
+    let wait = 1;
+    const logs = request.windows.map((window, i) => {
+      const key = request.windowKeys[i];
+      const log = (this.logs.get(key) ?? []).filter((grant) => grant.at > now - window.windowMs);
+      this.logs.set(key, log);
+      const allowed = window.limit - window.reserve;
+      if (log.length >= allowed) {
+        denied = true;
+        const free = allowed > 0 ? log[log.length - allowed].at + window.windowMs - now : window.windowMs;
+        wait = Math.max(wait, free);
+      }
+      return log;
+    });
+    if (denied) return Promise.resolve({ granted: false, retryAfterMs: wait });
+    for (const log of logs) {
+      const existing = log.findIndex((grant) => grant.member === request.member);
+      if (existing >= 0) log.splice(existing, 1);
+      let at = log.length;
+      while (at > 0 && log[at - 1].at > now) at -= 1;
+      log.splice(at, 0, { member: request.member, at: now });
+    }
+    return Promise.resolve({ granted: true, retryAfterMs: 0 });
+  }
+
+  pauseSlots(pauseKey: string, ms: number): Promise<void> {
+    const current = this.live(pauseKey);
+    const left = current === undefined ? -2 : current.expiresAt === null ? -1 : current.expiresAt - this.now();
+    if (left < ms) this.entries.set(pauseKey, { value: '1', expiresAt: this.now() + Math.max(1, Math.ceil(ms)) });
+    return Promise.resolve();
+  }
+
   close(): Promise<void> {
     this.entries.clear();
+    this.logs.clear();
     return Promise.resolve();
   }
 }

@@ -1,11 +1,51 @@
 import Redis, { RedisOptions } from 'ioredis';
-import { KeyValueStore, SetOptions } from './key-value-store';
+import { KeyValueStore, SetOptions, SlotAnswer, SlotRequest, assertSlotRequest } from './key-value-store';
 
 const DELETE_IF_EQUALS = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end
 return 0`;
+
+// KEYS: one sorted-set log per window, then the pause key. ARGV: member, then limit, windowMs,
+// reserve per window. Atomic, so replicas never both take the last slot; TIME gives every replica
+// one clock. Nothing is added unless every window has room (all or none).
+const TAKE_SLOT = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local pause = redis.call('PTTL', KEYS[#KEYS])
+if pause > 0 then return {0, pause} end
+local windows = #KEYS - 1
+local denied = false
+local wait = 1
+for i = 1, windows do
+  local limit = tonumber(ARGV[i * 3 - 1])
+  local windowMs = tonumber(ARGV[i * 3])
+  local allowed = limit - tonumber(ARGV[i * 3 + 1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - windowMs)
+  local count = redis.call('ZCARD', KEYS[i])
+  if count >= allowed then
+    denied = true
+    local free = windowMs
+    if allowed > 0 then
+      local blocking = redis.call('ZRANGE', KEYS[i], count - allowed, count - allowed, 'WITHSCORES')
+      free = tonumber(blocking[2]) + windowMs - now
+    end
+    if free > wait then wait = free end
+  end
+end
+if denied then return {0, wait} end
+for i = 1, windows do
+  redis.call('ZADD', KEYS[i], now, ARGV[1])
+  redis.call('PEXPIRE', KEYS[i], ARGV[i * 3])
+end
+return {1, 0}`;
+
+const PAUSE_SLOTS = `
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+end
+return 1`;
 
 /**
  * Options for the request path: while Redis is down or hung a command fails within about a
@@ -19,6 +59,7 @@ export const REQUEST_PATH_REDIS_OPTIONS: RedisOptions = {
   maxRetriesPerRequest: 1,
   retryStrategy: (attempt: number) => Math.min(100 * 2 ** attempt, 2_000),
   lazyConnect: false,
+  disconnectTimeout: 200,
 };
 
 export class RedisKeyValueStore extends KeyValueStore {
@@ -83,6 +124,19 @@ export class RedisKeyValueStore extends KeyValueStore {
   async ttlMs(key: string): Promise<number | null> {
     const ttl = await this.client.pttl(key);
     return ttl >= 0 ? ttl : null;
+  }
+
+  async takeSlot(request: SlotRequest): Promise<SlotAnswer> {
+    assertSlotRequest(request);
+    const args = request.windows.flatMap((w) => [w.limit, Math.ceil(w.windowMs), w.reserve]);
+    const keys = [...request.windowKeys, request.pauseKey];
+    const reply = await this.client.eval(TAKE_SLOT, keys.length, ...keys, request.member, ...args);
+    if (!Array.isArray(reply) || reply.length !== 2) throw new Error('takeSlot: unexpected reply from Redis');
+    return { granted: reply[0] === 1, retryAfterMs: Number(reply[1]) };
+  }
+
+  async pauseSlots(pauseKey: string, ms: number): Promise<void> {
+    await this.client.eval(PAUSE_SLOTS, 1, pauseKey, Math.max(1, Math.ceil(ms)));
   }
 
   async close(): Promise<void> {

@@ -12,8 +12,35 @@ export class RedisKeys {
     return createHash('sha256').update(value).digest('hex').slice(0, 24);
   }
 
-  /** Written by readiness to prove Redis accepts writes, not only pings. */
-  readinessProbe(): string {
-    return `${this.prefix}health:probe`;
+  /**
+   * The shared outbound budget of the Open API: one sliding-window log per configured window and
+   * the pause set by a 429. The {upstream-budget} hash tag keeps them in one Redis Cluster slot,
+   * which the one atomic script over all of them requires.
+   */
+  upstreamBudget(): { windowKeys(windows: readonly { windowMs: number }[]): string[]; pause: string } {
+    const base = `${this.prefix}{upstream-budget}`;
+    return {
+      windowKeys: (windows) => windows.map((window) => `${base}:w:${window.windowMs}`),
+      pause: `${base}:pause`,
+    };
+  }
+
+  /**
+   * The shared access token of one client id, its mint lock, mint ledger and per-generation
+   * re-mint claims. Named by a digest of the client id, never the id itself.
+   */
+  accessToken(clientId: string): { token: string; mintLock: string; mintLedger: string; remintClaim(generation: string): string } {
+    const base = `${this.prefix}{auth:${RedisKeys.digest(clientId)}}`;
+    return {
+      token: `${base}:token`,
+      mintLock: `${base}:mint-lock`,
+      mintLedger: `${base}:mint-ledger`,
+      remintClaim: (generation) => `${base}:remint:${generation}`,
+    };
+  }
+
+  /** A shared read cache entry (provider by listing, listing summary). */
+  cache(name: string, id: string): string {
+    return `${this.prefix}cache:${name}:${id}`;
   }
 }

@@ -1,4 +1,4 @@
-import { KeyValueStore } from '../../src/redis/key-value-store';
+import { KeyValueStore, SlotWindow } from '../../src/redis/key-value-store';
 
 /**
  * The behaviour every KeyValueStore must show; run against Redis and the in-process store alike
@@ -63,6 +63,85 @@ export function describeKeyValueStoreContract(name: string, open: () => Promise<
       await store.delete(key('d1'), key('d2'));
       await expect(store.get(key('d1'))).resolves.toBeNull();
       await expect(store.get(key('d2'))).resolves.toBeNull();
+    });
+
+    describe('takeSlot / pauseSlots (shared multi-window budget)', () => {
+      let members = 0;
+      const budget = (name: string, windows: SlotWindow[]) => {
+        const windowKeys = windows.map((w) => key(`{${name}}:w:${w.windowMs}`));
+        const pauseKey = key(`{${name}}:pause`);
+        const take = (override: SlotWindow[] = windows) => store.takeSlot({ windowKeys, pauseKey, windows: override, member: `m${(members += 1)}` });
+        return { windowKeys, pauseKey, take };
+      };
+      const w = (limit: number, windowMs: number, reserve = 0): SlotWindow => ({ limit, windowMs, reserve });
+
+      it('grants up to the limit, then denies until the oldest slot leaves the window', async () => {
+        const { take } = budget('grant', [w(3, 10_000)]);
+        for (let i = 0; i < 3; i += 1) await expect(take()).resolves.toEqual({ granted: true, retryAfterMs: 0 });
+        const denied = await take();
+        expect(denied.granted).toBe(false);
+        expect(denied.retryAfterMs).toBeGreaterThan(9_000);
+        expect(denied.retryAfterMs).toBeLessThanOrEqual(10_000);
+      });
+
+      it('takes a slot in every window or in none', async () => {
+        const { windowKeys, pauseKey, take } = budget('all-or-none', [w(2, 10_000), w(5, 60_000)]);
+        await take();
+        await take();
+        await expect(take()).resolves.toMatchObject({ granted: false });
+        // The denied call left the minute window alone: it still holds 2 slots, so 1 more fits under 3.
+        const minuteOnly = { windowKeys: [windowKeys[1]], pauseKey, windows: [w(3, 60_000)] };
+        await expect(store.takeSlot({ ...minuteOnly, member: 'x1' })).resolves.toMatchObject({ granted: true });
+        await expect(store.takeSlot({ ...minuteOnly, member: 'x2' })).resolves.toMatchObject({ granted: false });
+      });
+
+      it('answers the longest wait across the full windows', async () => {
+        const { take } = budget('longest', [w(1, 10_000), w(1, 60_000)]);
+        await take();
+        const denied = await take();
+        expect(denied.granted).toBe(false);
+        expect(denied.retryAfterMs).toBeGreaterThan(59_000);
+        expect(denied.retryAfterMs).toBeLessThanOrEqual(60_000);
+      });
+
+      it('leaves the reserve free for callers without one', async () => {
+        const { take } = budget('reserve', [w(5, 10_000, 2)]);
+        for (let i = 0; i < 3; i += 1) await expect(take()).resolves.toMatchObject({ granted: true });
+        const held = await take();
+        expect(held.granted).toBe(false);
+        expect(held.retryAfterMs).toBeGreaterThan(9_000);
+        await expect(take([w(5, 10_000)])).resolves.toMatchObject({ granted: true });
+        await expect(take([w(5, 10_000)])).resolves.toMatchObject({ granted: true });
+        await expect(take([w(5, 10_000)])).resolves.toMatchObject({ granted: false });
+      });
+
+      it('honours a pause and keeps the longer of two pauses', async () => {
+        const { pauseKey, take } = budget('pause', [w(100, 10_000)]);
+        await store.pauseSlots(pauseKey, 5_000);
+        const paused = await take();
+        expect(paused.granted).toBe(false);
+        expect(paused.retryAfterMs).toBeGreaterThan(4_000);
+        expect(paused.retryAfterMs).toBeLessThanOrEqual(5_000);
+        await store.pauseSlots(pauseKey, 100);
+        expect(await store.ttlMs(pauseKey)).toBeGreaterThan(4_000);
+        await store.pauseSlots(pauseKey, 20_000);
+        expect(await store.ttlMs(pauseKey)).toBeGreaterThan(15_000);
+        await store.delete(pauseKey);
+        await expect(take()).resolves.toMatchObject({ granted: true });
+      });
+
+      it('frees slots as they leave the window', async () => {
+        const { take } = budget('expiry', [w(2, 200)]);
+        await take();
+        await take();
+        const denied = await take();
+        expect(denied.granted).toBe(false);
+        expect(denied.retryAfterMs).toBeGreaterThan(0);
+        expect(denied.retryAfterMs).toBeLessThanOrEqual(200);
+        // The one real wait of this suite: a 200 ms window has to pass.
+        await new Promise((resolve) => setTimeout(resolve, denied.retryAfterMs + 20));
+        await expect(take()).resolves.toMatchObject({ granted: true });
+      });
     });
   });
 }

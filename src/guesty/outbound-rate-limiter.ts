@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { DomainError } from '../common/errors/domain-error';
+import { AppConfig, RateLimit } from '../config/app-config';
+import { MetricsService } from '../metrics/metrics.service';
+import { KeyValueStore, SlotAnswer, SlotWindow } from '../redis/key-value-store';
+import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+
+/** Checkout writes go first; reads and other background calls leave headroom for them. */
+export type OutboundPriority = 'checkout' | 'background';
+
+/**
+ * Added to every window: our admission time and the upstream's arrival time differ by network
+ * jitter, so two requests we admit just over a window apart may land inside one upstream window.
+ */
+export const WINDOW_SAFETY_MARGIN_MS = 250;
+
+/** Spreads waiters that were told the same retry time, so they don't all ask Redis at once. */
+const MAX_JITTER_MS = 25;
+
+/** Share of each window that background calls leave free for checkout calls. */
+const BACKGROUND_HEADROOM = 0.1;
+
+/**
+ * While Redis is unreachable each replica keeps serving with a local budget of this share of every
+ * window (sized for the 3 replicas of the reference deployment); a 429 still pauses it.
+ */
+export const LOCAL_FALLBACK_SHARE = 1 / 3;
+
+/**
+ * The one outbound budget of the Open API, shared by every replica through the store: a caller
+ * waits for a slot up to its deadline, then gets `rate_limited`. A 429 from the upstream pauses
+ * every replica. While Redis is down, a local budget of a share of each window stands in, so reads
+ * that need nothing but the cached token keep working.
+ */
+@Injectable()
+export class OutboundRateLimiter {
+  private readonly windowKeys: string[];
+  private readonly pauseKey: string;
+  private readonly windowsFor: Record<OutboundPriority, SlotWindow[]>;
+  private readonly localWindowsFor: Record<OutboundPriority, SlotWindow[]>;
+  private readonly local = new MemoryKeyValueStore();
+  private usingLocal = false;
+  private readonly logger = new Logger('OutboundBudget');
+
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    @Inject(RedisKeys) keys: RedisKeys,
+    @Inject(ConfigService) config: ConfigService<AppConfig, true>,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
+  ) {
+    const limits = config.get('upstreamRateLimits', { infer: true });
+    const budget = keys.upstreamBudget();
+    this.windowKeys = budget.windowKeys(limits);
+    this.pauseKey = budget.pause;
+    this.windowsFor = {
+      checkout: limits.map((limit) => slotWindow(limit, 0)),
+      background: limits.map((limit) => slotWindow(limit, backgroundReserve(limit.limit))),
+    };
+    const localLimits = limits.map((limit) => ({ ...limit, limit: Math.max(1, Math.floor(limit.limit * LOCAL_FALLBACK_SHARE)) }));
+    this.localWindowsFor = {
+      checkout: localLimits.map((limit) => slotWindow(limit, 0)),
+      background: localLimits.map((limit) => slotWindow(limit, backgroundReserve(limit.limit))),
+    };
+  }
+
+  /**
+   * Resolves once this caller holds a slot in every window. `deadline` is epoch ms (Date.now()).
+   * Throws `rate_limited` (503, Retry-After) as soon as no slot can free before the deadline.
+   */
+  async acquire(priority: OutboundPriority, deadline: number): Promise<void> {
+    const started = Date.now();
+    const member = randomUUID();
+    for (;;) {
+      const answer = await this.takeSlot(priority, member);
+      if (answer.granted) {
+        this.metrics.upstreamLimiterWait.observe({ priority }, (Date.now() - started) / 1000);
+        return;
+      }
+      const left = deadline - Date.now();
+      // retryAfterMs is the earliest a slot can free: waiting less than that cannot help.
+      if (answer.retryAfterMs >= left) throw this.refusal(priority, answer.retryAfterMs);
+      await sleep(Math.min(answer.retryAfterMs + Math.random() * MAX_JITTER_MS, left));
+    }
+  }
+
+  /** Called when the upstream answers 429: every replica holds its calls for `retryAfterSeconds`. */
+  async pauseAll(retryAfterSeconds: number): Promise<void> {
+    // A 429 without a usable Retry-After still means "slow down": pause for a second.
+    const seconds = Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0 ? retryAfterSeconds : 1;
+    this.metrics.upstreamLimiterPauses.inc();
+    await this.local.pauseSlots(this.pauseKey, seconds * 1000);
+    await this.store.pauseSlots(this.pauseKey, seconds * 1000).catch((cause: unknown) => this.fallBack(cause));
+  }
+
+  private async takeSlot(priority: OutboundPriority, member: string): Promise<SlotAnswer> {
+    try {
+      const answer = await this.store.takeSlot({ windowKeys: this.windowKeys, pauseKey: this.pauseKey, windows: this.windowsFor[priority], member });
+      if (this.usingLocal) {
+        this.usingLocal = false;
+        this.logger.log('Redis is back: the shared outbound budget is in use again');
+      }
+      return answer;
+    } catch (cause) {
+      this.fallBack(cause);
+      return this.local.takeSlot({ windowKeys: this.windowKeys, pauseKey: this.pauseKey, windows: this.localWindowsFor[priority], member });
+    }
+  }
+
+  private fallBack(cause: unknown): void {
+    if (this.usingLocal) return;
+    this.usingLocal = true;
+    this.logger.warn({ err: cause }, `Redis is unreachable: using a local outbound budget (${Math.round(LOCAL_FALLBACK_SHARE * 100)} % of each window) until it is back`);
+  }
+
+  private refusal(priority: OutboundPriority, retryAfterMs: number): DomainError {
+    this.metrics.upstreamLimiterRefusals.inc({ priority });
+    return new DomainError('rate_limited', 'The booking platform is busy; try again shortly.', {
+      status: 503,
+      retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+    });
+  }
+}
+
+function slotWindow(limit: RateLimit, reserve: number): SlotWindow {
+  return { limit: limit.limit, windowMs: limit.windowMs + WINDOW_SAFETY_MARGIN_MS, reserve };
+}
+
+/** At least one slot, but never the whole window: with a limit of 1, background calls still run. */
+function backgroundReserve(limit: number): number {
+  return Math.min(limit - 1, Math.max(1, Math.floor(limit * BACKGROUND_HEADROOM)));
+}
+
