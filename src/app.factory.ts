@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
+import { Clock } from './common/clock';
 import { AppConfig } from './config/app-config';
 import { installHttpHooks } from './common/http/http-hooks';
 import { requestIdFor } from './common/http/request-id';
@@ -18,6 +19,8 @@ export interface CreateAppOptions {
   logDestination?: DestinationStream;
   /** Modules added beside the product's own (tests add probe routes this way). */
   extraModules?: Type[];
+  /** The wall clock (tests move it to reach token refresh and expiry). */
+  clock?: Clock;
 }
 
 export interface CreatedApp {
@@ -35,7 +38,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, options.extraModules), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, options.extraModules, options.clock), adapter, {
     logger: new PinoLoggerService(logger),
     abortOnError: false,
   });

@@ -1,9 +1,13 @@
-import { DynamicModule, Module, Type } from '@nestjs/common';
+import { DynamicModule, Global, Module, Type } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AppConfig } from './config/app-config';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/http/validation';
+import { AuthModule } from './auth/auth.module';
+import { CheckoutModule } from './checkout/checkout.module';
+import { Clock, SystemClock } from './common/clock';
+import { GuestyModule } from './guesty/guesty.module';
 import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
@@ -12,20 +16,27 @@ import { RedisModule } from './redis/redis.module';
  * The whole service for one validated configuration. Global pipe and filter are APP_* providers so
  * that every app built from this module, tests included, behaves the same.
  */
+@Global()
 @Module({})
 export class AppModule {
-  static register(config: AppConfig, extraModules: Type[] = []): DynamicModule {
+  static register(config: AppConfig, extraModules: Type[] = [], clock: Clock = new SystemClock()): DynamicModule {
     return {
       module: AppModule,
+      global: true,
+      exports: [Clock],
       imports: [
         // Configuration was read and validated once, from the environment, in config/.
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...config })] }),
         RedisModule,
         MetricsModule,
         HealthModule,
+        GuestyModule,
+        AuthModule,
+        CheckoutModule,
         ...extraModules,
       ],
       providers: [
+        { provide: Clock, useValue: clock },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],

@@ -48,6 +48,16 @@ export interface GuestyConfig {
   authUrl: string;
   payUrl: string;
   invoiceItemsEndpoint: 'current' | 'deprecated';
+  /** Where the token request carries the credentials (seed §4.1 allows both). */
+  tokenCredentials: 'basic' | 'body';
+  /** The upstream's token allowance per client id per rolling 24 h. */
+  tokensPerDay: number;
+  /** Tokens of that allowance the service never spends, kept for a person. */
+  tokenReserve: number;
+  /** Bound on one upstream request (connect and answer). */
+  requestTimeoutMs: number;
+  /** Bound on one logical read, queueing and retries included; writes get half as long again. */
+  callDeadlineMs: number;
 }
 
 export interface RedisConfig {

@@ -257,6 +257,11 @@ export function parseConfiguration(env: Environment): AppConfig {
       authUrl,
       payUrl,
       invoiceItemsEndpoint: read.oneOf('INVOICE_ITEMS_ENDPOINT', ['current', 'deprecated'] as const, 'current'),
+      tokenCredentials: read.oneOf('GUESTY_TOKEN_CREDENTIALS', ['basic', 'body'] as const, 'basic'),
+      tokensPerDay: read.integer('GUESTY_TOKENS_PER_DAY', 5, 1, 100),
+      tokenReserve: read.integer('GUESTY_TOKEN_RESERVE', 1, 0, 99),
+      requestTimeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 8_000, 100, 60_000),
+      callDeadlineMs: read.integer('UPSTREAM_DEADLINE_MS', 10_000, 500, 120_000),
     },
     redis: { url: redisUrl, keyPrefix },
     checkout: {
@@ -270,6 +275,9 @@ export function parseConfiguration(env: Environment): AppConfig {
     admin: { apiKey: read.text('ADMIN_API_KEY') },
     logging: { level: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'), pretty: read.boolean('LOG_PRETTY', !production && nodeEnv !== 'test') },
   };
+  if (config.guesty.tokenReserve >= config.guesty.tokensPerDay) {
+    read.problem('GUESTY_TOKEN_RESERVE', 'must be smaller than GUESTY_TOKENS_PER_DAY');
+  }
   if (config.admin.apiKey !== undefined && config.admin.apiKey.length < 16) {
     read.problem('ADMIN_API_KEY', 'must be at least 16 characters');
   }

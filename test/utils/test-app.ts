@@ -2,6 +2,7 @@ import { Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { createApp } from '../../src/app.factory';
+import { Clock } from '../../src/common/clock';
 import { AppConfig } from '../../src/config/app-config';
 import { LogCapture } from './log-capture';
 import { testConfig } from './test-config';
@@ -19,11 +20,11 @@ export interface TestApp {
 /** Boots the whole service on a random loopback port, on real Redis under its own key prefix. */
 export async function startTestApp(
   env: Record<string, string | undefined> = {},
-  options: { extraModules?: Type[]; config?: AppConfig } = {},
+  options: { extraModules?: Type[]; config?: AppConfig; clock?: Clock } = {},
 ): Promise<TestApp> {
   const config = options.config ?? testConfig(env);
   const logs = new LogCapture();
-  const { app } = await createApp(config, { logDestination: logs, extraModules: options.extraModules });
+  const { app } = await createApp(config, { logDestination: logs, extraModules: options.extraModules, clock: options.clock });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -1,0 +1,85 @@
+import Redis from 'ioredis';
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createApp } from '../src/app.factory';
+import { parseConfiguration } from '../src/config/parse-configuration';
+import { startSandbox } from '../src/sandbox/start-sandbox';
+import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, SandboxOptions } from '../src/sandbox/types';
+
+export interface BenchInstance {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface BenchWorld {
+  sandbox: RunningSandbox;
+  instances: BenchInstance[];
+  close(): Promise<void>;
+}
+
+const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() });
+
+/** The sandbox with a fixed latency, and N service instances on one Redis under a fresh prefix. */
+export async function startBenchWorld(instances: number, options: { env?: Record<string, string>; sandbox?: SandboxOptions } = {}): Promise<BenchWorld> {
+  const sandbox = await startSandbox({ latencyMs: 20, ...options.sandbox });
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `bench:${randomBytes(4).toString('hex')}:`;
+  const config = parseConfiguration({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    LOG_PRETTY: 'false',
+    SANDBOX: 'false',
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    GUESTY_CLIENT_ID: SANDBOX_CLIENT_ID,
+    GUESTY_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
+    GUESTY_API_URL: sandbox.urls.apiUrl,
+    GUESTY_PAY_URL: sandbox.urls.payUrl,
+    CHECKOUT_RETURN_URL: 'http://localhost:8080/done',
+    ...options.env,
+  });
+  const started: BenchInstance[] = [];
+  for (let i = 0; i < instances; i += 1) {
+    const { app } = await createApp(config, { logDestination: quiet });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.getHttpServer().address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    started.push({ url: `http://127.0.0.1:${port}`, close: () => app.close() });
+  }
+  return {
+    sandbox,
+    instances: started,
+    close: async () => {
+      for (const instance of started) await instance.close();
+      await sandbox.stop();
+      const redis = new Redis(redisUrl);
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    },
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** The most requests that fell in any window of `windowMs`, from arrival times. */
+export function busiestWindow(times: number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let best = 0;
+  let start = 0;
+  for (let end = 0; end < sorted.length; end += 1) {
+    while (sorted[end] - sorted[start] >= windowMs) start += 1;
+    best = Math.max(best, end - start + 1);
+  }
+  return best;
+}
+
+export async function timed(url: string, init?: RequestInit): Promise<{ ms: number; status: number }> {
+  const started = performance.now();
+  const response = await fetch(url, init);
+  await response.arrayBuffer();
+  return { ms: performance.now() - started, status: response.status };
+}

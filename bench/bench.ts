@@ -1,0 +1,24 @@
+/*
+ * `npm run bench`: figures, not a test. Runs scenarios against the in-process sandbox (fixed
+ * upstream latency) with several service instances on one real Redis (REDIS_URL or
+ * 127.0.0.1:6379), and prints a table per scenario.
+ */
+import { coldStart } from './cold-start';
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const number = (flag: string, fallback: number) => {
+    const index = args.indexOf(flag);
+    return index >= 0 ? Number(args[index + 1]) : fallback;
+  };
+  process.stdout.write(`booking checkout service benchmark — node ${process.version}, ${new Date().toISOString()}\n\n`);
+  await coldStart({ instances: number('--instances', 3), concurrency: number('--concurrency', 100) });
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,42 @@
+import { KeyValueStore } from '../redis/key-value-store';
+
+export const LEDGER_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Every mint of the client id, by time, over the rolling 24 h the upstream counts (5 tokens a
+ * day). Written only under the mint lock. A local copy lets a replica put it back if Redis
+ * loses it, so a flush does not make the service forget what it already spent.
+ */
+export class MintLedger {
+  private known: number[] = [];
+
+  constructor(
+    private readonly store: KeyValueStore,
+    private readonly key: string,
+    private readonly now: () => number,
+  ) {}
+
+  async mintsInWindow(): Promise<number[]> {
+    const raw = await this.store.get(this.key);
+    const stored = raw ? (JSON.parse(raw) as number[]) : [];
+    this.known = this.recent([...new Set([...stored, ...this.known])]);
+    return this.known;
+  }
+
+  async record(at: number): Promise<void> {
+    const mints = this.recent([...(await this.mintsInWindow()), at]);
+    this.known = mints;
+    await this.store.set(this.key, JSON.stringify(mints), { ttlMs: LEDGER_WINDOW_MS });
+  }
+
+  /** Puts the local copy back when the shared one is gone. */
+  async writeBack(): Promise<void> {
+    const mints = this.recent(this.known);
+    if (mints.length > 0) await this.store.set(this.key, JSON.stringify(mints), { ttlMs: LEDGER_WINDOW_MS, ifAbsent: true });
+  }
+
+  private recent(mints: number[]): number[] {
+    const since = this.now() - LEDGER_WINDOW_MS;
+    return mints.filter((at) => at > since).sort((a, b) => a - b);
+  }
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error';
+import { GuestyClient } from '../guesty/guesty-client';
+import { UpstreamListing } from '../guesty/guesty.types';
+import { SharedReadCache } from '../guesty/shared-read-cache';
+import { ListingSummary } from './listing-summary';
+
+const SUMMARY_CACHE_TTL_MS = 5 * 60_000;
+
+export function summarise(listing: UpstreamListing): ListingSummary {
+  const picture = listing.pictures?.[0];
+  return {
+    id: listing._id,
+    title: listing.title ?? listing.nickname ?? listing._id,
+    city: listing.address?.city,
+    country: listing.address?.country,
+    picture: picture?.original ?? picture?.thumbnail,
+    currency: listing.prices?.currency,
+  };
+}
+
+@Injectable()
+export class ListingSummaries {
+  constructor(
+    private readonly guesty: GuestyClient,
+    private readonly cache: SharedReadCache,
+  ) {}
+
+  async get(listingId: string): Promise<ListingSummary> {
+    const summary = await this.cache.getOrLoad('listing-summary', listingId, SUMMARY_CACHE_TTL_MS, async () => {
+      const listing = await this.guesty.getListing(listingId);
+      return listing ? summarise(listing) : null;
+    });
+    if (!summary) throw new DomainError('listing_not_found', 'No listing has this id.');
+    return summary;
+  }
+}

@@ -1,0 +1,23 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiProblems } from '../common/http/api-problems.decorator';
+import { DomainError } from '../common/errors/domain-error';
+import { ListingSummaries } from './listing-summaries.service';
+import { ListingSummary } from './listing-summary';
+
+const LISTING_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+@ApiTags('checkout')
+@Controller('checkout/listings')
+export class ListingsController {
+  constructor(private readonly summaries: ListingSummaries) {}
+
+  @Get(':id')
+  @ApiOperation({ summary: 'A short public summary of a listing (cached)' })
+  @ApiOkResponse({ type: ListingSummary })
+  @ApiProblems(404, 502, 503)
+  get(@Param('id') id: string): Promise<ListingSummary> {
+    if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
+    return this.summaries.get(id);
+  }
+}

@@ -1,0 +1,172 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { AppConfig } from '../config/app-config';
+import { AccessToken, AccessTokens } from './access-tokens';
+import {
+  AttachPaymentMethodRequest,
+  InvoiceItemRequest,
+  PaymentProvider,
+  TokenizeRequest,
+  UpstreamInvoiceItem,
+  UpstreamListing,
+  UpstreamListingPage,
+  UpstreamPaymentMethod,
+  UpstreamReservation,
+} from './guesty.types';
+import { OutboundRateLimiter } from './outbound-rate-limiter';
+import { backoffDelayMs, sleep } from './retry-policy';
+import { UpstreamError } from './upstream-error';
+import { UpstreamAnswer, UpstreamCall, UpstreamHttp } from './upstream-http';
+import { scrubText } from '../common/logging/redaction';
+
+type Kind = 'read' | 'write';
+export type Priority = 'checkout' | 'background';
+
+interface OpenApiCall extends Omit<UpstreamCall, 'host' | 'headers'> {
+  kind: Kind;
+  priority: Priority;
+}
+
+const enc = encodeURIComponent;
+
+function upstreamMessage(data: unknown): string | undefined {
+  const message = (data as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? scrubText(message).slice(0, 300) : undefined;
+}
+
+/**
+ * Typed calls to the Open API and the tokenization host. Every Open API call takes a slot of the
+ * shared budget, carries the shared token, re-mints at most once on 401/403, honours 429s for all
+ * replicas, and retries only reads, or requests that surely never left.
+ */
+@Injectable()
+export class GuestyClient {
+  constructor(
+    private readonly http: UpstreamHttp,
+    private readonly tokens: AccessTokens,
+    private readonly limiter: OutboundRateLimiter,
+    private readonly config: ConfigService<AppConfig, true>,
+  ) {}
+
+  async getListings(page: { limit: number; skip: number }): Promise<UpstreamListingPage> {
+    const answer = await this.openApi({
+      operation: 'getListings', kind: 'read', priority: 'background', method: 'GET', path: '/listings',
+      query: { limit: String(page.limit), skip: String(page.skip) },
+    });
+    return this.expect(answer, 'getListings') as UpstreamListingPage;
+  }
+
+  async getListing(listingId: string): Promise<UpstreamListing | null> {
+    const answer = await this.openApi({ operation: 'getListing', kind: 'read', priority: 'background', method: 'GET', path: `/listings/${enc(listingId)}` });
+    return answer.status === 404 ? null : (this.expect(answer, 'getListing') as UpstreamListing);
+  }
+
+  /** The listing's active payment provider; the apiKey is dropped here and never travels further. */
+  async getPaymentProvider(listingId: string): Promise<PaymentProvider | null> {
+    const answer = await this.openApi({
+      operation: 'getPaymentProvider', kind: 'read', priority: 'checkout', method: 'GET',
+      path: '/payment-providers/provider-by-listing', query: { listingId },
+    });
+    if (answer.status === 404) return null;
+    const { _id, paymentProviderId, status, paymentProcessorKey, paymentProcessorName, providerType, accountId, accountName, defaultCurrency, country } =
+      this.expect(answer, 'getPaymentProvider') as PaymentProvider & { apiKey?: unknown };
+    return { _id, paymentProviderId, status, paymentProcessorKey, paymentProcessorName, providerType, accountId, accountName, defaultCurrency, country };
+  }
+
+  async getReservation(reservationId: string, priority: Priority = 'checkout'): Promise<UpstreamReservation | null> {
+    const answer = await this.openApi({
+      operation: 'getReservation', kind: 'read', priority, method: 'GET', path: `/reservations/${enc(reservationId)}`,
+      query: { fields: '_id confirmationCode status listingId guestId guest checkIn checkOut money' },
+    });
+    return answer.status === 404 ? null : (this.expect(answer, 'getReservation') as UpstreamReservation);
+  }
+
+  async attachPaymentMethod(request: AttachPaymentMethodRequest): Promise<UpstreamPaymentMethod> {
+    const answer = await this.openApi({
+      operation: 'attachPaymentMethod', kind: 'write', priority: 'checkout', method: 'POST',
+      path: `/guests/${enc(request.guestId)}/payment-methods`,
+      json: { _id: request.tokenId, paymentProviderId: request.paymentProviderId, reservationId: request.reservationId, reuse: false },
+    });
+    return this.expect(answer, 'attachPaymentMethod') as UpstreamPaymentMethod;
+  }
+
+  /** Through the current endpoint, or the deprecated one when configured (which takes no realizationDates). */
+  async addInvoiceItem(reservationId: string, item: InvoiceItemRequest): Promise<UpstreamInvoiceItem> {
+    const deprecated = this.config.get('guesty', { infer: true }).invoiceItemsEndpoint === 'deprecated';
+    const answer = await this.openApi({
+      operation: deprecated ? 'addInvoiceItemDeprecated' : 'addInvoiceItem', kind: 'write', priority: 'checkout', method: 'POST',
+      path: deprecated ? `/reservations/${enc(reservationId)}/invoiceItems` : `/invoice-items/reservation/${enc(reservationId)}`,
+      json: item,
+    });
+    return this.expect(answer, 'addInvoiceItem') as UpstreamInvoiceItem;
+  }
+
+  /**
+   * The tokenization host: no Authorization header (the Open API token is never sent where it is
+   * not needed), not counted against the Open API budget, never retried (a card submission is a write).
+   */
+  async tokenizeCard(request: TokenizeRequest): Promise<UpstreamAnswer> {
+    return this.http.send({ operation: 'tokenizeCard', host: 'pay', method: 'POST', path: '/api/tokenize/v2', json: request });
+  }
+
+  private expect(answer: UpstreamAnswer, operation: string): unknown {
+    if (answer.status >= 200 && answer.status < 300) return answer.data;
+    throw new UpstreamError(answer.status >= 500 ? 'upstream_unavailable' : 'upstream_error', `The booking platform refused the request (${answer.status}).`, {
+      operation,
+      upstreamStatus: answer.status,
+      upstreamRequestId: answer.requestId,
+      maybeSent: true,
+      upstreamMessage: upstreamMessage(answer.data),
+    });
+  }
+
+  private async openApi(call: OpenApiCall): Promise<UpstreamAnswer> {
+    const { callDeadlineMs } = this.config.get('guesty', { infer: true });
+    const deadline = Date.now() + (call.kind === 'read' ? callDeadlineMs : callDeadlineMs * 1.5);
+    let token: AccessToken = await this.tokens.current();
+    let reminted = false;
+    for (let attempt = 0; ; attempt += 1) {
+      await this.limiter.acquire(call.priority, deadline);
+      let answer: UpstreamAnswer;
+      try {
+        answer = await this.http.send({ ...call, host: 'api', headers: { Authorization: `Bearer ${token.value}` } });
+      } catch (error) {
+        const retryable = error instanceof UpstreamError && (call.kind === 'read' || !error.maybeSent);
+        if (retryable && (await this.backoff(attempt, deadline))) continue;
+        throw error;
+      }
+      if (answer.status === 401 || answer.status === 403) {
+        // Both may mean "this token": replace it at most once for this call, then it is a real refusal.
+        const replacement = reminted ? null : await this.tokens.rejected(token);
+        if (replacement) {
+          token = replacement;
+          reminted = true;
+          continue;
+        }
+        if (reminted) await this.tokens.rejected(token);
+        throw new UpstreamError('upstream_forbidden', 'The booking platform refused the service access to this resource.', {
+          operation: call.operation, upstreamStatus: answer.status, upstreamRequestId: answer.requestId, maybeSent: true,
+        });
+      }
+      if (answer.status === 429) {
+        await this.limiter.pauseAll(answer.retryAfterSeconds ?? 1);
+        // A 429 was refused before any effect, so even a write may go again after the pause.
+        if (Date.now() + (answer.retryAfterSeconds ?? 1) * 1000 < deadline) continue;
+        throw new UpstreamError('rate_limited', 'The booking platform is busy; try again shortly.', {
+          operation: call.operation, upstreamStatus: 429, upstreamRequestId: answer.requestId, maybeSent: true, status: 503,
+          retryAfterSeconds: answer.retryAfterSeconds ?? 1,
+        });
+      }
+      if (answer.status >= 500 && call.kind === 'read' && (await this.backoff(attempt, deadline))) continue;
+      return answer;
+    }
+  }
+
+  /** Waits before the next attempt when the deadline leaves room for it; false when it does not. */
+  private async backoff(attempt: number, deadline: number): Promise<boolean> {
+    const delay = backoffDelayMs(attempt);
+    if (attempt >= 4 || Date.now() + delay >= deadline) return false;
+    await sleep(delay);
+    return true;
+  }
+}

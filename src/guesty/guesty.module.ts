@@ -1,0 +1,25 @@
+import { HttpModule } from '@nestjs/axios';
+import { Module } from '@nestjs/common';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { GuestyClient } from './guesty-client';
+import { GuestyTokenIssuer } from './guesty-token-issuer';
+import { OutboundRateLimiter } from './outbound-rate-limiter';
+import { SharedReadCache } from './shared-read-cache';
+import { UpstreamHttp } from './upstream-http';
+import { UpstreamMetrics } from './upstream-metrics';
+
+/** The upstream client: the only module that speaks HTTP to the Open API and the tokenization host. */
+@Module({
+  imports: [
+    HttpModule.register({
+      // Keep-alive: the upstream budget is small, but each call should not pay a TLS handshake.
+      httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 32 }),
+      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 32 }),
+      maxRedirects: 0,
+    }),
+  ],
+  providers: [UpstreamHttp, UpstreamMetrics, GuestyTokenIssuer, OutboundRateLimiter, GuestyClient, SharedReadCache],
+  exports: [GuestyClient, GuestyTokenIssuer, UpstreamMetrics, SharedReadCache],
+})
+export class GuestyModule {}

@@ -1,0 +1,134 @@
+/*
+ * The upstream's resources as far as the product reads them (seed-api.md and UPSTREAM.md). Fields
+ * the product never reads are left out; unknown extra fields are ignored.
+ */
+
+export interface AccessTokenGrant {
+  access_token: string;
+  token_type: string;
+  expires_in: number;
+  scope?: string;
+}
+
+export interface UpstreamListing {
+  _id: string;
+  title?: string;
+  nickname?: string;
+  address?: { full?: string; city?: string; country?: string };
+  pictures?: { original?: string; thumbnail?: string; caption?: string }[];
+  prices?: { currency?: string; basePrice?: number };
+  accommodates?: number;
+  bedrooms?: number;
+  bathrooms?: number;
+  propertyType?: string;
+}
+
+export interface UpstreamListingPage {
+  results: UpstreamListing[];
+  count: number;
+  limit: number;
+  skip: number;
+}
+
+/** The listing's payment provider, without its apiKey (dropped as soon as the answer is read). */
+export interface PaymentProvider {
+  _id: string;
+  paymentProviderId: string;
+  status: string;
+  paymentProcessorKey?: string;
+  paymentProcessorName?: string;
+  providerType?: string;
+  accountId?: string;
+  accountName?: string;
+  defaultCurrency?: string;
+  country?: string;
+}
+
+export interface UpstreamPaymentAttempt {
+  status?: string;
+  error?: unknown;
+  payload?: { code?: string; decline_code?: string; message?: string; payment_method?: { card?: { brand?: string; last4?: string } } };
+}
+
+export interface UpstreamPayment {
+  _id: string;
+  amount: number;
+  currency: string;
+  status: string;
+  paymentMethodId?: string;
+  paymentProviderId?: string;
+  guestId?: string;
+  createdAt?: string;
+  attempts?: UpstreamPaymentAttempt[];
+}
+
+export interface UpstreamInvoiceItem {
+  _id?: string;
+  title: string;
+  amount: number;
+  normalType: string;
+  secondIdentifier?: string;
+  description?: string;
+  isTax?: boolean;
+}
+
+export interface UpstreamReservation {
+  _id: string;
+  confirmationCode?: string;
+  status?: string;
+  listingId: string;
+  guestId: string;
+  guest?: { _id?: string; fullName?: string; email?: string };
+  checkIn?: string;
+  checkOut?: string;
+  money?: {
+    currency?: string;
+    totalPaid?: number;
+    balanceDue?: number;
+    isFullyPaid?: boolean;
+    paymentProviderIds?: string[];
+    invoiceItems?: UpstreamInvoiceItem[];
+    payments?: UpstreamPayment[];
+  };
+}
+
+export interface AttachPaymentMethodRequest {
+  guestId: string;
+  /** The tokenization `_id`: single-use. */
+  tokenId: string;
+  paymentProviderId: string;
+  reservationId: string;
+}
+
+export interface UpstreamPaymentMethod {
+  _id: string;
+  guestId?: string;
+  paymentProviderId?: string;
+  reservationId?: string;
+  card?: { brand?: string; last4?: string };
+  status?: string;
+}
+
+export interface InvoiceItemRequest {
+  normalType: string;
+  title: string;
+  amount: number;
+  description?: string;
+  secondIdentifier?: string;
+  realizationDates?: { date: string }[];
+}
+
+/** The tokenization request of seed §2.2. Card fields pass through and are never logged or kept. */
+export interface TokenizeRequest {
+  paymentProviderId: string;
+  listingId: string;
+  card: { number: string; exp_month: string; exp_year: string; cvc: string };
+  billing_details: { name: string; address: { line1: string; city: string; postal_code: string; country: string } };
+  threeDS: { amount: number; currency: string; successURL?: string; failureURL?: string };
+  merchantData?: { transactionId?: string; transactionDescription?: string; transactionDate?: string; freeText?: string };
+}
+
+export interface TokenizeResult {
+  _id: string;
+  threeDS?: { authURL?: string };
+}

@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import { GuestyClient } from '../guesty/guesty-client';
+import { PaymentProvider } from '../guesty/guesty.types';
+import { SharedReadCache } from '../guesty/shared-read-cache';
+
+const PROVIDER_CACHE_TTL_MS = 5 * 60_000;
+
+/**
+ * The payment provider of a listing: tokenization must use it (a card tokenized under another
+ * processor account never shows in money.payments). Cached for minutes; diagnostics read it fresh
+ * because a stale cache is one way a mismatch happens.
+ */
+@Injectable()
+export class PaymentProviders {
+  constructor(
+    private readonly guesty: GuestyClient,
+    private readonly cache: SharedReadCache,
+  ) {}
+
+  forListing(listingId: string, options: { fresh?: boolean } = {}): Promise<PaymentProvider | null> {
+    if (options.fresh) return this.guesty.getPaymentProvider(listingId);
+    return this.cache.getOrLoad('provider', listingId, PROVIDER_CACHE_TTL_MS, () => this.guesty.getPaymentProvider(listingId));
+  }
+}
