@@ -42,6 +42,20 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly idempotentReplays = new Counter({
+    name: 'idempotent_replays_total',
+    help: 'Requests answered from a stored Idempotency-Key record instead of running again, by scope kind',
+    labelNames: ['scope'] as const,
+    registers: [this.registry],
+  });
+
+  readonly requestLimitRefusals = new Counter({
+    name: 'request_limit_refusals_total',
+    help: 'Requests refused by an abuse guard (client_ip, card_attempts), by limit',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

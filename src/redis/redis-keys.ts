@@ -39,6 +39,37 @@ export class RedisKeys {
     };
   }
 
+  /** A checkout session; the id is ≥128 random bits, so it is used as it is. */
+  checkoutSession(id: string): string {
+    return `${this.prefix}session:${id}`;
+  }
+
+  checkoutSessionLock(id: string): string {
+    return `${this.prefix}session-lock:${id}`;
+  }
+
+  /** A 3-D Secure return state, by a digest of its value. */
+  threeDsState(digest: string): string {
+    return `${this.prefix}3ds-state:${digest}`;
+  }
+
+  /**
+   * The Idempotency-Key record of one scope (e.g. `payment-method:<sessionId>`). Named by digests:
+   * the raw key is the caller's and stays out of Redis.
+   */
+  idempotencyRecord(scope: string, idempotencyKey: string): string {
+    return `${this.prefix}idempotency:${RedisKeys.digest(scope)}:${RedisKeys.digest(idempotencyKey)}`;
+  }
+
+  /**
+   * A request limit's sliding-window log and the pause key takeSlot requires (never set here), named
+   * by a digest of the subject (client network, reservation id); one hash tag keeps both in one slot.
+   */
+  requestLimit(limit: 'client-ip' | 'card-attempts', subject: string): { window: string; pause: string } {
+    const base = `${this.prefix}{limit:${limit}:${RedisKeys.digest(subject)}}`;
+    return { window: `${base}:w`, pause: `${base}:pause` };
+  }
+
   /** A shared read cache entry (provider by listing, listing summary). */
   cache(name: string, id: string): string {
     return `${this.prefix}cache:${name}:${id}`;

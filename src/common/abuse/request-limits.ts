@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { AppConfig, RateLimit } from '../../config/app-config';
+import { MetricsService } from '../../metrics/metrics.service';
+import { KeyValueStore, SlotAnswer } from '../../redis/key-value-store';
+import { RedisKeys } from '../../redis/redis-keys';
+import { DomainError } from '../errors/domain-error';
+import { clientNetwork } from '../http/client-ip';
+
+/**
+ * Abuse guards of the checkout's write routes, counted in the store so every replica shares them
+ * (sliding-window logs: a burst at a window's edge cannot double the limit). They fail closed: when
+ * the store cannot count, the request is refused (503), never let through uncounted.
+ */
+@Injectable()
+export class RequestLimits {
+  private readonly ipLimit: RateLimit;
+  private readonly cardLimit: RateLimit;
+
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    @Inject(RedisKeys) private readonly keys: RedisKeys,
+    @Inject(ConfigService) config: ConfigService<AppConfig, true>,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
+  ) {
+    const checkout = config.get('checkout', { infer: true });
+    this.ipLimit = checkout.ipRateLimit;
+    this.cardLimit = checkout.cardAttempts;
+  }
+
+  /** One request of this client (`CHECKOUT_IP_RATE_LIMIT`); throws 429 `rate_limited` when over. */
+  async perClientIp(ip: string): Promise<void> {
+    const answer = await this.take('client-ip', clientNetwork(ip), this.ipLimit);
+    if (!answer.granted) {
+      this.refuse('client_ip', answer, 'Too many requests from your network. Please wait a moment and try again.');
+    }
+  }
+
+  /**
+   * One card submission for this reservation that is about to reach the tokenization host
+   * (`CHECKOUT_CARD_ATTEMPTS`, card-testing guard); throws 429 `rate_limited` when over. Call it
+   * after the body is validated: invalid bodies never reach the host and do not count.
+   */
+  async cardAttempt(reservationId: string): Promise<void> {
+    const answer = await this.take('card-attempts', reservationId, this.cardLimit);
+    if (!answer.granted) {
+      this.refuse('card_attempts', answer, 'Too many card attempts for this booking. Please wait before trying again, or contact us.');
+    }
+  }
+
+  private async take(limit: 'client-ip' | 'card-attempts', subject: string, rate: RateLimit): Promise<SlotAnswer> {
+    const keys = this.keys.requestLimit(limit, subject);
+    try {
+      return await this.store.takeSlot({
+        windowKeys: [keys.window],
+        pauseKey: keys.pause,
+        windows: [{ limit: rate.limit, windowMs: rate.windowMs, reserve: 0 }],
+        member: randomUUID(),
+      });
+    } catch (cause) {
+      throw new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause });
+    }
+  }
+
+  private refuse(limit: 'client_ip' | 'card_attempts', answer: SlotAnswer, detail: string): never {
+    this.metrics.requestLimitRefusals.inc({ limit });
+    throw new DomainError('rate_limited', detail, { status: 429, retryAfterSeconds: Math.max(1, Math.ceil(answer.retryAfterMs / 1000)) });
+  }
+}

@@ -1,0 +1,59 @@
+import { DomainError, FieldError } from '../errors/domain-error';
+import { ERROR_CODES, ErrorCode } from '../errors/error-code';
+
+/** What a route answered, as it is replayed. */
+export interface StoredAnswer<T> {
+  status: number;
+  body: T;
+}
+
+/** A final error answer: only what the problem body shows, never the cause (it may quote upstream data). */
+export interface StoredError {
+  code: ErrorCode;
+  detail: string;
+  status: number;
+  errors?: FieldError[];
+}
+
+/** The one value under an Idempotency-Key: claimed and running, then the answer it ended with. */
+export type IdempotencyRecord =
+  | { state: 'running'; fingerprint: string; owner: string }
+  | { state: 'done'; fingerprint: string; answer: StoredAnswer<unknown> }
+  | { state: 'failed'; fingerprint: string; error: StoredError };
+
+/**
+ * An error is a final answer when asking again with the same body would get it again (a decline, a
+ * validation failure). 5xx, 429 and anything that carries Retry-After say "try again": storing them
+ * would answer the client's retry with the same refusal for a day.
+ */
+export function isFinalError(error: unknown): error is DomainError {
+  return error instanceof DomainError && error.status < 500 && error.status !== 429 && error.retryAfterSeconds === undefined;
+}
+
+export function storedError(error: DomainError): StoredError {
+  return { code: error.code, detail: error.detail, status: error.status, ...(error.errors ? { errors: error.errors } : {}) };
+}
+
+export function replayedError(stored: StoredError): DomainError {
+  return new DomainError(stored.code, stored.detail, { status: stored.status, errors: stored.errors });
+}
+
+/** The record, or null when the value is not one (written by something else, or damaged). */
+export function parseRecord(text: string): IdempotencyRecord | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const record = value as Record<string, unknown>;
+  if (typeof record.fingerprint !== 'string') return null;
+  if (record.state === 'running' && typeof record.owner === 'string') return record as IdempotencyRecord;
+  if (record.state === 'done' && typeof record.answer === 'object' && record.answer !== null) return record as IdempotencyRecord;
+  const error = record.error as Partial<StoredError> | undefined;
+  if (record.state === 'failed' && typeof error?.code === 'string' && error.code in ERROR_CODES && typeof error.status === 'number') {
+    return record as IdempotencyRecord;
+  }
+  return null;
+}

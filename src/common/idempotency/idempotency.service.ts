@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { AppConfig } from '../../config/app-config';
+import { MetricsService } from '../../metrics/metrics.service';
+import { KeyValueStore } from '../../redis/key-value-store';
+import { RedisKeys } from '../../redis/redis-keys';
+import { DomainError } from '../errors/domain-error';
+import { BodyFingerprint } from './body-fingerprint';
+import { IdempotencyRecord, StoredAnswer, isFinalError, parseRecord, replayedError, storedError } from './idempotency-record';
+
+export type { StoredAnswer } from './idempotency-record';
+
+export type IdempotentAnswer<T> = StoredAnswer<T> & { replayed: boolean };
+
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
+
+/** How long an answer is kept (SPEC.md §3). */
+export const IDEMPOTENCY_RECORD_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long a claim blocks the key without an answer: longer than any bounded upstream call, short
+ * enough that a replica that died mid-request does not lock the guest out of their key for a day.
+ */
+export const IDEMPOTENCY_RUNNING_TTL_MS = 2 * 60 * 1000;
+
+/** Claim, read, claim again: the record can expire or be released between a failed claim and the read. */
+const CLAIM_ATTEMPTS = 3;
+
+/**
+ * Idempotency-Key handling for write routes, shared by every replica through the store: the first
+ * request with a key claims it and runs; a retry with the same body gets the stored answer without
+ * running again; another body under the key is a 422, and a retry while the first still runs a 409.
+ */
+@Injectable()
+export class Idempotency {
+  private readonly fingerprints: BodyFingerprint;
+  private readonly logger = new Logger('Idempotency');
+
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    @Inject(RedisKeys) private readonly keys: RedisKeys,
+    @Inject(ConfigService) config: ConfigService<AppConfig, true>,
+    @Inject(MetricsService) private readonly metrics: MetricsService,
+  ) {
+    // Configuration lets the secret be absent only in sandbox mode, where only test cards flow.
+    this.fingerprints = new BodyFingerprint(config.get('guesty', { infer: true }).clientSecret ?? '');
+  }
+
+  /**
+   * Runs `work` once per (scope, key): `scope` names the operation and its target, e.g.
+   * `payment-method:<sessionId>`; the part before the first ":" labels the replay metric.
+   */
+  async run<T>(scope: string, idempotencyKey: string | undefined, body: unknown, work: () => Promise<StoredAnswer<T>>): Promise<IdempotentAnswer<T>> {
+    if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+      throw DomainError.validation(
+        [{ field: 'Idempotency-Key', message: 'the Idempotency-Key header is required: 8-128 letters, digits, "-" or "_", one per attempt' }],
+        'The Idempotency-Key header is missing or not valid.',
+      );
+    }
+    const recordKey = this.keys.idempotencyRecord(scope, idempotencyKey);
+    const fingerprint = this.fingerprints.of(body);
+    const claim = JSON.stringify({ state: 'running', fingerprint, owner: randomUUID() } satisfies IdempotencyRecord);
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
+      if (await this.storeCall(() => this.store.set(recordKey, claim, { ifAbsent: true, ttlMs: IDEMPOTENCY_RUNNING_TTL_MS }))) {
+        return this.execute(recordKey, claim, fingerprint, work);
+      }
+      const existing = await this.storeCall(() => this.store.get(recordKey));
+      if (existing !== null) return this.answerFrom<T>(scope, existing, fingerprint);
+    }
+    throw inProgress();
+  }
+
+  private async execute<T>(recordKey: string, claim: string, fingerprint: string, work: () => Promise<StoredAnswer<T>>): Promise<IdempotentAnswer<T>> {
+    let answer: StoredAnswer<T>;
+    try {
+      answer = await work();
+    } catch (error) {
+      if (isFinalError(error)) {
+        await this.keep(recordKey, { state: 'failed', fingerprint, error: storedError(error) });
+      } else {
+        // Nothing final was answered: free the key so the client's retry with it runs again.
+        await this.store.deleteIfEquals(recordKey, claim).catch((cause: unknown) => {
+          this.logger.warn({ err: cause }, 'could not release an Idempotency-Key claim; it expires on its own');
+        });
+      }
+      throw error;
+    }
+    await this.keep(recordKey, { state: 'done', fingerprint, answer });
+    return { ...answer, replayed: false };
+  }
+
+  /**
+   * The work has run, so its answer goes to the client even when it cannot be stored; the claim
+   * then keeps retries away until it expires.
+   */
+  private async keep(recordKey: string, record: IdempotencyRecord): Promise<void> {
+    try {
+      await this.store.set(recordKey, JSON.stringify(record), { ttlMs: IDEMPOTENCY_RECORD_TTL_MS });
+    } catch (cause) {
+      this.logger.warn({ err: cause }, 'could not store the answer of an Idempotency-Key; a retry after the claim expires runs again');
+    }
+  }
+
+  private answerFrom<T>(scope: string, text: string, fingerprint: string): IdempotentAnswer<T> {
+    const record = parseRecord(text);
+    if (!record) throw new Error('an Idempotency-Key record in the store is not readable');
+    if (record.fingerprint !== fingerprint) {
+      throw new DomainError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.');
+    }
+    if (record.state === 'running') throw inProgress();
+    this.metrics.idempotentReplays.inc({ scope: scope.split(':', 1)[0] });
+    if (record.state === 'failed') throw replayedError(record.error);
+    return { ...(record.answer as StoredAnswer<T>), replayed: true };
+  }
+
+  /** Without the record there is no protection against a second run: refuse rather than run. */
+  private async storeCall<R>(call: () => Promise<R>): Promise<R> {
+    try {
+      return await call();
+    } catch (cause) {
+      throw new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause });
+    }
+  }
+}
+
+function inProgress(): DomainError {
+  return new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', { retryAfterSeconds: 1 });
+}
