@@ -1,6 +1,7 @@
 import { startSandbox } from '../../src/sandbox/start-sandbox';
 import { RunningSandbox, SandboxOptions, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../src/sandbox/types';
 import { ManualClock } from './manual-clock';
+import { freePort } from './redis-server';
 import { startTestApp, TestApp } from './test-app';
 import { testConfig, testKeyPrefix } from './test-config';
 
@@ -33,9 +34,14 @@ export async function startSandboxedApps(
     REDIS_KEY_PREFIX: testKeyPrefix(),
     ...options.env,
   };
+  // The first replica's address is the public one: 3-D Secure return URLs point at it.
+  const firstPort = await freePort();
+  env.PUBLIC_BASE_URL ??= `http://127.0.0.1:${firstPort}`;
   const clocks = Array.from({ length: count }, () => new ManualClock());
   const apps: TestApp[] = [];
-  for (const clock of clocks) apps.push(await startTestApp({}, { config: testConfig(env), clock }));
+  for (const [index, clock] of clocks.entries()) {
+    apps.push(await startTestApp({}, { config: testConfig({ ...env, PORT: index === 0 ? String(firstPort) : '0' }), clock }));
+  }
   return {
     sandbox,
     apps,

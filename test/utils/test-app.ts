@@ -25,7 +25,7 @@ export async function startTestApp(
   const config = options.config ?? testConfig(env);
   const logs = new LogCapture();
   const { app } = await createApp(config, { logDestination: logs, extraModules: options.extraModules, clock: options.clock });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: config.http.port, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const redis = config.redis.url ? new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 }) : undefined;

@@ -2,10 +2,12 @@ import { FastifyInstance } from 'fastify';
 import { Logger } from 'pino';
 import { ShutdownState } from '../../health/shutdown-state';
 import { MetricsService } from '../../metrics/metrics.service';
+import { PROBLEM_CONTENT_TYPE, problemDetails } from '../errors/problem-details';
 import { requestContext } from '../logging/request-context';
 
 const QUIET_PATHS = /^\/(health\/|metrics$)/;
 const NO_STORE_PATHS = /^\/(checkout|admin)(\/|$)/;
+const FORM_PATHS = /^\/checkout\/3ds\//;
 
 /**
  * Per-request plumbing at the Fastify level, where it sees every request (unknown routes and
@@ -17,6 +19,19 @@ export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metri
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
     requestContext.run({ requestId: request.id }, done);
+  });
+
+  // Nest parses forms too; they are accepted only where an issuer's 3-D Secure page may post back.
+  fastify.addHook('preValidation', (request, reply, done) => {
+    const form = String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+    if (form && !FORM_PATHS.test(request.url)) {
+      void reply
+        .status(415)
+        .header('Content-Type', PROBLEM_CONTENT_TYPE)
+        .send(problemDetails('unsupported_media_type', 'Send the body as application/json.', String(request.id)));
+      return;
+    }
+    done();
   });
 
   fastify.addHook('onSend', (request, reply, payload, done) => {

@@ -1,0 +1,58 @@
+/** Statuses of SPEC.md §3; `expired` sessions are gone from the store (their TTL ended). */
+export type CheckoutStatus = 'requires_payment_method' | 'requires_action' | 'succeeded' | 'failed';
+
+export interface PaymentMethodSummary {
+  id: string;
+  last4: string;
+  brand?: string;
+}
+
+/** The card attempt waiting for 3-D Secure; kept server-side only. */
+export interface PendingAttempt {
+  id: string;
+  tokenId: string;
+  paymentProviderId: string;
+  last4: string;
+  brand?: string;
+}
+
+/** What Redis holds for a session: never a card number, CVC or expiry. */
+export interface CheckoutSession {
+  id: string;
+  status: CheckoutStatus;
+  reservationId: string;
+  listingId: string;
+  guestId: string;
+  paymentProviderId: string;
+  amount: number;
+  currency: string;
+  createdAt: number;
+  expiresAt: number;
+  nextAction?: { type: 'redirect'; redirectUrl: string };
+  paymentMethod?: PaymentMethodSummary;
+  lastError?: { code: string; message: string };
+  pendingAttempt?: PendingAttempt;
+  /** The provider the attached card was tokenized under, for the payment diagnostics. */
+  tokenizedUnder?: string;
+}
+
+/** The session as the website sees it (SPEC.md §3): no guest id, no pending attempt. */
+export type CheckoutSessionView = Omit<CheckoutSession, 'guestId' | 'createdAt' | 'expiresAt' | 'pendingAttempt' | 'tokenizedUnder'> & {
+  expiresAt: string;
+};
+
+export function toView(session: CheckoutSession): CheckoutSessionView {
+  return {
+    id: session.id,
+    status: session.status,
+    reservationId: session.reservationId,
+    listingId: session.listingId,
+    paymentProviderId: session.paymentProviderId,
+    amount: session.amount,
+    currency: session.currency,
+    expiresAt: new Date(session.expiresAt).toISOString(),
+    ...(session.nextAction ? { nextAction: session.nextAction } : {}),
+    ...(session.paymentMethod ? { paymentMethod: session.paymentMethod } : {}),
+    ...(session.lastError ? { lastError: session.lastError } : {}),
+  };
+}

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Clock } from '../common/clock';
+import { DomainError } from '../common/errors/domain-error';
+import { AppConfig } from '../config/app-config';
+import { GuestyClient } from '../guesty/guesty-client';
+import { PaymentProviders } from '../payments/payment-providers';
+import { CheckoutSession, CheckoutSessionView, toView } from './checkout-session';
+import { CheckoutSessionsStore } from './checkout-sessions.store';
+
+// One answer for an unknown reservation and a wrong email: a session must not reveal which it was.
+const NOT_FOUND = 'No reservation matches this id and email.';
+
+@Injectable()
+export class CheckoutSessions {
+  constructor(
+    private readonly guesty: GuestyClient,
+    private readonly providers: PaymentProviders,
+    private readonly sessions: CheckoutSessionsStore,
+    private readonly config: ConfigService<AppConfig, true>,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(reservationId: string, email: string): Promise<CheckoutSessionView> {
+    const reservation = await this.guesty.getReservation(reservationId);
+    const guestEmail = reservation?.guest?.email?.trim().toLowerCase();
+    if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
+      throw new DomainError('reservation_not_found', NOT_FOUND);
+    }
+    const amount = reservation.money?.balanceDue;
+    const currency = reservation.money?.currency;
+    if (typeof amount !== 'number' || !currency) {
+      throw new DomainError('upstream_error', 'The reservation has no balance to pay in a known currency.');
+    }
+    if (amount <= 0) throw new DomainError('invalid_state', 'This reservation has nothing left to pay.');
+    const provider = await this.providers.forListing(reservation.listingId);
+    if (!provider || provider.status !== 'ACTIVE') {
+      throw new DomainError('payment_account_unavailable', 'Card payments are not available for this property right now; please try again later.');
+    }
+    const now = this.clock.now();
+    const session: CheckoutSession = {
+      id: this.sessions.newId(),
+      status: 'requires_payment_method',
+      reservationId: reservation._id,
+      listingId: reservation.listingId,
+      guestId: reservation.guestId,
+      paymentProviderId: provider.paymentProviderId,
+      amount,
+      currency,
+      createdAt: now,
+      expiresAt: now + this.config.get('checkout', { infer: true }).sessionTtlSeconds * 1000,
+    };
+    await this.sessions.save(session);
+    return toView(session);
+  }
+
+  async get(id: string): Promise<CheckoutSessionView> {
+    return toView(await this.sessions.require(id));
+  }
+}

@@ -1,0 +1,66 @@
+import { Controller, Get, Param, Post, Query, Redirect } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ConfigService } from '@nestjs/config';
+import { AppConfig } from '../config/app-config';
+import { CardPayments, ThreeDsOutcome } from './card-payments.service';
+
+/**
+ * Where the issuer sends the browser after 3-D Secure. Both outcomes answer 303 to the configured
+ * CHECKOUT_RETURN_URL and nowhere else, whatever the request carries. The state is read as a
+ * plain query value, not a whitelisted DTO: an issuer that adds its own parameters must still
+ * bring the guest back to the site, never to an error page.
+ */
+@ApiTags('checkout')
+@Controller('checkout/3ds/:id')
+export class ThreeDsController {
+  constructor(
+    private readonly cards: CardPayments,
+    private readonly config: ConfigService<AppConfig, true>,
+  ) {}
+
+  @Get('success')
+  @Redirect(undefined, 303)
+  @ApiOperation({ summary: '3-D Secure success return: attaches the payment method once, then 303 to the site' })
+  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed' })
+  @ApiQuery({ name: 'state', required: false, description: 'the one-time state of the attempt' })
+  success(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
+    return this.finish(id, 'success', state);
+  }
+
+  @Get('failure')
+  @Redirect(undefined, 303)
+  @ApiOperation({ summary: '3-D Secure failure return: records it, then 303 to the site' })
+  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=failed' })
+  @ApiQuery({ name: 'state', required: false, description: 'the one-time state of the attempt' })
+  failure(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
+    return this.finish(id, 'failure', state);
+  }
+
+  // Some issuers post the browser back (a form); the state still travels in the query.
+  @Post('success')
+  @Redirect(undefined, 303)
+  @ApiOperation({ summary: 'The same success return, posted by the issuer page' })
+  @ApiQuery({ name: 'state', required: false })
+  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed' })
+  successPosted(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
+    return this.finish(id, 'success', state);
+  }
+
+  @Post('failure')
+  @Redirect(undefined, 303)
+  @ApiOperation({ summary: 'The same failure return, posted by the issuer page' })
+  @ApiQuery({ name: 'state', required: false })
+  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=failed' })
+  failurePosted(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
+    return this.finish(id, 'failure', state);
+  }
+
+  private async finish(id: string, outcome: ThreeDsOutcome, state: unknown): Promise<{ url: string }> {
+    const given = typeof state === 'string' ? state : undefined;
+    const status = await this.cards.completeThreeDs(id, outcome, given).catch(() => 'failed' as const);
+    const url = new URL(this.config.get('checkout', { infer: true }).returnUrl);
+    url.searchParams.set('session', id.slice(0, 64));
+    url.searchParams.set('status', status);
+    return { url: url.toString() };
+  }
+}

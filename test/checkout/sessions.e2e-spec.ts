@@ -1,0 +1,83 @@
+import { checkoutClient, freshReservation, upstreamRequests } from '../utils/checkout-client';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+
+describe('checkout sessions', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(2, { env: { CHECKOUT_SESSION_TTL_SECONDS: '600' } });
+  });
+
+  afterAll(() => world.close());
+
+  const site = (index = 0) => checkoutClient(world.apps[index].url);
+
+  it('creates a session from the reservation, with amount and currency from its balance, readable on every replica', async () => {
+    const reservation = freshReservation(world, 321.5);
+    const created = await site(0).createSession(reservation.reservationId, `  ${reservation.guestEmail.toUpperCase()} `).expect(201);
+    expect(created.body).toEqual({
+      id: expect.stringMatching(/^cs_[A-Za-z0-9_-]{32}$/),
+      status: 'requires_payment_method',
+      reservationId: reservation.reservationId,
+      listingId: 'lst-seaside',
+      paymentProviderId: 'pp-seaside',
+      amount: 321.5,
+      currency: 'USD',
+      expiresAt: expect.any(String),
+    });
+    const elsewhere = await site(1).getSession(created.body.id).expect(200);
+    expect(elsewhere.body).toEqual(created.body);
+    expect(created.headers['cache-control']).toBe('no-store');
+  });
+
+  it('ignores an amount or currency sent by the browser', async () => {
+    const reservation = freshReservation(world, 99);
+    const res = await site(0)
+      .createSession(reservation.reservationId, reservation.guestEmail)
+      .send({ reservationId: reservation.reservationId, email: reservation.guestEmail, amount: 1, currency: 'XXX' });
+    expect(res.status).toBe(400);
+    expect((res.body.errors as { field: string }[]).map((e) => e.field).sort()).toEqual(['amount', 'currency']);
+  });
+
+  it('answers a wrong email exactly as an unknown reservation (no enumeration)', async () => {
+    const reservation = freshReservation(world);
+    const wrongEmail = await site(0).createSession(reservation.reservationId, 'someone-else@example.com').expect(404);
+    const unknown = await site(0).createSession('res-does-not-exist', 'someone-else@example.com').expect(404);
+    const strip = (body: Record<string, unknown>) => ({ ...body, requestId: undefined });
+    expect(strip(wrongEmail.body)).toEqual(strip(unknown.body));
+    expect(wrongEmail.body.code).toBe('reservation_not_found');
+  });
+
+  it('answers 404 for an unknown or malformed session id without asking the upstream', async () => {
+    const before = upstreamRequests(world);
+    await site(0).getSession('cs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA').expect(404);
+    const malformed = await site(0).getSession('../../etc').expect(404);
+    expect(malformed.body.code).toMatch(/not_found/);
+    expect(upstreamRequests(world)).toBe(before);
+  });
+
+  it('refuses a reservation with nothing left to pay', async () => {
+    const res = await site(0).createSession('res-paid', 'paula@example.com').expect(409);
+    expect(res.body.code).toBe('invalid_state');
+  });
+
+  it('refuses a listing whose payment provider is inactive with a clear problem', async () => {
+    const res = await site(0).createSession('res-closed', 'liam@example.com');
+    expect(res.status).toBe(502);
+    expect(res.body.code).toBe('payment_account_unavailable');
+  });
+
+  it('forgets the session once its TTL has passed', async () => {
+    const reservation = freshReservation(world);
+    const created = await site(0).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+    for (const clock of world.clocks) clock.advance(601_000);
+    try {
+      await site(1).getSession(created.body.id).expect(404);
+      const submit = await site(0).submit(created.body.id, { token: 'tok_whatever' });
+      expect(submit.status).toBe(404);
+      expect(submit.body.code).toBe('session_not_found');
+    } finally {
+      for (const clock of world.clocks) clock.advance(-601_000);
+    }
+  });
+});

@@ -1,0 +1,65 @@
+import { cardBody, checkoutClient, freshReservation, upstreamRequests } from '../utils/checkout-client';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+
+const year = new Date().getUTCFullYear();
+
+const CASES: { name: string; body: unknown; field: string }[] = [
+  { name: 'a number failing the Luhn check', body: cardBody('4242424242424241'), field: 'card.number' },
+  { name: 'a number with letters', body: cardBody('4242abcd42424242'), field: 'card.number' },
+  { name: 'a number too short', body: cardBody('424242424242'), field: 'card.number' },
+  { name: 'a number sent as a JSON number', body: cardBody(4242424242424242 as unknown as string), field: 'card.number' },
+  { name: 'a one-digit month', body: cardBody(undefined, { card: { exp_month: '1' } }), field: 'card.exp_month' },
+  { name: 'month 13', body: cardBody(undefined, { card: { exp_month: '13' } }), field: 'card.exp_month' },
+  { name: 'a two-digit year', body: cardBody(undefined, { card: { exp_year: '30' } }), field: 'card.exp_year' },
+  { name: 'an expired year', body: cardBody(undefined, { card: { exp_year: String(year - 1) } }), field: 'card.exp_year' },
+  { name: 'a two-digit CVC', body: cardBody(undefined, { card: { cvc: '12' } }), field: 'card.cvc' },
+  { name: 'a four-digit CVC', body: cardBody(undefined, { card: { cvc: '1234' } }), field: 'card.cvc' },
+  { name: 'an empty cardholder name', body: cardBody(undefined, { billing: { name: '' } }), field: 'billing_details.name' },
+  { name: 'line1 over 50 characters', body: cardBody(undefined, { address: { line1: 'x'.repeat(51) } }), field: 'billing_details.address.line1' },
+  { name: 'city over 50 characters', body: cardBody(undefined, { address: { city: 'x'.repeat(51) } }), field: 'billing_details.address.city' },
+  { name: 'postal code over 20 characters', body: cardBody(undefined, { address: { postal_code: '1'.repeat(21) } }), field: 'billing_details.address.postal_code' },
+  { name: 'a three-letter country', body: cardBody(undefined, { address: { country: 'USA' } }), field: 'billing_details.address.country' },
+  { name: 'an unknown country code', body: cardBody(undefined, { address: { country: 'XX' } }), field: 'billing_details.address.country' },
+  { name: 'an unknown card field', body: cardBody(undefined, { card: { pin: '0000' } }), field: 'card.pin' },
+  { name: 'an unknown top-level field', body: { ...cardBody(), amount: 1 }, field: 'amount' },
+  { name: 'a card without billing details', body: { card: cardBody().card }, field: 'billing_details' },
+  { name: 'a token and a card together', body: { ...cardBody(), token: 'tok_1' }, field: 'token' },
+  { name: 'an empty body', body: {}, field: 'card' },
+];
+
+describe('card submission validation: clear field errors, nothing sent upstream, nothing changed', () => {
+  let world: SandboxedApps;
+  let sessionId: string;
+  let sessionBefore: unknown;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1);
+    const reservation = freshReservation(world);
+    const site = checkoutClient(world.apps[0].url);
+    sessionId = (await site.createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
+    sessionBefore = (await site.getSession(sessionId)).body;
+  });
+
+  afterAll(() => world.close());
+
+  it.each(CASES)('refuses $name', async ({ body, field }) => {
+    const site = checkoutClient(world.apps[0].url);
+    const before = upstreamRequests(world);
+    const keysBefore = (await world.apps[0].redisKeys()).sort();
+    const res = await site.submit(sessionId, body);
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body.code).toBe('validation_failed');
+    expect((res.body.errors as { field: string }[]).map((error) => error.field)).toContain(field);
+    expect(JSON.stringify(res.body)).not.toMatch(/4242424242424241|4242abcd|0000/);
+    expect(upstreamRequests(world)).toBe(before);
+    expect((await world.apps[0].redisKeys()).sort()).toEqual(keysBefore);
+    expect((await site.getSession(sessionId)).body).toEqual(sessionBefore);
+  });
+
+  it('refuses a form-encoded body on a JSON route with 415', async () => {
+    const res = await checkoutClient(world.apps[0].url).submit(sessionId, 'card=1').set('Content-Type', 'application/x-www-form-urlencoded');
+    expect(res.status).toBe(415);
+    expect(res.body.code).toBe('unsupported_media_type');
+  });
+});

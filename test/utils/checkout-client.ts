@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { SandboxedApps } from './sandboxed-apps';
+
+export const CARDS = {
+  noThreeDs: '4242424242424242',
+  threeDs: '4000000000003220',
+  declined: '4000000000000002',
+  accountFaulty: '4000000000000119',
+  processorError: '4000000000000341',
+} as const;
+
+export const CVC = '737';
+
+export function cardBody(number: string = CARDS.noThreeDs, overrides: { card?: Record<string, unknown>; billing?: Record<string, unknown>; address?: Record<string, unknown> } = {}) {
+  return {
+    card: { number, exp_month: '12', exp_year: String(new Date().getUTCFullYear() + 3), cvc: CVC, ...overrides.card },
+    billing_details: {
+      name: 'Olivia Guest',
+      address: { line1: '1 Ocean Drive', city: 'Miami Beach', postal_code: '33139', country: 'US', ...overrides.address },
+      ...overrides.billing,
+    },
+  };
+}
+
+/** The website's side of the checkout, against one replica. */
+export function checkoutClient(url: string) {
+  return {
+    createSession: (reservationId: string, email: string) => request(url).post('/checkout/sessions').send({ reservationId, email }),
+    getSession: (id: string) => request(url).get(`/checkout/sessions/${id}`),
+    submit: (id: string, body: unknown, key: string = randomUUID()) =>
+      request(url).post(`/checkout/sessions/${id}/payment-method`).set('Idempotency-Key', key).send(body as object),
+  };
+}
+
+/** A fresh reservation at the sandbox, so a test's payments never meet another test's. */
+export function freshReservation(world: SandboxedApps, balanceDue = 500, listingId = 'lst-seaside', currency = 'USD') {
+  const guestEmail = `guest-${randomUUID().slice(0, 8)}@example.com`;
+  const created = world.sandbox.control.createReservation({ listingId, guestEmail, balanceDue, currency });
+  return { ...created, guestEmail };
+}
+
+/** Every request the sandbox has seen, for "nothing was sent upstream" checks. */
+export function upstreamRequests(world: SandboxedApps): number {
+  return world.sandbox.control.requestLog.length;
+}
