@@ -3,6 +3,7 @@
  * upstream latency) with several service instances on one real Redis (REDIS_URL or
  * 127.0.0.1:6379), and prints a table per scenario.
  */
+import { checkouts } from './checkouts';
 import { coldStart } from './cold-start';
 
 async function main(): Promise<void> {
@@ -12,7 +13,9 @@ async function main(): Promise<void> {
     return index >= 0 ? Number(args[index + 1]) : fallback;
   };
   process.stdout.write(`booking checkout service benchmark — node ${process.version}, ${new Date().toISOString()}\n\n`);
-  await coldStart({ instances: number('--instances', 3), concurrency: number('--concurrency', 100) });
+  const instances = number('--instances', 3);
+  await coldStart({ instances, concurrency: number('--concurrency', 100) });
+  await checkouts({ instances, concurrency: number('--checkouts', 50) });
 }
 
 main().then(
