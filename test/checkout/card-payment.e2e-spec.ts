@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CARDS, cardBody, checkoutClient, CVC, freshReservation } from '../utils/checkout-client';
+import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 describe('paying with a card', () => {
@@ -113,12 +114,11 @@ describe('paying with a card', () => {
       const key = randomUUID();
       world.sandbox.control.setRouteDelay('tokenize', 600);
       try {
+        // The first request holds the key once its running marker is in Redis (tokenization is held 600 ms).
+        const known = new Set(await world.apps[0].redisKeys());
         const first = site(0).submit(sessionId, cardBody(), key);
         const firstDone = first.then((res) => res);
-        await new Promise<void>((resolve) => {
-          const check = () => ((world.sandbox.control.counters.requests.tokenize ?? 0) > 0 && world.sandbox.control.requestLog.at(-1)?.route === 'tokenize' ? resolve() : setTimeout(check, 5));
-          check();
-        });
+        await waitUntil(async () => (await world.apps[0].redisKeys()).some((k) => k.includes('idempotency') && !known.has(k)), 3000, 'the running marker');
         const second = await site(1).submit(sessionId, cardBody(), key);
         expect(second.status).toBe(409);
         expect(second.body.code).toBe('idempotency_in_progress');
