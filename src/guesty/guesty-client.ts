@@ -90,6 +90,21 @@ export class GuestyClient {
     return this.expect(answer, 'attachPaymentMethod') as UpstreamPaymentMethod;
   }
 
+  /**
+   * The guest's methods attached to this reservation. Always with `reservationId`: without it the
+   * upstream may answer an empty list even though a method exists (UPSTREAM.md).
+   */
+  async listPaymentMethods(guestId: string, reservationId: string, priority: Priority = 'checkout'): Promise<UpstreamPaymentMethod[]> {
+    const answer = await this.openApi({
+      operation: 'listPaymentMethods', kind: 'read', priority, method: 'GET',
+      path: `/guests/${enc(guestId)}/payment-methods`, query: { reservationId },
+    });
+    if (answer.status === 404) return [];
+    const data = this.expect(answer, 'listPaymentMethods') as UpstreamPaymentMethod[] | { results?: UpstreamPaymentMethod[] };
+    // The reference shows a bare array; a paged {results} answer is read the same way.
+    return Array.isArray(data) ? data : (data?.results ?? []);
+  }
+
   /** Through the current endpoint, or the deprecated one when configured (which takes no realizationDates). */
   async addInvoiceItem(reservationId: string, item: InvoiceItemRequest): Promise<UpstreamInvoiceItem> {
     const deprecated = this.config.get('guesty', { infer: true }).invoiceItemsEndpoint === 'deprecated';

@@ -107,6 +107,7 @@ export interface UpstreamPaymentMethod {
   reservationId?: string;
   card?: { brand?: string; last4?: string };
   status?: string;
+  createdAt?: string;
 }
 
 export interface InvoiceItemRequest {

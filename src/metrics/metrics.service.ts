@@ -56,6 +56,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly paymentDiagnoses = new Counter({
+    name: 'payment_diagnoses_total',
+    help: 'Payment diagnostics answered (checkout payment-status and admin), by diagnosis code',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

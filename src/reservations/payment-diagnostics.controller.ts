@@ -1,0 +1,27 @@
+import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminKeyGuard } from '../common/admin/admin-key.guard';
+import { ApiProblems } from '../common/http/api-problems.decorator';
+import { PaymentDiagnosisResponse } from './dto/payment-diagnosis.view';
+import { PaymentDiagnosis } from './payment-diagnosis';
+import { PaymentDiagnostics } from './payment-diagnostics.service';
+
+@ApiTags('admin')
+@ApiBearerAuth('admin')
+@Controller('admin/reservations')
+@UseGuards(AdminKeyGuard)
+export class PaymentDiagnosticsController {
+  constructor(private readonly diagnostics: PaymentDiagnostics) {}
+
+  @Get(':reservationId/payment-diagnostics')
+  @ApiOperation({
+    summary: 'The money.payments diagnostics of any reservation (ADMIN_API_KEY as bearer)',
+    description: 'Paid, provider mismatch, processor error, attached and waiting, or never attached; with a message saying what to do.',
+  })
+  @ApiOkResponse({ type: PaymentDiagnosisResponse })
+  @ApiProblems(401, 404, 502, 503)
+  diagnose(@Param('reservationId') reservationId: string): Promise<PaymentDiagnosis> {
+    // Operator reads yield the shared upstream budget to guests' checkouts.
+    return this.diagnostics.forReservation(reservationId, {}, 'background');
+  }
+}

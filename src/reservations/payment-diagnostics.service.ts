@@ -1,0 +1,98 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error';
+import { GuestyClient, Priority } from '../guesty/guesty-client';
+import { UpstreamPaymentMethod, UpstreamReservation } from '../guesty/guesty.types';
+import { sleep } from '../guesty/retry-policy';
+import { MetricsService } from '../metrics/metrics.service';
+import { PaymentProviders } from '../payments/payment-providers';
+import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
+import {
+  Money,
+  Verdict,
+  attachedVerdict,
+  currentMethod,
+  latestFailedPayment,
+  latestPaymentFor,
+  notAttachedVerdict,
+  paidVerdict,
+  paymentVerdict,
+  processorErrorVerdict,
+  providerMismatchVerdict,
+  safePayments,
+} from './payment-verdicts';
+
+const RESERVATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+// A new payment shows in money.payments only after a moment: 3 re-reads, 2.5 s of waiting in all.
+const RE_READ_DELAYS_MS = [250, 750, 1_500];
+
+/**
+ * Why a reservation is (not) paid, from its money.payments (SPEC.md §3, seed §7): paid; a card
+ * tokenized under another processor account than the listing's; a processor or issuer refusal;
+ * a card attached whose payment is still to show; or no card at all.
+ */
+@Injectable()
+export class PaymentDiagnostics {
+  private readonly logger = new Logger('PaymentDiagnostics');
+
+  constructor(
+    private readonly guesty: GuestyClient,
+    private readonly providers: PaymentProviders,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async forReservation(reservationId: string, known: KnownPaymentFacts = {}, priority: Priority = 'checkout'): Promise<PaymentDiagnosis> {
+    const answer = await this.diagnose(reservationId, known, priority);
+    this.metrics.paymentDiagnoses.inc({ code: answer.diagnosis.code });
+    this.logger.log({ reservationId, state: answer.state, code: answer.diagnosis.code }, 'payment diagnosis');
+    return answer;
+  }
+
+  private async diagnose(reservationId: string, known: KnownPaymentFacts, priority: Priority): Promise<PaymentDiagnosis> {
+    const reservation = await this.read(reservationId, priority);
+    if (!reservation) throw new DomainError('reservation_not_found', 'No reservation has this id.');
+    let money: Money = reservation.money ?? {};
+    const paid = paidVerdict(money);
+    if (paid) return this.answer(paid, money, [], known);
+
+    const methods = await this.guesty.listPaymentMethods(reservation.guestId, reservation._id, priority);
+    const method = currentMethod(methods, known);
+    if (!method) {
+      const failed = latestFailedPayment(money.payments ?? []);
+      return this.answer(failed ? processorErrorVerdict(failed) : notAttachedVerdict(), money, methods, known);
+    }
+    const settled = paymentVerdict(latestPaymentFor(money.payments ?? [], method.id));
+    if (settled) return this.answer(settled, money, methods, known);
+
+    const listingId = reservation.listingId ?? known.listingId;
+    const listingProvider = await this.listingProvider(listingId, money);
+    const tokenizedUnder = method.paymentProviderId;
+    if (tokenizedUnder && listingProvider && tokenizedUnder !== listingProvider) {
+      return this.answer(providerMismatchVerdict({ ...method, paymentProviderId: tokenizedUnder }, listingProvider, listingId), money, methods, known);
+    }
+    for (const delay of RE_READ_DELAYS_MS) {
+      await sleep(delay);
+      // A failed re-read ends the waiting: the answer is then what the earlier reads showed.
+      const again = await this.read(reservationId, priority).catch(() => null);
+      if (!again) break;
+      money = again.money ?? {};
+      const verdict = paidVerdict(money) ?? paymentVerdict(latestPaymentFor(money.payments ?? [], method.id));
+      if (verdict) return this.answer(verdict, money, methods, known);
+    }
+    return this.answer(attachedVerdict(method, listingProvider), money, methods, known);
+  }
+
+  private read(reservationId: string, priority: Priority): Promise<UpstreamReservation | null> {
+    // Malformed ids are unknown ones, answered without spending an upstream call.
+    return RESERVATION_ID.test(reservationId) ? this.guesty.getReservation(reservationId, priority) : Promise.resolve(null);
+  }
+
+  /** Read fresh: a stale provider cache is one way a mismatch happens. The reservation's own when none is active. */
+  private async listingProvider(listingId: string, money: Money): Promise<string | undefined> {
+    const provider = await this.providers.forListing(listingId, { fresh: true });
+    return provider?.paymentProviderId ?? money.paymentProviderIds?.[0];
+  }
+
+  private answer(verdict: Verdict, money: Money, methods: UpstreamPaymentMethod[], known: KnownPaymentFacts): PaymentDiagnosis {
+    return { ...verdict, payments: safePayments(money.payments ?? [], methods, known) };
+  }
+}

@@ -1,0 +1,143 @@
+import request from 'supertest';
+import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+
+const ADMIN_API_KEY = 'diagnostics-admin-key-0123456789';
+const SAFE_KEYS = ['amount', 'createdAt', 'currency', 'id', 'paymentProviderId', 'status'];
+// A new payment shows in money.payments only this long after the attach (eventual consistency).
+const VISIBILITY_DELAY_MS = 800;
+
+describe('money.payments diagnostics', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, { env: { ADMIN_API_KEY }, sandbox: { paymentVisibilityDelayMs: VISIBILITY_DELAY_MS } });
+  });
+
+  afterAll(() => world.close());
+
+  const site = () => checkoutClient(world.apps[0].url);
+  const admin = (reservationId: string) =>
+    request(world.apps[0].url).get(`/admin/reservations/${reservationId}/payment-diagnostics`).set('Authorization', `Bearer ${ADMIN_API_KEY}`);
+  const paymentStatus = (sessionId: string) => request(world.apps[0].url).get(`/checkout/sessions/${sessionId}/payment-status`);
+  const reservationReads = () => world.sandbox.control.counters.requests.reservation ?? 0;
+
+  /** A fresh reservation, a session for it, and a card submitted: the attach has just happened. */
+  async function pay(card: string, listingId = 'lst-seaside', currency = 'USD') {
+    const reservation = freshReservation(world, 300, listingId, currency);
+    const created = await site().createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+    const sessionId = created.body.id as string;
+    await site().submit(sessionId, cardBody(card)).expect(200);
+    return { ...reservation, sessionId };
+  }
+
+  function expectSafePayments(body: { payments: Record<string, unknown>[] }, keys: string[]): void {
+    for (const payment of body.payments) expect(Object.keys(payment).sort()).toEqual(keys);
+    const text = JSON.stringify(body);
+    expect(text).not.toMatch(/apiKey|sk_sandbox|attempts|guestId|decline_code/);
+  }
+
+  describe('each fixture, through the admin route', () => {
+    it('res-paid: paid and ok', async () => {
+      const res = await admin('res-paid').expect(200);
+      expect(res.body).toMatchObject({ state: 'paid', diagnosis: { code: 'ok', message: expect.stringContaining('638 EUR') } });
+      expect(res.body.payments).toEqual([
+        { id: 'pay_paula', status: 'SUCCEEDED', amount: 638, currency: 'EUR', createdAt: expect.any(String), paymentProviderId: 'pp-city' },
+      ]);
+      expectSafePayments(res.body, SAFE_KEYS);
+    });
+
+    it('res-mismatch: a card tokenized under another provider than the listing, both named', async () => {
+      const res = await admin('res-mismatch').expect(200);
+      expect(res.body).toMatchObject({ state: 'missing', diagnosis: { code: 'provider_mismatch' }, payments: [] });
+      expect(res.body.diagnosis.message).toMatch(/tokenized under payment provider pp-city, but listing lst-seaside is paid through pp-seaside/);
+      expect(res.body.diagnosis.message).toMatch(/enter the card again/);
+    });
+
+    it("res-failed: a processor error with the issuer's message", async () => {
+      const res = await admin('res-failed').expect(200);
+      expect(res.body).toMatchObject({ state: 'missing', diagnosis: { code: 'processor_error' } });
+      expect(res.body.diagnosis.message).toContain('Your card has insufficient funds.');
+      expect(res.body.payments).toEqual([expect.objectContaining({ status: 'FAILED', last4: '0341', paymentProviderId: 'pp-mountain' })]);
+      expectSafePayments(res.body, [...SAFE_KEYS, 'last4'].sort());
+    });
+
+    it('res-unpaid: nothing ever attached', async () => {
+      const res = await admin('res-unpaid').expect(200);
+      expect(res.body).toMatchObject({ state: 'missing', diagnosis: { code: 'not_attached' }, payments: [] });
+    });
+
+    it('answers 404 reservation_not_found for an unknown reservation', async () => {
+      const res = await admin('res-nobody').expect(404);
+      expect(res.body.code).toBe('reservation_not_found');
+    });
+  });
+
+  describe('a session, through the checkout route', () => {
+    it('paid and ok after card 4242', async () => {
+      const { sessionId } = await pay(CARDS.noThreeDs);
+      world.sandbox.control.advanceClock(VISIBILITY_DELAY_MS);
+      const res = await paymentStatus(sessionId).expect(200);
+      expect(res.body).toMatchObject({ state: 'paid', diagnosis: { code: 'ok' } });
+      expect(res.body.payments).toEqual([expect.objectContaining({ status: 'SUCCEEDED', amount: 300, currency: 'USD', last4: '4242', paymentProviderId: 'pp-seaside' })]);
+      expectSafePayments(res.body, [...SAFE_KEYS, 'last4'].sort());
+    });
+
+    it('a processor error after the insufficient-funds card', async () => {
+      const { sessionId } = await pay(CARDS.processorError);
+      world.sandbox.control.advanceClock(VISIBILITY_DELAY_MS);
+      const res = await paymentStatus(sessionId).expect(200);
+      expect(res.body).toMatchObject({ state: 'missing', diagnosis: { code: 'processor_error' } });
+      expect(res.body.diagnosis.message).toContain('Your card has insufficient funds.');
+      expect(res.body.diagnosis.message).toContain('0341');
+      expectSafePayments(res.body, [...SAFE_KEYS, 'last4'].sort());
+    });
+
+    it('waits for a payment that shows only after a moment, re-reading the reservation', async () => {
+      const { sessionId } = await pay(CARDS.noThreeDs);
+      const before = reservationReads();
+      const res = await paymentStatus(sessionId).expect(200);
+      expect(res.body).toMatchObject({ state: 'paid', diagnosis: { code: 'ok' } });
+      expect(reservationReads() - before).toBeGreaterThan(1);
+    });
+
+    it('a provider mismatch when the listing changed provider while the service cached the old one', async () => {
+      const reservation = freshReservation(world, 300, 'lst-city', 'EUR');
+      // The session reads the listing's provider through the cache (pp-city) ...
+      const created = await site().createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+      expect(created.body.paymentProviderId).toBe('pp-city');
+      world.sandbox.control.setListingProvider('lst-city', 'pp-mountain');
+      try {
+        // ... so the card is tokenized under pp-city: attached, but never charged.
+        const paid = await site().submit(created.body.id, cardBody(CARDS.noThreeDs)).expect(200);
+        expect(paid.body.status).toBe('succeeded');
+        const res = await paymentStatus(created.body.id).expect(200);
+        expect(res.body).toMatchObject({ state: 'missing', diagnosis: { code: 'provider_mismatch' }, payments: [] });
+        expect(res.body.diagnosis.message).toMatch(/ending 4242 was tokenized under payment provider pp-city, but listing lst-city is paid through pp-mountain/);
+      } finally {
+        world.sandbox.control.setListingProvider('lst-city', 'pp-city');
+      }
+    });
+
+    it('answers 404 session_not_found for an unknown session', async () => {
+      const res = await paymentStatus('cs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA').expect(404);
+      expect(res.body.code).toBe('session_not_found');
+      await paymentStatus('not-a-session').expect(404);
+    });
+  });
+
+  it('documents both routes with their answer', async () => {
+    const docs = await request(world.apps[0].url).get('/docs-json').expect(200);
+    const ok = (path: string) => docs.body.paths[path]?.get?.responses?.['200']?.content?.['application/json']?.schema?.$ref;
+    expect(ok('/checkout/sessions/{id}/payment-status')).toBe('#/components/schemas/PaymentDiagnosisResponse');
+    expect(ok('/admin/reservations/{reservationId}/payment-diagnostics')).toBe('#/components/schemas/PaymentDiagnosisResponse');
+    expect(Object.keys(docs.body.paths['/admin/reservations/{reservationId}/payment-diagnostics'].get.responses)).toEqual(expect.arrayContaining(['401', '404']));
+  });
+
+  it('counts each diagnosis in the metrics', async () => {
+    const metrics = await request(world.apps[0].url).get('/metrics').expect(200);
+    for (const code of ['ok', 'provider_mismatch', 'processor_error', 'not_attached']) {
+      expect(metrics.text).toMatch(new RegExp(`payment_diagnoses_total\\{code="${code}"\\} [1-9]`));
+    }
+  });
+});
