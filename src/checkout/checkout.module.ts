@@ -2,10 +2,14 @@ import { Module } from '@nestjs/common';
 import { AbuseModule } from '../common/abuse/abuse.module';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { GuestyModule } from '../guesty/guesty.module';
+import { InvoicesModule } from '../invoices/invoices.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSessions } from './checkout-sessions.service';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { ExtrasController } from './extras.controller';
+import { ExtrasProgress } from './extras-progress';
+import { Extras } from './extras.service';
 import { ListingSummaries } from './listing-summaries.service';
 import { ListingsController } from './listings.controller';
 import { SessionsController } from './sessions.controller';
@@ -13,9 +17,9 @@ import { ThreeDsController } from './three-ds.controller';
 import { ThreeDsStates } from './three-ds-states';
 
 @Module({
-  imports: [GuestyModule, PaymentsModule, IdempotencyModule, AbuseModule],
-  controllers: [SessionsController, ThreeDsController, ListingsController],
-  providers: [CheckoutSessions, CheckoutSessionsStore, CardPayments, ThreeDsStates, ListingSummaries],
+  imports: [GuestyModule, PaymentsModule, IdempotencyModule, AbuseModule, InvoicesModule],
+  controllers: [SessionsController, ThreeDsController, ListingsController, ExtrasController],
+  providers: [CheckoutSessions, CheckoutSessionsStore, CardPayments, ThreeDsStates, ListingSummaries, Extras, ExtrasProgress],
   exports: [CheckoutSessionsStore],
 })
 export class CheckoutModule {}

@@ -3,6 +3,7 @@ import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } f
 import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError } from '../common/errors/domain-error';
 import { ApiProblems } from '../common/http/api-problems.decorator';
+import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSessionView } from './checkout-session';
@@ -10,8 +11,6 @@ import { CheckoutSessions } from './checkout-sessions.service';
 import { CreateSessionDto } from './dto/create-session.dto';
 import { PaymentMethodDto } from './dto/payment-method.dto';
 import { CheckoutSessionResponse } from './dto/session.view';
-
-const IDEMPOTENCY_HEADER = { name: 'Idempotency-Key', required: true, description: '8-128 letters, digits, "-" or "_"; one per attempt, reused on retries' };
 
 /** Exactly one body shape: the card with its billing details, or a token alone. */
 function paymentMethodShape(body: PaymentMethodDto): { token: string } | { card: NonNullable<PaymentMethodDto['card']>; billing_details: NonNullable<PaymentMethodDto['billing_details']> } {

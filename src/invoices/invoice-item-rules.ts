@@ -27,3 +27,11 @@ export function secondIdentifierProblem(normalType: string, secondIdentifier: st
   }
   return null;
 }
+
+/** A real calendar day written YYYY-MM-DD (seed §2.4): `2026-02-30` and `2026/01/01` are not. */
+export function isCalendarDate(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const [year, month, day] = value.split('-').map(Number);
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}

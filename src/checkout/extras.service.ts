@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { DomainError, FieldError } from '../common/errors/domain-error';
+import { Idempotency } from '../common/idempotency/idempotency.service';
+import { AppConfig, ExtraDefinition } from '../config/app-config';
+import { InvoiceItemRequest } from '../guesty/guesty.types';
+import { AddedInvoiceItem } from '../invoices/added-invoice-item';
+import { InvoiceItems } from '../invoices/invoice-items.service';
+import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { AddExtrasDto } from './dto/extras.dto';
+import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
+import { ExtrasProgress } from './extras-progress';
+
+interface ExtraLine {
+  definition: ExtraDefinition;
+  quantity: number;
+}
+
+/**
+ * One invoice item per line, for the line's quantity: amount = catalogue amount × quantity, and the
+ * description says "× N" when N > 1, so the guest's folio shows one line per extra chosen.
+ */
+function invoiceItemFor({ definition, quantity }: ExtraLine): InvoiceItemRequest {
+  const description = quantity > 1 ? `${definition.description ?? definition.title} × ${quantity}` : definition.description;
+  return {
+    normalType: definition.normalType,
+    title: definition.title,
+    amount: Math.round(definition.amount * quantity * 100) / 100,
+    ...(definition.secondIdentifier ? { secondIdentifier: definition.secondIdentifier } : {}),
+    ...(description ? { description } : {}),
+  };
+}
+
+function view({ definition, quantity }: ExtraLine, item: AddedInvoiceItem): AddedExtraView {
+  return {
+    code: definition.code,
+    quantity,
+    title: item.title,
+    amount: item.amount,
+    normalType: item.normalType,
+    ...(item._id ? { invoiceItemId: item._id } : {}),
+  };
+}
+
+/** Checkout extras (SPEC §3): catalogue items the guest adds to a reservation whose payment method is attached. */
+@Injectable()
+export class Extras {
+  private readonly catalogue: Map<string, ExtraDefinition>;
+
+  constructor(
+    config: ConfigService<AppConfig, true>,
+    private readonly sessions: CheckoutSessionsStore,
+    private readonly invoiceItems: InvoiceItems,
+    private readonly idempotency: Idempotency,
+    private readonly progress: ExtrasProgress,
+  ) {
+    this.catalogue = new Map(config.get('checkout', { infer: true }).extras.map((extra) => [extra.code, extra]));
+  }
+
+  /** Refusals (codes, session state) come before the Idempotency-Key is claimed: they leave nothing behind. */
+  async add(sessionId: string, body: AddExtrasDto, idempotencyKey: string | undefined): Promise<AddedExtrasView> {
+    const lines = this.resolve(body);
+    const session = await this.sessions.require(sessionId);
+    if (session.status !== 'succeeded') {
+      throw new DomainError('invalid_state', 'Extras can be added once the payment method is attached (session status "succeeded").');
+    }
+    const answer = await this.idempotency.run(`extras:${sessionId}`, idempotencyKey, body, async () => ({
+      status: 201,
+      // run() has checked the key by now.
+      body: await this.addLines(sessionId, session.reservationId, lines, idempotencyKey!),
+    }));
+    return answer.body;
+  }
+
+  private resolve(body: AddExtrasDto): ExtraLine[] {
+    const errors: FieldError[] = [];
+    const seen = new Set<string>();
+    const lines = body.items.flatMap((line, index) => {
+      const definition = this.catalogue.get(line.code);
+      if (!definition) {
+        errors.push({ field: `items.${index}.code`, message: `code "${line.code}" is not an extra offered here` });
+        return [];
+      }
+      if (seen.has(line.code)) errors.push({ field: `items.${index}.code`, message: `code "${line.code}" is listed twice; use quantity` });
+      seen.add(line.code);
+      return [{ definition, quantity: line.quantity ?? 1 }];
+    });
+    if (errors.length > 0) throw DomainError.validation(errors);
+    return lines;
+  }
+
+  private async addLines(sessionId: string, reservationId: string, lines: ExtraLine[], idempotencyKey: string): Promise<AddedExtrasView> {
+    const added = await this.progress.load(sessionId, idempotencyKey);
+    const remaining = lines.slice(added.length);
+    if (remaining.length > 0) {
+      await this.invoiceItems.addEach(reservationId, remaining.map(invoiceItemFor), 'checkout', async (item, index) => {
+        added.push(view(remaining[index], item));
+        if (index < remaining.length - 1) await this.progress.save(sessionId, idempotencyKey, added);
+      });
+    }
+    await this.progress.clear(sessionId, idempotencyKey);
+    return { items: added };
+  }
+}

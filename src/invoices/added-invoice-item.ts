@@ -1,0 +1,49 @@
+import { InvoiceItemRequest, UpstreamInvoiceItem } from '../guesty/guesty.types';
+
+/** An invoice item as the upstream recorded it (SPEC §4): what the operator and extras routes answer. */
+export type AddedInvoiceItem = Omit<UpstreamInvoiceItem, 'isTax'>;
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function asItem(value: unknown): UpstreamInvoiceItem | null {
+  const item = value as Partial<UpstreamInvoiceItem> | null;
+  return typeof item?.title === 'string' && typeof item.amount === 'number' && typeof item.normalType === 'string' ? (item as UpstreamInvoiceItem) : null;
+}
+
+/** The safe fields of an item (a reservation read shows `secondIdentifier: null` when there is none). */
+export function toAdded(item: UpstreamInvoiceItem | InvoiceItemRequest): AddedInvoiceItem {
+  const id = '_id' in item ? text(item._id) : undefined;
+  const secondIdentifier = text(item.secondIdentifier);
+  const description = text(item.description);
+  return {
+    ...(id ? { _id: id } : {}),
+    title: item.title,
+    amount: item.amount,
+    normalType: item.normalType,
+    ...(secondIdentifier ? { secondIdentifier } : {}),
+    ...(description ? { description } : {}),
+  };
+}
+
+/**
+ * The upstream's answer when it is the item, else the item as sent: the reference says the current
+ * endpoint may answer "the updated folio or item", and a folio does not say which entry is new.
+ */
+export function addedItem(answer: unknown, sent: InvoiceItemRequest): AddedInvoiceItem {
+  return toAdded(asItem(answer) ?? sent);
+}
+
+/**
+ * Whether a reservation's item is one like `item`. Only fields the reference lists in
+ * `money.invoiceItems` and the upstream keeps as sent: description is not among them, and a write
+ * wrongly judged "not there" would be added twice.
+ */
+export function isLike(existing: UpstreamInvoiceItem, item: InvoiceItemRequest): boolean {
+  return existing.title === item.title && existing.normalType === item.normalType && cents(existing.amount) === cents(item.amount);
+}
+
+function cents(amount: unknown): number {
+  return typeof amount === 'number' ? Math.round(amount * 100) : NaN;
+}

@@ -1,0 +1,57 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsNotEmpty, IsNumber, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { INVOICE_ITEM_NORMAL_TYPES } from '../invoice-item-rules';
+import { IsCalendarDate, MatchesNormalType } from './invoice-item-validators';
+
+/*
+ * The invoice item of seed §2.4, validated as the upstream's public reference describes it
+ * (open-api-docs "Add invoice item to a reservation", collected in shared/UPSTREAM.md "Invoice
+ * items"): title, amount and normalType required; normalType from the documented set, without the
+ * accommodation fare AF; secondIdentifier required for AFE and refused otherwise. Of the reference's
+ * realizationDates shapes, the product takes `{date}` (seed §2.4, SPEC §4).
+ */
+
+export class RealizationDateDto {
+  @ApiProperty({ example: '2026-07-14', description: 'a real calendar date, YYYY-MM-DD' })
+  @IsCalendarDate({ message: 'date must be a real calendar date written YYYY-MM-DD' })
+  date!: string;
+}
+
+export class InvoiceItemDto {
+  @ApiProperty({ enum: INVOICE_ITEM_NORMAL_TYPES, example: 'CF', description: 'the upstream category code; AF (accommodation fare) is not allowed' })
+  @IsIn(INVOICE_ITEM_NORMAL_TYPES, { message: `normalType must be one of ${INVOICE_ITEM_NORMAL_TYPES.join(', ')} (AF is not allowed)` })
+  normalType!: string;
+
+  @ApiProperty({ example: 'Late checkout', maxLength: 200 })
+  @IsString({ message: 'title is required, as a string' })
+  @IsNotEmpty({ message: 'title is required' })
+  @MaxLength(200)
+  title!: string;
+
+  @ApiProperty({ example: 40, description: 'in the reservation currency' })
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: 'amount must be a finite number' })
+  amount!: number;
+
+  @ApiPropertyOptional({ example: 'Check out at 14:00', maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+
+  @ApiPropertyOptional({ example: 'LATE_CHECKOUT', description: 'required when normalType is AFE, refused otherwise' })
+  @MatchesNormalType()
+  secondIdentifier?: string;
+
+  @ApiPropertyOptional({
+    type: [RealizationDateDto],
+    description: 'accounting customers only; refused when the service uses the deprecated endpoint (INVOICE_ITEMS_ENDPOINT=deprecated)',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(366)
+  @ValidateNested({ each: true })
+  @Type(() => RealizationDateDto)
+  realizationDates?: RealizationDateDto[];
+}

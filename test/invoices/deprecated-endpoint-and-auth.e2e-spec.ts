@@ -1,0 +1,81 @@
+import request from 'supertest';
+import { freshReservation } from '../utils/checkout-client';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { startTestApp, TestApp } from '../utils/test-app';
+import { ADMIN_KEY, adminClient, invoiceItemsAt, untouched, withoutRequestId, writesAt } from './invoice-test-helpers';
+
+const lateCheckout = { normalType: 'CF', title: 'Late checkout', amount: 40 };
+
+describe('operator invoice items, deprecated endpoint (INVOICE_ITEMS_ENDPOINT=deprecated)', () => {
+  let world: SandboxedApps;
+  const admin = () => adminClient(world.apps[0].url);
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, { env: { ADMIN_API_KEY: ADMIN_KEY, INVOICE_ITEMS_ENDPOINT: 'deprecated' } });
+  });
+
+  afterAll(() => world.close());
+
+  it('adds an item through the deprecated endpoint', async () => {
+    const { reservationId } = freshReservation(world);
+    const before = writesAt(world);
+    const res = await admin().addItem(reservationId, { ...lateCheckout, description: 'Check out at 14:00' }).expect(201);
+    expect(res.body).toEqual({ _id: expect.any(String), ...lateCheckout, description: 'Check out at 14:00' });
+    expect(writesAt(world)).toEqual({ current: before.current, deprecated: before.deprecated + 1 });
+    expect(invoiceItemsAt(world, reservationId).map((item) => item._id)).toContain(res.body._id);
+  });
+
+  it('refuses an item with realizationDates with a clear field error, before anything is sent', async () => {
+    const { reservationId } = freshReservation(world);
+    const state = await untouched(world, reservationId);
+    const res = await admin().addItem(reservationId, { ...lateCheckout, realizationDates: [{ date: '2026-07-14' }] }).expect(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.errors).toEqual([{ field: 'realizationDates', message: expect.stringMatching(/INVOICE_ITEMS_ENDPOINT=deprecated/) }]);
+    await state.verify();
+  });
+});
+
+describe('operator key (ADMIN_API_KEY)', () => {
+  let world: SandboxedApps;
+  let keyless: TestApp;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, { env: { ADMIN_API_KEY: ADMIN_KEY } });
+    keyless = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await keyless.close();
+    await world.close();
+  });
+
+  it('without a configured key, answers exactly as for an unknown route', async () => {
+    const hidden = await adminClient(keyless.url).addItem('res-checkout-usd', lateCheckout, { authorization: `Bearer ${ADMIN_KEY}` });
+    const unknown = await request(keyless.url).post('/admin/no-such-route').set('Authorization', `Bearer ${ADMIN_KEY}`).send(lateCheckout);
+    expect(hidden.status).toBe(404);
+    expect(hidden.body.code).toBe('not_found');
+    expect(withoutRequestId(hidden.body)).toEqual(withoutRequestId(unknown.body));
+    expect(hidden.headers['content-type']).toBe(unknown.headers['content-type']);
+    expect(hidden.headers['www-authenticate']).toBeUndefined();
+  });
+
+  it.each([
+    ['no Authorization header', null],
+    ['a wrong key', 'Bearer not-the-operator-key-0123456789'],
+    ['the key with one character more', `Bearer ${ADMIN_KEY}x`],
+    ['the key under another scheme', `Basic ${ADMIN_KEY}`],
+  ])('answers 401 with WWW-Authenticate to %s, nothing sent or kept', async (_name, authorization) => {
+    const { reservationId } = freshReservation(world);
+    const state = await untouched(world, reservationId);
+    const res = await adminClient(world.apps[0].url).addItem(reservationId, lateCheckout, { authorization });
+    expect(res.status).toBe(401);
+    expect(res.body.code).toBe('unauthorized');
+    expect(res.headers['www-authenticate']).toBe('Bearer');
+    await state.verify();
+  });
+
+  it('lets the right key through', async () => {
+    const { reservationId } = freshReservation(world);
+    await adminClient(world.apps[0].url).addItem(reservationId, lateCheckout, { authorization: `bearer ${ADMIN_KEY}` }).expect(201);
+  });
+});
