@@ -5,6 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { Clock } from './common/clock';
+import { RunningSandbox } from './sandbox/types';
 import { AppConfig } from './config/app-config';
 import { installHttpHooks } from './common/http/http-hooks';
 import { requestIdFor } from './common/http/request-id';
@@ -21,6 +22,8 @@ export interface CreateAppOptions {
   extraModules?: Type[];
   /** The wall clock (tests move it to reach token refresh and expiry). */
   clock?: Clock;
+  /** The simulator running in this process (sandbox mode): enables the demo page. */
+  sandbox?: RunningSandbox;
 }
 
 export interface CreatedApp {
@@ -38,7 +41,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, options.extraModules, options.clock), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, options.extraModules, options.clock, options.sandbox), adapter, {
     logger: new PinoLoggerService(logger),
     abortOnError: false,
   });

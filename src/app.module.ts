@@ -7,10 +7,14 @@ import { createValidationPipe } from './common/http/validation';
 import { AuthModule } from './auth/auth.module';
 import { CheckoutModule } from './checkout/checkout.module';
 import { Clock, SystemClock } from './common/clock';
+import { DemoModule } from './demo/demo.module';
 import { GuestyModule } from './guesty/guesty.module';
 import { HealthModule } from './health/health.module';
+import { InvoicesModule } from './invoices/invoices.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
+import { ReservationsModule } from './reservations/reservations.module';
+import { RunningSandbox } from './sandbox/types';
 
 /**
  * The whole service for one validated configuration. Global pipe and filter are APP_* providers so
@@ -19,7 +23,7 @@ import { RedisModule } from './redis/redis.module';
 @Global()
 @Module({})
 export class AppModule {
-  static register(config: AppConfig, extraModules: Type[] = [], clock: Clock = new SystemClock()): DynamicModule {
+  static register(config: AppConfig, extraModules: Type[] = [], clock: Clock = new SystemClock(), sandbox?: RunningSandbox): DynamicModule {
     return {
       module: AppModule,
       global: true,
@@ -33,7 +37,10 @@ export class AppModule {
         GuestyModule,
         AuthModule,
         CheckoutModule,
+        InvoicesModule,
+        ReservationsModule,
         ...extraModules,
+        ...(sandbox ? [DemoModule.forSandbox(sandbox)] : []),
       ],
       providers: [
         { provide: Clock, useValue: clock },

@@ -20,7 +20,7 @@ function loadConfiguration(): AppConfig {
 /** Starts the service from the environment; exported so a test harness can add probe routes. */
 export async function bootstrap(options: Omit<CreateAppOptions, 'logDestination'> = {}): Promise<void> {
   const { config, sandbox } = await startSandboxMode(loadConfiguration());
-  const { app, logger } = await createApp(config, options);
+  const { app, logger } = await createApp(config, { ...options, sandbox });
   // Before listen: a SIGTERM that arrives during start-up still drains and exits 0.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen({ port: config.http.port, host: '0.0.0.0' });

@@ -1,6 +1,12 @@
-import { AppConfig } from '../config/app-config';
+import { AppConfig, ExtraDefinition } from '../config/app-config';
 import { startSandbox } from './start-sandbox';
 import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from './types';
+
+/** A catalogue to try extras with when none is configured (sandbox mode only). */
+const DEMO_EXTRAS: ExtraDefinition[] = [
+  { code: 'late-checkout', normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', title: 'Late checkout', amount: 40 },
+  { code: 'cleaning', normalType: 'CF', title: 'Extra cleaning', amount: 35 },
+];
 
 export interface SandboxMode {
   config: AppConfig;
@@ -19,6 +25,7 @@ export async function startSandboxMode(config: AppConfig): Promise<SandboxMode> 
     sandbox,
     config: {
       ...config,
+      checkout: { ...config.checkout, extras: config.checkout.extras.length > 0 ? config.checkout.extras : DEMO_EXTRAS },
       guesty: {
         ...config.guesty,
         clientId: SANDBOX_CLIENT_ID,

@@ -4,6 +4,7 @@ import Redis from 'ioredis';
 import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
 import { AppConfig } from '../../src/config/app-config';
+import { RunningSandbox } from '../../src/sandbox/types';
 import { LogCapture } from './log-capture';
 import { testConfig } from './test-config';
 
@@ -20,11 +21,11 @@ export interface TestApp {
 /** Boots the whole service on a random loopback port, on real Redis under its own key prefix. */
 export async function startTestApp(
   env: Record<string, string | undefined> = {},
-  options: { extraModules?: Type[]; config?: AppConfig; clock?: Clock } = {},
+  options: { extraModules?: Type[]; config?: AppConfig; clock?: Clock; sandbox?: RunningSandbox } = {},
 ): Promise<TestApp> {
   const config = options.config ?? testConfig(env);
   const logs = new LogCapture();
-  const { app } = await createApp(config, { logDestination: logs, extraModules: options.extraModules, clock: options.clock });
+  const { app } = await createApp(config, { logDestination: logs, extraModules: options.extraModules, clock: options.clock, sandbox: options.sandbox });
   await app.listen({ port: config.http.port, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -1,0 +1,27 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const TYPES: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'demo.js': 'text/javascript; charset=utf-8',
+  'demo.css': 'text/css; charset=utf-8',
+};
+
+export interface DemoAsset {
+  body: string;
+  contentType: string;
+}
+
+// The page is kept as plain files for the website's developers to read; compiled code in dist/
+// reads them from the source tree (the demo exists in sandbox mode only, never in the image).
+function publicDir(): string {
+  const candidates = [join(__dirname, 'public'), resolve(__dirname, '../../../src/demo/public')];
+  const found = candidates.find((dir) => existsSync(join(dir, 'index.html')));
+  if (!found) throw new Error('the demo page files (src/demo/public) are missing');
+  return found;
+}
+
+export function loadDemoAssets(): Map<string, DemoAsset> {
+  const dir = publicDir();
+  return new Map(Object.entries(TYPES).map(([file, contentType]) => [file, { body: readFileSync(join(dir, file), 'utf8'), contentType }]));
+}
