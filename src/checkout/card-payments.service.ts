@@ -5,6 +5,7 @@ import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../guesty/guesty-client';
+import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamError } from '../guesty/upstream-error';
 import { PaymentProviders } from '../payments/payment-providers';
 import { CheckoutSession, CheckoutSessionView, PendingAttempt, toView } from './checkout-session';
@@ -49,6 +50,7 @@ export class CardPayments {
     private readonly limits: RequestLimits,
     private readonly config: ConfigService<AppConfig, true>,
     private readonly clock: Clock,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** Validates the state machine before anything is spent (card attempts, tokenization). */
@@ -133,21 +135,29 @@ export class CardPayments {
    * or a second replica receiving the same return changes nothing. Answers the status to report.
    */
   async completeThreeDs(sessionId: string, outcome: ThreeDsOutcome, stateValue: string | undefined): Promise<'succeeded' | 'failed'> {
+    const result = await this.applyThreeDs(sessionId, outcome, stateValue);
+    this.metrics.threeDsReturns.inc({ outcome: result.counted });
+    return result.status;
+  }
+
+  private async applyThreeDs(sessionId: string, outcome: ThreeDsOutcome, stateValue: string | undefined): Promise<{ status: 'succeeded' | 'failed'; counted: string }> {
     const state = await this.states.consume(stateValue).catch(() => null);
-    if (!state || state.sessionId !== sessionId) {
+    const refused = async () => {
       const session = await this.sessions.load(sessionId).catch(() => null);
-      return session?.status === 'succeeded' ? 'succeeded' : 'failed';
-    }
+      return { status: session?.status === 'succeeded' ? ('succeeded' as const) : ('failed' as const), counted: 'refused' };
+    };
+    if (!state || state.sessionId !== sessionId) return refused();
     return this.sessions.withLock(sessionId, async () => {
       const session = await this.sessions.load(sessionId);
       const attempt = session?.pendingAttempt;
-      if (!session || session.status !== 'requires_action' || !attempt || attempt.id !== state.attemptId) return session?.status === 'succeeded' ? 'succeeded' : 'failed';
+      if (!session || session.status !== 'requires_action' || !attempt || attempt.id !== state.attemptId) return refused();
       if (outcome === 'failure') {
         await this.fail(session, new DomainError('card_declined', 'The card issuer did not confirm the payment. Please try again or use another card.'), 'authentication_failed').catch(() => undefined);
-        return 'failed';
+        return { status: 'failed' as const, counted: 'failed' };
       }
       const view = await this.attach(session, attempt).catch(() => null);
-      return view?.status === 'succeeded' ? 'succeeded' : 'failed';
+      const status = view?.status === 'succeeded' ? ('succeeded' as const) : ('failed' as const);
+      return { status, counted: status };
     });
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
+import { MetricsService } from '../metrics/metrics.service';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSession } from './checkout-session';
@@ -24,7 +25,11 @@ export class CheckoutSessionsStore {
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     private readonly keys: RedisKeys,
     private readonly clock: Clock,
+    private readonly metrics: MetricsService,
   ) {}
+
+  // Status last written by this replica, so a save that keeps the status is not counted again.
+  private readonly lastSaved = new Map<string, string>();
 
   /** 192 random bits: the id is the capability to pay for the reservation. */
   newId(): string {
@@ -50,9 +55,13 @@ export class CheckoutSessionsStore {
   async save(session: CheckoutSession): Promise<void> {
     const ttlMs = session.expiresAt - this.clock.now();
     if (ttlMs <= 0) throw new DomainError('session_not_found', 'The checkout session has expired.');
+    const previous = this.lastSaved.get(session.id);
     await this.store.set(this.keys.checkoutSession(session.id), JSON.stringify(session), { ttlMs }).catch((cause: unknown) => {
       throw storeUnavailable(cause);
     });
+    if (previous !== session.status) this.metrics.sessionTransitions.inc({ status: session.status });
+    this.lastSaved.set(session.id, session.status);
+    if (this.lastSaved.size > 10_000) this.lastSaved.delete(this.lastSaved.keys().next().value as string);
   }
 
   /** Runs `change` while holding the session's lock; another change in progress answers 409. */

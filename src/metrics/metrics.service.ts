@@ -63,6 +63,20 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly sessionTransitions = new Counter({
+    name: 'checkout_session_transitions_total',
+    help: 'Checkout sessions entering a status (requires_payment_method on creation, then requires_action, succeeded, failed)',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly threeDsReturns = new Counter({
+    name: 'three_ds_returns_total',
+    help: '3-D Secure returns, by outcome (succeeded, failed, refused: a forged, replayed or stale state)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

@@ -102,4 +102,15 @@ describe('3-D Secure', () => {
     const landed = await land(`${world.apps[0].url}/checkout/3ds/${sessionId}/failure?state=x&returnUrl=https://evil.example.net/`, world.apps[0].url);
     expect(landed.origin).toBe('http://localhost:8080');
   });
+
+  it('counts 3-D Secure outcomes and session transitions in /metrics', async () => {
+    const scrape = async () => (await Promise.all(world.apps.map(async (app) => (await fetch(`${app.url}/metrics`)).text()))).join('\n');
+    const total = (text: string, pattern: RegExp) => [...text.matchAll(pattern)].reduce((sum, match) => sum + Number(match[1]), 0);
+    const text = await scrape();
+    expect(total(text, /three_ds_returns_total\{outcome="succeeded"\} (\d+)/g)).toBeGreaterThanOrEqual(1);
+    expect(total(text, /three_ds_returns_total\{outcome="failed"\} (\d+)/g)).toBeGreaterThanOrEqual(1);
+    expect(total(text, /three_ds_returns_total\{outcome="refused"\} (\d+)/g)).toBeGreaterThanOrEqual(4);
+    expect(total(text, /checkout_session_transitions_total\{status="requires_action"\} (\d+)/g)).toBeGreaterThanOrEqual(4);
+    expect(total(text, /checkout_session_transitions_total\{status="succeeded"\} (\d+)/g)).toBeGreaterThanOrEqual(2);
+  });
 });
