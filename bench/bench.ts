@@ -5,6 +5,8 @@
  */
 import { checkouts } from './checkouts';
 import { coldStart } from './cold-start';
+import { overload } from './overload';
+import { processFigures } from './process-figures';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -15,7 +17,9 @@ async function main(): Promise<void> {
   process.stdout.write(`booking checkout service benchmark — node ${process.version}, ${new Date().toISOString()}\n\n`);
   const instances = number('--instances', 3);
   await coldStart({ instances, concurrency: number('--concurrency', 100) });
+  await overload({ instances, seconds: number('--overload-seconds', 60) });
   await checkouts({ instances, concurrency: number('--checkouts', 50) });
+  await processFigures({ seconds: number('--load-seconds', 10) });
 }
 
 main().then(
