@@ -78,6 +78,20 @@ describe('parseConfiguration', () => {
     ]);
   });
 
+  it('accepts a Redis Cluster URL and names each problem of a bad one without echoing it', () => {
+    const cluster = 'rediss+cluster://app:pw-123@node-a.example.com:6380,node-b.example.com:6380';
+    expect(parseConfiguration({ ...PRODUCTION, REDIS_URL: cluster }).redis.url).toBe(cluster);
+    const problems = problemsOf({ REDIS_URL: 'redis+cluster://:pw-123@a:1,,b:99999/2' });
+    expect(problems).toEqual([
+      'REDIS_URL must not have a path, query or fragment after the cluster nodes (a cluster has database 0 only)',
+      'REDIS_URL cluster node 2 of 3 must be host:port',
+      'REDIS_URL cluster node 3 of 3 must be host:port',
+    ]);
+    expect(problemsOf({ REDIS_URL: 'redis+cluster://a:1', REDIS_KEY_PREFIX: 'x{}:' })).toEqual([
+      'REDIS_KEY_PREFIX must not contain an empty hash tag "{}" with a Redis Cluster',
+    ]);
+  });
+
   it('never puts a secret value into a problem', () => {
     const problems = problemsOf({ GUESTY_CLIENT_SECRET: 'top-secret-value', REDIS_URL: 'redis//:pw-123@host', ADMIN_API_KEY: 'short-key' });
     expect(problems.join('\n')).not.toMatch(/top-secret-value|pw-123|short-key/);

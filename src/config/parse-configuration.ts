@@ -1,5 +1,6 @@
 import { AppConfig, ExtraDefinition, LogLevel, RateLimit } from './app-config';
 import { isInvoiceItemNormalType, secondIdentifierProblem } from '../invoices/invoice-item-rules';
+import { isClusterUrl, parseClusterUrl } from '../redis/redis-address';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -115,13 +116,18 @@ export function parseRate(text: string): RateLimit | null {
 function parseRedisUrl(read: EnvironmentReader): string | undefined {
   const raw = read.text('REDIS_URL');
   if (raw === undefined) return undefined;
+  if (isClusterUrl(raw)) {
+    const { problems } = parseClusterUrl(raw);
+    for (const problem of problems) read.problem('REDIS_URL', problem);
+    return problems.length === 0 ? raw : undefined;
+  }
   try {
     const url = new URL(raw);
     if ((url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname) return raw;
   } catch {
     // reported below, without echoing the value: it may hold a password
   }
-  read.problem('REDIS_URL', 'must be a redis:// or rediss:// URL with a host');
+  read.problem('REDIS_URL', 'must be a redis:// or rediss:// URL with a host, or redis+cluster://host:port,host:port (rediss+cluster:// for TLS)');
   return undefined;
 }
 
@@ -232,6 +238,11 @@ export function parseConfiguration(env: Environment): AppConfig {
   }
   const keyPrefix = read.text('REDIS_KEY_PREFIX') ?? 'checkout:';
   if (!/^[A-Za-z0-9:_{}.-]{1,64}$/.test(keyPrefix)) read.problem('REDIS_KEY_PREFIX', 'must be 1-64 letters, digits or ":_{}.-"');
+  // An empty "{}" before the keys' own hash tags would make a cluster hash whole keys, scattering
+  // the keys one script uses over several slots.
+  else if (redisUrl !== undefined && isClusterUrl(redisUrl) && keyPrefix.includes('{}')) {
+    read.problem('REDIS_KEY_PREFIX', 'must not contain an empty hash tag "{}" with a Redis Cluster');
+  }
 
   const returnUrl = read.httpUrl('CHECKOUT_RETURN_URL', sandbox ? `${publicBaseUrl}/demo` : undefined, { httpsOnly: production });
   if (returnUrl === undefined && read.text('CHECKOUT_RETURN_URL') === undefined) {

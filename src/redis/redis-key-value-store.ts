@@ -1,4 +1,5 @@
-import Redis, { RedisOptions } from 'ioredis';
+import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
+import { RedisClusterAddress, isClusterUrl, parseClusterUrl } from './redis-address';
 import { KeyValueStore, SetOptions, SlotAnswer, SlotRequest, assertSlotRequest } from './key-value-store';
 
 const DELETE_IF_EQUALS = `
@@ -62,15 +63,48 @@ export const REQUEST_PATH_REDIS_OPTIONS: RedisOptions = {
   disconnectTimeout: 200,
 };
 
+/**
+ * The same request-path behaviour for a Redis Cluster: no offline queue, each node's command
+ * timeout, and few redirections so a node that is down fails a command within about a second
+ * instead of after the default 16 retries. Writes and reads both go to masters: a replica may lag
+ * behind a lock, a token or a limit that was just written.
+ */
+export function requestPathClusterOptions(address: RedisClusterAddress): ClusterOptions {
+  const { commandTimeout, connectTimeout, maxRetriesPerRequest, disconnectTimeout } = REQUEST_PATH_REDIS_OPTIONS;
+  return {
+    enableOfflineQueue: false,
+    scaleReads: 'master',
+    lazyConnect: false,
+    clusterRetryStrategy: REQUEST_PATH_REDIS_OPTIONS.retryStrategy,
+    maxRedirections: 5,
+    retryDelayOnFailover: 100,
+    retryDelayOnClusterDown: 100,
+    retryDelayOnTryAgain: 100,
+    slotsRefreshTimeout: 1_000,
+    redisOptions: {
+      commandTimeout,
+      connectTimeout,
+      maxRetriesPerRequest,
+      disconnectTimeout,
+      username: address.username,
+      password: address.password,
+      tls: address.tls ? {} : undefined,
+    },
+    // With TLS the certificate names the host: keep the name instead of connecting to the resolved IP.
+    dnsLookup: address.tls ? (host, callback) => callback(null, host) : undefined,
+  };
+}
+
 export class RedisKeyValueStore extends KeyValueStore {
   readonly kind = 'redis' as const;
 
-  constructor(readonly client: Redis) {
+  constructor(readonly client: Redis | Cluster) {
     super();
   }
 
+  /** A redis:// or rediss:// URL, or a redis+cluster:// / rediss+cluster:// one (see redis-address.ts). */
   static connect(url: string): RedisKeyValueStore {
-    const client = new Redis(url, REQUEST_PATH_REDIS_OPTIONS);
+    const client = isClusterUrl(url) ? connectCluster(url) : new Redis(url, REQUEST_PATH_REDIS_OPTIONS);
     // Errors surface on the commands that fail and in readiness; without a listener ioredis would
     // print every reconnect failure as an unhandled error event.
     client.on('error', () => undefined);
@@ -113,7 +147,10 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   async delete(...keys: string[]): Promise<void> {
-    if (keys.length > 0) await this.client.del(...keys);
+    if (keys.length === 0) return;
+    // A cluster refuses one DEL over keys of several slots (CROSSSLOT): one DEL per key there.
+    if (this.client instanceof Cluster) await Promise.all(keys.map((key) => this.client.del(key)));
+    else await this.client.del(...keys);
   }
 
   async deleteIfEquals(key: string, value: string): Promise<boolean> {
@@ -146,4 +183,11 @@ export class RedisKeyValueStore extends KeyValueStore {
       this.client.disconnect();
     }
   }
+}
+
+function connectCluster(url: string): Cluster {
+  const { address, problems } = parseClusterUrl(url);
+  // Configuration validated the URL already; this guards a direct call with a bad one.
+  if (!address) throw new Error(`Redis cluster URL: ${problems.join('; ')}`);
+  return new Cluster(address.nodes, requestPathClusterOptions(address));
 }

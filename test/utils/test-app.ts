@@ -4,6 +4,7 @@ import Redis from 'ioredis';
 import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
 import { AppConfig } from '../../src/config/app-config';
+import { isClusterUrl } from '../../src/redis/redis-address';
 import { RunningSandbox } from '../../src/sandbox/types';
 import { LogCapture } from './log-capture';
 import { testConfig } from './test-config';
@@ -29,7 +30,8 @@ export async function startTestApp(
   await app.listen({ port: config.http.port, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  const redis = config.redis.url ? new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 }) : undefined;
+  // A cluster is thrown away after its test file; key cleanup is for the shared single Redis.
+  const redis = config.redis.url && !isClusterUrl(config.redis.url) ? new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 }) : undefined;
   const redisKeys = async (): Promise<string[]> => {
     if (!redis) return [];
     const keys: string[] = [];
