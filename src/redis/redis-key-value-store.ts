@@ -98,8 +98,42 @@ export function requestPathClusterOptions(address: RedisClusterAddress): Cluster
 export class RedisKeyValueStore extends KeyValueStore {
   readonly kind = 'redis' as const;
 
+  /** True after a command timed out (Redis hung): commands fail at once until a probe PING answers. */
+  private suspended = false;
+  private closed = false;
+
   constructor(readonly client: Redis | Cluster) {
     super();
+  }
+
+  /**
+   * A hung Redis (stopped process, black-holed network) keeps the connection open, so every command
+   * waits its full timeout: a request with several commands would wait several seconds. After one
+   * timeout the store fails fast instead, and a background PING every 250 ms lifts that once Redis answers.
+   */
+  private async failFast<T>(command: () => Promise<T>): Promise<T> {
+    if (this.suspended) throw new Error('Redis did not answer in time lately; failing fast until it does');
+    try {
+      return await command();
+    } catch (error) {
+      // A cluster keeps serving its other masters while one hangs: suspending all of it would not help.
+      if (error instanceof Error && /timed out/i.test(error.message) && !(this.client instanceof Cluster)) this.suspend();
+      throw error;
+    }
+  }
+
+  private suspend(): void {
+    if (this.suspended) return;
+    this.suspended = true;
+    const probe = () => {
+      this.client.ping().then(
+        () => (this.suspended = false),
+        () => {
+          if (!this.closed) setTimeout(probe, 250).unref();
+        },
+      );
+    };
+    probe();
   }
 
   /** A redis:// or rediss:// URL, or a redis+cluster:// / rediss+cluster:// one (see redis-address.ts). */
@@ -112,7 +146,7 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   async ping(): Promise<void> {
-    await this.client.ping();
+    await this.failFast(() => this.client.ping());
   }
 
   whenConnected(timeoutMs: number): Promise<boolean> {
@@ -131,35 +165,35 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   get(key: string): Promise<string | null> {
-    return this.client.get(key);
+    return this.failFast(() => this.client.get(key));
   }
 
   async set(key: string, value: string, options: SetOptions = {}): Promise<boolean> {
     const args: (string | number)[] = [];
     if (options.ttlMs !== undefined) args.push('PX', Math.max(1, Math.ceil(options.ttlMs)));
     if (options.ifAbsent) args.push('NX');
-    const reply = await this.client.call('SET', key, value, ...args);
+    const reply = await this.failFast(() => this.client.call('SET', key, value, ...args));
     return reply === 'OK';
   }
 
   take(key: string): Promise<string | null> {
-    return this.client.getdel(key);
+    return this.failFast(() => this.client.getdel(key));
   }
 
   async delete(...keys: string[]): Promise<void> {
     if (keys.length === 0) return;
     // A cluster refuses one DEL over keys of several slots (CROSSSLOT): one DEL per key there.
-    if (this.client instanceof Cluster) await Promise.all(keys.map((key) => this.client.del(key)));
-    else await this.client.del(...keys);
+    if (this.client instanceof Cluster) await Promise.all(keys.map((key) => this.failFast(() => this.client.del(key))));
+    else await this.failFast(() => this.client.del(...keys));
   }
 
   async deleteIfEquals(key: string, value: string): Promise<boolean> {
-    const deleted = await this.client.eval(DELETE_IF_EQUALS, 1, key, value);
+    const deleted = await this.failFast(() => this.client.eval(DELETE_IF_EQUALS, 1, key, value));
     return deleted === 1;
   }
 
   async ttlMs(key: string): Promise<number | null> {
-    const ttl = await this.client.pttl(key);
+    const ttl = await this.failFast(() => this.client.pttl(key));
     return ttl >= 0 ? ttl : null;
   }
 
@@ -167,16 +201,17 @@ export class RedisKeyValueStore extends KeyValueStore {
     assertSlotRequest(request);
     const args = request.windows.flatMap((w) => [w.limit, Math.ceil(w.windowMs), w.reserve]);
     const keys = [...request.windowKeys, request.pauseKey];
-    const reply = await this.client.eval(TAKE_SLOT, keys.length, ...keys, request.member, ...args);
+    const reply = await this.failFast(() => this.client.eval(TAKE_SLOT, keys.length, ...keys, request.member, ...args));
     if (!Array.isArray(reply) || reply.length !== 2) throw new Error('takeSlot: unexpected reply from Redis');
     return { granted: reply[0] === 1, retryAfterMs: Number(reply[1]) };
   }
 
   async pauseSlots(pauseKey: string, ms: number): Promise<void> {
-    await this.client.eval(PAUSE_SLOTS, 1, pauseKey, Math.max(1, Math.ceil(ms)));
+    await this.failFast(() => this.client.eval(PAUSE_SLOTS, 1, pauseKey, Math.max(1, Math.ceil(ms))));
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     try {
       await this.client.quit();
     } catch {
