@@ -5,6 +5,8 @@ import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../guesty/guesty-client';
+import { UpstreamPaymentMethod } from '../guesty/guesty.types';
+import { sleep } from '../guesty/retry-policy';
 import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamError } from '../guesty/upstream-error';
 import { PaymentProviders } from '../payments/payment-providers';
@@ -24,6 +26,8 @@ export type ThreeDsOutcome = 'success' | 'failure';
 
 const SUBMITTABLE = new Set(['requires_payment_method', 'requires_action', 'failed']);
 const ATTEMPT_TTL_MS = 30 * 60_000;
+/** Re-reads of the reservation's payment methods after an attach without a clear answer. */
+const ATTACH_RECHECK_DELAYS_MS = [250, 750, 1500];
 
 function cardBrand(number: string): string | undefined {
   if (/^4/.test(number)) return 'visa';
@@ -162,37 +166,65 @@ export class CardPayments {
   }
 
   private async attach(session: CheckoutSession, attempt: PendingAttempt): Promise<CheckoutSessionView> {
+    let method: UpstreamPaymentMethod;
     try {
-      const method = await this.guesty.attachPaymentMethod({
+      method = await this.guesty.attachPaymentMethod({
         guestId: session.guestId,
         tokenId: attempt.tokenId,
         paymentProviderId: attempt.paymentProviderId,
         reservationId: session.reservationId,
       });
-      const last4 = attempt.last4 || method.card?.last4 || '';
-      const brand = attempt.brand ?? method.card?.brand;
-      const succeeded: CheckoutSession = {
-        ...session,
-        status: 'succeeded',
-        paymentMethod: { id: method._id, last4, ...(brand ? { brand } : {}) },
-        tokenizedUnder: attempt.paymentProviderId,
-        nextAction: undefined,
-        pendingAttempt: undefined,
-        lastError: undefined,
-      };
-      await this.sessions.save(succeeded);
-      this.logger.log({ sessionId: session.id, reservationId: session.reservationId, paymentMethodId: method._id }, 'payment method attached');
-      return toView(succeeded);
     } catch (error) {
       if (error instanceof UpstreamError && error.upstreamStatus !== undefined && error.upstreamStatus < 500) {
         return this.fail(session, new DomainError('card_declined', 'The card could not be attached to the reservation. Please use another card.', { cause: error }));
       }
+      // No answer, or a 5xx: the attach may have landed all the same. A retry would attach a second
+      // payment method, so look at the reservation before saying it failed.
+      const landed = error instanceof UpstreamError && error.maybeSent ? await this.findAttached(session, attempt) : null;
+      if (landed) return this.attached(session, attempt, landed);
       if (error instanceof DomainError) {
-        // The attach may or may not have landed: the session says so instead of guessing.
+        // Not seen on the reservation (or it could not be read): the session says so instead of guessing.
         return this.fail(session, new DomainError(error.code, 'We could not confirm the payment method with the booking platform. Please check again shortly before retrying.', { status: error.status, retryAfterSeconds: error.retryAfterSeconds, cause: error }));
       }
       throw error;
     }
+    return this.attached(session, attempt, method);
+  }
+
+  private async attached(session: CheckoutSession, attempt: PendingAttempt, method: UpstreamPaymentMethod): Promise<CheckoutSessionView> {
+    const last4 = attempt.last4 || method.card?.last4 || '';
+    const brand = attempt.brand ?? method.card?.brand;
+    const succeeded: CheckoutSession = {
+      ...session,
+      status: 'succeeded',
+      paymentMethod: { id: method._id, last4, ...(brand ? { brand } : {}) },
+      tokenizedUnder: attempt.paymentProviderId,
+      nextAction: undefined,
+      pendingAttempt: undefined,
+      lastError: undefined,
+    };
+    await this.sessions.save(succeeded);
+    this.logger.log({ sessionId: session.id, reservationId: session.reservationId, paymentMethodId: method._id }, 'payment method attached');
+    return toView(succeeded);
+  }
+
+  /**
+   * After an attach without a clear answer: the reservation's payment method for this card (same
+   * provider and last four digits), re-read a few times because the upstream shows a write after a
+   * moment; null when it does not show, or for a token from the upstream's form (nothing to recognise).
+   */
+  private async findAttached(session: CheckoutSession, attempt: PendingAttempt): Promise<UpstreamPaymentMethod | null> {
+    if (!attempt.last4) return null;
+    for (const delay of ATTACH_RECHECK_DELAYS_MS) {
+      await sleep(delay);
+      const methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId).catch(() => null);
+      const landed = methods?.filter((method) => method.paymentProviderId === attempt.paymentProviderId && method.card?.last4 === attempt.last4).pop();
+      if (landed) {
+        this.logger.warn({ sessionId: session.id, reservationId: session.reservationId, paymentMethodId: landed._id }, 'an attach failed without an answer but landed');
+        return landed;
+      }
+    }
+    return null;
   }
 
   /** Records the failure on the session (a new card may follow), then answers it. */
