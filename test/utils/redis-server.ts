@@ -1,5 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
 /** A redis-server of the test's own, so a test may stop, hang or restart it without touching others. */
 export interface OwnRedis {
@@ -9,6 +12,17 @@ export interface OwnRedis {
   start(): Promise<void>;
   pause(): void;
   resume(): void;
+  /** Stops the server for good and removes its data directory (persistent servers). */
+  dispose(): Promise<void>;
+}
+
+export interface OwnRedisOptions {
+  /**
+   * Keep every acknowledged write on disk (AOF, fsync on every write) in a temporary directory, so
+   * that a server killed with SIGKILL and started again on the same port comes back with its data.
+   * Without it the server keeps nothing: a restart is an empty Redis.
+   */
+  persistent?: boolean;
 }
 
 export function freePort(): Promise<number> {
@@ -45,11 +59,15 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
-export async function startOwnRedis(): Promise<OwnRedis> {
+export async function startOwnRedis(options: OwnRedisOptions = {}): Promise<OwnRedis> {
   const port = await freePort();
+  const dataDir = options.persistent ? mkdtempSync(path.join(os.tmpdir(), 'own-redis-')) : undefined;
+  const persistence = dataDir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dataDir] : ['--appendonly', 'no'];
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    // Already running: a second server could not bind the port, and the first would be orphaned.
+    if (child && child.exitCode === null && child.signalCode === null) return;
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence], { stdio: 'ignore' });
     await waitUntil(() => pingRedis(port), 5000, `redis-server on port ${port}`);
   };
   const stop = async () => {
@@ -70,5 +88,9 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     stop,
     pause: () => child?.kill('SIGSTOP'),
     resume: () => child?.kill('SIGCONT'),
+    dispose: async () => {
+      await stop();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
   };
 }
