@@ -152,7 +152,7 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
       return await this.mint(reason);
     } catch (error) {
       if (error instanceof DomainError) throw error;
-      throw new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause: error });
+      throw DomainError.storeUnavailable(error);
     } finally {
       await this.store.deleteIfEquals(this.keys.mintLock, lockValue).catch(() => undefined);
     }
@@ -262,7 +262,7 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
     try {
       return await operation();
     } catch (error) {
-      throw new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause: error });
+      throw DomainError.storeUnavailable(error);
     }
   }
 }

@@ -10,10 +10,6 @@ import { CheckoutSession } from './checkout-session';
 const SESSION_LOCK_MS = 30_000;
 const SESSION_ID = /^cs_[A-Za-z0-9_-]{32}$/;
 
-function storeUnavailable(cause: unknown): DomainError {
-  return new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause });
-}
-
 /**
  * Checkout sessions in Redis, visible to every replica, gone when their TTL ends. Changes to one
  * session are serialised by a short lock so that two replicas (a card submission and a 3-D Secure
@@ -39,7 +35,7 @@ export class CheckoutSessionsStore {
   async load(id: string): Promise<CheckoutSession | null> {
     if (!SESSION_ID.test(id)) return null;
     const raw = await this.store.get(this.keys.checkoutSession(id)).catch((cause: unknown) => {
-      throw storeUnavailable(cause);
+      throw DomainError.storeUnavailable(cause);
     });
     if (!raw) return null;
     const session = JSON.parse(raw) as CheckoutSession;
@@ -57,7 +53,7 @@ export class CheckoutSessionsStore {
     if (ttlMs <= 0) throw new DomainError('session_not_found', 'The checkout session has expired.');
     const previous = this.lastSaved.get(session.id);
     await this.store.set(this.keys.checkoutSession(session.id), JSON.stringify(session), { ttlMs }).catch((cause: unknown) => {
-      throw storeUnavailable(cause);
+      throw DomainError.storeUnavailable(cause);
     });
     if (previous !== session.status) this.metrics.sessionTransitions.inc({ status: session.status });
     this.lastSaved.set(session.id, session.status);
@@ -69,7 +65,7 @@ export class CheckoutSessionsStore {
     const key = this.keys.checkoutSessionLock(id);
     const owner = randomUUID();
     const locked = await this.store.set(key, owner, { ifAbsent: true, ttlMs: SESSION_LOCK_MS }).catch((cause: unknown) => {
-      throw storeUnavailable(cause);
+      throw DomainError.storeUnavailable(cause);
     });
     if (!locked) {
       throw new DomainError('invalid_state', 'Another payment step for this session is still running; try again in a moment.', { retryAfterSeconds: 1 });

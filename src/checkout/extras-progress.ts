@@ -22,7 +22,7 @@ export class ExtrasProgress {
 
   async load(sessionId: string, idempotencyKey: string): Promise<AddedExtraView[]> {
     const raw = await this.store.get(this.key(sessionId, idempotencyKey)).catch((cause: unknown) => {
-      throw new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause });
+      throw DomainError.storeUnavailable(cause);
     });
     return raw ? (JSON.parse(raw) as AddedExtraView[]) : [];
   }

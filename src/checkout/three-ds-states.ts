@@ -25,7 +25,7 @@ export class ThreeDsStates {
   async issue(state: ThreeDsState, ttlMs: number): Promise<string> {
     const value = randomBytes(24).toString('base64url');
     await this.store.set(this.keys.threeDsState(RedisKeys.digest(value)), JSON.stringify(state), { ttlMs }).catch((cause: unknown) => {
-      throw new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause });
+      throw DomainError.storeUnavailable(cause);
     });
     return value;
   }

@@ -59,7 +59,7 @@ export class RequestLimits {
         member: randomUUID(),
       });
     } catch (cause) {
-      throw new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause });
+      throw DomainError.storeUnavailable(cause);
     }
   }
 

@@ -35,6 +35,11 @@ export class DomainError extends Error {
     this.errors = options.errors;
   }
 
+  /** Redis could not be reached or did not answer: the same clean 503 wherever shared state is needed. */
+  static storeUnavailable(cause: unknown): DomainError {
+    return new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause });
+  }
+
   static validation(errors: FieldError[], detail = 'Some fields are not valid.'): DomainError {
     return new DomainError('validation_failed', detail, { errors });
   }

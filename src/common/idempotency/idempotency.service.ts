@@ -119,7 +119,7 @@ export class Idempotency {
     try {
       return await call();
     } catch (cause) {
-      throw new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause });
+      throw DomainError.storeUnavailable(cause);
     }
   }
 }
