@@ -176,6 +176,9 @@ export class CardPayments {
       });
     } catch (error) {
       if (error instanceof UpstreamError && error.upstreamStatus !== undefined && error.upstreamStatus < 500) {
+        // Answered, so nothing was attached. Only a refusal of the card itself is the guest's to fix;
+        // a busy platform (429 past the deadline) or a refused service keeps its own code and status.
+        if (error.code !== 'upstream_error') return this.fail(session, error);
         return this.fail(session, new DomainError('card_declined', 'The card could not be attached to the reservation. Please use another card.', { cause: error }));
       }
       // No answer, or a 5xx: the attach may have landed all the same. A retry would attach a second
