@@ -126,12 +126,15 @@ export class GuestyClient {
 
   private expect(answer: UpstreamAnswer, operation: string): unknown {
     if (answer.status >= 200 && answer.status < 300) return answer.data;
-    throw new UpstreamError(answer.status >= 500 ? 'upstream_unavailable' : 'upstream_error', `The booking platform refused the request (${answer.status}).`, {
+    const unavailable = answer.status >= 500;
+    throw new UpstreamError(unavailable ? 'upstream_unavailable' : 'upstream_error', `The booking platform refused the request (${answer.status}).`, {
       operation,
       upstreamStatus: answer.status,
       upstreamRequestId: answer.requestId,
       maybeSent: true,
       upstreamMessage: upstreamMessage(answer.data),
+      // Like a timeout: the site is told when trying again makes sense.
+      retryAfterSeconds: unavailable ? (answer.retryAfterSeconds ?? 1) : undefined,
     });
   }
 

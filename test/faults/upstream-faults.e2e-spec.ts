@@ -63,6 +63,7 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
   function expectCleanProblem(shot: Pick<Shot, 'status' | 'code' | 'contentType' | 'retryAfter' | 'body'>, code = 'upstream_unavailable'): void {
     expect({ status: shot.status, code: shot.code }).toEqual({ status: 503, code });
     expect(shot.contentType).toMatch(/^application\/problem\+json/);
+    expect(Number(shot.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(shot.body).toEqual(expect.objectContaining({ requestId: expect.any(String), detail: expect.any(String) }));
     // Nothing of the upstream's failure leaks: no axios error, no host, no stack.
     expect(JSON.stringify(shot.body)).not.toMatch(/ECONN|socket hang up|127\.0\.0\.1|axios|\bat .+\.js/i);
