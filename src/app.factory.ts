@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -8,6 +7,7 @@ import { Clock } from './common/clock';
 import { RunningSandbox } from './sandbox/types';
 import { AppConfig } from './config/app-config';
 import { installHttpHooks } from './common/http/http-hooks';
+import { installSecurityHeaders } from './common/http/security-headers';
 import { requestIdFor } from './common/http/request-id';
 import { createLogger } from './common/logging/create-logger';
 import { PinoLoggerService } from './common/logging/pino-logger.service';
@@ -51,18 +51,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   // JSON is the only body the API reads; anything else is a clear 415.
   fastify.removeContentTypeParser('text/plain');
 
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-      },
-    },
-  });
+  installSecurityHeaders(fastify);
   const allowed = new Set(config.http.corsOrigins);
   app.enableCors({
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
