@@ -5,7 +5,8 @@ import { UpstreamListing } from '../guesty/guesty.types';
 import { SharedReadCache } from '../guesty/shared-read-cache';
 import { ListingSummary } from './listing-summary';
 
-const SUMMARY_CACHE_TTL_MS = 5 * 60_000;
+/** A public summary may be a few seconds staler on one replica than in Redis: the hottest read then skips Redis. */
+const SUMMARY_CACHE = { ttlMs: 5 * 60_000, localTtlMs: 10_000 };
 
 export function summarise(listing: UpstreamListing): ListingSummary {
   const picture = listing.pictures?.[0];
@@ -27,7 +28,7 @@ export class ListingSummaries {
   ) {}
 
   async get(listingId: string): Promise<ListingSummary> {
-    const summary = await this.cache.getOrLoad('listing-summary', listingId, SUMMARY_CACHE_TTL_MS, async () => {
+    const summary = await this.cache.getOrLoad('listing-summary', listingId, SUMMARY_CACHE, async () => {
       const listing = await this.guesty.getListing(listingId);
       return listing ? summarise(listing) : null;
     });

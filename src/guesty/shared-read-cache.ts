@@ -1,7 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { UpstreamMetrics } from './upstream-metrics';
+
+export interface CachePolicy {
+  /** How long Redis keeps a loaded value for every replica. */
+  ttlMs: number;
+  /**
+   * How long this replica may answer from its own copy without asking Redis. Only for values that
+   * may be that much staler than Redis (a public listing summary): it spares the hottest reads a
+   * Redis round trip.
+   */
+  localTtlMs?: number;
+}
+
+/** Local copies kept at most, oldest dropped first, so a crawl of listing ids cannot grow the heap. */
+const LOCAL_ENTRIES = 1000;
 
 /**
  * Upstream reads that many requests share (a listing's provider, its public summary), cached in
@@ -11,30 +26,49 @@ import { UpstreamMetrics } from './upstream-metrics';
 @Injectable()
 export class SharedReadCache {
   private readonly loading = new Map<string, Promise<unknown>>();
+  private readonly local = new Map<string, { value: unknown; until: number }>();
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     private readonly keys: RedisKeys,
     private readonly metrics: UpstreamMetrics,
+    private readonly clock: Clock,
   ) {}
 
-  async getOrLoad<T>(cache: string, id: string, ttlMs: number, load: () => Promise<T | null>): Promise<T | null> {
+  async getOrLoad<T>(cache: string, id: string, policy: CachePolicy, load: () => Promise<T | null>): Promise<T | null> {
     const key = this.keys.cache(cache, id);
+    const copy = this.local.get(key);
+    if (copy && copy.until > this.clock.now()) {
+      this.metrics.cacheLookups.inc({ cache, result: 'hit' });
+      return copy.value as T;
+    }
     const cached = await this.store.get(key).catch(() => null);
     if (cached !== null) {
       this.metrics.cacheLookups.inc({ cache, result: 'hit' });
-      return JSON.parse(cached) as T;
+      const value = JSON.parse(cached) as T;
+      this.keepLocally(key, value, policy);
+      return value;
     }
     this.metrics.cacheLookups.inc({ cache, result: 'miss' });
     let pending = this.loading.get(key) as Promise<T | null> | undefined;
     if (!pending) {
       pending = (async () => {
         const value = await load();
-        if (value !== null) await this.store.set(key, JSON.stringify(value), { ttlMs }).catch(() => false);
+        if (value !== null) {
+          await this.store.set(key, JSON.stringify(value), { ttlMs: policy.ttlMs }).catch(() => false);
+          this.keepLocally(key, value, policy);
+        }
         return value;
       })().finally(() => this.loading.delete(key));
       this.loading.set(key, pending);
     }
     return pending;
+  }
+
+  private keepLocally(key: string, value: unknown, policy: CachePolicy): void {
+    if (!policy.localTtlMs) return;
+    this.local.delete(key);
+    if (this.local.size >= LOCAL_ENTRIES) this.local.delete(this.local.keys().next().value as string);
+    this.local.set(key, { value, until: this.clock.now() + Math.min(policy.localTtlMs, policy.ttlMs) });
   }
 }

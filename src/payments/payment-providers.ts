@@ -3,7 +3,7 @@ import { GuestyClient } from '../guesty/guesty-client';
 import { PaymentProvider } from '../guesty/guesty.types';
 import { SharedReadCache } from '../guesty/shared-read-cache';
 
-const PROVIDER_CACHE_TTL_MS = 5 * 60_000;
+const PROVIDER_CACHE = { ttlMs: 5 * 60_000 };
 
 /**
  * The payment provider of a listing: tokenization must use it (a card tokenized under another
@@ -19,6 +19,6 @@ export class PaymentProviders {
 
   forListing(listingId: string, options: { fresh?: boolean } = {}): Promise<PaymentProvider | null> {
     if (options.fresh) return this.guesty.getPaymentProvider(listingId);
-    return this.cache.getOrLoad('provider', listingId, PROVIDER_CACHE_TTL_MS, () => this.guesty.getPaymentProvider(listingId));
+    return this.cache.getOrLoad('provider', listingId, PROVIDER_CACHE, () => this.guesty.getPaymentProvider(listingId));
   }
 }

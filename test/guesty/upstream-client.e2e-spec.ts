@@ -124,5 +124,29 @@ describe('the upstream client spends the shared budget carefully', () => {
       const metrics = await request(world.apps[1].url).get('/metrics');
       expect(metrics.text).toMatch(/cache_lookups_total\{cache="listing-summary",result="hit"\} 1/);
     });
+
+    it('answers a summary it read recently from its own copy for 10 s, then from Redis again', async () => {
+      const redis = new Redis(testRedisUrl());
+      const key = new RedisKeys(world.env.REDIS_KEY_PREFIX).cache('listing-summary', 'lst-mountain');
+      const listingReads = () => world.sandbox.control.counters.requests.listing ?? 0;
+      try {
+        await request(world.apps[0].url).get('/checkout/listings/lst-mountain').expect(200);
+        expect(listingReads()).toBe(1);
+        expect(await redis.exists(key)).toBe(1);
+        // Gone from Redis: the replica that read it still answers from its copy, the other reads it again.
+        await redis.del(key);
+        await request(world.apps[0].url).get('/checkout/listings/lst-mountain').expect(200).expect((res) => expect(res.body.title).toEqual(expect.any(String)));
+        expect(listingReads()).toBe(1);
+        await request(world.apps[1].url).get('/checkout/listings/lst-mountain').expect(200);
+        expect(listingReads()).toBe(2);
+        // Past 10 s the copy is dropped: Redis is asked first, and a key gone from it means one more read.
+        await redis.del(key);
+        world.clocks[0].advance(10_001);
+        await request(world.apps[0].url).get('/checkout/listings/lst-mountain').expect(200);
+        expect(listingReads()).toBe(3);
+      } finally {
+        redis.disconnect();
+      }
+    });
   });
 });
