@@ -52,12 +52,17 @@ export async function startBenchWorld(instances: number, options: { env?: Record
     close: async () => {
       for (const instance of started) await instance.close();
       await sandbox.stop();
-      const redis = new Redis(redisUrl);
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      redis.disconnect();
+      await deleteKeys(redisUrl, prefix);
     },
   };
+}
+
+/** A bench run's own keys, removed when it ends. */
+export async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl);
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -1,7 +1,8 @@
 /*
- * `npm run bench`: figures, not a test. Runs scenarios against the in-process sandbox (fixed
- * upstream latency) with several service instances on one real Redis (REDIS_URL or
- * 127.0.0.1:6379), and prints a table per scenario.
+ * `npm run bench`: figures, not a test. Runs scenarios against the sandbox (fixed upstream
+ * latency) with several service instances on one real Redis (REDIS_URL or 127.0.0.1:6379), and
+ * prints a table per scenario. Scenarios 1 and 2 count upstream calls and run everything in this
+ * process; 3 to 5 measure time, so there the instances and the sandbox run in processes of their own.
  */
 import { checkouts } from './checkouts';
 import { coldStart } from './cold-start';
@@ -16,10 +17,10 @@ async function main(): Promise<void> {
   };
   process.stdout.write(`booking checkout service benchmark — node ${process.version}, ${new Date().toISOString()}\n\n`);
   const instances = number('--instances', 3);
-  await coldStart({ instances, concurrency: number('--concurrency', 100) });
+  await coldStart({ instances, concurrency: number('--concurrency', 300) });
   await overload({ instances, seconds: number('--overload-seconds', 60) });
-  await checkouts({ instances, concurrency: number('--checkouts', 50) });
-  await processFigures({ seconds: number('--load-seconds', 10) });
+  await checkouts({ instances, concurrency: number('--checkouts', 50), rounds: number('--rounds', 10) });
+  await processFigures({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
 }
 
 main().then(

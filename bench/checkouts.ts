@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../src/sandbox/types';
-import { percentile, startBenchWorld, timed } from './bench-world';
+import { deleteKeys, percentile, timed } from './bench-world';
 import { printTable } from './cold-start';
+import { SandboxProcess, ServiceProcess, startSandboxProcess, startServiceProcess } from './processes';
 
 const PLENTY = { perSecond: 100_000, perMinute: 1_000_000, perHour: 10_000_000 };
 const CARD = {
@@ -15,82 +16,129 @@ const json = (body: unknown, headers: Record<string, string> = {}): RequestInit 
   body: JSON.stringify(body),
 });
 
+type Reservation = { reservationId: string; guestId: string; guestEmail: string };
+type Checkout = (reservation: Reservation, index: number) => Promise<number>;
+
 /**
- * Scenario 3 — complete checkouts without 3-D Secure: session, card, attach. Budgets are set high
- * here (scenario 2 measures them); this measures the calls per checkout and the latency the
- * service adds over the upstream's own, by replaying the same upstream calls directly.
+ * Scenario 3 — complete checkouts without 3-D Secure: session, card, attach. The sandbox and each
+ * instance run in processes of their own, as in production, and the bench only sends requests.
+ * Budgets are set high here (scenario 2 measures them). Each round sends `concurrency` checkouts
+ * at once through the service, then the same upstream calls straight to the sandbox (reservation,
+ * tokenize, attach), so both see the same machine; the difference of their percentiles is the
+ * latency the service adds.
  */
-export async function checkouts(options: { instances: number; concurrency: number }): Promise<void> {
-  const world = await startBenchWorld(options.instances, {
-    env: { UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h', CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h' },
-    sandbox: { rateLimits: PLENTY },
-  });
+export async function checkouts(options: { instances: number; concurrency: number; rounds: number }): Promise<void> {
+  const sandbox = await startSandboxProcess({ latencyMs: 20, rateLimits: PLENTY });
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `bench:${randomBytes(4).toString('hex')}:`;
+  const env = {
+    NODE_ENV: 'development',
+    SANDBOX: 'false',
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    GUESTY_CLIENT_ID: SANDBOX_CLIENT_ID,
+    GUESTY_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
+    GUESTY_API_URL: sandbox.urls.apiUrl,
+    GUESTY_PAY_URL: sandbox.urls.payUrl,
+    CHECKOUT_RETURN_URL: 'http://localhost:8080/done',
+    UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h',
+    CHECKOUT_IP_RATE_LIMIT: '100000/m',
+    CHECKOUT_CARD_ATTEMPTS: '1000/h',
+  };
+  const instances: ServiceProcess[] = [];
   try {
-    const { control } = world.sandbox;
-    const reservation = () => {
-      const guestEmail = `bench-${randomUUID().slice(0, 8)}@example.com`;
-      return { ...control.createReservation({ listingId: 'lst-seaside', guestEmail, balanceDue: 100, currency: 'USD' }), guestEmail };
-    };
-    const checkout = async (instanceUrl: string) => {
-      const { reservationId, guestEmail } = reservation();
+    for (let i = 0; i < options.instances; i += 1) instances.push(await startServiceProcess(env));
+    const throughService: Checkout = async ({ reservationId, guestEmail }, index) => {
+      const url = instances[index % instances.length].url;
       const started = performance.now();
-      const session = await fetch(`${instanceUrl}/checkout/sessions`, json({ reservationId, email: guestEmail }));
+      const session = await fetch(`${url}/checkout/sessions`, json({ reservationId, email: guestEmail }));
       const { id } = (await session.json()) as { id: string };
-      const paid = await fetch(`${instanceUrl}/checkout/sessions/${id}/payment-method`, json(CARD, { 'Idempotency-Key': randomUUID() }));
+      const paid = await fetch(`${url}/checkout/sessions/${id}/payment-method`, json(CARD, { 'Idempotency-Key': randomUUID() }));
       const { status } = (await paid.json()) as { status: string };
-      return { ms: performance.now() - started, ok: status === 'succeeded' };
+      if (status !== 'succeeded') throw new Error(`a bench checkout ended ${status}`);
+      return performance.now() - started;
     };
-    // Warm: every instance holds the token and the provider is cached.
-    await Promise.all(world.instances.map((instance) => checkout(instance.url)));
+    const straight = await straightToUpstream(sandbox);
+    const burst = async (checkout: Checkout, size: number) => {
+      const reservations = await Promise.all(Array.from({ length: size }, () => reservation(sandbox)));
+      return Promise.all(reservations.map((one, index) => checkout(one, index)));
+    };
 
-    const logBefore = control.requestLog.length;
-    const started = performance.now();
-    const results = await Promise.all(
-      Array.from({ length: options.concurrency }, (_, i) => checkout(world.instances[i % world.instances.length].url)),
-    );
-    const wallMs = performance.now() - started;
-    const openApiCalls = control.requestLog.slice(logBefore).filter((entry) => entry.route !== 'token' && entry.route !== 'tokenize').length;
+    // Warm: every instance holds the token, the provider is cached, the code paths are compiled.
+    for (let i = 0; i < 3; i += 1) await burst(throughService, instances.length * 4);
+    await burst(straight, 10);
 
-    const direct = await directUpstreamCheckouts(world.sandbox.urls, options.concurrency, reservation);
-    const service = results.map((result) => result.ms).sort((a, b) => a - b);
-    const upstream = direct.sort((a, b) => a - b);
-    const rows: [string, string][] = [
-      ['concurrent checkouts (instances)', `${options.concurrency} (${options.instances})`],
-      ['succeeded', `${results.filter((result) => result.ok).length}`],
-      ['Open API calls per checkout', (openApiCalls / options.concurrency).toFixed(2)],
-      ['checkouts per second', (options.concurrency / (wallMs / 1000)).toFixed(1)],
-      ['service p50 / p99 (ms)', `${percentile(service, 50).toFixed(1)} / ${percentile(service, 99).toFixed(1)}`],
-      ['upstream alone p50 / p99 (ms)', `${percentile(upstream, 50).toFixed(1)} / ${percentile(upstream, 99).toFixed(1)}`],
-      ['added by the service p50 / p99 (ms)', `${(percentile(service, 50) - percentile(upstream, 50)).toFixed(1)} / ${(percentile(service, 99) - percentile(upstream, 99)).toFixed(1)}`],
-    ];
-    printTable('3. complete checkouts (no 3-D Secure, sandbox latency 20 ms)', rows);
+    const service: number[] = [];
+    const upstream: number[] = [];
+    const callsBefore = await sandbox.openApiCalls();
+    let serviceWallMs = 0;
+    for (let round = 0; round < options.rounds; round += 1) {
+      const started = performance.now();
+      service.push(...(await burst(throughService, options.concurrency)));
+      serviceWallMs += performance.now() - started;
+      upstream.push(...(await burst(straight, options.concurrency)));
+    }
+    // The straight calls count too: two Open API calls each (reservation, attach).
+    const serviceCalls = (await sandbox.openApiCalls()) - callsBefore - 2 * upstream.length;
+
+    const alone = { service: [] as number[], upstream: [] as number[] };
+    for (let i = 0; i < options.concurrency; i += 1) {
+      alone.service.push(...(await burst(throughService, 1)));
+      alone.upstream.push(...(await burst(straight, 1)));
+    }
+
+    const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+    const figures = (through: number[], straightUp: number[]) => {
+      const s = sorted(through);
+      const u = sorted(straightUp);
+      return {
+        service: `${percentile(s, 50).toFixed(1)} / ${percentile(s, 99).toFixed(1)}`,
+        upstream: `${percentile(u, 50).toFixed(1)} / ${percentile(u, 99).toFixed(1)}`,
+        added: `${(percentile(s, 50) - percentile(u, 50)).toFixed(1)} / ${(percentile(s, 99) - percentile(u, 99)).toFixed(1)}`,
+      };
+    };
+    const busy = figures(service, upstream);
+    const single = figures(alone.service, alone.upstream);
+    printTable(`3. complete checkouts (no 3-D Secure, sandbox latency 20 ms; instances and sandbox in processes of their own)`, [
+      ['instances; checkouts at once × rounds', `${options.instances}; ${options.concurrency} × ${options.rounds}`],
+      ['Open API calls per checkout', (serviceCalls / service.length).toFixed(2)],
+      ['checkouts per second (in the rounds)', ((1000 * service.length) / serviceWallMs).toFixed(1)],
+      [`service p50 / p99 (ms), ${options.concurrency} at once`, busy.service],
+      [`upstream alone p50 / p99 (ms), ${options.concurrency} at once`, busy.upstream],
+      [`added by the service p50 / p99 (ms), ${options.concurrency} at once`, busy.added],
+      ['service p50 / p99 (ms), one at a time', single.service],
+      ['upstream alone p50 / p99 (ms), one at a time', single.upstream],
+      ['added by the service p50 / p99 (ms), one at a time', single.added],
+    ]);
   } finally {
-    await world.close();
+    await Promise.all(instances.map((instance) => instance.stop()));
+    await sandbox.stop();
+    await deleteKeys(redisUrl, prefix);
   }
 }
 
+async function reservation(sandbox: SandboxProcess): Promise<Reservation> {
+  const guestEmail = `bench-${randomUUID().slice(0, 8)}@example.com`;
+  const created = await sandbox.createReservation({ listingId: 'lst-seaside', guestEmail, balanceDue: 100, currency: 'USD' });
+  return { ...created, guestEmail };
+}
+
 /** The same upstream calls a checkout makes (reservation, tokenize, attach), straight to the sandbox. */
-async function directUpstreamCheckouts(
-  urls: { apiUrl: string; payUrl: string },
-  count: number,
-  reservation: () => { reservationId: string; guestId: string },
-): Promise<number[]> {
-  const tokenAnswer = await fetch(`${urls.apiUrl}/oauth2/token`, {
+async function straightToUpstream(sandbox: SandboxProcess): Promise<Checkout> {
+  const { apiUrl, payUrl } = sandbox.urls;
+  const tokenAnswer = await fetch(`${apiUrl}/oauth2/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'open-api', client_id: SANDBOX_CLIENT_ID, client_secret: SANDBOX_CLIENT_SECRET }),
   });
   const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
   const auth = { Authorization: `Bearer ${token}` };
-  return Promise.all(
-    Array.from({ length: count }, async () => {
-      const { reservationId, guestId } = reservation();
-      const started = performance.now();
-      await timed(`${urls.apiUrl}/v1/reservations/${reservationId}`, { headers: auth });
-      const tokenized = await fetch(`${urls.payUrl}/api/tokenize/v2`, json({ ...CARD, paymentProviderId: 'pp-seaside', listingId: 'lst-seaside', threeDS: { amount: 100, currency: 'USD' } }));
-      const { _id } = (await tokenized.json()) as { _id: string };
-      await timed(`${urls.apiUrl}/v1/guests/${guestId}/payment-methods`, json({ _id, paymentProviderId: 'pp-seaside', reservationId }, auth));
-      return performance.now() - started;
-    }),
-  );
+  return async ({ reservationId, guestId }) => {
+    const started = performance.now();
+    await timed(`${apiUrl}/v1/reservations/${reservationId}`, { headers: auth });
+    const tokenized = await fetch(`${payUrl}/api/tokenize/v2`, json({ ...CARD, paymentProviderId: 'pp-seaside', listingId: 'lst-seaside', threeDS: { amount: 100, currency: 'USD' } }));
+    const { _id } = (await tokenized.json()) as { _id: string };
+    await timed(`${apiUrl}/v1/guests/${guestId}/payment-methods`, json({ _id, paymentProviderId: 'pp-seaside', reservationId }, auth));
+    return performance.now() - started;
+  };
 }
