@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { createApp } from '../src/app.factory';
 import { parseConfiguration } from '../src/config/parse-configuration';
 import { startSandbox } from '../src/sandbox/start-sandbox';
-import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, SandboxOptions } from '../src/sandbox/types';
+import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, SandboxOptions, SandboxUrls } from '../src/sandbox/types';
 
 export interface BenchInstance {
   url: string;
@@ -22,22 +22,9 @@ const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() 
 /** The sandbox with a fixed latency, and N service instances on one Redis under a fresh prefix. */
 export async function startBenchWorld(instances: number, options: { env?: Record<string, string>; sandbox?: SandboxOptions } = {}): Promise<BenchWorld> {
   const sandbox = await startSandbox({ latencyMs: 20, ...options.sandbox });
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const prefix = `bench:${randomBytes(4).toString('hex')}:`;
-  const config = parseConfiguration({
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    LOG_PRETTY: 'false',
-    SANDBOX: 'false',
-    REDIS_URL: redisUrl,
-    REDIS_KEY_PREFIX: prefix,
-    GUESTY_CLIENT_ID: SANDBOX_CLIENT_ID,
-    GUESTY_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
-    GUESTY_API_URL: sandbox.urls.apiUrl,
-    GUESTY_PAY_URL: sandbox.urls.payUrl,
-    CHECKOUT_RETURN_URL: 'http://localhost:8080/done',
-    ...options.env,
-  });
+  const redisUrl = benchRedisUrl();
+  const prefix = benchKeyPrefix();
+  const config = parseConfiguration({ ...serviceEnvironment(sandbox.urls, redisUrl, prefix), NODE_ENV: 'test', ...options.env });
   const started: BenchInstance[] = [];
   for (let i = 0; i < instances; i += 1) {
     const { app } = await createApp(config, { logDestination: quiet });
@@ -54,6 +41,25 @@ export async function startBenchWorld(instances: number, options: { env?: Record
       await sandbox.stop();
       await deleteKeys(redisUrl, prefix);
     },
+  };
+}
+
+export const benchRedisUrl = (): string => process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const benchKeyPrefix = (): string => `bench:${randomBytes(4).toString('hex')}:`;
+
+/** A production-like instance (not sandbox mode) pointed at the simulator, on its own key prefix. */
+export function serviceEnvironment(urls: SandboxUrls, redisUrl: string, prefix: string): Record<string, string> {
+  return {
+    LOG_LEVEL: 'warn',
+    LOG_PRETTY: 'false',
+    SANDBOX: 'false',
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    GUESTY_CLIENT_ID: SANDBOX_CLIENT_ID,
+    GUESTY_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
+    GUESTY_API_URL: urls.apiUrl,
+    GUESTY_PAY_URL: urls.payUrl,
+    CHECKOUT_RETURN_URL: 'http://localhost:8080/done',
   };
 }
 

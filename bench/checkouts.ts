@@ -1,8 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../src/sandbox/types';
-import { deleteKeys, percentile, timed } from './bench-world';
+import { benchKeyPrefix, benchRedisUrl, deleteKeys, percentile, serviceEnvironment, timed } from './bench-world';
 import { printTable } from './cold-start';
-import { SandboxProcess, ServiceProcess, startSandboxProcess, startServiceProcess } from './processes';
+import { cpuMs, SandboxProcess, ServiceProcess, startSandboxProcess, startServiceProcess } from './processes';
 
 const PLENTY = { perSecond: 100_000, perMinute: 1_000_000, perHour: 10_000_000 };
 const CARD = {
@@ -29,18 +29,11 @@ type Checkout = (reservation: Reservation, index: number) => Promise<number>;
  */
 export async function checkouts(options: { instances: number; concurrency: number; rounds: number }): Promise<void> {
   const sandbox = await startSandboxProcess({ latencyMs: 20, rateLimits: PLENTY });
-  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const prefix = `bench:${randomBytes(4).toString('hex')}:`;
+  const redisUrl = benchRedisUrl();
+  const prefix = benchKeyPrefix();
   const env = {
+    ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
     NODE_ENV: 'development',
-    SANDBOX: 'false',
-    REDIS_URL: redisUrl,
-    REDIS_KEY_PREFIX: prefix,
-    GUESTY_CLIENT_ID: SANDBOX_CLIENT_ID,
-    GUESTY_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
-    GUESTY_API_URL: sandbox.urls.apiUrl,
-    GUESTY_PAY_URL: sandbox.urls.payUrl,
-    CHECKOUT_RETURN_URL: 'http://localhost:8080/done',
     UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h',
     CHECKOUT_IP_RATE_LIMIT: '100000/m',
     CHECKOUT_CARD_ATTEMPTS: '1000/h',
@@ -72,9 +65,13 @@ export async function checkouts(options: { instances: number; concurrency: numbe
     const upstream: number[] = [];
     const callsBefore = await sandbox.openApiCalls();
     let serviceWallMs = 0;
+    let serviceCpuMs = 0;
+    const instancesCpuMs = () => instances.reduce((sum, instance) => sum + cpuMs(instance.child), 0);
     for (let round = 0; round < options.rounds; round += 1) {
       const started = performance.now();
+      const cpuBefore = instancesCpuMs();
       service.push(...(await burst(throughService, options.concurrency)));
+      serviceCpuMs += instancesCpuMs() - cpuBefore;
       serviceWallMs += performance.now() - started;
       upstream.push(...(await burst(straight, options.concurrency)));
     }
@@ -103,6 +100,7 @@ export async function checkouts(options: { instances: number; concurrency: numbe
       ['instances; checkouts at once × rounds', `${options.instances}; ${options.concurrency} × ${options.rounds}`],
       ['Open API calls per checkout', (serviceCalls / service.length).toFixed(2)],
       ['checkouts per second (in the rounds)', ((1000 * service.length) / serviceWallMs).toFixed(1)],
+      ['service CPU per checkout (ms, all instances)', (serviceCpuMs / service.length).toFixed(1)],
       [`service p50 / p99 (ms), ${options.concurrency} at once`, busy.service],
       [`upstream alone p50 / p99 (ms), ${options.concurrency} at once`, busy.upstream],
       [`added by the service p50 / p99 (ms), ${options.concurrency} at once`, busy.added],

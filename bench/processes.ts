@@ -32,6 +32,12 @@ export function rssMb(child: ChildProcess): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
+/** CPU time (user + system) a process has used so far, in ms (Linux clock ticks of 10 ms). */
+export function cpuMs(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export interface ServiceProcess {
   url: string;
   child: ChildProcess;
