@@ -2,7 +2,6 @@ import { HttpService } from '@nestjs/axios';
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AxiosError, AxiosRequestConfig } from 'axios';
-import { firstValueFrom } from 'rxjs';
 import { AppConfig } from '../config/app-config';
 import { scrubText } from '../common/logging/redaction';
 import { UpstreamError } from './upstream-error';
@@ -85,7 +84,9 @@ export class UpstreamHttp {
       responseType: 'json',
     };
     try {
-      const response = await firstValueFrom(this.http.request(request));
+      // The promise API of the module's axios instance: the Observable wrapper makes (and throws away)
+      // a cancellation error with a stack trace on every call that completes.
+      const response = await this.http.axiosRef.request(request);
       const answer: UpstreamAnswer = {
         status: response.status,
         data: response.data,
