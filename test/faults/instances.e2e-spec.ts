@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { startSandbox } from '../../src/sandbox/start-sandbox';
-import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../src/sandbox/types';
+import { RunningSandbox } from '../../src/sandbox/types';
 import { figures, latencySummary, Load, Shot, ShotRequest, shoot, startLoad, statusCounts, waitFor } from '../utils/load';
 import { waitUntil } from '../utils/redis-server';
 import { BUILT_MAIN, ServiceProcess, spawnService } from '../utils/service-process';
-import { testKeyPrefix, testRedisUrl } from '../utils/test-config';
+import { testRedisUrl } from '../utils/test-config';
+import { pointedAtSandbox } from '../utils/sandboxed-apps';
 
 const CONCURRENCY = 10;
 const SHUTDOWN_DELAY_MS = 500;
@@ -97,15 +98,9 @@ describe('instances stopped under load (built service processes, one sandbox)', 
   beforeEach(async () => {
     sandbox = await startSandbox({ paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100000 } });
     env = {
+      ...pointedAtSandbox(sandbox.urls),
       LOG_PRETTY: 'false',
-      SANDBOX: 'false',
-      GUESTY_CLIENT_ID: SANDBOX_CLIENT_ID,
-      GUESTY_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
-      GUESTY_API_URL: sandbox.urls.apiUrl,
-      GUESTY_PAY_URL: sandbox.urls.payUrl,
-      CHECKOUT_RETURN_URL: 'http://localhost:8080/checkout/done',
       REDIS_URL: testRedisUrl(),
-      REDIS_KEY_PREFIX: testKeyPrefix(),
       SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
       SHUTDOWN_DRAIN_MS: '5000',
       CHECKOUT_IP_RATE_LIMIT: '100000/m',

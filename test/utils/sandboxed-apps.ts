@@ -1,5 +1,5 @@
 import { startSandbox } from '../../src/sandbox/start-sandbox';
-import { RunningSandbox, SandboxOptions, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../src/sandbox/types';
+import { RunningSandbox, SandboxOptions, SandboxUrls, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../src/sandbox/types';
 import { ManualClock } from './manual-clock';
 import { freePort } from './redis-server';
 import { startTestApp, TestApp } from './test-app';
@@ -14,6 +14,19 @@ export interface SandboxedApps {
   close(): Promise<void>;
 }
 
+/** A production-like service (not sandbox mode) pointed at a running simulator, on a fresh key prefix. */
+export function pointedAtSandbox(urls: SandboxUrls): Record<string, string> {
+  return {
+    SANDBOX: 'false',
+    GUESTY_CLIENT_ID: SANDBOX_CLIENT_ID,
+    GUESTY_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
+    GUESTY_API_URL: urls.apiUrl,
+    GUESTY_PAY_URL: urls.payUrl,
+    CHECKOUT_RETURN_URL: 'http://localhost:8080/checkout/done',
+    REDIS_KEY_PREFIX: testKeyPrefix(),
+  };
+}
+
 /**
  * The sandbox as upstream (real HTTP) and `count` replicas of the service sharing one Redis key
  * prefix, each with a clock the test can move. The apps run with SANDBOX=false: exactly the code
@@ -24,16 +37,7 @@ export async function startSandboxedApps(
   options: { env?: Record<string, string>; sandbox?: SandboxOptions } = {},
 ): Promise<SandboxedApps> {
   const sandbox = await startSandbox(options.sandbox);
-  const env: Record<string, string> = {
-    SANDBOX: 'false',
-    GUESTY_CLIENT_ID: SANDBOX_CLIENT_ID,
-    GUESTY_CLIENT_SECRET: SANDBOX_CLIENT_SECRET,
-    GUESTY_API_URL: sandbox.urls.apiUrl,
-    GUESTY_PAY_URL: sandbox.urls.payUrl,
-    CHECKOUT_RETURN_URL: 'http://localhost:8080/checkout/done',
-    REDIS_KEY_PREFIX: testKeyPrefix(),
-    ...options.env,
-  };
+  const env: Record<string, string> = { ...pointedAtSandbox(sandbox.urls), ...options.env };
   // The first replica's address is the public one: 3-D Secure return URLs point at it.
   const firstPort = await freePort();
   env.PUBLIC_BASE_URL ??= `http://127.0.0.1:${firstPort}`;
