@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { benchKeyPrefix, benchRedisUrl, deleteKeys, percentile } from './bench-world';
 import { printTable } from './cold-start';
 import { freePort, rssMb, startServiceProcess, waitForOk } from './processes';
 
@@ -27,7 +28,7 @@ function autocannon(url: string, seconds: number): Promise<Load> {
   });
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 
 /**
  * Scenarios 4 and 5 — the built service as its own process (sandbox mode, real Redis): time from
@@ -37,7 +38,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
  * of the machine does not land on one side only.
  */
 export async function processFigures(options: { seconds: number; rounds: number }): Promise<void> {
-  const service = await startServiceProcess({ REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: `bench-process:${process.pid}:` });
+  const redisUrl = benchRedisUrl();
+  const prefix = benchKeyPrefix();
+  const service = await startServiceProcess({ REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix });
   const barePort = await freePort();
   const bare = spawn(process.execPath, ['-e', `require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end(${JSON.stringify(SUMMARY)})}).listen(${barePort},'127.0.0.1')`], { stdio: 'ignore' });
   try {
@@ -68,5 +71,6 @@ export async function processFigures(options: { seconds: number; rounds: number 
   } finally {
     await service.stop();
     bare.kill('SIGTERM');
+    await deleteKeys(redisUrl, prefix);
   }
 }
