@@ -9,6 +9,8 @@ export const LEDGER_WINDOW_MS = 24 * 60 * 60 * 1000;
  */
 export class MintLedger {
   private known: number[] = [];
+  /** A mint kept locally that Redis has not taken yet. */
+  private unrecorded = false;
 
   constructor(
     private readonly store: KeyValueStore,
@@ -23,14 +25,23 @@ export class MintLedger {
     return this.known;
   }
 
+  /** Kept locally first, so a mint Redis cannot take now is still counted and written back later. */
   async record(at: number): Promise<void> {
-    const mints = this.recent([...(await this.mintsInWindow()), at]);
-    this.known = mints;
+    this.known = this.recent([...this.known, at]);
+    this.unrecorded = true;
+    const mints = await this.mintsInWindow();
     await this.store.set(this.key, JSON.stringify(mints), { ttlMs: LEDGER_WINDOW_MS });
+    this.unrecorded = false;
   }
 
-  /** Puts the local copy back when the shared one is gone. */
+  /** Puts the local copy back when the shared one is gone, or lacks a mint Redis could not take. */
   async writeBack(): Promise<void> {
+    if (this.unrecorded) {
+      const mints = await this.mintsInWindow();
+      await this.store.set(this.key, JSON.stringify(mints), { ttlMs: LEDGER_WINDOW_MS });
+      this.unrecorded = false;
+      return;
+    }
     const mints = this.recent(this.known);
     if (mints.length > 0) await this.store.set(this.key, JSON.stringify(mints), { ttlMs: LEDGER_WINDOW_MS, ifAbsent: true });
   }

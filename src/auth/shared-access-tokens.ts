@@ -9,6 +9,7 @@ import { GuestyTokenIssuer } from '../guesty/guesty-token-issuer';
 import { UpstreamError } from '../guesty/upstream-error';
 import { UpstreamMetrics } from '../guesty/upstream-metrics';
 import { sleep } from '../guesty/retry-policy';
+import { MetricsService } from '../metrics/metrics.service';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { LEDGER_WINDOW_MS, MintLedger } from './mint-ledger';
@@ -36,6 +37,9 @@ interface HeldToken extends AccessToken {
 const UNUSABLE_BEFORE_EXPIRY_MS = 60_000;
 const LOCK_TTL_MS = 20_000;
 const WAIT_FOR_MINTER_MS = 15_000;
+// A re-mint claim while its holder works: longer than it may wait for the lock and mint under it,
+// short enough that a holder that died frees the generation soon. Kept 24 h once it replaced the token.
+const CLAIM_TTL_MS = WAIT_FOR_MINTER_MS + LOCK_TTL_MS + 10_000;
 const WRITE_BACK_EVERY_MS = 500;
 // A replica holding a valid copy writes it back within WRITE_BACK_EVERY_MS; a minter finding no
 // token waits this long for such a write-back before it spends one of the day's tokens.
@@ -43,6 +47,19 @@ const WRITE_BACK_GRACE_MS = 1_200;
 const REFRESH_RETRY_MS = 30_000;
 // A token minted because its predecessor was refused, refused again this soon: a permission problem.
 const REFUSED_AFTER_REMINT_MS = 10 * 60_000;
+
+/**
+ * Points a test can hold a mint at, to play a race deterministically (never set in production):
+ * each is awaited (or called) at its point of the mint.
+ */
+export interface MintTestHooks {
+  /** After this replica claimed the re-mint of a refused token, before it takes the mint lock. */
+  afterClaim?: () => Promise<void>;
+  /** After the token endpoint answered a token, before the ledger and the shared copy are written. */
+  afterMint?: () => Promise<void>;
+  /** This replica looked for another replica's new token, found none yet, and keeps waiting. */
+  stillWaiting?: () => void;
+}
 
 /**
  * One access token for every replica (SPEC.md §1): kept in Redis encrypted, copied locally,
@@ -57,11 +74,14 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
   private readonly ledger: MintLedger;
   private readonly allowance: number;
   private held?: HeldToken;
+  /** A token this replica minted but could not write to Redis yet (written back once Redis answers). */
+  private unshared?: string;
   private lookup?: Promise<AccessToken>;
   private refresh?: Promise<void>;
   private nextRefreshTry = 0;
   private readonly rejections = new Map<string, Promise<AccessToken | null>>();
   private readonly writeBack: NodeJS.Timeout;
+  readonly testHooks: MintTestHooks = {};
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -70,6 +90,7 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
     private readonly clock: Clock,
     private readonly issuer: GuestyTokenIssuer,
     private readonly metrics: UpstreamMetrics,
+    private readonly counters: MetricsService,
   ) {
     super();
     const guesty = config.get('guesty', { infer: true });
@@ -135,9 +156,28 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
       return null;
     }
     if (this.held?.id === token.id) this.held = undefined;
-    const claimed = await this.guarded(() => this.store.set(this.keys.remintClaim(token.id), '1', { ifAbsent: true, ttlMs: LEDGER_WINDOW_MS }));
-    if (!claimed) return this.waitForReplacement(token.id).catch(() => null);
-    return this.mintOrWait('rejected', token.id, true);
+    const claimKey = this.keys.remintClaim(token.id);
+    const claim = randomUUID();
+    const claimed = await this.guarded(() => this.store.set(claimKey, claim, { ifAbsent: true, ttlMs: CLAIM_TTL_MS }));
+    // Another replica is replacing it: wait for its token (bounded), never answer "forbidden" for it.
+    if (!claimed) return this.waitForReplacement(token.id, claimKey);
+    try {
+      await this.testHooks.afterClaim?.();
+      const replacement = await this.mintOrWait('rejected', token.id, true);
+      // Replaced: the generation is never re-minted again (at most one re-mint per generation).
+      await this.store.set(claimKey, claim, { ttlMs: LEDGER_WINDOW_MS }).catch(() => undefined);
+      return replacement;
+    } catch (error) {
+      await this.releaseClaim(claimKey, claim, token.id);
+      throw error;
+    }
+  }
+
+  /** A mint that failed gives its claim back at once: the next request may try again, within the ledger. */
+  private async releaseClaim(claimKey: string, claim: string, generation: string): Promise<void> {
+    const released = await this.store.deleteIfEquals(claimKey, claim).catch(() => false);
+    this.counters.tokenClaimReleases.inc();
+    this.logger.warn({ generation, released }, released ? 're-mint failed; released its claim' : 're-mint failed; its claim expires shortly');
   }
 
   /** Mints under the lock, unless another replica did meanwhile; without the lock, waits for its holder. */
@@ -165,36 +205,53 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
     let minted;
     try {
       minted = await this.issuer.mint();
+      await this.testHooks.afterMint?.();
     } catch (error) {
       // An answer lost after sending may still have spent a token: count it to stay on the safe side.
-      if (error instanceof UpstreamError && error.upstreamStatus === undefined && error.maybeSent) await this.ledger.record(now);
+      if (error instanceof UpstreamError && error.upstreamStatus === undefined && error.maybeSent) await this.recordMint(now);
       throw error;
     }
-    await this.ledger.record(now);
-    this.metrics.tokensMinted.inc({ reason });
-    this.metrics.tokenBudgetLeft.set(Math.max(0, this.allowance - mints.length - 1));
+    // Held before anything is written: a token is one of the day's five, and Redis failing now must not lose it.
     const id = randomUUID();
     const expiresAt = now + minted.expiresInSeconds * 1000;
     const stored: StoredToken = { id, expiresAt, mintedAt: now, reason, sealed: this.cipher.seal(minted.value, this.keys.token) };
     const token = this.hold(stored, minted.value);
+    this.metrics.tokensMinted.inc({ reason });
+    this.metrics.tokenBudgetLeft.set(Math.max(0, this.allowance - mints.length - 1));
+    await this.recordMint(now);
     await this.store.set(this.keys.token, token.record, { ttlMs: expiresAt - now }).catch((error: unknown) => {
+      this.unshared = id;
       this.logger.warn({ err: error }, 'the new token could not be shared yet; it will be written back');
     });
     this.logger.log({ reason, generation: id, expiresAt: new Date(expiresAt).toISOString(), mintsInWindow: mints.length + 1 }, 'access token minted');
     return token;
   }
 
-  private async waitForReplacement(replaces: string | null): Promise<AccessToken> {
+  /** The mint is in the ledger kept locally at once; a ledger Redis could not take is written back later. */
+  private async recordMint(at: number): Promise<void> {
+    await this.ledger.record(at).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'the mint could not be written to the shared ledger yet; it will be written back');
+    });
+  }
+
+  /**
+   * Waits for the replica that holds the mint lock, or the re-mint claim `claimKey`, to share its
+   * new token. Gives up (503, never "forbidden") when neither is held any more without a new token
+   * (its mint failed), or after WAIT_FOR_MINTER_MS.
+   */
+  private async waitForReplacement(replaces: string | null, claimKey?: string): Promise<AccessToken> {
     const deadline = Date.now() + WAIT_FOR_MINTER_MS;
     while (Date.now() < deadline) {
       await sleep(50 + randomInt(100));
       const latest = await this.guarded(() => this.readShared());
       if (latest && latest.id !== replaces && this.usable(latest)) return this.adopt(latest);
-      if (!(await this.guarded(() => this.store.get(this.keys.mintLock)))) {
+      const [lock, claim] = await this.guarded(() => Promise.all([this.store.get(this.keys.mintLock), claimKey ? this.store.get(claimKey) : null]));
+      if (!lock && !claim) {
         const mints = await this.guarded(() => this.ledger.mintsInWindow());
         if (mints.length >= this.allowance) throw this.budgetExhausted(mints);
         break;
       }
+      this.testHooks.stillWaiting?.();
     }
     throw new DomainError('upstream_unavailable', 'No access token is available yet; try again shortly.', { retryAfterSeconds: 1 });
   }
@@ -213,7 +270,18 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
     const held = this.held;
     if (!held || !this.usable(held)) return;
     try {
-      const restored = await this.store.set(this.keys.token, held.record, { ifAbsent: true, ttlMs: held.expiresAt - this.clock.now() });
+      const ttlMs = held.expiresAt - this.clock.now();
+      let restored: boolean;
+      if (this.unshared === held.id) {
+        // Minted while Redis failed: it replaces what Redis holds unless another replica minted later.
+        const raw = await this.store.get(this.keys.token);
+        const stored = raw ? (JSON.parse(raw) as StoredToken) : null;
+        restored = !stored || (stored.id !== held.id && stored.mintedAt < held.mintedAt);
+        if (restored) await this.store.set(this.keys.token, held.record, { ttlMs });
+        this.unshared = undefined;
+      } else {
+        restored = await this.store.set(this.keys.token, held.record, { ifAbsent: true, ttlMs });
+      }
       await this.ledger.writeBack();
       if (restored) this.logger.warn({ generation: held.id }, 'the shared token was missing from Redis; wrote this replica\'s copy back');
     } catch {

@@ -77,6 +77,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly tokenClaimReleases = new Counter({
+    name: 'upstream_token_claim_releases_total',
+    help: 'Re-mint claims given back because the mint failed (the next request may try again)',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
