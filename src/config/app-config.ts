@@ -83,4 +83,15 @@ export interface AppConfig {
   upstreamRateLimits: RateLimit[];
   admin: { apiKey?: string };
   logging: { level: LogLevel; pretty: boolean };
+  budget: BudgetConfig;
+}
+
+/** Shares of the upstream budget and the bounds on reads that may spend it (SPEC §7). */
+export interface BudgetConfig {
+  /** Percent of every upstream budget window that anonymous reads may use (UPSTREAM_ANONYMOUS_SHARE). */
+  anonymousSharePercent: number;
+  /** Per client IP on every /checkout read that may cost an upstream call (CHECKOUT_IP_READ_LIMIT). */
+  ipReadLimit: RateLimit;
+  /** At most one upstream read of a reservation's payments per this many seconds, all replicas (PAYMENT_STATUS_REFRESH_SECONDS). */
+  paymentStatusRefreshSeconds: number;
 }

@@ -285,6 +285,11 @@ export function parseConfiguration(env: Environment): AppConfig {
     upstreamRateLimits: read.rates('UPSTREAM_RATE_LIMITS', '15/s,120/m,5000/h'),
     admin: { apiKey: read.text('ADMIN_API_KEY') },
     logging: { level: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'), pretty: read.boolean('LOG_PRETTY', !production && nodeEnv !== 'test') },
+    budget: {
+      anonymousSharePercent: read.integer('UPSTREAM_ANONYMOUS_SHARE', 50, 0, 100),
+      ipReadLimit: read.rate('CHECKOUT_IP_READ_LIMIT', '120/m'),
+      paymentStatusRefreshSeconds: read.integer('PAYMENT_STATUS_REFRESH_SECONDS', 10, 1, 3600),
+    },
   };
   if (config.guesty.tokenReserve >= config.guesty.tokensPerDay) {
     read.problem('GUESTY_TOKEN_RESERVE', 'must be smaller than GUESTY_TOKENS_PER_DAY');

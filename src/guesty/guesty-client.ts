@@ -13,14 +13,14 @@ import {
   UpstreamPaymentMethod,
   UpstreamReservation,
 } from './guesty.types';
-import { OutboundRateLimiter } from './outbound-rate-limiter';
+import { OutboundRateLimiter, Priority } from './outbound-rate-limiter';
 import { backoffDelayMs, sleep } from './retry-policy';
 import { UpstreamError } from './upstream-error';
 import { UpstreamAnswer, UpstreamCall, UpstreamHttp } from './upstream-http';
 import { scrubText } from '../common/logging/redaction';
 
 type Kind = 'read' | 'write';
-export type Priority = 'checkout' | 'background';
+export type { Priority };
 
 interface OpenApiCall extends Omit<UpstreamCall, 'host' | 'headers'> {
   kind: Kind;
@@ -56,8 +56,9 @@ export class GuestyClient {
     return this.expect(answer, 'getListings') as UpstreamListingPage;
   }
 
-  async getListing(listingId: string): Promise<UpstreamListing | null> {
-    const answer = await this.openApi({ operation: 'getListing', kind: 'read', priority: 'background', method: 'GET', path: `/listings/${enc(listingId)}` });
+  /** Anonymous by default: a public listing read may only use its share of the budget. */
+  async getListing(listingId: string, priority: Priority = 'anonymous'): Promise<UpstreamListing | null> {
+    const answer = await this.openApi({ operation: 'getListing', kind: 'read', priority, method: 'GET', path: `/listings/${enc(listingId)}` });
     return answer.status === 404 ? null : (this.expect(answer, 'getListing') as UpstreamListing);
   }
 

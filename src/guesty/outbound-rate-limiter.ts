@@ -9,8 +9,13 @@ import { KeyValueStore, SlotAnswer, SlotWindow } from '../redis/key-value-store'
 import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 
-/** Checkout writes go first; reads and other background calls leave headroom for them. */
-export type OutboundPriority = 'checkout' | 'background';
+/**
+ * Who a call is for, in the order the budget serves them (SPEC §7): `checkout` (a guest's writes
+ * and the reads they need), `session` (reads for an open session, e.g. payment-status), `background`
+ * (operators, webhooks, sweeps), `anonymous` (public reads: listing summaries, calendars, quotes),
+ * which also may use at most UPSTREAM_ANONYMOUS_SHARE % of every window.
+ */
+export type Priority = 'checkout' | 'session' | 'background' | 'anonymous';
 
 /**
  * Added to every window: our admission time and the upstream's arrival time differ by network
@@ -21,8 +26,14 @@ export const WINDOW_SAFETY_MARGIN_MS = 250;
 /** Spreads waiters that were told the same retry time, so they don't all ask Redis at once. */
 const MAX_JITTER_MS = 25;
 
-/** Share of each window that background calls leave free for checkout calls. */
+/** Share of each window that background (and anonymous) calls leave free for checkout calls. */
 const BACKGROUND_HEADROOM = 0.1;
+
+/**
+ * How long an anonymous caller waits for a slot at most: a public read that cannot be served soon is
+ * answered 503 with Retry-After at once rather than holding a connection while checkouts wait.
+ */
+export const ANONYMOUS_MAX_WAIT_MS = 1_000;
 
 /**
  * While Redis is unreachable each replica keeps serving with a local budget of this share of every
@@ -38,10 +49,10 @@ export const LOCAL_FALLBACK_SHARE = 1 / 3;
  */
 @Injectable()
 export class OutboundRateLimiter {
-  private readonly windowKeys: string[];
+  private readonly keysFor: Record<Priority, string[]>;
   private readonly pauseKey: string;
-  private readonly windowsFor: Record<OutboundPriority, SlotWindow[]>;
-  private readonly localWindowsFor: Record<OutboundPriority, SlotWindow[]>;
+  private readonly windowsFor: Record<Priority, SlotWindow[]>;
+  private readonly localWindowsFor: Record<Priority, SlotWindow[]>;
   private readonly local = new MemoryKeyValueStore();
   private usingLocal = false;
   private readonly logger = new Logger('OutboundBudget');
@@ -53,26 +64,26 @@ export class OutboundRateLimiter {
     @Inject(MetricsService) private readonly metrics: MetricsService,
   ) {
     const limits = config.get('upstreamRateLimits', { infer: true });
+    const sharePercent = config.get('budget', { infer: true }).anonymousSharePercent;
     const budget = keys.upstreamBudget();
-    this.windowKeys = budget.windowKeys(limits);
+    const windowKeys = budget.windowKeys(limits);
+    // Anonymous calls also count in logs of their own, capped at their share: one more window each,
+    // checked and taken in the same atomic step as the budget's windows (all or none).
+    const shareKeys = keys.upstreamShare('anonymous', limits);
+    this.keysFor = { checkout: windowKeys, session: windowKeys, background: windowKeys, anonymous: [...windowKeys, ...shareKeys] };
     this.pauseKey = budget.pause;
-    this.windowsFor = {
-      checkout: limits.map((limit) => slotWindow(limit, 0)),
-      background: limits.map((limit) => slotWindow(limit, backgroundReserve(limit.limit))),
-    };
+    this.windowsFor = windowsByPriority(limits, sharePercent);
     const localLimits = limits.map((limit) => ({ ...limit, limit: Math.max(1, Math.floor(limit.limit * LOCAL_FALLBACK_SHARE)) }));
-    this.localWindowsFor = {
-      checkout: localLimits.map((limit) => slotWindow(limit, 0)),
-      background: localLimits.map((limit) => slotWindow(limit, backgroundReserve(limit.limit))),
-    };
+    this.localWindowsFor = windowsByPriority(localLimits, sharePercent);
   }
 
   /**
    * Resolves once this caller holds a slot in every window. `deadline` is epoch ms (Date.now()).
    * Throws `rate_limited` (503, Retry-After) as soon as no slot can free before the deadline.
    */
-  async acquire(priority: OutboundPriority, deadline: number): Promise<void> {
+  async acquire(priority: Priority, deadline: number): Promise<void> {
     const started = Date.now();
+    if (priority === 'anonymous') deadline = Math.min(deadline, started + ANONYMOUS_MAX_WAIT_MS);
     const member = randomUUID();
     for (;;) {
       const answer = await this.takeSlot(priority, member);
@@ -96,9 +107,10 @@ export class OutboundRateLimiter {
     await this.store.pauseSlots(this.pauseKey, seconds * 1000).catch((cause: unknown) => this.fallBack(cause));
   }
 
-  private async takeSlot(priority: OutboundPriority, member: string): Promise<SlotAnswer> {
+  private async takeSlot(priority: Priority, member: string): Promise<SlotAnswer> {
+    const windowKeys = this.keysFor[priority];
     try {
-      const answer = await this.store.takeSlot({ windowKeys: this.windowKeys, pauseKey: this.pauseKey, windows: this.windowsFor[priority], member });
+      const answer = await this.store.takeSlot({ windowKeys, pauseKey: this.pauseKey, windows: this.windowsFor[priority], member });
       if (this.usingLocal) {
         this.usingLocal = false;
         this.logger.log('Redis is back: the shared outbound budget is in use again');
@@ -106,7 +118,7 @@ export class OutboundRateLimiter {
       return answer;
     } catch (cause) {
       this.fallBack(cause);
-      return this.local.takeSlot({ windowKeys: this.windowKeys, pauseKey: this.pauseKey, windows: this.localWindowsFor[priority], member });
+      return this.local.takeSlot({ windowKeys, pauseKey: this.pauseKey, windows: this.localWindowsFor[priority], member });
     }
   }
 
@@ -116,8 +128,9 @@ export class OutboundRateLimiter {
     this.logger.warn({ err: cause }, `Redis is unreachable: using a local outbound budget (${Math.round(LOCAL_FALLBACK_SHARE * 100)} % of each window) until it is back`);
   }
 
-  private refusal(priority: OutboundPriority, retryAfterMs: number): DomainError {
+  private refusal(priority: Priority, retryAfterMs: number): DomainError {
     this.metrics.upstreamLimiterRefusals.inc({ priority });
+    if (priority === 'anonymous') this.metrics.upstreamShareRefusals.inc({ share: priority });
     return new DomainError('rate_limited', 'The booking platform is busy; try again shortly.', {
       status: 503,
       retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
@@ -132,5 +145,25 @@ function slotWindow(limit: RateLimit, reserve: number): SlotWindow {
 /** At least one slot, but never the whole window: with a limit of 1, background calls still run. */
 function backgroundReserve(limit: number): number {
   return Math.min(limit - 1, Math.max(1, Math.floor(limit * BACKGROUND_HEADROOM)));
+}
+
+/**
+ * The windows each priority is judged by: every priority leaves the ones above it headroom (reads
+ * for an open session half of what background calls leave), and anonymous calls also have their
+ * share's windows, in the order of RedisKeys.upstreamShare's keys.
+ */
+function windowsByPriority(limits: readonly RateLimit[], sharePercent: number): Record<Priority, SlotWindow[]> {
+  const background = limits.map((limit) => slotWindow(limit, backgroundReserve(limit.limit)));
+  return {
+    checkout: limits.map((limit) => slotWindow(limit, 0)),
+    session: limits.map((limit) => slotWindow(limit, Math.floor(backgroundReserve(limit.limit) / 2))),
+    background,
+    anonymous: [...background, ...limits.map((limit) => slotWindow({ ...limit, limit: anonymousLimit(limit.limit, sharePercent) }, 0))],
+  };
+}
+
+/** At most the share, rounded down: a share of 0 keeps anonymous calls off the upstream entirely. */
+export function anonymousLimit(limit: number, sharePercent: number): number {
+  return Math.floor((limit * sharePercent) / 100);
 }
 

@@ -13,6 +13,11 @@ export interface CachePolicy {
    * Redis round trip.
    */
   localTtlMs?: number;
+  /**
+   * How long a miss (the loader found nothing) is remembered, by Redis and locally: a crawl of
+   * unknown ids then costs one upstream read per id and period, not one per request. Absent: not kept.
+   */
+  missTtlMs?: number;
 }
 
 /** Local copies kept at most, oldest dropped first, so a crawl of listing ids cannot grow the heap. */
@@ -21,7 +26,8 @@ const LOCAL_ENTRIES = 1000;
 /**
  * Upstream reads that many requests share (a listing's provider, its public summary), cached in
  * Redis for every replica. Concurrent misses in one replica share one load. A Redis failure is a
- * miss: the read goes upstream rather than failing.
+ * miss: the read goes upstream rather than failing. With `missTtlMs`, "not found" is cached too
+ * (stored as JSON null).
  */
 @Injectable()
 export class SharedReadCache {
@@ -45,8 +51,8 @@ export class SharedReadCache {
     const cached = await this.store.get(key).catch(() => null);
     if (cached !== null) {
       this.metrics.cacheLookups.inc({ cache, result: 'hit' });
-      const value = JSON.parse(cached) as T;
-      this.keepLocally(key, value, policy);
+      const value = JSON.parse(cached) as T | null;
+      this.keepLocally(key, value, value !== null ? policy : { ...policy, ttlMs: policy.missTtlMs ?? 0 });
       return value;
     }
     this.metrics.cacheLookups.inc({ cache, result: 'miss' });
@@ -54,9 +60,10 @@ export class SharedReadCache {
     if (!pending) {
       pending = (async () => {
         const value = await load();
-        if (value !== null) {
-          await this.store.set(key, JSON.stringify(value), { ttlMs: policy.ttlMs }).catch(() => false);
-          this.keepLocally(key, value, policy);
+        const ttlMs = value !== null ? policy.ttlMs : policy.missTtlMs;
+        if (ttlMs !== undefined) {
+          await this.store.set(key, JSON.stringify(value), { ttlMs }).catch(() => false);
+          this.keepLocally(key, value, { ...policy, ttlMs });
         }
         return value;
       })().finally(() => this.loading.delete(key));

@@ -83,6 +83,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly upstreamShareRefusals = new Counter({
+    name: 'upstream_share_refusals_total',
+    help: 'Calls with a capped share of the outbound budget (anonymous reads) refused for want of a slot, by share',
+    labelNames: ['share'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

@@ -48,7 +48,7 @@ describe('RedisKeys in a Redis Cluster', () => {
   // Every builder of RedisKeys, so that a new one is sorted here into single keys or a group.
   it('knows every key builder', () => {
     expect(Object.getOwnPropertyNames(RedisKeys.prototype).sort()).toEqual(
-      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'checkoutSessionLock', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache'].sort(),
+      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'checkoutSessionLock', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare'].sort(),
     );
   });
 
@@ -58,6 +58,11 @@ describe('RedisKeys in a Redis Cluster', () => {
     it('the upstream budget: every window log and the pause (takeSlot, pauseSlots)', () => {
       const budget = keys.upstreamBudget();
       expect(slotsOf([...budget.windowKeys(WINDOWS), budget.pause]).size).toBe(1);
+    });
+
+    it('a share of the upstream budget: its window logs in the budget\'s own slot (takeSlot)', () => {
+      const budget = keys.upstreamBudget();
+      expect(slotsOf([...budget.windowKeys(WINDOWS), budget.pause, ...keys.upstreamShare('anonymous', WINDOWS)]).size).toBe(1);
     });
 
     it('a request limit: its window log and its pause, for each limit and subject (takeSlot)', () => {

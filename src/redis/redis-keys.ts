@@ -74,4 +74,12 @@ export class RedisKeys {
   cache(name: string, id: string): string {
     return `${this.prefix}cache:${name}:${id}`;
   }
+
+  /**
+   * The sliding-window logs of one share of the outbound budget (anonymous reads): taken in the same
+   * atomic step as the budget's own windows, so they share its {upstream-budget} hash tag.
+   */
+  upstreamShare(share: string, windows: readonly { windowMs: number }[]): string[] {
+    return windows.map((window) => `${this.prefix}{upstream-budget}:share:${share}:w:${window.windowMs}`);
+  }
 }

@@ -1,0 +1,88 @@
+import Redis from 'ioredis';
+import request from 'supertest';
+import { RedisKeys } from '../../src/redis/redis-keys';
+import { freshReservation } from '../utils/checkout-client';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { testRedisUrl } from '../utils/test-config';
+
+// Every anonymous request from an address of its own: the per-IP limits are not what is tested here.
+const ANONYMOUS = { TRUST_PROXY: '1' };
+let nextAddress = 0;
+const anonymousAddress = () => `198.18.${Math.floor(nextAddress / 250) % 250}.${(nextAddress++ % 250) + 1}`;
+
+function anonymousRead(world: SandboxedApps, replica: number, listingId: string) {
+  return request(world.apps[replica].url).get(`/checkout/listings/${listingId}`).set('X-Forwarded-For', anonymousAddress());
+}
+
+function upstreamListingReads(world: SandboxedApps): number {
+  return world.sandbox.control.requestLog.filter((entry) => entry.route === 'listing').length;
+}
+
+describe('anonymous reads use at most their share of the upstream budget', () => {
+  let world: SandboxedApps;
+
+  afterEach(async () => {
+    await world.close();
+  });
+
+  it('lets every checkout through after a flood of unknown listing ids took what it could of the minute', async () => {
+    // The upstream's own limits (15/s, 120/m, 5000/h), as the service is configured by default.
+    world = await startSandboxedApps(1, { env: ANONYMOUS });
+    const flood = await Promise.all(Array.from({ length: 115 }, (_, i) => anonymousRead(world, 0, `lst-random-${i}`)));
+    expect(flood.filter((answer) => answer.status === 404).length).toBeGreaterThan(0);
+    for (const refused of flood.filter((answer) => answer.status !== 404)) {
+      expect(refused.status).toBe(503);
+      expect(refused.body.code).toBe('rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    }
+    // UPSTREAM_ANONYMOUS_SHARE defaults to 50 %: at most 60 of the minute's 120.
+    expect(upstreamListingReads(world)).toBeLessThanOrEqual(60);
+
+    const sessions = [];
+    for (let i = 0; i < 16; i += 1) {
+      const { reservationId, guestEmail } = freshReservation(world);
+      sessions.push(await request(world.apps[0].url).post('/checkout/sessions').send({ reservationId, email: guestEmail }));
+    }
+    expect(sessions.map((answer) => answer.status)).toEqual(Array(16).fill(201));
+    expect(world.sandbox.control.counters.rateLimited).toBe(0);
+    const metrics = (await request(world.apps[0].url).get('/metrics')).text;
+    expect(metrics).toMatch(/upstream_share_refusals_total\{share="anonymous"\} [1-9]/);
+  });
+
+  it('holds the share across replicas in the one atomic step of the shared budget', async () => {
+    world = await startSandboxedApps(3, {
+      env: { ...ANONYMOUS, UPSTREAM_RATE_LIMITS: '100/s,20/m,5000/h', UPSTREAM_ANONYMOUS_SHARE: '25' },
+      sandbox: { rateLimits: { perSecond: 100, perMinute: 20, perHour: 5000 } },
+    });
+    const flood = await Promise.all(Array.from({ length: 60 }, (_, i) => anonymousRead(world, i % 3, `lst-spread-${i}`)));
+    expect(flood.filter((answer) => answer.status === 404)).toHaveLength(5);
+    expect(upstreamListingReads(world)).toBe(5);
+    // The other 75 % of the minute is the checkouts', whichever replica serves them.
+    const sessions = [];
+    for (let i = 0; i < 5; i += 1) {
+      const { reservationId, guestEmail } = freshReservation(world);
+      sessions.push(await request(world.apps[i % 3].url).post('/checkout/sessions').send({ reservationId, email: guestEmail }));
+    }
+    expect(sessions.map((answer) => answer.status)).toEqual(Array(5).fill(201));
+    expect(world.sandbox.control.counters.rateLimited).toBe(0);
+  });
+
+  it('remembers an unknown listing id for 60 s, for every replica', async () => {
+    world = await startSandboxedApps(2, { env: ANONYMOUS });
+    await anonymousRead(world, 0, 'lst-unknown').expect(404);
+    await anonymousRead(world, 1, 'lst-unknown').expect(404);
+    await anonymousRead(world, 0, 'lst-unknown').expect(404);
+    expect(upstreamListingReads(world)).toBe(1);
+    const redis = new Redis(testRedisUrl());
+    try {
+      const ttl = await redis.pttl(new RedisKeys(world.env.REDIS_KEY_PREFIX).cache('listing-summary', 'lst-unknown'));
+      expect(ttl).toBeGreaterThan(50_000);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    } finally {
+      redis.disconnect();
+    }
+    // A known listing is still read and kept as before.
+    await anonymousRead(world, 1, 'lst-city').expect(200);
+    expect(upstreamListingReads(world)).toBe(2);
+  });
+});
