@@ -35,7 +35,7 @@ export async function checkouts(options: { instances: number; concurrency: numbe
     ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
     NODE_ENV: 'development',
     UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h',
-    CHECKOUT_IP_RATE_LIMIT: '100000/m',
+    CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m',
     CHECKOUT_CARD_ATTEMPTS: '1000/h',
   };
   const instances: ServiceProcess[] = [];

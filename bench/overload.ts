@@ -16,7 +16,7 @@ const post = (url: string, body: unknown, headers: Record<string, string> = {}) 
  * received, the busiest windows, the budget used, and how checkouts fared against reads.
  */
 export async function overload(options: { instances: number; seconds: number }): Promise<void> {
-  const world = await startBenchWorld(options.instances, { env: { CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h' } });
+  const world = await startBenchWorld(options.instances, { env: { CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h' } });
   try {
     const { control } = world.sandbox;
     const url = (i: number) => world.instances[i % world.instances.length].url;

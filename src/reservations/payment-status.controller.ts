@@ -1,7 +1,7 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CheckoutSessionsStore } from '../checkout/checkout-sessions.store';
-import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
+import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { ApiProblems } from '../common/http/api-problems.decorator';
 import { PaymentDiagnosisResponse } from './dto/payment-diagnosis.view';
 import { PaymentDiagnosis } from './payment-diagnosis';
@@ -15,9 +15,9 @@ export class PaymentStatusController {
     private readonly diagnostics: PaymentDiagnostics,
   ) {}
 
-  // Counted per IP: one check may cost several upstream reads of the account's shared budget.
+  // Counted per IP (CHECKOUT_IP_READ_LIMIT): a check may cost upstream reads of the account's shared budget.
   @Get(':id/payment-status')
-  @UseGuards(ClientIpLimitGuard)
+  @UseGuards(ClientIpReadLimitGuard)
   @ApiOperation({
     summary: "The money.payments diagnostics of the session's reservation",
     description: 'Right after a card is attached the payment may take a moment to show; the check re-reads briefly (up to ~3 s) before answering.',

@@ -103,7 +103,7 @@ describe('instances stopped under load (built service processes, one sandbox)', 
       REDIS_URL: testRedisUrl(),
       SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
       SHUTDOWN_DRAIN_MS: '5000',
-      CHECKOUT_IP_RATE_LIMIT: '100000/m',
+      CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m',
       UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
       DOCS_ENABLED: 'false',
     };

@@ -108,7 +108,7 @@ describe('Redis faults under load (own redis-server, 2 replicas)', () => {
     // AOF with fsync on every write: a killed server comes back with everything it acknowledged.
     redis = await startOwnRedis({ persistent: true });
     world = await startSandboxedApps(2, {
-      env: { REDIS_URL: redis.url, CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h', UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h' },
+      env: { REDIS_URL: redis.url, CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h', UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h' },
       sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100000 } },
     });
     raw = new Redis(redis.url, { maxRetriesPerRequest: 1 });

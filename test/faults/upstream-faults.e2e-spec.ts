@@ -75,7 +75,7 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
         UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS),
         UPSTREAM_DEADLINE_MS: String(DEADLINE_MS),
         CHECKOUT_EXTRAS: JSON.stringify(CATALOGUE),
-        CHECKOUT_IP_RATE_LIMIT: '100000/m',
+        CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m',
         CHECKOUT_CARD_ATTEMPTS: '1000/h',
         UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
       },

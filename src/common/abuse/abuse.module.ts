@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { ClientIpLimitGuard } from './client-ip-limit.guard';
+import { ClientIpLimitGuard, ClientIpReadLimitGuard } from './client-ip-limit.guard';
 import { RequestLimits } from './request-limits';
 
-/** Per-IP and per-reservation limits of the checkout's write routes; the store and config are global. */
+/** Per-IP limits of the checkout's reads and writes, per-reservation card attempts; the store and config are global. */
 @Module({
-  providers: [RequestLimits, ClientIpLimitGuard],
-  exports: [RequestLimits, ClientIpLimitGuard],
+  providers: [RequestLimits, ClientIpLimitGuard, ClientIpReadLimitGuard],
+  exports: [RequestLimits, ClientIpLimitGuard, ClientIpReadLimitGuard],
 })
 export class AbuseModule {}
