@@ -90,6 +90,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly paymentStatusChecks = new Counter({
+    name: 'payment_status_checks_total',
+    help: 'payment-status answers by source: upstream (this replica read the reservation), cached or coalesced (an upstream read saved)',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

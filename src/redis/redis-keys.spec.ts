@@ -48,7 +48,7 @@ describe('RedisKeys in a Redis Cluster', () => {
   // Every builder of RedisKeys, so that a new one is sorted here into single keys or a group.
   it('knows every key builder', () => {
     expect(Object.getOwnPropertyNames(RedisKeys.prototype).sort()).toEqual(
-      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'checkoutSessionLock', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare'].sort(),
+      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'checkoutSessionLock', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare', 'paymentStatus'].sort(),
     );
   });
 

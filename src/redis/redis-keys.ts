@@ -82,4 +82,10 @@ export class RedisKeys {
   upstreamShare(share: string, windows: readonly { windowMs: number }[]): string[] {
     return windows.map((window) => `${this.prefix}{upstream-budget}:share:${share}:w:${window.windowMs}`);
   }
+
+  /** A reservation's last payment-status answer, shared by replicas, and the lock of the one replica refreshing it. */
+  paymentStatus(reservationId: string): { answer: string; lock: string } {
+    const base = `${this.prefix}payment-status:${reservationId}`;
+    return { answer: `${base}:answer`, lock: `${base}:lock` };
+  }
 }

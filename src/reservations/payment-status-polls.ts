@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { DomainError } from '../common/errors/domain-error';
+import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../metrics/metrics.service';
+import { KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { forGuest } from './guest-diagnosis';
+import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
+import { PaymentDiagnostics } from './payment-diagnostics.service';
+
+/** Longer than one diagnosis may take (its reads and ~2.5 s of re-reads); a holder that died frees it then. */
+const LOCK_TTL_MS = 20_000;
+/** How often a replica waiting for another's read looks for its answer. */
+const POLL_MS = 100;
+
+/**
+ * payment-status for the site (SPEC §3.2): at most one upstream read of a reservation's payments per
+ * PAYMENT_STATUS_REFRESH_SECONDS, shared by all replicas however many browsers poll. One replica
+ * reads under a short lock and stores its answer; the others answer from it, or wait for it. The
+ * answer is worded for the guest before it is stored.
+ */
+@Injectable()
+export class PaymentStatusPolls {
+  private readonly refreshMs: number;
+  /** Concurrent polls of one reservation on this replica share one look-up. */
+  private readonly pending = new Map<string, Promise<PaymentDiagnosis>>();
+
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    private readonly keys: RedisKeys,
+    private readonly diagnostics: PaymentDiagnostics,
+    private readonly metrics: MetricsService,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.refreshMs = config.get('budget', { infer: true }).paymentStatusRefreshSeconds * 1000;
+  }
+
+  async status(reservationId: string, known: KnownPaymentFacts): Promise<PaymentDiagnosis> {
+    let shared = this.pending.get(reservationId);
+    if (shared) {
+      this.metrics.paymentStatusChecks.inc({ source: 'coalesced' });
+      return shared;
+    }
+    shared = this.lookUp(reservationId, known).finally(() => this.pending.delete(reservationId));
+    this.pending.set(reservationId, shared);
+    return shared;
+  }
+
+  private async lookUp(reservationId: string, known: KnownPaymentFacts): Promise<PaymentDiagnosis> {
+    const keys = this.keys.paymentStatus(reservationId);
+    const deadline = Date.now() + LOCK_TTL_MS;
+    for (let waited = false; ; waited = true) {
+      const cached = await this.store.get(keys.answer);
+      if (cached !== null) {
+        this.metrics.paymentStatusChecks.inc({ source: waited ? 'coalesced' : 'cached' });
+        return JSON.parse(cached) as PaymentDiagnosis;
+      }
+      const lock = randomUUID();
+      if (await this.store.set(keys.lock, lock, { ifAbsent: true, ttlMs: LOCK_TTL_MS })) {
+        try {
+          return await this.read(reservationId, known, keys.answer);
+        } finally {
+          await this.store.deleteIfEquals(keys.lock, lock).catch(() => false);
+        }
+      }
+      // Another replica is reading: its answer will be in Redis as soon as it has one.
+      if (Date.now() + POLL_MS >= deadline) {
+        throw new DomainError('upstream_unavailable', 'The payment status is being checked; try again shortly.', { retryAfterSeconds: 1 });
+      }
+      await sleep(POLL_MS);
+    }
+  }
+
+  private async read(reservationId: string, known: KnownPaymentFacts, answerKey: string): Promise<PaymentDiagnosis> {
+    const answer = forGuest(await this.diagnostics.forReservation(reservationId, known, 'session'), known.last4);
+    this.metrics.paymentStatusChecks.inc({ source: 'upstream' });
+    await this.store.set(answerKey, JSON.stringify(answer), { ttlMs: this.refreshMs }).catch(() => false);
+    return answer;
+  }
+}

@@ -1,0 +1,67 @@
+import Redis from 'ioredis';
+import request from 'supertest';
+import { RedisKeys } from '../../src/redis/redis-keys';
+import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { testRedisUrl } from '../utils/test-config';
+
+const ADMIN_API_KEY = 'polling-admin-key-0123456789abcdef';
+
+describe('payment-status is cheap to poll', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(3, { env: { ADMIN_API_KEY, CHECKOUT_IP_READ_LIMIT: '10000/m' }, sandbox: { paymentVisibilityDelayMs: 0 } });
+  });
+
+  afterAll(() => world.close());
+
+  const upstreamPaymentReads = () => world.sandbox.control.requestLog.filter((entry) => entry.route === 'reservation' || entry.route === 'listPaymentMethods').length;
+  const poll = (replica: number, sessionId: string) => request(world.apps[replica].url).get(`/checkout/sessions/${sessionId}/payment-status`);
+
+  async function session(card?: string): Promise<{ sessionId: string; reservationId: string }> {
+    const reservation = freshReservation(world, 300);
+    const site = checkoutClient(world.apps[0].url);
+    const created = await site.createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+    if (card) await site.submit(created.body.id, cardBody(card)).expect(200);
+    return { sessionId: created.body.id as string, reservationId: reservation.reservationId };
+  }
+
+  it('reads the reservation once for 100 concurrent polls across three replicas, and keeps the answer for PAYMENT_STATUS_REFRESH_SECONDS', async () => {
+    const { sessionId, reservationId } = await session();
+    const before = upstreamPaymentReads();
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => poll(i % 3, sessionId)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(100).fill(200));
+    expect(new Set(answers.map((answer) => JSON.stringify(answer.body))).size).toBe(1);
+    expect(answers[0].body).toMatchObject({ state: 'missing', diagnosis: { code: 'not_attached' } });
+    // One diagnosis of an unpaid reservation: its reservation and its payment methods, once.
+    expect(upstreamPaymentReads() - before).toBeLessThanOrEqual(2);
+
+    const redis = new Redis(testRedisUrl());
+    try {
+      const ttl = await redis.pttl(new RedisKeys(world.env.REDIS_KEY_PREFIX).paymentStatus(reservationId).answer);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(10_000);
+    } finally {
+      redis.disconnect();
+    }
+    const metrics = (await request(world.apps[0].url).get('/metrics')).text + (await request(world.apps[1].url).get('/metrics')).text + (await request(world.apps[2].url).get('/metrics')).text;
+    const counted = (source: string) =>
+      [...metrics.matchAll(new RegExp(`payment_status_checks_total\\{source="${source}"\\} (\\d+)`, 'g'))].reduce((sum, match) => sum + Number(match[1]), 0);
+    expect(counted('upstream')).toBe(1);
+    expect(counted('cached') + counted('coalesced')).toBe(99);
+  });
+
+  it("tells the guest a safe message; the processor's own words reach the admin route only", async () => {
+    const { sessionId, reservationId } = await session(CARDS.processorError);
+    const guest = await poll(1, sessionId).expect(200);
+    expect(guest.body).toMatchObject({ state: 'missing', diagnosis: { code: 'processor_error' } });
+    expect(guest.body.diagnosis.message).not.toMatch(/insufficient/i);
+    expect(guest.body.diagnosis.message).toMatch(/another card|your bank/);
+    const admin = await request(world.apps[2].url)
+      .get(`/admin/reservations/${reservationId}/payment-diagnostics`)
+      .set('Authorization', `Bearer ${ADMIN_API_KEY}`)
+      .expect(200);
+    expect(admin.body.diagnosis.message).toContain('Your card has insufficient funds.');
+  });
+});
