@@ -47,8 +47,9 @@ export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metri
     const ms = reply.elapsedTime;
     metrics.recordHttp(request.method, route, reply.statusCode, ms / 1000);
     if (!QUIET_PATHS.test(path)) {
-      // The path only: query strings may carry one-time 3-D Secure state.
-      logger.info({ requestId: request.id, method: request.method, path, route, status: reply.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      // The route template only (/checkout/sessions/:id/...), never the path: session ids are
+      // capabilities and 3-D Secure states one-time secrets, and an unmatched path may hold either.
+      logger.info({ requestId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     }
     done();
   });
