@@ -55,6 +55,18 @@ export abstract class KeyValueStore {
   abstract delete(...keys: string[]): Promise<void>;
   /** Deletes the key only while it still holds `value` (releasing a lock that is still ours). */
   abstract deleteIfEquals(key: string, value: string): Promise<boolean>;
+  /** Sets a new expiry only while the key still holds `value` (renewing a lease that is still ours). */
+  abstract extendIfEquals(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Compare-and-set of a versioned record: a JSON object with a numeric `version`. Writes `value`
+   * only while the stored record's version is `expectedVersion` (null: only while the key is absent).
+   */
+  abstract replaceIfVersion(key: string, expectedVersion: number | null, value: string, ttlMs: number): Promise<boolean>;
+  /** Adds or moves `member` of a sorted index to `score`. */
+  abstract indexAdd(key: string, member: string, score: number): Promise<void>;
+  /** Members of a sorted index whose score is at most `maxScore`, lowest first, at most `limit`. */
+  abstract indexDue(key: string, maxScore: number, limit: number): Promise<string[]>;
+  abstract indexRemove(key: string, member: string): Promise<void>;
   /** Milliseconds until the key expires; null when it is missing or has no expiry. */
   abstract ttlMs(key: string): Promise<number | null>;
   /**

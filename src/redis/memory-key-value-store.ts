@@ -11,12 +11,23 @@ interface Grant {
   at: number;
 }
 
+function versionOf(text: string): number | undefined {
+  try {
+    const record = JSON.parse(text) as { version?: unknown };
+    return typeof record.version === 'number' ? record.version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The in-process store for a single development replica; state dies with the process. */
 export class MemoryKeyValueStore extends KeyValueStore {
   readonly kind = 'memory' as const;
   private readonly entries = new Map<string, Entry>();
   /** Sliding-window logs of takeSlot, oldest grant first. */
   private readonly logs = new Map<string, Grant[]>();
+  /** Sorted indexes: member → score. */
+  private readonly indexes = new Map<string, Map<string, number>>();
 
   constructor(private readonly now: () => number = Date.now) {
     super();
@@ -60,6 +71,7 @@ export class MemoryKeyValueStore extends KeyValueStore {
     for (const key of keys) {
       this.entries.delete(key);
       this.logs.delete(key);
+      this.indexes.delete(key);
     }
     return Promise.resolve();
   }
@@ -68,6 +80,43 @@ export class MemoryKeyValueStore extends KeyValueStore {
     if (this.live(key)?.value !== value) return Promise.resolve(false);
     this.entries.delete(key);
     return Promise.resolve(true);
+  }
+
+  extendIfEquals(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const entry = this.live(key);
+    if (entry?.value !== value) return Promise.resolve(false);
+    entry.expiresAt = this.now() + Math.max(1, Math.ceil(ttlMs));
+    return Promise.resolve(true);
+  }
+
+  replaceIfVersion(key: string, expectedVersion: number | null, value: string, ttlMs: number): Promise<boolean> {
+    const current = this.live(key);
+    if (expectedVersion === null ? current !== undefined : current === undefined || versionOf(current.value) !== expectedVersion) {
+      return Promise.resolve(false);
+    }
+    this.entries.set(key, { value, expiresAt: this.now() + Math.max(1, Math.ceil(ttlMs)) });
+    return Promise.resolve(true);
+  }
+
+  indexAdd(key: string, member: string, score: number): Promise<void> {
+    const index = this.indexes.get(key) ?? new Map<string, number>();
+    index.set(member, score);
+    this.indexes.set(key, index);
+    return Promise.resolve();
+  }
+
+  indexDue(key: string, maxScore: number, limit: number): Promise<string[]> {
+    const due = [...(this.indexes.get(key) ?? new Map<string, number>()).entries()]
+      .filter(([, score]) => score <= maxScore)
+      .sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, limit)
+      .map(([member]) => member);
+    return Promise.resolve(due);
+  }
+
+  indexRemove(key: string, member: string): Promise<void> {
+    this.indexes.get(key)?.delete(member);
+    return Promise.resolve();
   }
 
   ttlMs(key: string): Promise<number | null> {
@@ -116,6 +165,7 @@ export class MemoryKeyValueStore extends KeyValueStore {
   close(): Promise<void> {
     this.entries.clear();
     this.logs.clear();
+    this.indexes.clear();
     return Promise.resolve();
   }
 }

@@ -8,6 +8,25 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
+const EXTEND_IF_EQUALS = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0`;
+
+// ARGV: expected version ('' for "absent"), the new value, its TTL in ms.
+const REPLACE_IF_VERSION = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '' then
+  if current then return 0 end
+else
+  if not current then return 0 end
+  local ok, record = pcall(cjson.decode, current)
+  if not ok or type(record) ~= 'table' or tostring(record.version) ~= ARGV[1] then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
 // KEYS: one sorted-set log per window, then the pause key. ARGV: member, then limit, windowMs,
 // reserve per window. Atomic, so replicas never both take the last slot; TIME gives every replica
 // one clock. Nothing is added unless every window has room (all or none).
@@ -190,6 +209,29 @@ export class RedisKeyValueStore extends KeyValueStore {
   async deleteIfEquals(key: string, value: string): Promise<boolean> {
     const deleted = await this.failFast(() => this.client.eval(DELETE_IF_EQUALS, 1, key, value));
     return deleted === 1;
+  }
+
+  async extendIfEquals(key: string, value: string, ttlMs: number): Promise<boolean> {
+    const extended = await this.failFast(() => this.client.eval(EXTEND_IF_EQUALS, 1, key, value, Math.max(1, Math.ceil(ttlMs))));
+    return extended === 1;
+  }
+
+  async replaceIfVersion(key: string, expectedVersion: number | null, value: string, ttlMs: number): Promise<boolean> {
+    const expected = expectedVersion === null ? '' : String(expectedVersion);
+    const replaced = await this.failFast(() => this.client.eval(REPLACE_IF_VERSION, 1, key, expected, value, Math.max(1, Math.ceil(ttlMs))));
+    return replaced === 1;
+  }
+
+  async indexAdd(key: string, member: string, score: number): Promise<void> {
+    await this.failFast(() => this.client.zadd(key, score, member));
+  }
+
+  indexDue(key: string, maxScore: number, limit: number): Promise<string[]> {
+    return this.failFast(() => this.client.zrangebyscore(key, '-inf', maxScore, 'LIMIT', 0, limit));
+  }
+
+  async indexRemove(key: string, member: string): Promise<void> {
+    await this.failFast(() => this.client.zrem(key, member));
   }
 
   async ttlMs(key: string): Promise<number | null> {

@@ -57,6 +57,42 @@ export function describeKeyValueStoreContract(name: string, open: () => Promise<
       await expect(store.get(key('lock'))).resolves.toBeNull();
     });
 
+    it('renews an expiry only while the value is still the expected one', async () => {
+      await store.set(key('lease'), 'mine', { ttlMs: 1_000 });
+      await expect(store.extendIfEquals(key('lease'), 'theirs', 60_000)).resolves.toBe(false);
+      expect(await store.ttlMs(key('lease'))).toBeLessThanOrEqual(1_000);
+      await expect(store.extendIfEquals(key('lease'), 'mine', 60_000)).resolves.toBe(true);
+      expect(await store.ttlMs(key('lease'))).toBeGreaterThan(50_000);
+      await expect(store.extendIfEquals(key('no-lease'), 'mine', 60_000)).resolves.toBe(false);
+      await expect(store.get(key('no-lease'))).resolves.toBeNull();
+    });
+
+    it('replaces a versioned record only from the version it was read at', async () => {
+      const record = (version: number, status: string) => JSON.stringify({ version, status });
+      await expect(store.replaceIfVersion(key('rec'), null, record(1, 'new'), 60_000)).resolves.toBe(true);
+      await expect(store.replaceIfVersion(key('rec'), null, record(1, 'again'), 60_000)).resolves.toBe(false);
+      await expect(store.replaceIfVersion(key('rec'), 2, record(3, 'stale'), 60_000)).resolves.toBe(false);
+      await expect(store.replaceIfVersion(key('rec'), 1, record(2, 'next'), 60_000)).resolves.toBe(true);
+      await expect(store.replaceIfVersion(key('rec'), 1, record(2, 'lost race'), 60_000)).resolves.toBe(false);
+      await expect(store.get(key('rec'))).resolves.toBe(record(2, 'next'));
+      await expect(store.replaceIfVersion(key('absent'), 1, record(2, 'x'), 60_000)).resolves.toBe(false);
+      await store.set(key('not-json'), 'plain');
+      await expect(store.replaceIfVersion(key('not-json'), 1, record(2, 'x'), 60_000)).resolves.toBe(false);
+      expect(await store.ttlMs(key('rec'))).toBeGreaterThan(50_000);
+    });
+
+    it('keeps a sorted index and answers the members due, lowest score first', async () => {
+      await store.indexAdd(key('idx'), 'late', 300);
+      await store.indexAdd(key('idx'), 'early', 100);
+      await store.indexAdd(key('idx'), 'middle', 200);
+      await expect(store.indexDue(key('idx'), 250, 10)).resolves.toEqual(['early', 'middle']);
+      await expect(store.indexDue(key('idx'), 1_000, 1)).resolves.toEqual(['early']);
+      await store.indexAdd(key('idx'), 'early', 400);
+      await store.indexRemove(key('idx'), 'middle');
+      await expect(store.indexDue(key('idx'), 1_000, 10)).resolves.toEqual(['late', 'early']);
+      await expect(store.indexDue(key('idx-missing'), 1_000, 10)).resolves.toEqual([]);
+    });
+
     it('deletes several keys at once', async () => {
       await store.set(key('d1'), '1');
       await store.set(key('d2'), '2');
