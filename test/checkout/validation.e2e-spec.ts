@@ -25,7 +25,19 @@ const CASES: { name: string; body: unknown; field: string }[] = [
   { name: 'a card without billing details', body: { card: cardBody().card }, field: 'billing_details' },
   { name: 'a token and a card together', body: { ...cardBody(), token: 'tok_1' }, field: 'token' },
   { name: 'an empty body', body: {}, field: 'card' },
+  { name: 'a null token', body: { token: null }, field: 'token' },
+  { name: 'a null card', body: { card: null, billing_details: cardBody().billing_details }, field: 'card' },
+  { name: 'null billing details', body: { card: cardBody().card, billing_details: null }, field: 'billing_details' },
+  { name: 'a null address', body: cardBody(undefined, { billing: { address: null } }), field: 'billing_details.address' },
+  { name: 'a null card number', body: cardBody(null as unknown as string), field: 'card.number' },
+  { name: 'a card that is a list', body: { card: [cardBody().card], billing_details: cardBody().billing_details }, field: 'card' },
+  { name: 'a card nested deeper than the contract', body: { card: { ...cardBody().card, number: { number: { number: '4242424242424242' } } }, billing_details: cardBody().billing_details }, field: 'card.number' },
 ];
+
+/** A body of about 30 KiB nested a few thousand levels deep: parsed, it must never reach the validator's recursion. */
+function deeplyNested(levels: number): string {
+  return `{"card":${'{"a":'.repeat(levels)}1${'}'.repeat(levels)},"billing_details":{}}`;
+}
 
 describe('card submission validation: clear field errors, nothing sent upstream, nothing changed', () => {
   let world: SandboxedApps;
@@ -55,6 +67,19 @@ describe('card submission validation: clear field errors, nothing sent upstream,
     expect(upstreamRequests(world)).toBe(before);
     expect((await world.apps[0].redisKeys()).sort()).toEqual(keysBefore);
     expect((await site.getSession(sessionId)).body).toEqual(sessionBefore);
+  });
+
+  it('refuses a body nested thousands deep with 400, not a 500 with a stack', async () => {
+    const before = upstreamRequests(world);
+    const keysBefore = (await world.apps[0].redisKeys()).sort();
+    const body = deeplyNested(5_000);
+    expect(body.length).toBeLessThan(32 * 1024);
+    const res = await checkoutClient(world.apps[0].url).submit(sessionId, body).set('Content-Type', 'application/json');
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(upstreamRequests(world)).toBe(before);
+    expect((await world.apps[0].redisKeys()).sort()).toEqual(keysBefore);
+    expect(world.apps[0].logs.entries().filter((entry) => entry.level === 'error' || entry.level === 'fatal')).toEqual([]);
   });
 
   it('refuses a form-encoded body on a JSON route with 415', async () => {
