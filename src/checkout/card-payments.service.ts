@@ -1,33 +1,55 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { randomBytes } from 'node:crypto';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../guesty/guesty-client';
-import { UpstreamPaymentMethod } from '../guesty/guesty.types';
-import { sleep } from '../guesty/retry-policy';
-import { MetricsService } from '../metrics/metrics.service';
+import { cardOf, UpstreamPaymentMethod } from '../guesty/guesty.types';
 import { UpstreamError } from '../guesty/upstream-error';
+import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
+import { mayResend, Reconciliation, WriteIntent } from '../journal/write-intent';
+import { WriteJournal } from '../journal/write-journal';
+import { MetricsService } from '../metrics/metrics.service';
 import { PaymentProviders } from '../payments/payment-providers';
+import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSession, CheckoutSessionView, PendingAttempt, toView } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
-import { CardDto, BillingDetailsDto } from './dto/payment-method.dto';
-import { ThreeDsStates } from './three-ds-states';
+import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
+import { alreadyPaid, ReservationCards } from './reservation-cards';
+import { ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
 import { readTokenizeAnswer } from './tokenize-outcome';
-import { randomBytes } from 'node:crypto';
 
 export interface CardSubmission {
   card: CardDto;
   billing_details: BillingDetailsDto;
 }
 
-export type ThreeDsOutcome = 'success' | 'failure';
+export type { ThreeDsOutcome } from './three-ds-states';
+
+/** What the site's page is told after a 3-D Secure return (SPEC §3). */
+export type ThreeDsReturnStatus = 'succeeded' | 'failed' | 'processing';
+
+/** An attach as the journal records it: enough to recognise it upstream, no card data. */
+interface AttachRequest {
+  guestId: string;
+  tokenId: string;
+  paymentProviderId: string;
+  last4: string;
+  brand?: string;
+}
+
+interface AttachedMethod {
+  paymentMethodId: string;
+  last4: string;
+  brand?: string;
+}
 
 const SUBMITTABLE = new Set(['requires_payment_method', 'requires_action', 'failed']);
 const ATTEMPT_TTL_MS = 30 * 60_000;
-/** Re-reads of the reservation's payment methods after an attach without a clear answer. */
-const ATTACH_RECHECK_DELAYS_MS = [250, 750, 1500];
+/** A 3-D Secure return waits this long for another step on the reservation before answering `processing`. */
+const RETURN_LEASE_WAIT_MS = 5_000;
 
 function cardBrand(number: string): string | undefined {
   if (/^4/.test(number)) return 'visa';
@@ -37,13 +59,38 @@ function cardBrand(number: string): string | undefined {
   return undefined;
 }
 
+function hasCode(error: unknown, code: string): error is DomainError {
+  return error instanceof DomainError && error.code === code;
+}
+
 /**
- * The card choreography of SPEC.md §3: the listing's provider → tokenize (with 3-D Secure return
- * URLs carrying a one-time state) → attach the payment method, now or after the issuer page.
+ * An attach surely did nothing when it never left, or the upstream answered with a refusal (4xx,
+ * 429 included: refused before any effect). Errors raised before the request (budget, token,
+ * store) are domain errors without an upstream status. Anything else may have landed.
+ */
+function refusedBeforeEffect(error: unknown): boolean {
+  if (error instanceof UpstreamError) return !error.maybeSent || (error.upstreamStatus !== undefined && error.upstreamStatus < 500);
+  return error instanceof DomainError;
+}
+
+/** The journal's id for one logical attach: a retry of the same request finds the same intent. */
+function attachIntentId(sessionId: string, discriminator: string): string {
+  return RedisKeys.digest(`payment-method:${sessionId}:${discriminator}`);
+}
+
+function onReservation(method: UpstreamPaymentMethod, reservationId: string): boolean {
+  return method.reservationId === reservationId && method.status !== 'INACTIVE';
+}
+
+/**
+ * The card choreography of SPEC §3: the listing's provider → tokenize (with 3-D Secure return URLs
+ * carrying one-time states) → attach the payment method, now or after the issuer page. Every attach
+ * goes through the write journal under the reservation's lease (SPEC §6): one card per reservation,
+ * never a second attach for one request, never "failed" for a card that landed.
  * Card data passes through to the tokenization host and is never kept; only last4 and brand are.
  */
 @Injectable()
-export class CardPayments {
+export class CardPayments implements OnModuleInit {
   private readonly logger = new Logger('CardPayments');
 
   constructor(
@@ -55,28 +102,26 @@ export class CardPayments {
     private readonly config: ConfigService<AppConfig, true>,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
+    private readonly leases: ReservationLeases,
+    private readonly journal: WriteJournal,
+    private readonly cards: ReservationCards,
   ) {}
 
-  /** Validates the state machine before anything is spent (card attempts, tokenization). */
-  async submittable(sessionId: string): Promise<CheckoutSession> {
-    const session = await this.sessions.require(sessionId);
-    if (!SUBMITTABLE.has(session.status)) {
-      throw new DomainError('invalid_state', `This checkout session is ${session.status}; no payment method can be submitted.`);
-    }
-    return session;
+  onModuleInit(): void {
+    this.journal.register<AttachedMethod>('payment-method', {
+      reconcile: (intent) => this.findAttach(intent as WriteIntent<AttachRequest, AttachedMethod>),
+      settled: (intent) => this.settledElsewhere(intent as WriteIntent<AttachRequest, AttachedMethod>),
+    });
   }
 
-  submitCard(sessionId: string, submission: CardSubmission): Promise<CheckoutSessionView> {
-    return this.sessions.withLock(sessionId, async () => {
-      const session = await this.submittable(sessionId);
-      // Counted only for submissions that will reach the tokenization host (card-testing guard).
-      await this.limits.cardAttempt(session.reservationId);
+  submitCard(sessionId: string, submission: CardSubmission, idempotencyKey: string): Promise<CheckoutSessionView> {
+    return this.submission(sessionId, idempotencyKey, async (session, lease, intentId) => {
       const provider = await this.providers.forListing(session.listingId);
       if (!provider || provider.status !== 'ACTIVE') {
         return this.fail(session, new DomainError('payment_account_unavailable', 'Card payments are not available for this property right now; please try again later.'));
       }
       const attemptId = randomBytes(12).toString('base64url');
-      const state = await this.states.issue({ sessionId, attemptId }, Math.min(ATTEMPT_TTL_MS, session.expiresAt - this.clock.now()));
+      const states = await this.states.issue({ sessionId, attemptId }, Math.min(ATTEMPT_TTL_MS, session.expiresAt - this.clock.now()));
       const base = `${this.config.get('http', { infer: true }).publicBaseUrl}/checkout/3ds/${encodeURIComponent(sessionId)}`;
       const answer = await this.guesty.tokenizeCard({
         paymentProviderId: provider.paymentProviderId,
@@ -86,10 +131,11 @@ export class CardPayments {
         threeDS: {
           amount: session.amount,
           currency: session.currency,
-          successURL: `${base}/success?state=${state}`,
-          failureURL: `${base}/failure?state=${state}`,
+          successURL: `${base}/success?state=${states.success}`,
+          failureURL: `${base}/failure?state=${states.failure}`,
         },
-        merchantData: { transactionId: sessionId },
+        // The attempt, not the session: the session id is the guest's capability and stays theirs.
+        merchantData: { transactionId: attemptId },
       });
       const outcome = readTokenizeAnswer(answer);
       if (outcome.kind === 'refused') {
@@ -109,137 +155,263 @@ export class CardPayments {
         brand: cardBrand(submission.card.number),
       };
       const authUrl = outcome.token.threeDS?.authURL;
-      if (!authUrl) return this.attach(session, attempt);
+      if (!authUrl) return this.attach(session, attempt, lease, intentId);
       if (!this.acceptableRedirect(authUrl)) {
         return this.fail(session, new DomainError('upstream_error', 'The card issuer asked for authentication at an address the service does not trust.'));
       }
-      const waiting: CheckoutSession = {
-        ...session,
+      const waiting = await this.sessions.update(sessionId, (current) => ({
+        ...current,
         status: 'requires_action',
         nextAction: { type: 'redirect', redirectUrl: authUrl },
         pendingAttempt: attempt,
         lastError: undefined,
-      };
-      await this.sessions.save(waiting);
+      }));
       return toView(waiting);
     });
   }
 
   /** A token the site made with the upstream's own form: attached the same way, card data never seen. */
-  submitToken(sessionId: string, tokenId: string): Promise<CheckoutSessionView> {
-    return this.sessions.withLock(sessionId, async () => {
-      const session = await this.submittable(sessionId);
-      const attempt: PendingAttempt = { id: 'token', tokenId, paymentProviderId: session.paymentProviderId, last4: '' };
-      return this.attach(session, attempt);
+  submitToken(sessionId: string, tokenId: string, idempotencyKey: string): Promise<CheckoutSessionView> {
+    return this.submission(sessionId, idempotencyKey, (session, lease, intentId) => {
+      const attempt: PendingAttempt = { id: randomBytes(12).toString('base64url'), tokenId, paymentProviderId: session.paymentProviderId, last4: '' };
+      return this.attach(session, attempt, lease, intentId);
     });
   }
 
   /**
-   * A 3-D Secure return. The state is consumed before anything else, so a replay, a forged state
-   * or a second replica receiving the same return changes nothing. Answers the status to report.
+   * A 3-D Secure return. The state is consumed first and opens only its own path, so a replay, a
+   * forged or swapped state, or a second replica receiving the same return changes nothing.
    */
-  async completeThreeDs(sessionId: string, outcome: ThreeDsOutcome, stateValue: string | undefined): Promise<'succeeded' | 'failed'> {
+  async completeThreeDs(sessionId: string, outcome: ThreeDsOutcome, stateValue: string | undefined): Promise<ThreeDsReturnStatus> {
     const result = await this.applyThreeDs(sessionId, outcome, stateValue);
     this.metrics.threeDsReturns.inc({ outcome: result.counted });
     return result.status;
   }
 
-  private async applyThreeDs(sessionId: string, outcome: ThreeDsOutcome, stateValue: string | undefined): Promise<{ status: 'succeeded' | 'failed'; counted: string }> {
-    const state = await this.states.consume(stateValue).catch(() => null);
-    const refused = async () => {
-      const session = await this.sessions.load(sessionId).catch(() => null);
-      return { status: session?.status === 'succeeded' ? ('succeeded' as const) : ('failed' as const), counted: 'refused' };
-    };
-    if (!state || state.sessionId !== sessionId) return refused();
-    return this.sessions.withLock(sessionId, async () => {
-      const session = await this.sessions.load(sessionId);
-      const attempt = session?.pendingAttempt;
-      if (!session || session.status !== 'requires_action' || !attempt || attempt.id !== state.attemptId) return refused();
-      if (outcome === 'failure') {
-        await this.fail(session, new DomainError('card_declined', 'The card issuer did not confirm the payment. Please try again or use another card.'), 'authentication_failed').catch(() => undefined);
-        return { status: 'failed' as const, counted: 'failed' };
-      }
-      const view = await this.attach(session, attempt).catch(() => null);
-      const status = view?.status === 'succeeded' ? ('succeeded' as const) : ('failed' as const);
-      return { status, counted: status };
+  private async applyThreeDs(sessionId: string, outcome: ThreeDsOutcome, stateValue: string | undefined): Promise<{ status: ThreeDsReturnStatus; counted: string }> {
+    let state;
+    try {
+      state = await this.states.consume(outcome, stateValue);
+    } catch (error) {
+      // Nothing was consumed or sent: the return can be repeated once Redis answers.
+      this.logger.warn({ err: error, outcome }, 'a 3-D Secure return could not be read from the store; nothing was attached');
+      return { status: 'failed', counted: 'store_unavailable' };
+    }
+    if (!state || state.sessionId !== sessionId) return this.refusedReturn(sessionId);
+    const known = await this.sessions.load(sessionId).catch(() => null);
+    if (!known) return this.refusedReturn(sessionId);
+    const attempt = state.attemptId;
+    try {
+      return await this.leases.withLease(
+        known.reservationId,
+        async (lease) => {
+          const session = await this.sessions.load(sessionId);
+          const pending = session?.pendingAttempt;
+          if (!session || session.status !== 'requires_action' || pending?.id !== attempt) return this.refusedReturn(sessionId);
+          if (outcome === 'failure') {
+            await this.fail(session, new DomainError('card_declined', 'The card issuer did not confirm the payment. Please try again or use another card.'), 'authentication_failed').catch(() => undefined);
+            return { status: 'failed' as const, counted: 'failed' };
+          }
+          const view = await this.attach(session, pending, lease, attachIntentId(sessionId, `attempt:${pending.id}`));
+          return { status: view.status === 'succeeded' ? ('succeeded' as const) : ('failed' as const), counted: view.status };
+        },
+        { waitMs: RETURN_LEASE_WAIT_MS },
+      );
+    } catch (error) {
+      if (hasCode(error, 'outcome_pending')) return { status: 'processing', counted: 'processing' };
+      this.logger.warn({ err: error, outcome }, 'a 3-D Secure return ended without attaching the card');
+      const now = await this.sessions.load(sessionId).catch(() => null);
+      return { status: now?.status === 'succeeded' ? 'succeeded' : now?.status === 'processing' ? 'processing' : 'failed', counted: 'failed' };
+    }
+  }
+
+  /** A return that may do nothing: it reports what the session shows. */
+  private async refusedReturn(sessionId: string): Promise<{ status: ThreeDsReturnStatus; counted: string }> {
+    const session = await this.sessions.load(sessionId).catch(() => null);
+    const status = session?.status === 'succeeded' ? 'succeeded' : session?.status === 'processing' ? 'processing' : 'failed';
+    return { status, counted: 'refused' };
+  }
+
+  /**
+   * One card or token submission under its Idempotency-Key, holding the reservation's lease: the
+   * outcome of an attach this key already sent, or `attach` for a session that may take a card
+   * now. An unknown session answers 404 and writes nothing.
+   */
+  private async submission(
+    sessionId: string,
+    idempotencyKey: string,
+    attach: (session: CheckoutSession, lease: ReservationLease, intentId: string) => Promise<CheckoutSessionView>,
+  ): Promise<CheckoutSessionView> {
+    const known = await this.sessions.require(sessionId);
+    return this.leases.withLease(known.reservationId, async (lease) => {
+      const intentId = attachIntentId(sessionId, `key:${idempotencyKey}`);
+      const resumed = await this.resume(sessionId, intentId, lease);
+      if (resumed) return resumed;
+      const session = await this.submittable(sessionId, lease);
+      // The card-testing guard counts both shapes (SPEC §7), before anything reaches the upstream.
+      await this.limits.cardAttempt(session.reservationId);
+      return attach(session, lease, intentId);
     });
   }
 
-  private async attach(session: CheckoutSession, attempt: PendingAttempt): Promise<CheckoutSessionView> {
-    let method: UpstreamPaymentMethod;
-    try {
-      method = await this.guesty.attachPaymentMethod({
-        guestId: session.guestId,
-        tokenId: attempt.tokenId,
-        paymentProviderId: attempt.paymentProviderId,
-        reservationId: session.reservationId,
-      });
-    } catch (error) {
-      if (error instanceof UpstreamError && error.upstreamStatus !== undefined && error.upstreamStatus < 500) {
-        // Answered, so nothing was attached. Only a refusal of the card itself is the guest's to fix;
-        // a busy platform (429 past the deadline) or a refused service keeps its own code and status.
-        if (error.code !== 'upstream_error') return this.fail(session, error);
-        return this.fail(session, new DomainError('card_declined', 'The card could not be attached to the reservation. Please use another card.', { cause: error }));
-      }
-      // No answer, or a 5xx: the attach may have landed all the same. A retry would attach a second
-      // payment method, so look at the reservation before saying it failed.
-      const landed = error instanceof UpstreamError && error.maybeSent ? await this.findAttached(session, attempt) : null;
-      if (landed) return this.attached(session, attempt, landed);
-      if (error instanceof DomainError) {
-        // Not seen on the reservation (or it could not be read): the session says so instead of guessing.
-        return this.fail(session, new DomainError(error.code, 'We could not confirm the payment method with the booking platform. Please check again shortly before retrying.', { status: error.status, retryAfterSeconds: error.retryAfterSeconds, cause: error }));
-      }
-      throw error;
+  /**
+   * The session, when a card may be submitted to it now: no outcome open on its reservation, no card
+   * of this service's on file, a status that takes a card.
+   */
+  private async submittable(sessionId: string, lease: ReservationLease): Promise<CheckoutSession> {
+    if (await this.journal.settleOpen(lease)) {
+      throw DomainError.outcomePending('An earlier payment step on this reservation is still being confirmed with the booking platform; try again in a moment.');
     }
-    return this.attached(session, attempt, method);
+    const session = await this.sessions.require(sessionId);
+    if (!SUBMITTABLE.has(session.status)) {
+      throw new DomainError('invalid_state', `This checkout session is ${session.status}; no payment method can be submitted.`);
+    }
+    if (await this.cards.onFile(session.reservationId)) throw alreadyPaid();
+    return session;
   }
 
-  private async attached(session: CheckoutSession, attempt: PendingAttempt, method: UpstreamPaymentMethod): Promise<CheckoutSessionView> {
-    const last4 = attempt.last4 || method.card?.last4 || '';
-    const brand = attempt.brand ?? method.card?.brand;
-    const succeeded: CheckoutSession = {
-      ...session,
-      status: 'succeeded',
-      paymentMethod: { id: method._id, last4, ...(brand ? { brand } : {}) },
-      tokenizedUnder: attempt.paymentProviderId,
-      nextAction: undefined,
-      pendingAttempt: undefined,
-      lastError: undefined,
-    };
-    await this.sessions.save(succeeded);
-    this.logger.log({ sessionId: session.id, reservationId: session.reservationId, paymentMethodId: method._id }, 'payment method attached');
+  /**
+   * A request whose attach was already sent under this Idempotency-Key: its outcome (found by
+   * reconciliation when it was unclear), never a second attach. Null when nothing was sent.
+   */
+  private async resume(sessionId: string, intentId: string, lease: ReservationLease): Promise<CheckoutSessionView | null> {
+    const earlier = await this.journal.load<AttachRequest, AttachedMethod>(intentId);
+    if (!earlier || mayResend(earlier.state)) return null;
+    const session = await this.sessions.require(sessionId);
+    const { request } = earlier;
+    const attempt: PendingAttempt = { id: earlier.context.attemptId ?? 'resumed', tokenId: request.tokenId, paymentProviderId: request.paymentProviderId, last4: request.last4, brand: request.brand };
+    return this.attach(session, attempt, lease, intentId);
+  }
+
+  private async attach(session: CheckoutSession, attempt: PendingAttempt, lease: ReservationLease, intentId: string): Promise<CheckoutSessionView> {
+    let method: AttachedMethod;
+    try {
+      method = await this.journal.perform<AttachRequest, AttachedMethod>(lease, {
+        kind: 'payment-method',
+        intentId,
+        request: { guestId: session.guestId, tokenId: attempt.tokenId, paymentProviderId: attempt.paymentProviderId, last4: attempt.last4, ...(attempt.brand ? { brand: attempt.brand } : {}) },
+        context: { sessionId: session.id, attemptId: attempt.id },
+        snapshot: () => this.methodsBeforeAttach(session),
+        send: async () => {
+          const attached = await this.guesty.attachPaymentMethod({
+            guestId: session.guestId,
+            tokenId: attempt.tokenId,
+            paymentProviderId: attempt.paymentProviderId,
+            reservationId: session.reservationId,
+          });
+          return { paymentMethodId: attached._id, last4: attempt.last4 || cardOf(attached).last4 || '', brand: attempt.brand ?? cardOf(attached).brand };
+        },
+        refused: refusedBeforeEffect,
+      });
+    } catch (error) {
+      return this.attachFailed(session, error);
+    }
+    return this.attached(session, attempt.paymentProviderId, method);
+  }
+
+  /**
+   * The reservation's methods before the attach (the reconciliation's snapshot), and the platform's
+   * word on one card per reservation (SPEC §6.8): a method already on it means this would be a second.
+   */
+  private async methodsBeforeAttach(session: CheckoutSession): Promise<string[]> {
+    let methods: UpstreamPaymentMethod[];
+    try {
+      methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId);
+    } catch (cause) {
+      throw new DomainError('upstream_unavailable', 'The booking platform could not be read before adding the card; nothing was attached. Please try again shortly.', {
+        retryAfterSeconds: 1,
+        cause,
+      });
+    }
+    const existing = methods.find((method) => onReservation(method, session.reservationId));
+    if (existing) {
+      await this.cards.record(session.reservationId, { paymentMethodId: existing._id, sessionId: session.id });
+      throw alreadyPaid();
+    }
+    return methods.map((method) => method._id);
+  }
+
+  private async attachFailed(session: CheckoutSession, error: unknown): Promise<never> {
+    if (hasCode(error, 'already_paid') || hasCode(error, 'store_unavailable') || hasCode(error, 'invalid_state')) throw error;
+    if (hasCode(error, 'outcome_pending')) {
+      // The guest is told "we are confirming", and the site polls the session (SPEC §6.6).
+      await this.sessions
+        .update(session.id, (current) => (current.status === 'succeeded' ? null : { ...current, status: 'processing', nextAction: undefined, lastError: undefined }))
+        .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a checkout session processing; the journal keeps the open attach'));
+      throw error;
+    }
+    if (error instanceof UpstreamError && error.upstreamStatus !== undefined && error.upstreamStatus < 500) {
+      // Answered, so nothing was attached. Only a refusal of the card itself is the guest's to fix;
+      // a busy platform (429 past the deadline) or a refused service keeps its own code and status.
+      if (error.code !== 'upstream_error') return this.fail(session, error);
+      return this.fail(session, new DomainError('card_declined', 'The card could not be attached to the reservation. Please use another card.', { cause: error }));
+    }
+    if (error instanceof DomainError) return this.fail(session, error);
+    throw error;
+  }
+
+  private async attached(session: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): Promise<CheckoutSessionView> {
+    await this.cards.record(session.reservationId, { paymentMethodId: method.paymentMethodId, sessionId: session.id });
+    const succeeded = await this.sessions.recordOutcome(session.id, (current) => succeededWith(current, tokenizedUnder, method), session);
+    this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
     return toView(succeeded);
   }
 
   /**
-   * After an attach without a clear answer: the reservation's payment method for this card (same
-   * provider and last four digits), re-read a few times because the upstream shows a write after a
-   * moment; null when it does not show, or for a token from the upstream's form (nothing to recognise).
+   * Recognises this service's attach on the reservation: a method that was not there before the
+   * write (the snapshot), under the provider it was tokenized with, with its card's last four digits
+   * when they are known. A method that existed before the intent is never "ours".
    */
-  private async findAttached(session: CheckoutSession, attempt: PendingAttempt): Promise<UpstreamPaymentMethod | null> {
-    if (!attempt.last4) return null;
-    for (const delay of ATTACH_RECHECK_DELAYS_MS) {
-      await sleep(delay);
-      const methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId).catch(() => null);
-      const landed = methods?.filter((method) => method.paymentProviderId === attempt.paymentProviderId && method.card?.last4 === attempt.last4).pop();
-      if (landed) {
-        this.logger.warn({ sessionId: session.id, reservationId: session.reservationId, paymentMethodId: landed._id }, 'an attach failed without an answer but landed');
-        return landed;
-      }
+  private async findAttach(intent: WriteIntent<AttachRequest, AttachedMethod>): Promise<Reconciliation<AttachedMethod>> {
+    const { request } = intent;
+    const methods = await this.guesty.listPaymentMethods(request.guestId, intent.reservationId);
+    const before = new Set(intent.snapshot);
+    const ours = methods.filter((method) => {
+      const { last4 } = cardOf(method);
+      return (
+        !before.has(method._id) &&
+        (method.paymentProviderId === undefined || method.paymentProviderId === request.paymentProviderId) &&
+        (!request.last4 || last4 === undefined || last4 === request.last4)
+      );
+    });
+    const landed = ours[ours.length - 1];
+    if (!landed) return { notLanded: 'no new payment method on the reservation' };
+    return { landed: { paymentMethodId: landed._id, last4: request.last4 || cardOf(landed).last4 || '', brand: request.brand ?? cardOf(landed).brand } };
+  }
+
+  /** The sweep (or another request) settled an attach that its own request could not. */
+  private async settledElsewhere(intent: WriteIntent<AttachRequest, AttachedMethod>): Promise<void> {
+    const sessionId = intent.context.sessionId;
+    if (!sessionId) return;
+    if (intent.state === 'landed' && intent.outcome) {
+      const method = intent.outcome;
+      await this.cards.record(intent.reservationId, { paymentMethodId: method.paymentMethodId, sessionId });
+      await this.sessions.update(sessionId, (current) => succeededWith(current, intent.request.paymentProviderId, method)).catch((error: unknown) => {
+        if (!hasCode(error, 'session_not_found')) throw error;
+      });
+      this.logger.log({ reservationId: intent.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached (reconciled)');
+      return;
     }
-    return null;
+    if (intent.state === 'not_landed') {
+      await this.sessions
+        .update(sessionId, (current) =>
+          current.status === 'processing'
+            ? { ...current, status: 'failed', pendingAttempt: undefined, lastError: { code: 'not_attached', message: 'The card was not added to the reservation. Please try again.' } }
+            : null,
+        )
+        .catch((error: unknown) => {
+          if (!hasCode(error, 'session_not_found')) throw error;
+        });
+    }
   }
 
   /** Records the failure on the session (a new card may follow), then answers it. */
   private async fail(session: CheckoutSession, error: DomainError, code: string = error.code): Promise<never> {
-    const failed: CheckoutSession = {
-      ...session,
-      status: 'failed',
-      lastError: { code, message: error.detail },
-      nextAction: undefined,
-      pendingAttempt: undefined,
-    };
-    await this.sessions.save(failed);
+    await this.sessions
+      .update(session.id, (current) =>
+        current.status === 'succeeded' ? null : { ...current, status: 'failed', lastError: { code, message: error.detail }, nextAction: undefined, pendingAttempt: undefined },
+      )
+      .catch((cause: unknown) => this.logger.warn({ err: cause, code }, 'could not record a failed payment step on its session'));
     throw error;
   }
 
@@ -251,4 +423,18 @@ export class CardPayments {
       return false;
     }
   }
+}
+
+/** The session once its card is attached; unchanged when it already succeeded (it never goes back). */
+function succeededWith(current: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): CheckoutSession | null {
+  if (current.status === 'succeeded') return null;
+  return {
+    ...current,
+    status: 'succeeded',
+    paymentMethod: { id: method.paymentMethodId, last4: method.last4, ...(method.brand ? { brand: method.brand } : {}) },
+    tokenizedUnder,
+    nextAction: undefined,
+    pendingAttempt: undefined,
+    lastError: undefined,
+  };
 }

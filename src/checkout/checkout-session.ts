@@ -1,5 +1,9 @@
-/** Statuses of SPEC.md §3; `expired` sessions are gone from the store (their TTL ended). */
-export type CheckoutStatus = 'requires_payment_method' | 'requires_action' | 'succeeded' | 'failed';
+/**
+ * Statuses of SPEC.md §3, and `processing`: an attach was sent and its outcome is being confirmed
+ * (SPEC §6.2); the site polls until `succeeded` or `failed`. `expired` sessions are gone from the
+ * store (their TTL ended).
+ */
+export type CheckoutStatus = 'requires_payment_method' | 'requires_action' | 'processing' | 'succeeded' | 'failed';
 
 export interface PaymentMethodSummary {
   id: string;
@@ -19,6 +23,8 @@ export interface PendingAttempt {
 /** What Redis holds for a session: never a card number, CVC or expiry. */
 export interface CheckoutSession {
   id: string;
+  /** Compare-and-set version: every change writes version + 1 over the version it read. */
+  version: number;
   status: CheckoutStatus;
   reservationId: string;
   listingId: string;
@@ -37,7 +43,7 @@ export interface CheckoutSession {
 }
 
 /** The session as the website sees it (SPEC.md §3): no guest id, no pending attempt. */
-export type CheckoutSessionView = Omit<CheckoutSession, 'guestId' | 'createdAt' | 'expiresAt' | 'pendingAttempt' | 'tokenizedUnder'> & {
+export type CheckoutSessionView = Omit<CheckoutSession, 'version' | 'guestId' | 'createdAt' | 'expiresAt' | 'pendingAttempt' | 'tokenizedUnder'> & {
   expiresAt: string;
 };
 

@@ -5,8 +5,9 @@ import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../guesty/guesty-client';
 import { PaymentProviders } from '../payments/payment-providers';
-import { CheckoutSession, CheckoutSessionView, toView } from './checkout-session';
+import { CheckoutSessionView, toView } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { alreadyPaid, ReservationCards } from './reservation-cards';
 
 // One answer for an unknown reservation and a wrong email: a session must not reveal which it was.
 const NOT_FOUND = 'No reservation matches this id and email.';
@@ -19,6 +20,7 @@ export class CheckoutSessions {
     private readonly sessions: CheckoutSessionsStore,
     private readonly config: ConfigService<AppConfig, true>,
     private readonly clock: Clock,
+    private readonly cards: ReservationCards,
   ) {}
 
   async create(reservationId: string, email: string): Promise<CheckoutSessionView> {
@@ -32,13 +34,15 @@ export class CheckoutSessions {
     if (typeof amount !== 'number' || !currency) {
       throw new DomainError('upstream_error', 'The reservation has no balance to pay in a known currency.');
     }
+    // One card per reservation (SPEC §6.5): a session on a reservation with ours on file would only be refused later.
+    if (await this.cards.onFile(reservation._id)) throw alreadyPaid();
     if (amount <= 0) throw new DomainError('invalid_state', 'This reservation has nothing left to pay.');
     const provider = await this.providers.forListing(reservation.listingId);
     if (!provider || provider.status !== 'ACTIVE') {
       throw new DomainError('payment_account_unavailable', 'Card payments are not available for this property right now; please try again later.');
     }
     const now = this.clock.now();
-    const session: CheckoutSession = {
+    const session = await this.sessions.create({
       id: this.sessions.newId(),
       status: 'requires_payment_method',
       reservationId: reservation._id,
@@ -49,8 +53,7 @@ export class CheckoutSessions {
       currency,
       createdAt: now,
       expiresAt: now + this.config.get('checkout', { infer: true }).sessionTtlSeconds * 1000,
-    };
-    await this.sessions.save(session);
+    });
     return toView(session);
   }
 

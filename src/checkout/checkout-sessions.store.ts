@@ -1,19 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { MetricsService } from '../metrics/metrics.service';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
+import { StoreOutbox } from '../redis/store-outbox';
 import { CheckoutSession } from './checkout-session';
 
-const SESSION_LOCK_MS = 30_000;
 const SESSION_ID = /^cs_[A-Za-z0-9_-]{32}$/;
+const CHANGE_ATTEMPTS = 3;
+
+/** A session change: the next state, or null to leave it as it is. */
+export type SessionChange = (current: CheckoutSession) => CheckoutSession | null;
+
+export function isSessionId(id: string): boolean {
+  return SESSION_ID.test(id);
+}
 
 /**
- * Checkout sessions in Redis, visible to every replica, gone when their TTL ends. Changes to one
- * session are serialised by a short lock so that two replicas (a card submission and a 3-D Secure
- * return, or two returns) never overwrite each other.
+ * Checkout sessions in Redis, visible to every replica, gone when their TTL ends. Every change is a
+ * compare-and-set on the session's version (SPEC §6.4): a writer that read an older state, or whose
+ * lease lapsed while another went on, cannot overwrite what came after; and `succeeded` never goes back.
  */
 @Injectable()
 export class CheckoutSessionsStore {
@@ -22,10 +30,8 @@ export class CheckoutSessionsStore {
     private readonly keys: RedisKeys,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
+    private readonly outbox: StoreOutbox,
   ) {}
-
-  // Status last written by this replica, so a save that keeps the status is not counted again.
-  private readonly lastSaved = new Map<string, string>();
 
   /** 192 random bits: the id is the capability to pay for the reservation. */
   newId(): string {
@@ -33,7 +39,7 @@ export class CheckoutSessionsStore {
   }
 
   async load(id: string): Promise<CheckoutSession | null> {
-    if (!SESSION_ID.test(id)) return null;
+    if (!isSessionId(id)) return null;
     const raw = await this.store.get(this.keys.checkoutSession(id)).catch((cause: unknown) => {
       throw DomainError.storeUnavailable(cause);
     });
@@ -48,32 +54,55 @@ export class CheckoutSessionsStore {
     return session;
   }
 
-  async save(session: CheckoutSession): Promise<void> {
-    const ttlMs = session.expiresAt - this.clock.now();
-    if (ttlMs <= 0) throw new DomainError('session_not_found', 'The checkout session has expired.');
-    const previous = this.lastSaved.get(session.id);
-    await this.store.set(this.keys.checkoutSession(session.id), JSON.stringify(session), { ttlMs }).catch((cause: unknown) => {
-      throw DomainError.storeUnavailable(cause);
-    });
-    if (previous !== session.status) this.metrics.sessionTransitions.inc({ status: session.status });
-    this.lastSaved.set(session.id, session.status);
-    if (this.lastSaved.size > 10_000) this.lastSaved.delete(this.lastSaved.keys().next().value as string);
+  async create(session: Omit<CheckoutSession, 'version'>): Promise<CheckoutSession> {
+    const created: CheckoutSession = { ...session, version: 1 };
+    if (!(await this.write(null, created, undefined))) throw new Error('a new checkout session id is already taken');
+    return created;
   }
 
-  /** Runs `change` while holding the session's lock; another change in progress answers 409. */
-  async withLock<T>(id: string, change: () => Promise<T>): Promise<T> {
-    const key = this.keys.checkoutSessionLock(id);
-    const owner = randomUUID();
-    const locked = await this.store.set(key, owner, { ifAbsent: true, ttlMs: SESSION_LOCK_MS }).catch((cause: unknown) => {
+  /**
+   * Applies `change` to the current session by compare-and-set, reading again when another writer
+   * came first. Answers the session as it now is; 404 when it is gone, 409 when writers kept racing.
+   */
+  async update(id: string, change: SessionChange): Promise<CheckoutSession> {
+    for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt += 1) {
+      const current = await this.require(id);
+      const next = change(current);
+      if (next === null) return current;
+      if (current.status === 'succeeded' && next.status !== 'succeeded') {
+        throw new Error('a succeeded checkout session never goes back');
+      }
+      const written = { ...next, version: current.version + 1 };
+      if (await this.write(current.version, written, current.status)) return written;
+    }
+    throw new DomainError('invalid_state', 'The checkout session changed meanwhile; try again.', { retryAfterSeconds: 1 });
+  }
+
+  /**
+   * Records a change that follows an upstream write that landed: when Redis is down it is kept in
+   * memory and applied once Redis answers (SPEC §6.6); `fallback` is written if the session is gone
+   * by then (a Redis that came back empty). Answers the session as this replica knows it.
+   */
+  async recordOutcome(id: string, change: SessionChange, fallback: CheckoutSession): Promise<CheckoutSession> {
+    let result = change(fallback) ?? fallback;
+    await this.outbox.write(this.keys.checkoutSession(id), `checkout session ${result.status}`, async () => {
+      try {
+        result = await this.update(id, change);
+      } catch (error) {
+        if (!(error instanceof DomainError && error.code === 'session_not_found')) throw error;
+        await this.write(null, { ...result, version: result.version + 1 }, undefined);
+      }
+    });
+    return result;
+  }
+
+  private async write(expectedVersion: number | null, session: CheckoutSession, previousStatus: string | undefined): Promise<boolean> {
+    const ttlMs = session.expiresAt - this.clock.now();
+    if (ttlMs <= 0) throw new DomainError('session_not_found', 'The checkout session has expired.');
+    const written = await this.store.replaceIfVersion(this.keys.checkoutSession(session.id), expectedVersion, JSON.stringify(session), ttlMs).catch((cause: unknown) => {
       throw DomainError.storeUnavailable(cause);
     });
-    if (!locked) {
-      throw new DomainError('invalid_state', 'Another payment step for this session is still running; try again in a moment.', { retryAfterSeconds: 1 });
-    }
-    try {
-      return await change();
-    } finally {
-      await this.store.deleteIfEquals(key, owner).catch(() => undefined);
-    }
+    if (written && session.status !== previousStatus) this.metrics.sessionTransitions.inc({ status: session.status });
+    return written;
   }
 }

@@ -6,10 +6,11 @@ import { AppConfig, ExtraDefinition } from '../config/app-config';
 import { InvoiceItemRequest } from '../guesty/guesty.types';
 import { AddedInvoiceItem } from '../invoices/added-invoice-item';
 import { InvoiceItems } from '../invoices/invoice-items.service';
+import { ReservationLeases } from '../journal/reservation-leases';
+import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
-import { ExtrasProgress } from './extras-progress';
 
 interface ExtraLine {
   definition: ExtraDefinition;
@@ -52,7 +53,7 @@ export class Extras {
     private readonly sessions: CheckoutSessionsStore,
     private readonly invoiceItems: InvoiceItems,
     private readonly idempotency: Idempotency,
-    private readonly progress: ExtrasProgress,
+    private readonly leases: ReservationLeases,
   ) {
     this.catalogue = new Map(config.get('checkout', { infer: true }).extras.map((extra) => [extra.code, extra]));
   }
@@ -72,6 +73,16 @@ export class Extras {
     return answer.body;
   }
 
+  /**
+   * One journaled write per line, named by the key and the line's place: a retry after a failure
+   * or an unclear answer finds the lines that landed in the journal and sends only the rest.
+   */
+  private async addLines(sessionId: string, reservationId: string, lines: ExtraLine[], idempotencyKey: string): Promise<AddedExtrasView> {
+    const scope = `extras:${sessionId}:${RedisKeys.digest(idempotencyKey)}`;
+    const added = await this.leases.withLease(reservationId, (lease) => this.invoiceItems.addEach(lease, lines.map(invoiceItemFor), 'checkout', scope, { sessionId }));
+    return { items: added.map((item, index) => view(lines[index], item)) };
+  }
+
   private resolve(body: AddExtrasDto): ExtraLine[] {
     const errors: FieldError[] = [];
     const seen = new Set<string>();
@@ -87,18 +98,5 @@ export class Extras {
     });
     if (errors.length > 0) throw DomainError.validation(errors);
     return lines;
-  }
-
-  private async addLines(sessionId: string, reservationId: string, lines: ExtraLine[], idempotencyKey: string): Promise<AddedExtrasView> {
-    const added = await this.progress.load(sessionId, idempotencyKey);
-    const remaining = lines.slice(added.length);
-    if (remaining.length > 0) {
-      await this.invoiceItems.addEach(reservationId, remaining.map(invoiceItemFor), 'checkout', async (item, index) => {
-        added.push(view(remaining[index], item));
-        if (index < remaining.length - 1) await this.progress.save(sessionId, idempotencyKey, added);
-      });
-    }
-    await this.progress.clear(sessionId, idempotencyKey);
-    return { items: added };
   }
 }

@@ -67,9 +67,12 @@ export class SessionsController {
     @Body() body: PaymentMethodDto,
   ): Promise<CheckoutSessionView> {
     const shape = paymentMethodShape(body);
+    // An unknown session answers 404 before its Idempotency-Key is stored: it writes nothing.
+    await this.sessions.get(id);
     const answer = await this.idempotency.run(`payment-method:${id}`, idempotencyKey, body, async () => ({
       status: 200,
-      body: 'token' in shape ? await this.cards.submitToken(id, shape.token) : await this.cards.submitCard(id, shape),
+      // run() has checked the key by now.
+      body: 'token' in shape ? await this.cards.submitToken(id, shape.token, idempotencyKey!) : await this.cards.submitCard(id, shape, idempotencyKey!),
     }));
     return answer.body;
   }

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Post, Query, Redirect } from '@nestjs/common';
+import { Controller, Get, Logger, Param, Post, Query, Redirect } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/app-config';
@@ -13,6 +13,8 @@ import { CardPayments, ThreeDsOutcome } from './card-payments.service';
 @ApiTags('checkout')
 @Controller('checkout/3ds/:id')
 export class ThreeDsController {
+  private readonly logger = new Logger('ThreeDsController');
+
   constructor(
     private readonly cards: CardPayments,
     private readonly config: ConfigService<AppConfig, true>,
@@ -21,7 +23,7 @@ export class ThreeDsController {
   @Get('success')
   @Redirect(undefined, 303)
   @ApiOperation({ summary: '3-D Secure success return: attaches the payment method once, then 303 to the site' })
-  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed' })
+  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed|processing' })
   @ApiQuery({ name: 'state', required: false, description: 'the one-time state of the attempt' })
   success(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
     return this.finish(id, 'success', state);
@@ -41,7 +43,7 @@ export class ThreeDsController {
   @Redirect(undefined, 303)
   @ApiOperation({ summary: 'The same success return, posted by the issuer page' })
   @ApiQuery({ name: 'state', required: false })
-  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed' })
+  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed|processing' })
   successPosted(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
     return this.finish(id, 'success', state);
   }
@@ -57,7 +59,10 @@ export class ThreeDsController {
 
   private async finish(id: string, outcome: ThreeDsOutcome, state: unknown): Promise<{ url: string }> {
     const given = typeof state === 'string' ? state : undefined;
-    const status = await this.cards.completeThreeDs(id, outcome, given).catch(() => 'failed' as const);
+    const status = await this.cards.completeThreeDs(id, outcome, given).catch((error: unknown) => {
+      this.logger.error({ err: error, outcome }, 'a 3-D Secure return failed unexpectedly; the browser is sent on with status=failed');
+      return 'failed' as const;
+    });
     const url = new URL(this.config.get('checkout', { infer: true }).returnUrl);
     url.searchParams.set('session', id.slice(0, 64));
     url.searchParams.set('status', status);

@@ -74,6 +74,14 @@ export interface CheckoutConfig {
   cardAttempts: RateLimit;
 }
 
+/** Writes to one reservation (SPEC §6.3). */
+export interface ReservationWritesConfig {
+  /** Least time between two writes to one reservation, across replicas. */
+  spacingMs: number;
+  /** The writer's lease on a reservation; renewed every third of it while the work runs. */
+  leaseMs: number;
+}
+
 export interface AppConfig {
   runtime: RuntimeConfig;
   http: HttpConfig;
@@ -81,6 +89,7 @@ export interface AppConfig {
   redis: RedisConfig;
   checkout: CheckoutConfig;
   upstreamRateLimits: RateLimit[];
+  reservationWrites: ReservationWritesConfig;
   admin: { apiKey?: string };
   logging: { level: LogLevel; pretty: boolean };
   budget: BudgetConfig;

@@ -31,6 +31,21 @@ describe('parseConfiguration', () => {
     expect(config.guesty).toMatchObject({ apiUrl: 'https://open-api.guesty.com', authUrl: 'https://open-api.guesty.com', payUrl: 'https://pay.guesty.com', invoiceItemsEndpoint: 'current' });
   });
 
+  it('spaces and leases reservation writes by default (SPEC §2, §6.3)', () => {
+    expect(parseConfiguration({}).reservationWrites).toEqual({ spacingMs: 1_500, leaseMs: 10_000 });
+  });
+
+  it('refuses timeouts that would let the mint lock lapse under a running token request, naming the variable', () => {
+    const problems = problemsOf({ UPSTREAM_TIMEOUT_MS: '18000' });
+    expect(problems).toEqual([expect.stringMatching(/^UPSTREAM_TIMEOUT_MS must be at most 15000 ms: the token mint lock \(20000 ms\) would lapse/)]);
+    expect(problemsOf({ UPSTREAM_TIMEOUT_MS: '15000' })).toEqual([]);
+  });
+
+  it('refuses a reservation lease too short to survive one slow renewal', () => {
+    expect(problemsOf({ RESERVATION_LEASE_MS: '200' })).toEqual([expect.stringMatching(/^RESERVATION_LEASE_MS must be at least 500 ms/)]);
+    expect(problemsOf({ RESERVATION_WRITE_SPACING_MS: '-1' })).toEqual([expect.stringMatching(/^RESERVATION_WRITE_SPACING_MS must be a whole number/)]);
+  });
+
   it('accepts a complete production configuration and leaves sandbox off', () => {
     const config = parseConfiguration(PRODUCTION);
     expect(config.runtime.sandbox).toBe(false);

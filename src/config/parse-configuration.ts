@@ -1,6 +1,7 @@
 import { AppConfig, ExtraDefinition, LogLevel, RateLimit } from './app-config';
 import { isInvoiceItemNormalType, secondIdentifierProblem } from '../invoices/invoice-item-rules';
 import { isClusterUrl, parseClusterUrl } from '../redis/redis-address';
+import { timingProblems } from './timing-rules';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -283,6 +284,10 @@ export function parseConfiguration(env: Environment): AppConfig {
       cardAttempts: read.rate('CHECKOUT_CARD_ATTEMPTS', '10/h'),
     },
     upstreamRateLimits: read.rates('UPSTREAM_RATE_LIMITS', '15/s,120/m,5000/h'),
+    reservationWrites: {
+      spacingMs: read.integer('RESERVATION_WRITE_SPACING_MS', 1_500, 0, 60_000),
+      leaseMs: read.integer('RESERVATION_LEASE_MS', 10_000, 1, 120_000),
+    },
     admin: { apiKey: read.text('ADMIN_API_KEY') },
     logging: { level: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'), pretty: read.boolean('LOG_PRETTY', !production && nodeEnv !== 'test') },
     budget: {
@@ -293,6 +298,9 @@ export function parseConfiguration(env: Environment): AppConfig {
   };
   if (config.guesty.tokenReserve >= config.guesty.tokensPerDay) {
     read.problem('GUESTY_TOKEN_RESERVE', 'must be smaller than GUESTY_TOKENS_PER_DAY');
+  }
+  for (const problem of timingProblems({ requestTimeoutMs: config.guesty.requestTimeoutMs, reservationLeaseMs: config.reservationWrites.leaseMs })) {
+    read.problems.push(problem);
   }
   if (config.admin.apiKey !== undefined && config.admin.apiKey.length < 16) {
     read.problem('ADMIN_API_KEY', 'must be at least 16 characters');

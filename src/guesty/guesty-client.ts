@@ -92,13 +92,14 @@ export class GuestyClient {
   }
 
   /**
-   * The guest's methods attached to this reservation. Always with `reservationId`: without it the
-   * upstream may answer an empty list even though a method exists (UPSTREAM.md).
+   * The guest's methods attached to this reservation. Always with `reservationId` (without it the
+   * upstream may answer an empty list even though a method exists) and `reuse=false`: the filter
+   * defaults to `true`, and the service attaches with `reuse: false` (UPSTREAM.md).
    */
   async listPaymentMethods(guestId: string, reservationId: string, priority: Priority = 'checkout'): Promise<UpstreamPaymentMethod[]> {
     const answer = await this.openApi({
       operation: 'listPaymentMethods', kind: 'read', priority, method: 'GET',
-      path: `/guests/${enc(guestId)}/payment-methods`, query: { reservationId },
+      path: `/guests/${enc(guestId)}/payment-methods`, query: { reservationId, reuse: 'false' },
     });
     if (answer.status === 404) return [];
     const data = this.expect(answer, 'listPaymentMethods') as UpstreamPaymentMethod[] | { results?: UpstreamPaymentMethod[] };

@@ -104,7 +104,11 @@ export interface UpstreamPaymentMethod {
   _id: string;
   guestId?: string;
   paymentProviderId?: string;
-  reservationId?: string;
+  reservationId?: string | null;
+  reuse?: boolean;
+  /** Public integrations read these at the top level, the product's first reading under `card`: both are read. */
+  last4?: string;
+  brand?: string;
   card?: { brand?: string; last4?: string };
   status?: string;
   createdAt?: string;
@@ -132,4 +136,9 @@ export interface TokenizeRequest {
 export interface TokenizeResult {
   _id: string;
   threeDS?: { authURL?: string };
+}
+
+/** A method's card digits and brand, wherever the answer puts them. */
+export function cardOf(method: UpstreamPaymentMethod): { last4?: string; brand?: string } {
+  return { last4: method.last4 ?? method.card?.last4, brand: method.brand ?? method.card?.brand };
 }

@@ -5,6 +5,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { ApiProblems } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
+import { RedisKeys } from '../redis/redis-keys';
 import { AddedInvoiceItem } from './added-invoice-item';
 import { InvoiceItemDto } from './dto/invoice-item.dto';
 import { InvoiceItemResponse } from './dto/invoice-item.view';
@@ -41,7 +42,8 @@ export class AdminInvoiceItemsController {
     // The operator's reads leave the budget's headroom to guests checking out.
     const answer = await this.idempotency.run(`admin-invoice-item:${reservationId}`, idempotencyKey, body, async () => ({
       status: 201,
-      body: await this.invoiceItems.add(reservationId, body, 'background'),
+      // run() has checked the key by now.
+      body: await this.invoiceItems.add(reservationId, body, 'background', `admin:${reservationId}:${RedisKeys.digest(idempotencyKey!)}`),
     }));
     return answer.body;
   }

@@ -1,26 +1,15 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient, Priority } from '../guesty/guesty-client';
 import { InvoiceItemRequest, UpstreamInvoiceItem } from '../guesty/guesty.types';
-import { sleep } from '../guesty/retry-policy';
 import { UpstreamError } from '../guesty/upstream-error';
+import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
+import { Reconciliation, WriteIntent } from '../journal/write-intent';
+import { WriteJournal } from '../journal/write-journal';
+import { RedisKeys } from '../redis/redis-keys';
 import { AddedInvoiceItem, addedItem, isLike, toAdded } from './added-invoice-item';
-
-/** Re-reads after an ambiguous write: three tries within 3 s (the upstream shows a write after a moment). */
-const RECHECK_DELAYS_MS = [250, 750, 1500];
-
-interface WriteOutcome {
-  item: AddedInvoiceItem;
-  /** The reservation's items as a re-read showed them, when one was needed. */
-  reread?: UpstreamInvoiceItem[];
-}
-
-/** No answer, or a 5xx: the upstream may have carried the write out all the same. */
-function isAmbiguous(error: UpstreamError): boolean {
-  return error.maybeSent && (error.upstreamStatus === undefined || error.upstreamStatus >= 500);
-}
 
 function refusal(error: UpstreamError): DomainError {
   if (error.upstreamStatus === 400) {
@@ -31,43 +20,74 @@ function refusal(error: UpstreamError): DomainError {
   return error;
 }
 
+/** Surely nothing happened: the request never left, or the upstream answered with a refusal. */
+function refusedBeforeEffect(error: unknown): boolean {
+  if (error instanceof UpstreamError) return !error.maybeSent || (error.upstreamStatus !== undefined && error.upstreamStatus < 500);
+  return error instanceof DomainError;
+}
+
+/** The journal's id for one line of one request (an Idempotency-Key and the line's place in it). */
+export function invoiceItemIntentId(scope: string, index: number): string {
+  return RedisKeys.digest(`invoice-item:${scope}:${index}`);
+}
+
 /**
- * Adds invoice items to a reservation through the upstream client. Writes are never retried
- * blindly: the reservation's items are read before, and a write that failed without a clear answer
- * is followed by re-reads that tell whether it landed (a second write would charge the guest twice).
+ * Adds invoice items to a reservation, each through the write journal under the reservation's lease
+ * (SPEC §6): journaled before it is sent, reconciled by re-reading the reservation when the answer
+ * is lost, never sent twice for one line of one request.
  */
 @Injectable()
-export class InvoiceItems {
-  private readonly logger = new Logger('InvoiceItems');
-
+export class InvoiceItems implements OnModuleInit {
   constructor(
     private readonly guesty: GuestyClient,
     private readonly config: ConfigService<AppConfig, true>,
+    private readonly leases: ReservationLeases,
+    private readonly journal: WriteJournal,
   ) {}
 
-  async add(reservationId: string, item: InvoiceItemRequest, priority: Priority): Promise<AddedInvoiceItem> {
-    const [added] = await this.addEach(reservationId, [item], priority);
+  onModuleInit(): void {
+    this.journal.register<AddedInvoiceItem>('invoice-item', {
+      reconcile: (intent) => this.findItem(intent as WriteIntent<InvoiceItemRequest, AddedInvoiceItem>),
+      // The request that wrote it answers the item when it is retried; nothing else holds it.
+      settled: () => Promise.resolve(),
+    });
+  }
+
+  /** One item for an operator; `scope` names the request (its Idempotency-Key). */
+  async add(reservationId: string, item: InvoiceItemRequest, priority: Priority, scope: string): Promise<AddedInvoiceItem> {
+    this.assertSendable([item]);
+    const [added] = await this.leases.withLease(reservationId, (lease) => this.addEach(lease, [item], priority, scope));
     return added;
   }
 
   /**
-   * Adds `items` in order, one write each, after one read of the reservation. `onAdded` runs as each
-   * one lands, before the next is sent, so that a caller can remember how far it got.
+   * Adds `items` in order, one journaled write each, under the caller's lease on the reservation.
+   * A line whose write already landed under `scope` is answered from the journal, not sent again.
    */
-  async addEach(
-    reservationId: string,
-    items: InvoiceItemRequest[],
-    priority: Priority,
-    onAdded?: (item: AddedInvoiceItem, index: number) => Promise<void>,
-  ): Promise<AddedInvoiceItem[]> {
+  async addEach(lease: ReservationLease, items: InvoiceItemRequest[], priority: Priority, scope: string, context: WriteIntent['context'] = {}): Promise<AddedInvoiceItem[]> {
     this.assertSendable(items);
-    let known = await this.currentItems(reservationId, priority);
+    // The reservation's items, read once when the first line must be sent, then kept up to date.
+    let known: UpstreamInvoiceItem[] | undefined;
     const added: AddedInvoiceItem[] = [];
     for (const [index, item] of items.entries()) {
-      const outcome = await this.write(reservationId, item, known.filter((existing) => isLike(existing, item)), priority);
-      known = outcome.reread ?? [...known, outcome.item];
-      added.push(outcome.item);
-      await onAdded?.(outcome.item, index);
+      const landed = await this.journal
+        .perform<InvoiceItemRequest, AddedInvoiceItem>(lease, {
+          kind: 'invoice-item',
+          intentId: invoiceItemIntentId(scope, index),
+          request: item,
+          context,
+          snapshot: async () => {
+            known ??= await this.currentItems(lease.reservationId, priority);
+            return known.flatMap((existing) => (existing._id ? [existing._id] : []));
+          },
+          send: async () => addedItem(await this.guesty.addInvoiceItem(lease.reservationId, item), item),
+          refused: refusedBeforeEffect,
+        })
+        .catch((error: unknown) => {
+          throw error instanceof UpstreamError ? refusal(error) : error;
+        });
+      known = known ? [...known, { ...item, ...landed }] : undefined;
+      added.push(landed);
     }
     return added;
   }
@@ -92,53 +112,12 @@ export class InvoiceItems {
     return reservation.money?.invoiceItems ?? [];
   }
 
-  private async write(reservationId: string, item: InvoiceItemRequest, likeBefore: UpstreamInvoiceItem[], priority: Priority): Promise<WriteOutcome> {
-    try {
-      return { item: addedItem(await this.guesty.addInvoiceItem(reservationId, item), item) };
-    } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
-      if (!isAmbiguous(error)) throw refusal(error);
-      return this.reconcile(reservationId, item, likeBefore, priority, error);
-    }
-  }
-
-  /** Landed when the reservation now holds more items like this one than before the write. */
-  private async reconcile(
-    reservationId: string,
-    item: InvoiceItemRequest,
-    likeBefore: UpstreamInvoiceItem[],
-    priority: Priority,
-    failure: UpstreamError,
-  ): Promise<WriteOutcome> {
-    let readOnce = false;
-    for (const delay of RECHECK_DELAYS_MS) {
-      await sleep(delay);
-      const items = await this.guesty.getReservation(reservationId, priority).then(
-        (reservation) => reservation?.money?.invoiceItems ?? null,
-        () => null,
-      );
-      if (items === null) continue;
-      readOnce = true;
-      const like = items.filter((existing) => isLike(existing, item));
-      if (like.length > likeBefore.length) {
-        const seenBefore = new Set(likeBefore.map((existing) => existing._id));
-        const landed = like.find((existing) => !seenBefore.has(existing._id)) ?? like[like.length - 1];
-        this.logger.warn({ reservationId, operation: failure.operation, outcome: 'landed' }, 'an invoice-item write failed without an answer but landed');
-        return { item: { ...toAdded(item), ...toAdded(landed) }, reread: items };
-      }
-    }
-    this.logger.warn({ reservationId, operation: failure.operation, outcome: readOnce ? 'not_landed' : 'unknown' }, 'an invoice-item write failed without an answer');
-    if (!readOnce) {
-      throw new DomainError(
-        'upstream_unavailable',
-        'The booking platform did not answer, and whether the invoice item was added could not be checked. Look at the reservation before trying again.',
-        { cause: failure },
-      );
-    }
-    throw new DomainError(
-      'upstream_unavailable',
-      'The booking platform did not confirm the invoice item and it is not on the reservation: it was not added. It is safe to retry with the same Idempotency-Key.',
-      { retryAfterSeconds: 1, cause: failure },
-    );
+  /** Landed when the reservation holds an item like this one that was not there before the write. */
+  private async findItem(intent: WriteIntent<InvoiceItemRequest, AddedInvoiceItem>): Promise<Reconciliation<AddedInvoiceItem>> {
+    const items = await this.currentItems(intent.reservationId, 'checkout');
+    const before = new Set(intent.snapshot);
+    const landed = items.find((existing) => isLike(existing, intent.request) && (existing._id === undefined || !before.has(existing._id)));
+    if (!landed) return { notLanded: 'no new invoice item like it on the reservation' };
+    return { landed: { ...toAdded(intent.request), ...toAdded(landed) } };
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One registry per app instance, so several instances in one process (tests) keep apart. */
 @Injectable()
@@ -67,6 +67,19 @@ export class MetricsService {
     name: 'checkout_session_transitions_total',
     help: 'Checkout sessions entering a status (requires_payment_method on creation, then requires_action, succeeded, failed)',
     labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly journalIntents = new Counter({
+    name: 'reservation_write_intents_total',
+    help: 'Upstream writes on reservations by kind and the state they reached (landed, refused, unknown, not_landed)',
+    labelNames: ['kind', 'state'] as const,
+    registers: [this.registry],
+  });
+
+  readonly outboxKept = new Gauge({
+    name: 'store_outbox_kept_writes',
+    help: 'Writes recording an upstream outcome that the store has not taken yet (kept in memory, retried)',
     registers: [this.registry],
   });
 

@@ -48,12 +48,17 @@ describe('RedisKeys in a Redis Cluster', () => {
   // Every builder of RedisKeys, so that a new one is sorted here into single keys or a group.
   it('knows every key builder', () => {
     expect(Object.getOwnPropertyNames(RedisKeys.prototype).sort()).toEqual(
-      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'checkoutSessionLock', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare', 'paymentStatus'].sort(),
+      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'reservationWrites', 'journal', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare', 'paymentStatus'].sort(),
     );
   });
 
   describe.each(PREFIXES)('under the prefix %s, the keys one script touches share one slot', (prefix) => {
     const keys = new RedisKeys(prefix);
+
+    it("one reservation's writes: lease, last write, open intent and card on file", () => {
+      const writes = keys.reservationWrites('res-checkout-usd');
+      expect(slotsOf([writes.lease, writes.lastWrite, writes.openIntent, writes.card]).size).toBe(1);
+    });
 
     it('the upstream budget: every window log and the pause (takeSlot, pauseSlots)', () => {
       const budget = keys.upstreamBudget();

@@ -44,8 +44,20 @@ export class RedisKeys {
     return `${this.prefix}session:${id}`;
   }
 
-  checkoutSessionLock(id: string): string {
-    return `${this.prefix}session-lock:${id}`;
+  /**
+   * One reservation's writes (SPEC §6): the writer's lease, the time since its last write (a key
+   * that lives RESERVATION_WRITE_SPACING_MS), the intent whose outcome is still open, and the card
+   * this service attached. One hash tag per reservation keeps them in one Redis Cluster slot.
+   */
+  reservationWrites(reservationId: string): { lease: string; lastWrite: string; openIntent: string; card: string } {
+    const base = `${this.prefix}{reservation:${reservationId}}`;
+    return { lease: `${base}:lease`, lastWrite: `${base}:last-write`, openIntent: `${base}:open-intent`, card: `${base}:card` };
+  }
+
+  /** The write journal: one record per intent, the index of intents to reconcile, the sweep's lock. */
+  journal(): { intent(id: string): string; due: string; sweepLock: string } {
+    const base = `${this.prefix}journal`;
+    return { intent: (id) => `${base}:intent:${id}`, due: `${base}:due`, sweepLock: `${base}:sweep-lock` };
   }
 
   /** A 3-D Secure return state, by a digest of its value. */

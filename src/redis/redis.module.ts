@@ -7,6 +7,7 @@ import { MemoryKeyValueStore } from './memory-key-value-store';
 import { RedisKeyValueStore } from './redis-key-value-store';
 import { RedisKeys } from './redis-keys';
 import { RedisHealthIndicator } from './redis.health';
+import { StoreOutbox } from './store-outbox';
 
 const CONNECT_WAIT_MS = 3_000;
 
@@ -32,8 +33,9 @@ const CONNECT_WAIT_MS = 3_000;
       useFactory: (config: ConfigService<AppConfig, true>) => new RedisKeys(config.get('redis', { infer: true }).keyPrefix),
     },
     RedisHealthIndicator,
+    StoreOutbox,
   ],
-  exports: [KeyValueStore, RedisKeys, RedisHealthIndicator],
+  exports: [KeyValueStore, RedisKeys, RedisHealthIndicator, StoreOutbox],
 })
 export class RedisModule implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(KeyValueStore) private readonly store: KeyValueStore) {}

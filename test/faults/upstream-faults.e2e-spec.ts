@@ -4,13 +4,17 @@ import { SandboxRoute } from '../../src/sandbox/types';
 import { cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
 import { figures, latencySummary, Load, Shot, ShotRequest, shoot, startLoad, statusCounts, waitFor } from '../utils/load';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { RECONCILE_DELAYS_MS } from '../../src/journal/write-journal';
 
 const TIMEOUT_MS = 300;
 const DEADLINE_MS = 1_500;
 /** A read ends within its deadline, plus at most one attempt's timeout begun just before it, plus the service's own work. */
 const READ_BOUND_MS = DEADLINE_MS + TIMEOUT_MS + 700;
-/** Writes get 1.5× the deadline (never a blind retry; extras re-read the reservation after an unclear write). */
-const WRITE_BOUND_MS = DEADLINE_MS * 1.5 + 1_000;
+/**
+ * Writes get 1.5× the deadline (never a blind retry), then the journal's re-reads after an unclear
+ * answer (docs/write-journal.md): it waits until "not there" can be believed.
+ */
+const WRITE_BOUND_MS = DEADLINE_MS * 1.5 + RECONCILE_DELAYS_MS.reduce((sum, delay) => sum + delay, 0) + 1_000;
 const CONCURRENCY = 10;
 const CATALOGUE = [{ code: 'late-checkout', normalType: 'CF', title: 'Late checkout', amount: 40 }];
 

@@ -53,8 +53,10 @@ describe('sandbox guest payment methods (POST /v1/guests/:guestId/payment-method
       }),
     ]);
 
-    const listed = await client.api(`/v1/guests/${guestId}/payment-methods?reservationId=${reservationId}`);
-    expect(listed.body).toEqual([expect.objectContaining({ _id: answer.body._id })]);
+    const listed = await client.api(`/v1/guests/${guestId}/payment-methods?reservationId=${reservationId}&reuse=false`);
+    expect(listed.body).toEqual([expect.objectContaining({ _id: answer.body._id, reuse: false })]);
+    // The reference's `reuse` filter defaults to true: a method attached with reuse: false is not listed without it.
+    expect((await client.api(`/v1/guests/${guestId}/payment-methods?reservationId=${reservationId}`)).body).toEqual([]);
     expect((await client.api(`/v1/guests/${guestId}/payment-methods`)).body).toEqual([]);
   });
 

@@ -81,7 +81,7 @@ describe('sandbox reservations (GET /v1/reservations/:id)', () => {
 
     const mismatch = (await client.api('/v1/reservations/res-mismatch')).body;
     expect(mismatch.money.payments).toEqual([]);
-    const methods = await client.api(`/v1/guests/${mismatch.guestId}/payment-methods?reservationId=res-mismatch`);
+    const methods = await client.api(`/v1/guests/${mismatch.guestId}/payment-methods?reservationId=res-mismatch&reuse=false`);
     expect(methods.body).toEqual([expect.objectContaining({ paymentProviderId: 'pp-city', status: 'ACTIVE' })]);
     expect(mismatch.money.paymentProviderIds).toEqual(['pp-seaside']);
   });

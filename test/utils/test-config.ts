@@ -22,6 +22,8 @@ export function testConfig(env: Record<string, string | undefined> = {}): AppCon
     REDIS_URL: testRedisUrl(),
     REDIS_KEY_PREFIX: testKeyPrefix(),
     SANDBOX: 'true',
+    // Spacing is tested where it matters; elsewhere it would only slow every attach-then-extras test.
+    RESERVATION_WRITE_SPACING_MS: '100',
     ...env,
   });
 }

@@ -40,6 +40,14 @@ export class DomainError extends Error {
     return new DomainError('store_unavailable', 'Shared state is unavailable; try again shortly.', { retryAfterSeconds: 1, cause });
   }
 
+  /**
+   * A write whose outcome is not known yet (SPEC §6.2): never "failed", never sent again; the
+   * Idempotency-Key stays bound to it and a retry answers what reconciliation finds.
+   */
+  static outcomePending(detail: string, cause?: unknown): DomainError {
+    return new DomainError('outcome_pending', detail, { retryAfterSeconds: 2, cause });
+  }
+
   static validation(errors: FieldError[], detail = 'Some fields are not valid.'): DomainError {
     return new DomainError('validation_failed', detail, { errors });
   }

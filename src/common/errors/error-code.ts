@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   idempotency_in_progress: { status: 409, title: 'A request with this Idempotency-Key is still running' },
   invalid_state: { status: 409, title: 'The session does not allow this now' },
+  already_paid: { status: 409, title: 'A payment method is already on file for this reservation' },
   payload_too_large: { status: 413, title: 'The body is too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type' },
   idempotency_conflict: { status: 422, title: 'The Idempotency-Key was used with another body' },
@@ -22,6 +23,7 @@ export const ERROR_CODES = {
   upstream_unavailable: { status: 503, title: 'The booking platform is unavailable' },
   token_budget_exhausted: { status: 503, title: 'No access token may be minted now' },
   store_unavailable: { status: 503, title: 'Shared state is unavailable' },
+  outcome_pending: { status: 503, title: 'The outcome is being confirmed with the booking platform' },
   not_ready: { status: 503, title: 'Not ready' },
   shutting_down: { status: 503, title: 'Shutting down' },
 } as const satisfies Record<string, { status: number; title: string }>;

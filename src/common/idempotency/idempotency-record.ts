@@ -15,9 +15,14 @@ export interface StoredError {
   errors?: FieldError[];
 }
 
-/** The one value under an Idempotency-Key: claimed and running, then the answer it ended with. */
+/**
+ * The one value under an Idempotency-Key: claimed and running, then the answer it ended with; or
+ * `unknown` when its upstream write has no known outcome yet: the key stays bound to the request,
+ * and a retry with the same body runs it again, to find the outcome the write journal reconciles.
+ */
 export type IdempotencyRecord =
   | { state: 'running'; fingerprint: string; owner: string }
+  | { state: 'unknown'; fingerprint: string }
   | { state: 'done'; fingerprint: string; answer: StoredAnswer<unknown> }
   | { state: 'failed'; fingerprint: string; error: StoredError };
 
@@ -26,6 +31,11 @@ export type IdempotencyRecord =
  * validation failure). 5xx, 429 and anything that carries Retry-After say "try again": storing them
  * would answer the client's retry with the same refusal for a day.
  */
+/** An upstream write whose outcome is not known: its key is neither answered nor released. */
+export function isOutcomePending(error: unknown): error is DomainError {
+  return error instanceof DomainError && error.code === 'outcome_pending';
+}
+
 export function isFinalError(error: unknown): error is DomainError {
   return error instanceof DomainError && error.status < 500 && error.status !== 429 && error.retryAfterSeconds === undefined;
 }
@@ -50,6 +60,7 @@ export function parseRecord(text: string): IdempotencyRecord | null {
   const record = value as Record<string, unknown>;
   if (typeof record.fingerprint !== 'string') return null;
   if (record.state === 'running' && typeof record.owner === 'string') return record as IdempotencyRecord;
+  if (record.state === 'unknown') return record as IdempotencyRecord;
   if (record.state === 'done' && typeof record.answer === 'object' && record.answer !== null) return record as IdempotencyRecord;
   const error = record.error as Partial<StoredError> | undefined;
   if (record.state === 'failed' && typeof error?.code === 'string' && error.code in ERROR_CODES && typeof error.status === 'number') {

@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../../config/app-config';
+import { IDEMPOTENCY_CLAIM_MS } from '../../config/timing-rules';
 import { MetricsService } from '../../metrics/metrics.service';
 import { KeyValueStore } from '../../redis/key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
+import { StoreOutbox } from '../../redis/store-outbox';
 import { DomainError } from '../errors/domain-error';
 import { BodyFingerprint } from './body-fingerprint';
-import { IdempotencyRecord, StoredAnswer, isFinalError, parseRecord, replayedError, storedError } from './idempotency-record';
+import { IdempotencyRecord, StoredAnswer, isFinalError, isOutcomePending, parseRecord, replayedError, storedError } from './idempotency-record';
 
 export type { StoredAnswer } from './idempotency-record';
 
@@ -19,10 +21,11 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
 export const IDEMPOTENCY_RECORD_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**
- * How long a claim blocks the key without an answer: longer than any bounded upstream call, short
- * enough that a replica that died mid-request does not lock the guest out of their key for a day.
+ * How long a claim blocks the key without an answer. Renewed every third of it while the request
+ * runs, so no call outlives it; a replica that dies mid-request frees the key within it, and the
+ * retry then meets the write journal, which knows what the dead request sent.
  */
-export const IDEMPOTENCY_RUNNING_TTL_MS = 2 * 60 * 1000;
+export const IDEMPOTENCY_RUNNING_TTL_MS = IDEMPOTENCY_CLAIM_MS;
 
 /** Claim, read, claim again: the record can expire or be released between a failed claim and the read. */
 const CLAIM_ATTEMPTS = 3;
@@ -42,6 +45,7 @@ export class Idempotency {
     @Inject(RedisKeys) private readonly keys: RedisKeys,
     @Inject(ConfigService) config: ConfigService<AppConfig, true>,
     @Inject(MetricsService) private readonly metrics: MetricsService,
+    @Inject(StoreOutbox) private readonly outbox: StoreOutbox,
   ) {
     // Configuration lets the secret be absent only in sandbox mode, where only test cards flow.
     this.fingerprints = new BodyFingerprint(config.get('guesty', { infer: true }).clientSecret ?? '');
@@ -66,17 +70,36 @@ export class Idempotency {
         return this.execute(recordKey, claim, fingerprint, work);
       }
       const existing = await this.storeCall(() => this.store.get(recordKey));
-      if (existing !== null) return this.answerFrom<T>(scope, existing, fingerprint);
+      if (existing === null) continue;
+      if (this.isUnknown(existing, fingerprint)) {
+        // Run again to learn the outcome: the work asks the write journal, it never writes twice.
+        // Deleting exactly the unknown record first lets one retry at a time through.
+        if (await this.storeCall(() => this.store.deleteIfEquals(recordKey, existing))) continue;
+        throw inProgress();
+      }
+      return this.answerFrom<T>(scope, existing, fingerprint);
     }
     throw inProgress();
   }
 
+  private isUnknown(text: string, fingerprint: string): boolean {
+    const record = parseRecord(text);
+    return record?.state === 'unknown' && record.fingerprint === fingerprint;
+  }
+
   private async execute<T>(recordKey: string, claim: string, fingerprint: string, work: () => Promise<StoredAnswer<T>>): Promise<IdempotentAnswer<T>> {
     let answer: StoredAnswer<T>;
+    const renewal = setInterval(() => {
+      this.store.extendIfEquals(recordKey, claim, IDEMPOTENCY_RUNNING_TTL_MS).catch(() => undefined);
+    }, IDEMPOTENCY_RUNNING_TTL_MS / 3);
+    renewal.unref();
     try {
       answer = await work();
     } catch (error) {
-      if (isFinalError(error)) {
+      clearInterval(renewal);
+      if (isOutcomePending(error)) {
+        await this.keep(recordKey, { state: 'unknown', fingerprint });
+      } else if (isFinalError(error)) {
         await this.keep(recordKey, { state: 'failed', fingerprint, error: storedError(error) });
       } else {
         // Nothing final was answered: free the key so the client's retry with it runs again.
@@ -86,20 +109,17 @@ export class Idempotency {
       }
       throw error;
     }
+    clearInterval(renewal);
     await this.keep(recordKey, { state: 'done', fingerprint, answer });
     return { ...answer, replayed: false };
   }
 
   /**
-   * The work has run, so its answer goes to the client even when it cannot be stored; the claim
-   * then keeps retries away until it expires.
+   * The work has run, so its answer goes to the client even when it cannot be stored now: it is
+   * kept and written once the store answers (a retry meanwhile meets the write journal).
    */
   private async keep(recordKey: string, record: IdempotencyRecord): Promise<void> {
-    try {
-      await this.store.set(recordKey, JSON.stringify(record), { ttlMs: IDEMPOTENCY_RECORD_TTL_MS });
-    } catch (cause) {
-      this.logger.warn({ err: cause }, 'could not store the answer of an Idempotency-Key; a retry after the claim expires runs again');
-    }
+    await this.outbox.write(recordKey, `idempotency record ${record.state}`, () => this.store.set(recordKey, JSON.stringify(record), { ttlMs: IDEMPOTENCY_RECORD_TTL_MS }).then(() => undefined));
   }
 
   private answerFrom<T>(scope: string, text: string, fingerprint: string): IdempotentAnswer<T> {
@@ -108,7 +128,7 @@ export class Idempotency {
     if (record.fingerprint !== fingerprint) {
       throw new DomainError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.');
     }
-    if (record.state === 'running') throw inProgress();
+    if (record.state === 'running' || record.state === 'unknown') throw inProgress();
     this.metrics.idempotentReplays.inc({ scope: scope.split(':', 1)[0] });
     if (record.state === 'failed') throw replayedError(record.error);
     return { ...(record.answer as StoredAnswer<T>), replayed: true };

@@ -126,14 +126,17 @@ export function attachPaymentMethod(ctx: RequestContext): SandboxAnswer {
   return jsonAnswer(201, paymentMethodView(method));
 }
 
-/** As the reference warns, without reservationId the list comes back empty even when methods exist. */
+/** As the reference warns, without reservationId the list comes back empty even when methods exist; `reuse` filters (default true). */
 export function listPaymentMethods(ctx: RequestContext): SandboxAnswer {
   const { store } = ctx.runtime;
   if (!store.guests.has(ctx.params.guestId)) throw notFound(`Guest ${ctx.params.guestId} not found`);
   const reservationId = ctx.url.searchParams.get('reservationId');
   if (!reservationId) return jsonAnswer(200, []);
+  // The reference: `reuse` defaults to true ("methods allowed for reuse"), so a method attached
+  // with reuse: false shows only when asked with reuse=false.
+  const reuse = ctx.url.searchParams.get('reuse') !== 'false';
   const methods = [...store.paymentMethods.values()].filter(
-    (method) => method.guestId === ctx.params.guestId && method.reservationId === reservationId,
+    (method) => method.guestId === ctx.params.guestId && method.reservationId === reservationId && method.reuse === reuse,
   );
   return jsonAnswer(200, methods.map(paymentMethodView));
 }

@@ -1,0 +1,75 @@
+import { Clock } from '../common/clock';
+import { MetricsService } from '../metrics/metrics.service';
+import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { StoreOutbox } from '../redis/store-outbox';
+import { CheckoutSession } from './checkout-session';
+import { CheckoutSessionsStore } from './checkout-sessions.store';
+
+class FixedClock extends Clock {
+  now(): number {
+    return 1_700_000_000_000;
+  }
+}
+
+function setUp() {
+  const clock = new FixedClock();
+  const store = new MemoryKeyValueStore(() => clock.now());
+  const metrics = new MetricsService();
+  const sessions = new CheckoutSessionsStore(store, new RedisKeys('t:'), clock, metrics, new StoreOutbox(metrics));
+  const fresh = (): Omit<CheckoutSession, 'version'> => ({
+    id: sessions.newId(),
+    status: 'requires_payment_method',
+    reservationId: 'res-1',
+    listingId: 'lst-1',
+    guestId: 'guest-1',
+    paymentProviderId: 'pp-1',
+    amount: 100,
+    currency: 'USD',
+    createdAt: clock.now(),
+    expiresAt: clock.now() + 3_600_000,
+  });
+  const key = (id: string) => new RedisKeys('t:').checkoutSession(id);
+  return { sessions, fresh, store, key };
+}
+
+describe('CheckoutSessionsStore: fenced session state (SPEC §6.4)', () => {
+  it('writes every change over the version it read, one version up', async () => {
+    const { sessions, fresh } = setUp();
+    const created = await sessions.create(fresh());
+    expect(created.version).toBe(1);
+    const failed = await sessions.update(created.id, (current) => ({ ...current, status: 'failed' }));
+    expect(failed).toMatchObject({ status: 'failed', version: 2 });
+    expect(await sessions.load(created.id)).toMatchObject({ status: 'failed', version: 2 });
+  });
+
+  it('re-applies a change to what another writer wrote meanwhile, never over it', async () => {
+    const { sessions, fresh, store, key } = setUp();
+    const created = await sessions.create(fresh());
+    const seen: number[] = [];
+    const result = await sessions.update(created.id, (current) => {
+      seen.push(current.version);
+      if (seen.length === 1) {
+        // Another replica writes between this writer's read and its write.
+        const other = { ...current, version: current.version + 1, lastError: { code: 'card_declined', message: 'declined' } };
+        void store.set(key(created.id), JSON.stringify(other), { ttlMs: 60_000 });
+      }
+      return { ...current, status: 'requires_action' };
+    });
+    expect(seen).toEqual([1, 2]);
+    expect(result).toMatchObject({ status: 'requires_action', version: 3, lastError: { code: 'card_declined' } });
+  });
+
+  it('never lets succeeded go back', async () => {
+    const { sessions, fresh } = setUp();
+    const created = await sessions.create(fresh());
+    await sessions.update(created.id, (current) => ({ ...current, status: 'succeeded' }));
+    await expect(sessions.update(created.id, (current) => ({ ...current, status: 'failed' }))).rejects.toThrow('never goes back');
+    expect(await sessions.load(created.id)).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('answers 404 for a session that is gone, and writes nothing', async () => {
+    const { sessions } = setUp();
+    await expect(sessions.update(`cs_${'a'.repeat(32)}`, (current) => current)).rejects.toMatchObject({ code: 'session_not_found' });
+  });
+});

@@ -1,0 +1,45 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error';
+import { KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { StoreOutbox } from '../redis/store-outbox';
+
+/** The card this service attached to a reservation, and by which session. */
+export interface CardOnFile {
+  paymentMethodId: string;
+  sessionId: string;
+}
+
+/** Longer than any stay is paid for: the platform stays the record after it (SPEC §6.8). */
+const CARD_ON_FILE_TTL_MS = 400 * 24 * 3_600_000;
+
+export function alreadyPaid(): DomainError {
+  return new DomainError('already_paid', 'A payment method is already on file for this reservation; no other card can be added here.');
+}
+
+/**
+ * One card per reservation (SPEC §6.5): what this service attached, shared by every replica, so a
+ * second session on the reservation is refused before it spends a card attempt or a tokenization.
+ * The platform's own list, read before every attach, guards the case where this record was lost.
+ */
+@Injectable()
+export class ReservationCards {
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    private readonly keys: RedisKeys,
+    private readonly outbox: StoreOutbox,
+  ) {}
+
+  async onFile(reservationId: string): Promise<CardOnFile | null> {
+    const raw = await this.store.get(this.keys.reservationWrites(reservationId).card).catch((cause: unknown) => {
+      throw DomainError.storeUnavailable(cause);
+    });
+    return raw ? (JSON.parse(raw) as CardOnFile) : null;
+  }
+
+  /** Kept and retried while Redis is down: the card is on the reservation whatever Redis says. */
+  async record(reservationId: string, card: CardOnFile): Promise<void> {
+    const key = this.keys.reservationWrites(reservationId).card;
+    await this.outbox.write(key, 'card on file', () => this.store.set(key, JSON.stringify(card), { ttlMs: CARD_ON_FILE_TTL_MS }).then(() => undefined));
+  }
+}

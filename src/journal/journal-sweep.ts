@@ -1,0 +1,84 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomInt, randomUUID } from 'node:crypto';
+import { Clock } from '../common/clock';
+import { KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { ReservationLeases } from './reservation-leases';
+import { WriteJournal } from './write-journal';
+
+const SWEEP_EVERY_MS = 5_000;
+const SWEEP_LOCK_MS = 60_000;
+const BATCH = 20;
+
+/**
+ * Finishes what a replica that died (or a request that ended while the platform had not answered)
+ * left open (SPEC §6.6): every few seconds one replica at a time takes the due intents and
+ * reconciles each under its reservation's lease. An intent whose writer is still at work is
+ * skipped: the writer holds the lease.
+ */
+@Injectable()
+export class JournalSweep implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('JournalSweep');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    private readonly keys: RedisKeys,
+    private readonly journal: WriteJournal,
+    private readonly leases: ReservationLeases,
+    private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const tick = () => {
+      this.timer = setTimeout(() => {
+        void this.sweepOnce().finally(tick);
+      }, SWEEP_EVERY_MS + randomInt(1_000));
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** One pass; answers how many intents it settled. Never throws: the next pass tries again. */
+  sweepOnce(): Promise<number> {
+    this.running ??= this.pass().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async pass(): Promise<number> {
+    const journal = this.keys.journal();
+    const owner = randomUUID();
+    const claimed = await this.store.set(journal.sweepLock, owner, { ifAbsent: true, ttlMs: SWEEP_LOCK_MS }).catch(() => false);
+    if (!claimed) return 0;
+    let settled = 0;
+    try {
+      const due = await this.store.indexDue(journal.due, this.clock.now(), BATCH);
+      for (const intentId of due) {
+        const intent = await this.journal.load(intentId).catch(() => null);
+        if (!intent) {
+          await this.store.indexRemove(journal.due, intentId).catch(() => undefined);
+          continue;
+        }
+        const state = await this.leases
+          .withLease(intent.reservationId, () => this.journal.reconcileDue(intentId), { waitMs: 0 })
+          .catch((error: unknown) => {
+            this.logger.debug({ err: error, intentId }, 'an open intent was not swept this time (its reservation is busy or Redis failed)');
+            return null;
+          });
+        if (state && state !== 'sent' && state !== 'unknown') settled += 1;
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'the journal sweep could not read the due intents; it tries again shortly');
+    } finally {
+      await this.store.deleteIfEquals(journal.sweepLock, owner).catch(() => undefined);
+    }
+    return settled;
+  }
+}

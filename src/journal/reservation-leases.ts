@@ -1,0 +1,94 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { randomInt, randomUUID } from 'node:crypto';
+import { Clock } from '../common/clock';
+import { DomainError } from '../common/errors/domain-error';
+import { AppConfig } from '../config/app-config';
+import { KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+
+/** The writer's hold on one reservation while it works. */
+export interface ReservationLease {
+  readonly reservationId: string;
+  /** False once a renewal found the lease gone or could not reach Redis for a whole lease: send nothing more. */
+  held(): boolean;
+}
+
+const DEFAULT_WAIT_MS = 2_000;
+
+function busy(): DomainError {
+  return new DomainError('invalid_state', 'Another payment step for this reservation is still running; try again in a moment.', { retryAfterSeconds: 1 });
+}
+
+/**
+ * One writer per reservation across replicas (SPEC §6.3): a lease in Redis, renewed every third of
+ * its length while the work runs, so it outlives the slowest call without a fixed guess; a replica
+ * that dies stops renewing and the lease lapses within RESERVATION_LEASE_MS. Writes are also spaced
+ * by RESERVATION_WRITE_SPACING_MS, because back-to-back writes to one reservation race upstream.
+ */
+@Injectable()
+export class ReservationLeases {
+  private readonly leaseMs: number;
+  private readonly spacingMs: number;
+
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    private readonly keys: RedisKeys,
+    private readonly clock: Clock,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    ({ leaseMs: this.leaseMs, spacingMs: this.spacingMs } = config.get('reservationWrites', { infer: true }));
+  }
+
+  /** Runs `work` holding the reservation's lease; waits up to `waitMs` for another holder, then 409. */
+  async withLease<T>(reservationId: string, work: (lease: ReservationLease) => Promise<T>, options: { waitMs?: number } = {}): Promise<T> {
+    const key = this.keys.reservationWrites(reservationId).lease;
+    const owner = randomUUID();
+    const giveUpAt = this.clock.now() + (options.waitMs ?? DEFAULT_WAIT_MS);
+    while (!(await this.storeCall(() => this.store.set(key, owner, { ifAbsent: true, ttlMs: this.leaseMs })))) {
+      if (this.clock.now() >= giveUpAt) throw busy();
+      await this.clock.sleep(50 + randomInt(100));
+    }
+    let renewedAt = this.clock.now();
+    let lost = false;
+    const renewal = setInterval(() => {
+      this.store.extendIfEquals(key, owner, this.leaseMs).then(
+        (extended) => {
+          if (extended) renewedAt = this.clock.now();
+          else lost = true;
+        },
+        // Redis is down: the lease may still be ours when it answers again, unless a whole lease passed.
+        () => undefined,
+      );
+    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    renewal.unref();
+    const lease: ReservationLease = { reservationId, held: () => !lost && this.clock.now() - renewedAt < this.leaseMs };
+    try {
+      return await work(lease);
+    } finally {
+      clearInterval(renewal);
+      await this.store.deleteIfEquals(key, owner).catch(() => undefined);
+    }
+  }
+
+  /** Waits until RESERVATION_WRITE_SPACING_MS has passed since any replica's last write to the reservation. */
+  async awaitSpacing(reservationId: string): Promise<void> {
+    if (this.spacingMs === 0) return;
+    const left = await this.storeCall(() => this.store.ttlMs(this.keys.reservationWrites(reservationId).lastWrite));
+    if (left !== null && left > 0) await this.clock.sleep(left);
+  }
+
+  /** Starts the spacing after a write (sent, whatever its answer); best effort, the lease still serialises. */
+  async markWritten(reservationId: string): Promise<void> {
+    if (this.spacingMs === 0) return;
+    await this.store.set(this.keys.reservationWrites(reservationId).lastWrite, '1', { ttlMs: this.spacingMs }).catch(() => undefined);
+  }
+
+  private async storeCall<R>(call: () => Promise<R>): Promise<R> {
+    try {
+      return await call();
+    } catch (cause) {
+      throw DomainError.storeUnavailable(cause);
+    }
+  }
+}

@@ -1,0 +1,299 @@
+import { Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Clock } from '../common/clock';
+import { DomainError } from '../common/errors/domain-error';
+import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../metrics/metrics.service';
+import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { StoreOutbox } from '../redis/store-outbox';
+import { ReservationLease, ReservationLeases } from './reservation-leases';
+import { canMove, IntentState, Reconciliation, WriteIntent } from './write-intent';
+import { Reconciler, SETTLE_MS, WriteJournal, WriteSpec } from './write-journal';
+
+/** Time that moves only when the code under test waits: no real sleeps. */
+class SteppingClock extends Clock {
+  time = 1_700_000_000_000;
+  slept: number[] = [];
+  now(): number {
+    return this.time;
+  }
+  override sleep(ms: number): Promise<void> {
+    this.slept.push(ms);
+    this.time += ms;
+    return Promise.resolve();
+  }
+}
+
+/** The in-process store, made to fail on demand as Redis does when it is down. */
+class FailingStore extends MemoryKeyValueStore {
+  down = false;
+  override get(key: string) {
+    return this.down ? Promise.reject(new Error('Redis is down')) : super.get(key);
+  }
+  override set(key: string, value: string, options?: { ttlMs?: number; ifAbsent?: boolean }) {
+    return this.down ? Promise.reject(new Error('Redis is down')) : super.set(key, value, options);
+  }
+}
+
+const RESERVATION = 'res-1';
+
+/** A reconciler answering from a script, and remembering whom it told. */
+class ScriptedReconciler implements Reconciler<string> {
+  answers: (Reconciliation<string> | Error)[] = [];
+  told: WriteIntent<unknown, string>[] = [];
+  reads = 0;
+  reconcile(): Promise<Reconciliation<string>> {
+    this.reads += 1;
+    const next = this.answers.length > 1 ? this.answers.shift()! : this.answers[0];
+    if (next === undefined) return Promise.resolve({ unknown: 'nothing scripted' });
+    return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+  }
+  settled(intent: WriteIntent<unknown, string>): Promise<void> {
+    this.told.push(intent);
+    return Promise.resolve();
+  }
+}
+
+function setUp(options: { spacingMs?: number } = {}) {
+  const clock = new SteppingClock();
+  const store = new FailingStore(() => clock.now());
+  const keys = new RedisKeys('t:');
+  const metrics = new MetricsService();
+  const outbox = new StoreOutbox(metrics);
+  const config = { get: () => ({ leaseMs: 10_000, spacingMs: options.spacingMs ?? 0 }) } as unknown as ConfigService<AppConfig, true>;
+  const leases = new ReservationLeases(store, keys, clock, config);
+  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics);
+  const reconciler = new ScriptedReconciler();
+  journal.register('invoice-item', reconciler);
+  const lease: ReservationLease = { reservationId: RESERVATION, held: () => true };
+  const sends: string[] = [];
+  const spec = (intentId: string, send: () => Promise<string> = () => Promise.resolve(`made-${intentId}`)): WriteSpec<{ title: string }, string> => ({
+    kind: 'invoice-item',
+    intentId,
+    request: { title: intentId },
+    snapshot: () => Promise.resolve(['existing-1']),
+    context: { sessionId: 'cs_1' },
+    send: () => {
+      sends.push(intentId);
+      return send();
+    },
+    refused: (error) => error instanceof DomainError,
+  });
+  const stored = async (intentId: string) => {
+    const raw = await store.get(keys.journal().intent(intentId));
+    return raw ? (JSON.parse(raw) as WriteIntent) : null;
+  };
+  const openPointer = () => store.get(keys.reservationWrites(RESERVATION).openIntent);
+  const due = () => store.indexDue(keys.journal().due, Number.MAX_SAFE_INTEGER, 100);
+  return { clock, store, keys, outbox, leases, journal, reconciler, lease, sends, spec, stored, openPointer, due };
+}
+
+const lostAnswer = () => Promise.reject(new Error('socket hang up'));
+
+// The journal logs every unclear write; here that is the point of the test, not news.
+beforeAll(() => Logger.overrideLogger(false));
+
+describe('write intents: who may move them', () => {
+  const states: IntentState[] = ['sent', 'landed', 'refused', 'unknown', 'not_landed'];
+
+  it.each([
+    ['sent', ['landed', 'refused', 'unknown', 'not_landed']],
+    ['unknown', ['landed', 'not_landed']],
+    ['landed', []],
+    ['refused', []],
+    ['not_landed', []],
+  ] as [IntentState, IntentState[]][])('from %s only to %j', (from, allowed) => {
+    expect(states.filter((to) => canMove(from, to))).toEqual(allowed);
+  });
+});
+
+describe('WriteJournal', () => {
+  it('journals the intent before sending and the outcome after; the same id is never sent again', async () => {
+    const world = setUp();
+    let seenBeforeSend: WriteIntent | null = null;
+    const outcome = await world.journal.perform(world.lease, {
+      ...world.spec('a'),
+      send: async () => {
+        seenBeforeSend = await world.stored('a');
+        return 'made-a';
+      },
+    });
+    expect(outcome).toBe('made-a');
+    expect(seenBeforeSend).toMatchObject({ state: 'sent', snapshot: ['existing-1'], reservationId: RESERVATION, context: { sessionId: 'cs_1' } });
+    expect(await world.stored('a')).toMatchObject({ state: 'landed', outcome: 'made-a' });
+    expect(await world.openPointer()).toBeNull();
+    expect(await world.due()).toEqual([]);
+    await expect(world.journal.perform(world.lease, world.spec('a'))).resolves.toBe('made-a');
+    expect(world.sends).toEqual([]);
+  });
+
+  it('records a refusal, rethrows it, and lets the same id be sent again (nothing happened)', async () => {
+    const world = setUp();
+    const declined = new DomainError('card_declined', 'declined');
+    await expect(world.journal.perform(world.lease, world.spec('b', () => Promise.reject(declined)))).rejects.toBe(declined);
+    expect(await world.stored('b')).toMatchObject({ state: 'refused' });
+    expect(await world.openPointer()).toBeNull();
+    await expect(world.journal.perform(world.lease, world.spec('b'))).resolves.toBe('made-b');
+    expect(world.sends).toEqual(['b', 'b']);
+  });
+
+  it('reconciles a lost answer at once and answers what landed, without sending again', async () => {
+    const world = setUp();
+    world.reconciler.answers = [{ unknown: 'not shown yet' }, { landed: 'found-c' }];
+    await expect(world.journal.perform(world.lease, world.spec('c', lostAnswer))).resolves.toBe('found-c');
+    expect(world.sends).toEqual(['c']);
+    expect(world.reconciler.reads).toBe(2);
+    expect(world.clock.slept).toEqual([250, 1_000]);
+    expect(await world.stored('c')).toMatchObject({ state: 'landed', outcome: 'found-c' });
+    // Its own writer was answered: nobody else is told.
+    expect(world.reconciler.told).toEqual([]);
+  });
+
+  it('says "not landed" only once the write had time to show, then lets it be sent again', async () => {
+    const world = setUp();
+    world.reconciler.answers = [{ notLanded: 'not there' }];
+    const failed = await world.journal.perform(world.lease, world.spec('d', lostAnswer)).catch((error: unknown) => error);
+    expect(failed).toMatchObject({ code: 'upstream_unavailable', retryAfterSeconds: 1 });
+    // 250 ms and 1 s after the write are too early to believe "not there"; 3.25 s is not.
+    expect(world.reconciler.reads).toBe(3);
+    expect(world.clock.slept.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(SETTLE_MS);
+    expect(await world.stored('d')).toMatchObject({ state: 'not_landed' });
+    await expect(world.journal.perform(world.lease, world.spec('d'))).resolves.toBe('made-d');
+  });
+
+  it('keeps an unclear write open: outcome_pending for it, and no other write on the reservation is sent', async () => {
+    const world = setUp();
+    world.reconciler.answers = [new Error('the platform does not answer reads')];
+    await expect(world.journal.perform(world.lease, world.spec('e', lostAnswer))).rejects.toMatchObject({ code: 'outcome_pending', status: 503 });
+    expect(await world.stored('e')).toMatchObject({ state: 'unknown' });
+    expect(await world.openPointer()).toBe('e');
+    expect(await world.due()).toEqual(['e']);
+
+    await expect(world.journal.perform(world.lease, world.spec('other'))).rejects.toMatchObject({ code: 'outcome_pending' });
+    expect(world.sends).toEqual(['e']);
+
+    // Once the platform answers, the open write is settled, its session told, and the next write goes.
+    world.reconciler.answers = [{ landed: 'found-e' }];
+    await expect(world.journal.perform(world.lease, world.spec('other'))).resolves.toBe('made-other');
+    expect(world.reconciler.told.map((intent) => [intent.id, intent.state])).toEqual([['e', 'landed']]);
+    expect(world.sends).toEqual(['e', 'other']);
+    // The retry of the unclear request itself is answered from the journal.
+    await expect(world.journal.perform(world.lease, world.spec('e'))).resolves.toBe('found-e');
+    expect(world.sends).toEqual(['e', 'other']);
+  });
+
+  it('sends nothing when the intent cannot be journaled (Redis down before the write)', async () => {
+    const world = setUp();
+    world.store.down = true;
+    await expect(world.journal.perform(world.lease, world.spec('f'))).rejects.toMatchObject({ code: 'store_unavailable' });
+    expect(world.sends).toEqual([]);
+  });
+
+  it('keeps an outcome Redis could not take, answers it, and writes it when Redis is back', async () => {
+    const world = setUp();
+    const outcome = await world.journal.perform(world.lease, {
+      ...world.spec('g'),
+      send: () => {
+        world.store.down = true;
+        return Promise.resolve('made-g');
+      },
+    });
+    expect(outcome).toBe('made-g');
+    expect(world.outbox.pending).toBe(1);
+    world.store.down = false;
+    expect(await world.stored('g')).toMatchObject({ state: 'sent' });
+    await world.outbox.flush();
+    expect(world.outbox.pending).toBe(0);
+    expect(await world.stored('g')).toMatchObject({ state: 'landed', outcome: 'made-g' });
+    expect(await world.openPointer()).toBeNull();
+  });
+
+  describe('a writer that died (the sweep finds its intent `sent`)', () => {
+    async function diedAfterJournaling(world: ReturnType<typeof setUp>, id: string) {
+      const intent: WriteIntent = {
+        id,
+        kind: 'invoice-item',
+        reservationId: RESERVATION,
+        state: 'sent',
+        request: { title: id },
+        snapshot: [],
+        context: { sessionId: 'cs_dead' },
+        sentAt: world.clock.now(),
+        updatedAt: world.clock.now(),
+      };
+      await world.store.set(world.keys.journal().intent(id), JSON.stringify(intent));
+      await world.store.set(world.keys.reservationWrites(RESERVATION).openIntent, id);
+      await world.store.indexAdd(world.keys.journal().due, id, world.clock.now());
+      world.clock.time += SETTLE_MS;
+    }
+
+    it('died before sending: reconciled as not landed, its session told', async () => {
+      const world = setUp();
+      await diedAfterJournaling(world, 'h');
+      world.reconciler.answers = [{ notLanded: 'not there' }];
+      await expect(world.journal.reconcileDue('h')).resolves.toBe('not_landed');
+      expect(world.reconciler.told.map((intent) => intent.state)).toEqual(['not_landed']);
+      expect(await world.openPointer()).toBeNull();
+      expect(await world.due()).toEqual([]);
+    });
+
+    it('died after sending, before recording: reconciled as landed, its session told', async () => {
+      const world = setUp();
+      await diedAfterJournaling(world, 'i');
+      world.reconciler.answers = [{ landed: 'found-i' }];
+      await expect(world.journal.reconcileDue('i')).resolves.toBe('landed');
+      expect(world.reconciler.told.map((intent) => [intent.state, intent.outcome])).toEqual([['landed', 'found-i']]);
+    });
+
+    it('still unclear: stays open and due again later, with a longer wait each time', async () => {
+      const world = setUp();
+      await diedAfterJournaling(world, 'j');
+      world.reconciler.answers = [{ unknown: 'cannot tell' }];
+      await expect(world.journal.reconcileDue('j')).resolves.toBe('unknown');
+      expect(await world.store.indexDue(world.keys.journal().due, world.clock.now(), 10)).toEqual([]);
+      expect(await world.store.indexDue(world.keys.journal().due, world.clock.now() + 5_000, 10)).toEqual(['j']);
+      await expect(world.journal.reconcileDue('j')).resolves.toBe('unknown');
+      expect(await world.store.indexDue(world.keys.journal().due, world.clock.now() + 5_000, 10)).toEqual([]);
+      expect(await world.stored('j')).toMatchObject({ state: 'unknown', checks: 2 });
+    });
+
+    it('died after recording the outcome, before clearing the pointer: nothing is open', async () => {
+      const world = setUp();
+      await diedAfterJournaling(world, 'k');
+      const landed = { ...(await world.stored('k'))!, state: 'landed', outcome: 'made-k' };
+      await world.store.set(world.keys.journal().intent('k'), JSON.stringify(landed));
+      await expect(world.journal.settleOpen(world.lease)).resolves.toBeNull();
+      await expect(world.journal.perform(world.lease, world.spec('next'))).resolves.toBe('made-next');
+      expect(world.reconciler.reads).toBe(0);
+    });
+  });
+
+  it('sends nothing once the lease is lost', async () => {
+    const world = setUp();
+    const lost: ReservationLease = { reservationId: RESERVATION, held: () => false };
+    await expect(world.journal.perform(lost, world.spec('l'))).rejects.toMatchObject({ code: 'invalid_state' });
+    expect(world.sends).toEqual([]);
+  });
+
+  it('spaces writes to one reservation by RESERVATION_WRITE_SPACING_MS, across writers', async () => {
+    const world = setUp({ spacingMs: 1_500 });
+    await world.journal.perform(world.lease, world.spec('m'));
+    expect(world.clock.slept).toEqual([]);
+    world.clock.time += 400;
+    await world.journal.perform(world.lease, world.spec('n'));
+    expect(world.clock.slept).toEqual([1_100]);
+  });
+});
+
+describe('ReservationLeases', () => {
+  it('lets one writer at a time hold a reservation, and the next in once it is done', async () => {
+    const world = setUp();
+    let release!: () => void;
+    const first = world.leases.withLease(RESERVATION, () => new Promise<void>((resolve) => (release = resolve)));
+    await expect(world.leases.withLease(RESERVATION, () => Promise.resolve('second'), { waitMs: 0 })).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
+    release();
+    await first;
+    await expect(world.leases.withLease(RESERVATION, () => Promise.resolve('second'), { waitMs: 0 })).resolves.toBe('second');
+  });
+});

@@ -1,0 +1,234 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { DomainError } from '../common/errors/domain-error';
+import { MetricsService } from '../metrics/metrics.service';
+import { KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { StoreOutbox } from '../redis/store-outbox';
+import { ReservationLease, ReservationLeases } from './reservation-leases';
+import { IntentKind, IntentState, Reconciliation, WriteIntent, canMove, isOpen, mayResend } from './write-intent';
+
+/** Re-reads right after a write without a clear answer: the upstream shows a write after a moment. */
+export const RECONCILE_DELAYS_MS = [250, 1_000, 2_000];
+/** A read may say "not there" only this long after the write was sent; before, it may not show yet. */
+export const SETTLE_MS = 3_000;
+/** When the sweep looks at an intent again while it stays unknown. */
+const RECHECK_AFTER_MS = [5_000, 15_000, 30_000, 60_000, 300_000];
+/** Open intents are evidence until reconciled; settled ones answer retries of their key for a day. */
+const OPEN_TTL_MS = 7 * 24 * 3_600_000;
+const SETTLED_TTL_MS = 24 * 3_600_000;
+
+/** Knows how to find one kind of write upstream, and whom to tell when someone else settles it. */
+export interface Reconciler<Outcome = unknown> {
+  reconcile(intent: WriteIntent<unknown, Outcome>): Promise<Reconciliation<Outcome>>;
+  /** Called when an intent is settled by anyone but its own writer (the sweep, a later request). */
+  settled(intent: WriteIntent<unknown, Outcome>): Promise<void>;
+}
+
+export interface WriteSpec<Request, Outcome> {
+  kind: IntentKind;
+  /** Stable for one logical write (an Idempotency-Key, a 3-D Secure attempt): a retry finds it. */
+  intentId: string;
+  request: Request;
+  /** Ids of what the reservation holds of this kind before the write; read only when sending. */
+  snapshot: () => Promise<string[]>;
+  context: WriteIntent['context'];
+  send: () => Promise<Outcome>;
+  /** True for an error that surely means nothing happened upstream (an answered refusal). */
+  refused: (error: unknown) => boolean;
+}
+
+function pending(cause?: unknown): DomainError {
+  return DomainError.outcomePending('The booking platform has not confirmed this step yet; we are checking and will not repeat it. Try again in a moment.', cause);
+}
+
+/**
+ * The one door for upstream writes on reservations (SPEC §6, docs/write-journal.md): an intent in
+ * Redis before the request leaves, its outcome after, `unknown` until a reconciler has read the
+ * upstream. While an intent on a reservation is open, no other write on it is sent. Callers hold
+ * the reservation's lease (ReservationLeases) around every call here.
+ */
+@Injectable()
+export class WriteJournal {
+  private readonly logger = new Logger('WriteJournal');
+  private readonly reconcilers = new Map<IntentKind, Reconciler<unknown>>();
+
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    private readonly keys: RedisKeys,
+    private readonly leases: ReservationLeases,
+    private readonly outbox: StoreOutbox,
+    private readonly clock: Clock,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  register<Outcome>(kind: IntentKind, reconciler: Reconciler<Outcome>): void {
+    this.reconcilers.set(kind, reconciler);
+  }
+
+  async load<Request = unknown, Outcome = unknown>(intentId: string): Promise<WriteIntent<Request, Outcome> | null> {
+    const raw = await this.storeCall(() => this.store.get(this.keys.journal().intent(intentId)));
+    return raw ? (JSON.parse(raw) as WriteIntent<Request, Outcome>) : null;
+  }
+
+  /** The reservation's open intent after trying to settle it once; null when none is open. */
+  async settleOpen(lease: ReservationLease): Promise<WriteIntent | null> {
+    const openId = await this.storeCall(() => this.store.get(this.keys.reservationWrites(lease.reservationId).openIntent));
+    if (!openId) return null;
+    const open = await this.load(openId);
+    if (!open || !isOpen(open.state)) return null;
+    const settled = await this.reconcileOnce(open, true);
+    return isOpen(settled.state) ? settled : null;
+  }
+
+  /**
+   * Performs one write exactly once: an earlier intent with the same id is answered from the
+   * journal (or reconciled), never sent again unless it surely did not happen. Throws the send's
+   * own error for a refusal, `outcome_pending` while the outcome is unknown, and a retryable
+   * `upstream_unavailable` when reconciliation showed that nothing happened.
+   */
+  async perform<Request, Outcome>(lease: ReservationLease, spec: WriteSpec<Request, Outcome>): Promise<Outcome> {
+    const { reservationId } = lease;
+    const earlier = await this.load<Request, Outcome>(spec.intentId);
+    if (earlier && !mayResend(earlier.state)) {
+      const settled = earlier.state === 'landed' ? earlier : await this.reconcileInline(earlier, 1);
+      if (settled.state === 'landed') return settled.outcome as Outcome;
+      if (isOpen(settled.state)) throw pending();
+    }
+    if (await this.settleOpen(lease)) throw pending();
+    if (!lease.held()) throw new DomainError('invalid_state', 'Another payment step for this reservation took over; try again in a moment.', { retryAfterSeconds: 1 });
+
+    const now = this.clock.now();
+    const intent: WriteIntent<Request, Outcome> = {
+      id: spec.intentId,
+      kind: spec.kind,
+      reservationId,
+      state: 'sent',
+      request: spec.request,
+      snapshot: await spec.snapshot(),
+      context: spec.context,
+      sentAt: now,
+      updatedAt: now,
+    };
+    await this.leases.awaitSpacing(reservationId);
+    // Journal first: if this fails, nothing was sent.
+    await this.storeCall(() => this.writeOpen(intent, now + SETTLE_MS + RECHECK_AFTER_MS[0]));
+    intent.sentAt = this.clock.now();
+    let outcome: Outcome;
+    try {
+      outcome = await spec.send();
+    } catch (error) {
+      await this.leases.markWritten(reservationId);
+      if (spec.refused(error)) {
+        await this.settle(intent, 'refused', { reason: error instanceof DomainError ? error.detail : 'refused' });
+        throw error;
+      }
+      this.logger.warn({ reservationId, kind: spec.kind, intentId: intent.id, err: error }, 'an upstream write has no clear answer; reconciling before anything else is sent');
+      const unknown = await this.move(intent, 'unknown', {});
+      const settled = await this.reconcileInline(unknown, RECONCILE_DELAYS_MS.length, error);
+      if (settled.state === 'landed') return settled.outcome as Outcome;
+      if (settled.state === 'not_landed') {
+        throw new DomainError('upstream_unavailable', 'The booking platform did not carry out the request: it was not added, and nothing was changed. It is safe to retry with the same Idempotency-Key.', {
+          retryAfterSeconds: 1,
+          cause: error,
+        });
+      }
+      throw pending(error);
+    }
+    await this.leases.markWritten(reservationId);
+    await this.settle(intent, 'landed', { outcome });
+    return outcome;
+  }
+
+  /** The sweep: one reconciliation of an open intent whose writer is gone (the caller holds its lease). */
+  async reconcileDue(intentId: string): Promise<IntentState | null> {
+    const intent = await this.load(intentId);
+    if (!intent || !isOpen(intent.state)) {
+      await this.store.indexRemove(this.keys.journal().due, intentId).catch(() => undefined);
+      return intent?.state ?? null;
+    }
+    return (await this.reconcileOnce(intent, true)).state;
+  }
+
+  /** Reads the upstream up to `reads` times (with the re-read delays) until the outcome is clear. */
+  private async reconcileInline<R, O>(intent: WriteIntent<R, O>, reads: number, cause?: unknown): Promise<WriteIntent<R, O>> {
+    let current = intent;
+    for (const delay of RECONCILE_DELAYS_MS.slice(0, reads)) {
+      await this.clock.sleep(reads === 1 ? 0 : delay);
+      current = await this.reconcileOnce(current, false, cause);
+      if (!isOpen(current.state)) return current;
+    }
+    return current;
+  }
+
+  private async reconcileOnce<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown): Promise<WriteIntent<R, O>> {
+    const reconciler = this.reconcilers.get(intent.kind) as Reconciler<O> | undefined;
+    let found: Reconciliation<O>;
+    try {
+      found = reconciler ? await reconciler.reconcile(intent) : { unknown: `no reconciler for ${intent.kind}` };
+    } catch (error) {
+      found = { unknown: error instanceof Error ? error.message : 'the upstream could not be read' };
+    }
+    // "Not there" right after the write may only mean "not shown yet".
+    if ('notLanded' in found && this.clock.now() - intent.sentAt < SETTLE_MS) found = { unknown: 'too early to tell' };
+    let settled: WriteIntent<R, O>;
+    if ('landed' in found) {
+      settled = await this.settle(intent, 'landed', { outcome: found.landed });
+    } else if ('notLanded' in found) {
+      settled = await this.settle(intent, 'not_landed', { reason: found.notLanded });
+    } else {
+      // The writer's own re-reads right after the write do not lengthen the sweep's wait.
+      const checks = (intent.checks ?? 0) + (tellOthers ? 1 : 0);
+      const next = { ...intent, state: 'unknown' as const, checks, updatedAt: this.clock.now() };
+      const recheckAt = this.clock.now() + RECHECK_AFTER_MS[Math.min(Math.max(checks - 1, 0), RECHECK_AFTER_MS.length - 1)];
+      if (intent.state === 'sent') this.metrics.journalIntents.inc({ kind: intent.kind, state: 'unknown' });
+      await this.outbox.write(this.keys.journal().intent(intent.id), `intent ${intent.id} unknown`, () => this.writeOpen(next, recheckAt));
+      this.logger.warn({ reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id, reason: found.unknown, err: cause }, 'the outcome of an upstream write is still unknown');
+      return next;
+    }
+    this.logger.log({ reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id, state: settled.state }, 'an upstream write without a clear answer was reconciled');
+    if (tellOthers && reconciler) await reconciler.settled(settled);
+    return settled;
+  }
+
+  private async move<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>): Promise<WriteIntent<R, O>> {
+    if (!canMove(intent.state, state)) throw new Error(`a write intent cannot move from ${intent.state} to ${state}`);
+    const next = { ...intent, ...fields, state, updatedAt: this.clock.now() };
+    this.metrics.journalIntents.inc({ kind: intent.kind, state });
+    await this.outbox.write(this.keys.journal().intent(intent.id), `intent ${intent.id} ${state}`, () =>
+      this.writeOpen(next, this.clock.now() + RECHECK_AFTER_MS[0]),
+    );
+    return next;
+  }
+
+  /** Records a final state; kept and retried when Redis is down, because the upstream has acted. */
+  private async settle<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>): Promise<WriteIntent<R, O>> {
+    if (!canMove(intent.state, state)) throw new Error(`a write intent cannot move from ${intent.state} to ${state}`);
+    const next = { ...intent, ...fields, state, updatedAt: this.clock.now() };
+    this.metrics.journalIntents.inc({ kind: intent.kind, state });
+    const journal = this.keys.journal();
+    const openIntent = this.keys.reservationWrites(intent.reservationId).openIntent;
+    await this.outbox.write(journal.intent(intent.id), `intent ${intent.id} ${state}`, async () => {
+      await this.store.set(journal.intent(intent.id), JSON.stringify(next), { ttlMs: SETTLED_TTL_MS });
+      await this.store.deleteIfEquals(openIntent, intent.id);
+      await this.store.indexRemove(journal.due, intent.id);
+    });
+    return next;
+  }
+
+  /** The intent, the reservation's pointer to it, and when the sweep should look at it. */
+  private async writeOpen(intent: WriteIntent, recheckAt: number): Promise<void> {
+    const journal = this.keys.journal();
+    await this.store.set(journal.intent(intent.id), JSON.stringify(intent), { ttlMs: OPEN_TTL_MS });
+    await this.store.set(this.keys.reservationWrites(intent.reservationId).openIntent, intent.id, { ttlMs: OPEN_TTL_MS });
+    await this.store.indexAdd(journal.due, intent.id, recheckAt);
+  }
+
+  private async storeCall<R>(call: () => Promise<R>): Promise<R> {
+    try {
+      return await call();
+    } catch (cause) {
+      throw DomainError.storeUnavailable(cause);
+    }
+  }
+}
