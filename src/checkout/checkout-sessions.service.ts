@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
@@ -21,6 +22,7 @@ export class CheckoutSessions {
     private readonly config: ConfigService<AppConfig, true>,
     private readonly clock: Clock,
     private readonly cards: ReservationCards,
+    private readonly limits: RequestLimits,
   ) {}
 
   async create(reservationId: string, email: string): Promise<CheckoutSessionView> {
@@ -37,6 +39,7 @@ export class CheckoutSessions {
     // One card per reservation (SPEC §6.5): a session on a reservation with ours on file would only be refused later.
     if (await this.cards.onFile(reservation._id)) throw alreadyPaid();
     if (amount <= 0) throw new DomainError('invalid_state', 'This reservation has nothing left to pay.');
+    await this.limits.sessionOpened(reservation._id);
     const provider = await this.providers.forListing(reservation.listingId);
     if (!provider || provider.status !== 'ACTIVE') {
       throw new DomainError('payment_account_unavailable', 'Card payments are not available for this property right now; please try again later.');

@@ -72,6 +72,7 @@ export interface CheckoutConfig {
   sessionTtlSeconds: number;
   ipRateLimit: RateLimit;
   cardAttempts: RateLimit;
+  sessionsPerReservation: RateLimit;
 }
 
 /** Writes to one reservation (SPEC §6.3). */

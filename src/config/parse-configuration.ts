@@ -282,6 +282,7 @@ export function parseConfiguration(env: Environment): AppConfig {
       sessionTtlSeconds: read.integer('CHECKOUT_SESSION_TTL_SECONDS', 3600, 60, 86_400),
       ipRateLimit: read.rate('CHECKOUT_IP_RATE_LIMIT', '60/m'),
       cardAttempts: read.rate('CHECKOUT_CARD_ATTEMPTS', '10/h'),
+      sessionsPerReservation: read.rate('CHECKOUT_SESSIONS_PER_RESERVATION', '5/h'),
     },
     upstreamRateLimits: read.rates('UPSTREAM_RATE_LIMITS', '15/s,120/m,5000/h'),
     reservationWrites: {

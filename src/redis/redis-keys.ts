@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 
+/** The request limits counted in Redis: per client network, card attempts and sessions per reservation. */
+export type RequestLimitName = 'client-ip' | 'card-attempts' | 'sessions';
+
 /**
  * Every Redis key the service uses is built here, under the configured prefix, so that several
  * deployments or test runs can share one Redis and a reader can see the whole key space at once.
@@ -77,7 +80,7 @@ export class RedisKeys {
    * A request limit's sliding-window log and the pause key takeSlot requires (never set here), named
    * by a digest of the subject (client network, reservation id); one hash tag keeps both in one slot.
    */
-  requestLimit(limit: 'client-ip' | 'card-attempts', subject: string): { window: string; pause: string } {
+  requestLimit(limit: RequestLimitName, subject: string): { window: string; pause: string } {
     const base = `${this.prefix}{limit:${limit}:${RedisKeys.digest(subject)}}`;
     return { window: `${base}:w`, pause: `${base}:pause` };
   }

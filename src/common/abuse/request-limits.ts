@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { AppConfig, RateLimit } from '../../config/app-config';
 import { MetricsService } from '../../metrics/metrics.service';
 import { KeyValueStore, SlotAnswer, SlotRequest } from '../../redis/key-value-store';
+import type { RequestLimitName } from '../../redis/redis-keys';
 import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
 import { DomainError } from '../errors/domain-error';
@@ -20,6 +21,7 @@ import { clientNetwork } from '../http/client-ip';
 export class RequestLimits {
   private readonly ipLimit: RateLimit;
   private readonly cardLimit: RateLimit;
+  private readonly sessionLimit: RateLimit;
   private readonly readLimit: RateLimit;
   private readonly local = new MemoryKeyValueStore();
 
@@ -32,6 +34,7 @@ export class RequestLimits {
     const checkout = config.get('checkout', { infer: true });
     this.ipLimit = checkout.ipRateLimit;
     this.cardLimit = checkout.cardAttempts;
+    this.sessionLimit = checkout.sessionsPerReservation;
     this.readLimit = config.get('budget', { infer: true }).ipReadLimit;
   }
 
@@ -68,7 +71,18 @@ export class RequestLimits {
     }
   }
 
-  private async take(limit: 'client-ip' | 'card-attempts', subject: string, rate: RateLimit): Promise<SlotAnswer> {
+  /**
+   * One checkout session opened on this reservation (`CHECKOUT_SESSIONS_PER_RESERVATION`): sessions
+   * are the way to more card attempts, so they are bounded too; throws 429 `rate_limited` when over.
+   */
+  async sessionOpened(reservationId: string): Promise<void> {
+    const answer = await this.take('sessions', reservationId, this.sessionLimit);
+    if (!answer.granted) {
+      this.refuse('sessions', answer, 'Too many checkout attempts for this booking. Please wait before trying again, or contact us.');
+    }
+  }
+
+  private async take(limit: RequestLimitName, subject: string, rate: RateLimit): Promise<SlotAnswer> {
     try {
       return await this.store.takeSlot(this.slotRequest(limit, subject, rate));
     } catch (cause) {
@@ -76,7 +90,7 @@ export class RequestLimits {
     }
   }
 
-  private slotRequest(limit: 'client-ip' | 'card-attempts', subject: string, rate: RateLimit): SlotRequest {
+  private slotRequest(limit: RequestLimitName, subject: string, rate: RateLimit): SlotRequest {
     const keys = this.keys.requestLimit(limit, subject);
     return {
       windowKeys: [keys.window],
@@ -86,7 +100,7 @@ export class RequestLimits {
     };
   }
 
-  private refuse(limit: 'client_ip' | 'client_ip_read' | 'card_attempts', answer: SlotAnswer, detail: string): never {
+  private refuse(limit: 'client_ip' | 'client_ip_read' | 'card_attempts' | 'sessions', answer: SlotAnswer, detail: string): never {
     this.metrics.requestLimitRefusals.inc({ limit });
     throw new DomainError('rate_limited', detail, { status: 429, retryAfterSeconds: Math.max(1, Math.ceil(answer.retryAfterMs / 1000)) });
   }
