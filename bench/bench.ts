@@ -3,7 +3,9 @@
  * latency) with several service instances on one real Redis (REDIS_URL or 127.0.0.1:6379), and
  * prints a table per scenario. Scenarios 1 and 2 count upstream calls and run everything in this
  * process; 3 to 5 measure time, so there the instances and the sandbox run in processes of their own.
+ * Scenario 6 floods the service with anonymous reads beside steady checkouts (budget shares, §7).
  */
+import { anonymousFlood } from './anonymous-flood';
 import { checkouts } from './checkouts';
 import { coldStart } from './cold-start';
 import { overload } from './overload';
@@ -17,10 +19,14 @@ async function main(): Promise<void> {
   };
   process.stdout.write(`booking checkout service benchmark — node ${process.version}, ${new Date().toISOString()}\n\n`);
   const instances = number('--instances', 3);
-  await coldStart({ instances, concurrency: number('--concurrency', 300) });
-  await overload({ instances, seconds: number('--overload-seconds', 60) });
-  await checkouts({ instances, concurrency: number('--checkouts', 50), rounds: number('--rounds', 10) });
-  await processFigures({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
+  // --only N runs scenario N alone (e.g. to compare two commits on one figure).
+  const only = number('--only', 0);
+  const runs = (scenario: number) => only === 0 || only === scenario;
+  if (runs(1)) await coldStart({ instances, concurrency: number('--concurrency', 300) });
+  if (runs(2)) await overload({ instances, seconds: number('--overload-seconds', 60) });
+  if (runs(3)) await checkouts({ instances, concurrency: number('--checkouts', 50), rounds: number('--rounds', 10) });
+  if (runs(4) || runs(5)) await processFigures({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
+  if (runs(6)) await anonymousFlood({ instances, seconds: number('--flood-seconds', 60) });
 }
 
 main().then(
