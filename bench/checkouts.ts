@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../src/sandbox/types';
-import { benchKeyPrefix, benchRedisUrl, deleteKeys, percentile, redisCommands, serviceEnvironment, timed } from './bench-world';
+import { benchKeyPrefix, benchRedisUrl, deleteKeys, percentile, redisRoundTrips, serviceEnvironment, timed } from './bench-world';
 import { printTable } from './cold-start';
 import { cpuMs, SandboxProcess, ServiceProcess, startSandboxProcess, startServiceProcess } from './processes';
 
@@ -65,16 +65,17 @@ export async function checkouts(options: { instances: number; concurrency: numbe
     const upstream: number[] = [];
     const callsBefore = await sandbox.openApiCalls();
     let serviceWallMs = 0;
-    let redisRoundTrips = 0;
+    let redisCalls = 0;
     let serviceCpuMs = 0;
     const instancesCpuMs = () => instances.reduce((sum, instance) => sum + cpuMs(instance.child), 0);
     for (let round = 0; round < options.rounds; round += 1) {
       const started = performance.now();
       const cpuBefore = instancesCpuMs();
       const reservations = await Promise.all(Array.from({ length: options.concurrency }, () => reservation(sandbox)));
-      const commandsBefore = await redisCommands(redisUrl);
+      const roundTrips = async () => (await Promise.all(instances.map((instance) => redisRoundTrips(instance.url)))).reduce((a, b) => a + b, 0);
+      const roundTripsBefore = await roundTrips();
       service.push(...(await Promise.all(reservations.map((one, index) => throughService(one, index)))));
-      redisRoundTrips += (await redisCommands(redisUrl)) - commandsBefore;
+      redisCalls += (await roundTrips()) - roundTripsBefore;
       serviceCpuMs += instancesCpuMs() - cpuBefore;
       serviceWallMs += performance.now() - started;
       upstream.push(...(await burst(straight, options.concurrency)));
@@ -105,7 +106,7 @@ export async function checkouts(options: { instances: number; concurrency: numbe
       ['Open API calls per checkout', (serviceCalls / service.length).toFixed(2)],
       ['checkouts per second (in the rounds)', ((1000 * service.length) / serviceWallMs).toFixed(1)],
       ['service CPU per checkout (ms, all instances)', (serviceCpuMs / service.length).toFixed(1)],
-      ['Redis commands per checkout (session + card, Redis used by nothing else)', (redisRoundTrips / service.length).toFixed(1)],
+      ['Redis round trips per checkout (session + card, all instances)', (redisCalls / service.length).toFixed(1)],
       [`service p50 / p99 (ms), ${options.concurrency} at once`, busy.service],
       [`upstream alone p50 / p99 (ms), ${options.concurrency} at once`, busy.upstream],
       [`added by the service p50 / p99 (ms), ${options.concurrency} at once`, busy.added],

@@ -17,7 +17,7 @@ import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSession, CheckoutSessionView, PendingAttempt, toView } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
-import { alreadyPaid, ReservationCards } from './reservation-cards';
+import { alreadyPaid, CardOnFile, ReservationCards } from './reservation-cards';
 import { ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
 import { readTokenizeAnswer } from './tokenize-outcome';
 
@@ -38,6 +38,13 @@ interface AttachRequest {
   paymentProviderId: string;
   last4: string;
   brand?: string;
+}
+
+/** The journal's intent for an attach: its id, and what the caller already read under the lease. */
+interface AttachIntent {
+  id: string;
+  earlier?: WriteIntent<AttachRequest, AttachedMethod> | null;
+  openSettled?: boolean;
 }
 
 interface AttachedMethod {
@@ -114,8 +121,9 @@ export class CardPayments implements OnModuleInit {
     });
   }
 
-  submitCard(sessionId: string, submission: CardSubmission, idempotencyKey: string): Promise<CheckoutSessionView> {
-    return this.submission(sessionId, idempotencyKey, async (session, lease, intentId) => {
+  submitCard(known: CheckoutSession, submission: CardSubmission, idempotencyKey: string): Promise<CheckoutSessionView> {
+    const sessionId = known.id;
+    return this.submission(known, idempotencyKey, async (session, lease, intent) => {
       const provider = await this.providers.forListing(session.listingId);
       if (!provider || provider.status !== 'ACTIVE') {
         return this.fail(session, new DomainError('payment_account_unavailable', 'Card payments are not available for this property right now; please try again later.'));
@@ -155,7 +163,7 @@ export class CardPayments implements OnModuleInit {
         brand: cardBrand(submission.card.number),
       };
       const authUrl = outcome.token.threeDS?.authURL;
-      if (!authUrl) return this.attach(session, attempt, lease, intentId);
+      if (!authUrl) return this.attach(session, attempt, lease, intent);
       if (!this.acceptableRedirect(authUrl)) {
         return this.fail(session, new DomainError('upstream_error', 'The card issuer asked for authentication at an address the service does not trust.'));
       }
@@ -171,10 +179,10 @@ export class CardPayments implements OnModuleInit {
   }
 
   /** A token the site made with the upstream's own form: attached the same way, card data never seen. */
-  submitToken(sessionId: string, tokenId: string, idempotencyKey: string): Promise<CheckoutSessionView> {
-    return this.submission(sessionId, idempotencyKey, (session, lease, intentId) => {
+  submitToken(known: CheckoutSession, tokenId: string, idempotencyKey: string): Promise<CheckoutSessionView> {
+    return this.submission(known, idempotencyKey, (session, lease, intent) => {
       const attempt: PendingAttempt = { id: randomBytes(12).toString('base64url'), tokenId, paymentProviderId: session.paymentProviderId, last4: '' };
-      return this.attach(session, attempt, lease, intentId);
+      return this.attach(session, attempt, lease, intent);
     });
   }
 
@@ -212,7 +220,7 @@ export class CardPayments implements OnModuleInit {
             await this.fail(session, new DomainError('card_declined', 'The card issuer did not confirm the payment. Please try again or use another card.'), 'authentication_failed').catch(() => undefined);
             return { status: 'failed' as const, counted: 'failed' };
           }
-          const view = await this.attach(session, pending, lease, attachIntentId(sessionId, `attempt:${pending.id}`));
+          const view = await this.attach(session, pending, lease, { id: attachIntentId(sessionId, `attempt:${pending.id}`) });
           return { status: view.status === 'succeeded' ? ('succeeded' as const) : ('failed' as const), counted: view.status };
         },
         { waitMs: RETURN_LEASE_WAIT_MS },
@@ -232,25 +240,28 @@ export class CardPayments implements OnModuleInit {
     return { status, counted: 'refused' };
   }
 
+  /** The session a submission is for: 404 before anything is written, its Idempotency-Key included. */
+  knownSession(sessionId: string): Promise<CheckoutSession> {
+    return this.sessions.require(sessionId);
+  }
+
   /**
    * One card or token submission under its Idempotency-Key, holding the reservation's lease: the
-   * outcome of an attach this key already sent, or `attach` for a session that may take a card
-   * now. An unknown session answers 404 and writes nothing.
+   * outcome of an attach this key already sent, or `attach` for a session that may take a card now.
    */
   private async submission(
-    sessionId: string,
+    known: CheckoutSession,
     idempotencyKey: string,
-    attach: (session: CheckoutSession, lease: ReservationLease, intentId: string) => Promise<CheckoutSessionView>,
+    attach: (session: CheckoutSession, lease: ReservationLease, intent: AttachIntent) => Promise<CheckoutSessionView>,
   ): Promise<CheckoutSessionView> {
-    const known = await this.sessions.require(sessionId);
     return this.leases.withLease(known.reservationId, async (lease) => {
-      const intentId = attachIntentId(sessionId, `key:${idempotencyKey}`);
-      const resumed = await this.resume(sessionId, intentId, lease);
-      if (resumed) return resumed;
-      const session = await this.submittable(sessionId, lease);
+      const id = attachIntentId(known.id, `key:${idempotencyKey}`);
+      const { intent: earlier, openIntentId, also } = await this.journal.peek<AttachRequest, AttachedMethod>(known.reservationId, id, [this.cards.key(known.reservationId)]);
+      if (earlier && !mayResend(earlier.state)) return this.resume(known.id, earlier, lease);
+      const session = await this.submittable(known.id, lease, { openIntentId, card: this.cards.parse(also[0]) });
       // The card-testing guard counts both shapes (SPEC §7), before anything reaches the upstream.
       await this.limits.cardAttempt(session.reservationId);
-      return attach(session, lease, intentId);
+      return attach(session, lease, { id, earlier, openSettled: true });
     });
   }
 
@@ -258,40 +269,45 @@ export class CardPayments implements OnModuleInit {
    * The session, when a card may be submitted to it now: no outcome open on its reservation, no card
    * of this service's on file, a status that takes a card.
    */
-  private async submittable(sessionId: string, lease: ReservationLease): Promise<CheckoutSession> {
-    if (await this.journal.settleOpen(lease)) {
-      throw DomainError.outcomePending('An earlier payment step on this reservation is still being confirmed with the booking platform; try again in a moment.');
+  private async submittable(sessionId: string, lease: ReservationLease, standing: { openIntentId: string | null; card: CardOnFile | null }): Promise<CheckoutSession> {
+    if (standing.openIntentId) {
+      if (await this.journal.settleOpen(lease, standing.openIntentId)) {
+        throw DomainError.outcomePending('An earlier payment step on this reservation is still being confirmed with the booking platform; try again in a moment.');
+      }
+      // Settling it may have put a card on file.
+      standing = { openIntentId: null, card: await this.cards.onFile(lease.reservationId) };
     }
     const session = await this.sessions.require(sessionId);
     if (!SUBMITTABLE.has(session.status)) {
       throw new DomainError('invalid_state', `This checkout session is ${session.status}; no payment method can be submitted.`);
     }
-    if (await this.cards.onFile(session.reservationId)) throw alreadyPaid();
+    if (standing.card) throw alreadyPaid();
     return session;
   }
 
   /**
    * A request whose attach was already sent under this Idempotency-Key: its outcome (found by
-   * reconciliation when it was unclear), never a second attach. Null when nothing was sent.
+   * reconciliation when it was unclear), never a second attach.
    */
-  private async resume(sessionId: string, intentId: string, lease: ReservationLease): Promise<CheckoutSessionView | null> {
-    const earlier = await this.journal.load<AttachRequest, AttachedMethod>(intentId);
-    if (!earlier || mayResend(earlier.state)) return null;
+  private async resume(sessionId: string, earlier: WriteIntent<AttachRequest, AttachedMethod>, lease: ReservationLease): Promise<CheckoutSessionView> {
     const session = await this.sessions.require(sessionId);
     const { request } = earlier;
     const attempt: PendingAttempt = { id: earlier.context.attemptId ?? 'resumed', tokenId: request.tokenId, paymentProviderId: request.paymentProviderId, last4: request.last4, brand: request.brand };
-    return this.attach(session, attempt, lease, intentId);
+    return this.attach(session, attempt, lease, { id: earlier.id, earlier });
   }
 
-  private async attach(session: CheckoutSession, attempt: PendingAttempt, lease: ReservationLease, intentId: string): Promise<CheckoutSessionView> {
+  private async attach(session: CheckoutSession, attempt: PendingAttempt, lease: ReservationLease, intent: AttachIntent): Promise<CheckoutSessionView> {
     let method: AttachedMethod;
     try {
       method = await this.journal.perform<AttachRequest, AttachedMethod>(lease, {
         kind: 'payment-method',
-        intentId,
+        intentId: intent.id,
+        earlier: intent.earlier,
+        openSettled: intent.openSettled,
         request: { guestId: session.guestId, tokenId: attempt.tokenId, paymentProviderId: attempt.paymentProviderId, last4: attempt.last4, ...(attempt.brand ? { brand: attempt.brand } : {}) },
         context: { sessionId: session.id, attemptId: attempt.id },
         snapshot: () => this.methodsBeforeAttach(session),
+        alsoOnLanded: (landed) => this.cards.recordStep(session.reservationId, { paymentMethodId: landed.paymentMethodId, sessionId: session.id }),
         send: async () => {
           const attached = await this.guesty.attachPaymentMethod({
             guestId: session.guestId,
@@ -350,8 +366,8 @@ export class CardPayments implements OnModuleInit {
     throw error;
   }
 
+  /** The journal recorded the card on file with the outcome (or the reconciler did): the session follows. */
   private async attached(session: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): Promise<CheckoutSessionView> {
-    await this.cards.record(session.reservationId, { paymentMethodId: method.paymentMethodId, sessionId: session.id });
     const succeeded = await this.sessions.recordOutcome(session.id, (current) => succeededWith(current, tokenizedUnder, method), session);
     this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
     return toView(succeeded);

@@ -64,9 +64,10 @@ export class CheckoutSessionsStore {
    * Applies `change` to the current session by compare-and-set, reading again when another writer
    * came first. Answers the session as it now is; 404 when it is gone, 409 when writers kept racing.
    */
-  async update(id: string, change: SessionChange): Promise<CheckoutSession> {
+  async update(id: string, change: SessionChange, known?: CheckoutSession): Promise<CheckoutSession> {
     for (let attempt = 0; attempt < CHANGE_ATTEMPTS; attempt += 1) {
-      const current = await this.require(id);
+      // The session as the caller read it under its lease saves a read; a stale one only fails the compare.
+      const current = attempt === 0 && known ? known : await this.require(id);
       const next = change(current);
       if (next === null) return current;
       if (current.status === 'succeeded' && next.status !== 'succeeded') {
@@ -81,13 +82,14 @@ export class CheckoutSessionsStore {
   /**
    * Records a change that follows an upstream write that landed: when Redis is down it is kept in
    * memory and applied once Redis answers (SPEC §6.6); `fallback` is written if the session is gone
-   * by then (a Redis that came back empty). Answers the session as this replica knows it.
+   * by then (a Redis that came back empty). `fallback` is also the session as the caller read it
+   * under its lease, tried first. Answers the session as this replica knows it.
    */
   async recordOutcome(id: string, change: SessionChange, fallback: CheckoutSession): Promise<CheckoutSession> {
     let result = change(fallback) ?? fallback;
     await this.outbox.write(this.keys.checkoutSession(id), `checkout session ${result.status}`, async () => {
       try {
-        result = await this.update(id, change);
+        result = await this.update(id, change, fallback);
       } catch (error) {
         if (!(error instanceof DomainError && error.code === 'session_not_found')) throw error;
         await this.write(null, { ...result, version: result.version + 1 }, undefined);

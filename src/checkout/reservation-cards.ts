@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
-import { KeyValueStore } from '../redis/key-value-store';
+import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 
@@ -39,7 +39,21 @@ export class ReservationCards {
 
   /** Kept and retried while Redis is down: the card is on the reservation whatever Redis says. */
   async record(reservationId: string, card: CardOnFile): Promise<void> {
-    const key = this.keys.reservationWrites(reservationId).card;
-    await this.outbox.write(key, 'card on file', () => this.store.set(key, JSON.stringify(card), { ttlMs: CARD_ON_FILE_TTL_MS }).then(() => undefined));
+    const [step] = this.recordStep(reservationId, card);
+    await this.outbox.write(step.key, 'card on file', () => this.store.batch([step]).then(() => undefined));
+  }
+
+  /** The same record as a step of the journal's outcome write (one round trip with it). */
+  recordStep(reservationId: string, card: CardOnFile): [BatchStep & { op: 'set' }] {
+    return [{ op: 'set', key: this.keys.reservationWrites(reservationId).card, value: JSON.stringify(card), ttlMs: CARD_ON_FILE_TTL_MS }];
+  }
+
+  /** The key of the card on file, for reads folded into the journal's (see WriteJournal.peek). */
+  key(reservationId: string): string {
+    return this.keys.reservationWrites(reservationId).card;
+  }
+
+  parse(raw: string | null): CardOnFile | null {
+    return raw ? (JSON.parse(raw) as CardOnFile) : null;
   }
 }

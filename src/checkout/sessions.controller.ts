@@ -68,11 +68,11 @@ export class SessionsController {
   ): Promise<CheckoutSessionView> {
     const shape = paymentMethodShape(body);
     // An unknown session answers 404 before its Idempotency-Key is stored: it writes nothing.
-    await this.sessions.get(id);
+    const known = await this.cards.knownSession(id);
     const answer = await this.idempotency.run(`payment-method:${id}`, idempotencyKey, body, async () => ({
       status: 200,
       // run() has checked the key by now.
-      body: 'token' in shape ? await this.cards.submitToken(id, shape.token, idempotencyKey!) : await this.cards.submitCard(id, shape, idempotencyKey!),
+      body: 'token' in shape ? await this.cards.submitToken(known, shape.token, idempotencyKey!) : await this.cards.submitCard(known, shape, idempotencyKey!),
     }));
     return answer.body;
   }

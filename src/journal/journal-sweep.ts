@@ -4,7 +4,7 @@ import { Clock } from '../common/clock';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { ReservationLeases } from './reservation-leases';
-import { WriteJournal } from './write-journal';
+import { fromDueMember, WriteJournal } from './write-journal';
 
 const SWEEP_EVERY_MS = 5_000;
 const SWEEP_LOCK_MS = 60_000;
@@ -60,16 +60,16 @@ export class JournalSweep implements OnApplicationBootstrap, OnApplicationShutdo
     let settled = 0;
     try {
       const due = await this.store.indexDue(journal.due, this.clock.now(), BATCH);
-      for (const intentId of due) {
-        const intent = await this.journal.load(intentId).catch(() => null);
-        if (!intent) {
-          await this.store.indexRemove(journal.due, intentId).catch(() => undefined);
+      for (const member of due) {
+        const named = fromDueMember(member);
+        if (!named) {
+          await this.store.indexRemove(journal.due, member).catch(() => undefined);
           continue;
         }
         const state = await this.leases
-          .withLease(intent.reservationId, () => this.journal.reconcileDue(intentId), { waitMs: 0 })
+          .withLease(named.reservationId, () => this.journal.reconcileDue(named.reservationId, named.intentId), { waitMs: 0 })
           .catch((error: unknown) => {
-            this.logger.debug({ err: error, intentId }, 'an open intent was not swept this time (its reservation is busy or Redis failed)');
+            this.logger.debug({ err: error, intentId: named.intentId }, 'an open intent was not swept this time (its reservation is busy or Redis failed)');
             return null;
           });
         if (state && state !== 'sent' && state !== 'unknown') settled += 1;

@@ -23,13 +23,14 @@ function busy(): DomainError {
 /**
  * One writer per reservation across replicas (SPEC §6.3): a lease in Redis, renewed every third of
  * its length while the work runs, so it outlives the slowest call without a fixed guess; a replica
- * that dies stops renewing and the lease lapses within RESERVATION_LEASE_MS. Writes are also spaced
- * by RESERVATION_WRITE_SPACING_MS, because back-to-back writes to one reservation race upstream.
+ * that dies stops renewing and the lease lapses within RESERVATION_LEASE_MS. (The journal spaces the
+ * writes by RESERVATION_WRITE_SPACING_MS: back-to-back writes to one reservation race upstream.)
  */
 @Injectable()
 export class ReservationLeases {
   private readonly leaseMs: number;
-  private readonly spacingMs: number;
+  /** RESERVATION_WRITE_SPACING_MS: the journal keeps it between two writes to one reservation. */
+  readonly spacingMs: number;
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -69,19 +70,6 @@ export class ReservationLeases {
       clearInterval(renewal);
       await this.store.deleteIfEquals(key, owner).catch(() => undefined);
     }
-  }
-
-  /** Waits until RESERVATION_WRITE_SPACING_MS has passed since any replica's last write to the reservation. */
-  async awaitSpacing(reservationId: string): Promise<void> {
-    if (this.spacingMs === 0) return;
-    const left = await this.storeCall(() => this.store.ttlMs(this.keys.reservationWrites(reservationId).lastWrite));
-    if (left !== null && left > 0) await this.clock.sleep(left);
-  }
-
-  /** Starts the spacing after a write (sent, whatever its answer); best effort, the lease still serialises. */
-  async markWritten(reservationId: string): Promise<void> {
-    if (this.spacingMs === 0) return;
-    await this.store.set(this.keys.reservationWrites(reservationId).lastWrite, '1', { ttlMs: this.spacingMs }).catch(() => undefined);
   }
 
   private async storeCall<R>(call: () => Promise<R>): Promise<R> {

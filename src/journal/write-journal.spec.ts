@@ -4,12 +4,13 @@ import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
+import { BatchStep } from '../redis/key-value-store';
 import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { ReservationLease, ReservationLeases } from './reservation-leases';
 import { canMove, IntentState, Reconciliation, WriteIntent } from './write-intent';
-import { Reconciler, SETTLE_MS, WriteJournal, WriteSpec } from './write-journal';
+import { dueMember, Reconciler, SETTLE_MS, WriteJournal, WriteSpec } from './write-journal';
 
 /** Time that moves only when the code under test waits: no real sleeps. */
 class SteppingClock extends Clock {
@@ -33,6 +34,12 @@ class FailingStore extends MemoryKeyValueStore {
   }
   override set(key: string, value: string, options?: { ttlMs?: number; ifAbsent?: boolean }) {
     return this.down ? Promise.reject(new Error('Redis is down')) : super.set(key, value, options);
+  }
+  override batch(steps: BatchStep[]) {
+    return this.down ? Promise.reject(new Error('Redis is down')) : super.batch(steps);
+  }
+  override indexAdd(key: string, member: string, score: number) {
+    return this.down ? Promise.reject(new Error('Redis is down')) : super.indexAdd(key, member, score);
   }
 }
 
@@ -81,7 +88,7 @@ function setUp(options: { spacingMs?: number } = {}) {
     refused: (error) => error instanceof DomainError,
   });
   const stored = async (intentId: string) => {
-    const raw = await store.get(keys.journal().intent(intentId));
+    const raw = await store.get(keys.reservationWrites(RESERVATION).intent(intentId));
     return raw ? (JSON.parse(raw) as WriteIntent) : null;
   };
   const openPointer = () => store.get(keys.reservationWrites(RESERVATION).openIntent);
@@ -168,7 +175,7 @@ describe('WriteJournal', () => {
     await expect(world.journal.perform(world.lease, world.spec('e', lostAnswer))).rejects.toMatchObject({ code: 'outcome_pending', status: 503 });
     expect(await world.stored('e')).toMatchObject({ state: 'unknown' });
     expect(await world.openPointer()).toBe('e');
-    expect(await world.due()).toEqual(['e']);
+    expect(await world.due()).toEqual([dueMember(RESERVATION, 'e')]);
 
     await expect(world.journal.perform(world.lease, world.spec('other'))).rejects.toMatchObject({ code: 'outcome_pending' });
     expect(world.sends).toEqual(['e']);
@@ -222,9 +229,9 @@ describe('WriteJournal', () => {
         sentAt: world.clock.now(),
         updatedAt: world.clock.now(),
       };
-      await world.store.set(world.keys.journal().intent(id), JSON.stringify(intent));
+      await world.store.set(world.keys.reservationWrites(RESERVATION).intent(id), JSON.stringify(intent));
       await world.store.set(world.keys.reservationWrites(RESERVATION).openIntent, id);
-      await world.store.indexAdd(world.keys.journal().due, id, world.clock.now());
+      await world.store.indexAdd(world.keys.journal().due, dueMember(RESERVATION, id), world.clock.now());
       world.clock.time += SETTLE_MS;
     }
 
@@ -232,7 +239,7 @@ describe('WriteJournal', () => {
       const world = setUp();
       await diedAfterJournaling(world, 'h');
       world.reconciler.answers = [{ notLanded: 'not there' }];
-      await expect(world.journal.reconcileDue('h')).resolves.toBe('not_landed');
+      await expect(world.journal.reconcileDue(RESERVATION, 'h')).resolves.toBe('not_landed');
       expect(world.reconciler.told.map((intent) => intent.state)).toEqual(['not_landed']);
       expect(await world.openPointer()).toBeNull();
       expect(await world.due()).toEqual([]);
@@ -242,7 +249,7 @@ describe('WriteJournal', () => {
       const world = setUp();
       await diedAfterJournaling(world, 'i');
       world.reconciler.answers = [{ landed: 'found-i' }];
-      await expect(world.journal.reconcileDue('i')).resolves.toBe('landed');
+      await expect(world.journal.reconcileDue(RESERVATION, 'i')).resolves.toBe('landed');
       expect(world.reconciler.told.map((intent) => [intent.state, intent.outcome])).toEqual([['landed', 'found-i']]);
     });
 
@@ -250,10 +257,10 @@ describe('WriteJournal', () => {
       const world = setUp();
       await diedAfterJournaling(world, 'j');
       world.reconciler.answers = [{ unknown: 'cannot tell' }];
-      await expect(world.journal.reconcileDue('j')).resolves.toBe('unknown');
+      await expect(world.journal.reconcileDue(RESERVATION, 'j')).resolves.toBe('unknown');
       expect(await world.store.indexDue(world.keys.journal().due, world.clock.now(), 10)).toEqual([]);
-      expect(await world.store.indexDue(world.keys.journal().due, world.clock.now() + 5_000, 10)).toEqual(['j']);
-      await expect(world.journal.reconcileDue('j')).resolves.toBe('unknown');
+      expect(await world.store.indexDue(world.keys.journal().due, world.clock.now() + 5_000, 10)).toEqual([dueMember(RESERVATION, 'j')]);
+      await expect(world.journal.reconcileDue(RESERVATION, 'j')).resolves.toBe('unknown');
       expect(await world.store.indexDue(world.keys.journal().due, world.clock.now() + 5_000, 10)).toEqual([]);
       expect(await world.stored('j')).toMatchObject({ state: 'unknown', checks: 2 });
     });
@@ -262,7 +269,7 @@ describe('WriteJournal', () => {
       const world = setUp();
       await diedAfterJournaling(world, 'k');
       const landed = { ...(await world.stored('k'))!, state: 'landed', outcome: 'made-k' };
-      await world.store.set(world.keys.journal().intent('k'), JSON.stringify(landed));
+      await world.store.set(world.keys.reservationWrites(RESERVATION).intent('k'), JSON.stringify(landed));
       await expect(world.journal.settleOpen(world.lease)).resolves.toBeNull();
       await expect(world.journal.perform(world.lease, world.spec('next'))).resolves.toBe('made-next');
       expect(world.reconciler.reads).toBe(0);

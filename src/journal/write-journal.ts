@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { MetricsService } from '../metrics/metrics.service';
-import { KeyValueStore } from '../redis/key-value-store';
+import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { ReservationLease, ReservationLeases } from './reservation-leases';
@@ -36,6 +36,22 @@ export interface WriteSpec<Request, Outcome> {
   send: () => Promise<Outcome>;
   /** True for an error that surely means nothing happened upstream (an answered refusal). */
   refused: (error: unknown) => boolean;
+  /** This intent as the caller read it under the same lease (null: it has none); undefined: read here. */
+  earlier?: WriteIntent<Request, Outcome> | null;
+  /** The caller settled the reservation's open intent under the same lease just before. */
+  openSettled?: boolean;
+  /** Records of the reservation's own hash tag written in the same step as the outcome, when it landed. */
+  alsoOnLanded?: (outcome: Outcome) => BatchStep[];
+}
+
+/** A member of the due index names the reservation too: the intent lives under its hash tag. */
+export function dueMember(reservationId: string, intentId: string): string {
+  return `${reservationId} ${intentId}`;
+}
+
+export function fromDueMember(member: string): { reservationId: string; intentId: string } | null {
+  const [reservationId, intentId] = member.split(' ');
+  return reservationId && intentId ? { reservationId, intentId } : null;
 }
 
 function pending(cause?: unknown): DomainError {
@@ -66,16 +82,37 @@ export class WriteJournal {
     this.reconcilers.set(kind, reconciler);
   }
 
-  async load<Request = unknown, Outcome = unknown>(intentId: string): Promise<WriteIntent<Request, Outcome> | null> {
-    const raw = await this.storeCall(() => this.store.get(this.keys.journal().intent(intentId)));
+  async load<Request = unknown, Outcome = unknown>(reservationId: string, intentId: string): Promise<WriteIntent<Request, Outcome> | null> {
+    const raw = await this.storeCall(() => this.store.get(this.keys.reservationWrites(reservationId).intent(intentId)));
     return raw ? (JSON.parse(raw) as WriteIntent<Request, Outcome>) : null;
   }
 
-  /** The reservation's open intent after trying to settle it once; null when none is open. */
-  async settleOpen(lease: ReservationLease): Promise<WriteIntent | null> {
-    const openId = await this.storeCall(() => this.store.get(this.keys.reservationWrites(lease.reservationId).openIntent));
+  /**
+   * In one round trip: the intent with this id, the reservation's open intent pointer, and the
+   * values of `alsoRead` (keys of the reservation's own hash tag, e.g. the card on file).
+   */
+  async peek<Request = unknown, Outcome = unknown>(
+    reservationId: string,
+    intentId: string,
+    alsoRead: string[] = [],
+  ): Promise<{ intent: WriteIntent<Request, Outcome> | null; openIntentId: string | null; also: (string | null)[] }> {
+    const writes = this.keys.reservationWrites(reservationId);
+    const [intent, openIntentId, ...also] = await this.storeCall(() =>
+      this.store.batch([writes.intent(intentId), writes.openIntent, ...alsoRead].map((key) => ({ op: 'get' as const, key }))),
+    );
+    const text = (value: unknown) => (typeof value === 'string' ? value : null);
+    const raw = text(intent);
+    return { intent: raw ? (JSON.parse(raw) as WriteIntent<Request, Outcome>) : null, openIntentId: text(openIntentId), also: also.map(text) };
+  }
+
+  /**
+   * The reservation's open intent after trying to settle it once; null when none is open.
+   * `openIntentId`: the pointer, when the caller read it already (undefined: read it here).
+   */
+  async settleOpen(lease: ReservationLease, openIntentId?: string | null): Promise<WriteIntent | null> {
+    const openId = openIntentId !== undefined ? openIntentId : await this.storeCall(() => this.store.get(this.keys.reservationWrites(lease.reservationId).openIntent));
     if (!openId) return null;
-    const open = await this.load(openId);
+    const open = await this.load(lease.reservationId, openId);
     if (!open || !isOpen(open.state)) return null;
     const settled = await this.reconcileOnce(open, true);
     return isOpen(settled.state) ? settled : null;
@@ -89,13 +126,14 @@ export class WriteJournal {
    */
   async perform<Request, Outcome>(lease: ReservationLease, spec: WriteSpec<Request, Outcome>): Promise<Outcome> {
     const { reservationId } = lease;
-    const earlier = await this.load<Request, Outcome>(spec.intentId);
+    const earlier = spec.earlier !== undefined ? spec.earlier : await this.load<Request, Outcome>(reservationId, spec.intentId);
     if (earlier && !mayResend(earlier.state)) {
-      const settled = earlier.state === 'landed' ? earlier : await this.reconcileInline(earlier, 1);
+      const settled = earlier.state === 'landed' ? earlier : await this.reconcileInline(earlier, 1, undefined, spec.alsoOnLanded);
       if (settled.state === 'landed') return settled.outcome as Outcome;
       if (isOpen(settled.state)) throw pending();
     }
-    if (await this.settleOpen(lease)) throw pending();
+    // Only lease holders begin intents, so what the caller settled under this lease is still settled.
+    if (!spec.openSettled && (await this.settleOpen(lease))) throw pending();
     if (!lease.held()) throw new DomainError('invalid_state', 'Another payment step for this reservation took over; try again in a moment.', { retryAfterSeconds: 1 });
 
     const now = this.clock.now();
@@ -110,22 +148,21 @@ export class WriteJournal {
       sentAt: now,
       updatedAt: now,
     };
-    await this.leases.awaitSpacing(reservationId);
-    // Journal first: if this fails, nothing was sent.
-    await this.storeCall(() => this.writeOpen(intent, now + SETTLE_MS + RECHECK_AFTER_MS[0]));
+    // Journal first: if this fails, nothing was sent. The same step reads the spacing left.
+    const spacingLeft = await this.storeCall(() => this.writeOpen(intent, now + SETTLE_MS + RECHECK_AFTER_MS[0]));
+    if (spacingLeft > 0) await this.clock.sleep(spacingLeft);
     intent.sentAt = this.clock.now();
     let outcome: Outcome;
     try {
       outcome = await spec.send();
     } catch (error) {
-      await this.leases.markWritten(reservationId);
       if (spec.refused(error)) {
         await this.settle(intent, 'refused', { reason: error instanceof DomainError ? error.detail : 'refused' });
         throw error;
       }
       this.logger.warn({ reservationId, kind: spec.kind, intentId: intent.id, err: error }, 'an upstream write has no clear answer; reconciling before anything else is sent');
       const unknown = await this.move(intent, 'unknown', {});
-      const settled = await this.reconcileInline(unknown, RECONCILE_DELAYS_MS.length, error);
+      const settled = await this.reconcileInline(unknown, RECONCILE_DELAYS_MS.length, error, spec.alsoOnLanded);
       if (settled.state === 'landed') return settled.outcome as Outcome;
       if (settled.state === 'not_landed') {
         throw new DomainError('upstream_unavailable', 'The booking platform did not carry out the request: it was not added, and nothing was changed. It is safe to retry with the same Idempotency-Key.', {
@@ -135,33 +172,32 @@ export class WriteJournal {
       }
       throw pending(error);
     }
-    await this.leases.markWritten(reservationId);
-    await this.settle(intent, 'landed', { outcome });
+    await this.settle(intent, 'landed', { outcome }, spec.alsoOnLanded?.(outcome) ?? []);
     return outcome;
   }
 
   /** The sweep: one reconciliation of an open intent whose writer is gone (the caller holds its lease). */
-  async reconcileDue(intentId: string): Promise<IntentState | null> {
-    const intent = await this.load(intentId);
+  async reconcileDue(reservationId: string, intentId: string): Promise<IntentState | null> {
+    const intent = await this.load(reservationId, intentId);
     if (!intent || !isOpen(intent.state)) {
-      await this.store.indexRemove(this.keys.journal().due, intentId).catch(() => undefined);
+      await this.store.indexRemove(this.keys.journal().due, dueMember(reservationId, intentId)).catch(() => undefined);
       return intent?.state ?? null;
     }
     return (await this.reconcileOnce(intent, true)).state;
   }
 
   /** Reads the upstream up to `reads` times (with the re-read delays) until the outcome is clear. */
-  private async reconcileInline<R, O>(intent: WriteIntent<R, O>, reads: number, cause?: unknown): Promise<WriteIntent<R, O>> {
+  private async reconcileInline<R, O>(intent: WriteIntent<R, O>, reads: number, cause?: unknown, alsoOnLanded?: (outcome: O) => BatchStep[]): Promise<WriteIntent<R, O>> {
     let current = intent;
     for (const delay of RECONCILE_DELAYS_MS.slice(0, reads)) {
       await this.clock.sleep(reads === 1 ? 0 : delay);
-      current = await this.reconcileOnce(current, false, cause);
+      current = await this.reconcileOnce(current, false, cause, alsoOnLanded);
       if (!isOpen(current.state)) return current;
     }
     return current;
   }
 
-  private async reconcileOnce<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown): Promise<WriteIntent<R, O>> {
+  private async reconcileOnce<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown, alsoOnLanded?: (outcome: O) => BatchStep[]): Promise<WriteIntent<R, O>> {
     const reconciler = this.reconcilers.get(intent.kind) as Reconciler<O> | undefined;
     let found: Reconciliation<O>;
     try {
@@ -173,7 +209,7 @@ export class WriteJournal {
     if ('notLanded' in found && this.clock.now() - intent.sentAt < SETTLE_MS) found = { unknown: 'too early to tell' };
     let settled: WriteIntent<R, O>;
     if ('landed' in found) {
-      settled = await this.settle(intent, 'landed', { outcome: found.landed });
+      settled = await this.settle(intent, 'landed', { outcome: found.landed }, alsoOnLanded?.(found.landed) ?? []);
     } else if ('notLanded' in found) {
       settled = await this.settle(intent, 'not_landed', { reason: found.notLanded });
     } else {
@@ -182,7 +218,9 @@ export class WriteJournal {
       const next = { ...intent, state: 'unknown' as const, checks, updatedAt: this.clock.now() };
       const recheckAt = this.clock.now() + RECHECK_AFTER_MS[Math.min(Math.max(checks - 1, 0), RECHECK_AFTER_MS.length - 1)];
       if (intent.state === 'sent') this.metrics.journalIntents.inc({ kind: intent.kind, state: 'unknown' });
-      await this.outbox.write(this.keys.journal().intent(intent.id), `intent ${intent.id} unknown`, () => this.writeOpen(next, recheckAt));
+      await this.outbox.write(this.keys.reservationWrites(intent.reservationId).intent(intent.id), `intent ${intent.id} unknown`, () =>
+        this.writeOpen(next, recheckAt).then(() => undefined),
+      );
       this.logger.warn({ reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id, reason: found.unknown, err: cause }, 'the outcome of an upstream write is still unknown');
       return next;
     }
@@ -195,33 +233,47 @@ export class WriteJournal {
     if (!canMove(intent.state, state)) throw new Error(`a write intent cannot move from ${intent.state} to ${state}`);
     const next = { ...intent, ...fields, state, updatedAt: this.clock.now() };
     this.metrics.journalIntents.inc({ kind: intent.kind, state });
-    await this.outbox.write(this.keys.journal().intent(intent.id), `intent ${intent.id} ${state}`, () =>
-      this.writeOpen(next, this.clock.now() + RECHECK_AFTER_MS[0]),
+    await this.outbox.write(this.keys.reservationWrites(intent.reservationId).intent(intent.id), `intent ${intent.id} ${state}`, () =>
+      this.writeOpen(next, this.clock.now() + RECHECK_AFTER_MS[0]).then(() => undefined),
     );
     return next;
   }
 
-  /** Records a final state; kept and retried when Redis is down, because the upstream has acted. */
-  private async settle<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>): Promise<WriteIntent<R, O>> {
+  /**
+   * Records a final state, clears the reservation's pointer and starts the write spacing, in one
+   * step; kept and retried when Redis is down, because the upstream has acted.
+   */
+  private async settle<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>, also: BatchStep[] = []): Promise<WriteIntent<R, O>> {
     if (!canMove(intent.state, state)) throw new Error(`a write intent cannot move from ${intent.state} to ${state}`);
     const next = { ...intent, ...fields, state, updatedAt: this.clock.now() };
     this.metrics.journalIntents.inc({ kind: intent.kind, state });
-    const journal = this.keys.journal();
-    const openIntent = this.keys.reservationWrites(intent.reservationId).openIntent;
-    await this.outbox.write(journal.intent(intent.id), `intent ${intent.id} ${state}`, async () => {
-      await this.store.set(journal.intent(intent.id), JSON.stringify(next), { ttlMs: SETTLED_TTL_MS });
-      await this.store.deleteIfEquals(openIntent, intent.id);
-      await this.store.indexRemove(journal.due, intent.id);
+    const writes = this.keys.reservationWrites(intent.reservationId);
+    const spacing = this.leases.spacingMs > 0 ? [{ op: 'set' as const, key: writes.lastWrite, value: '1', ttlMs: this.leases.spacingMs }] : [];
+    await this.outbox.write(writes.intent(intent.id), `intent ${intent.id} ${state}`, async () => {
+      await this.store.batch([
+        { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(next), ttlMs: SETTLED_TTL_MS },
+        { op: 'deleteIfEquals', key: writes.openIntent, value: intent.id },
+        ...spacing,
+        ...also,
+      ]);
+      await this.store.indexRemove(this.keys.journal().due, dueMember(intent.reservationId, intent.id));
     });
     return next;
   }
 
-  /** The intent, the reservation's pointer to it, and when the sweep should look at it. */
-  private async writeOpen(intent: WriteIntent, recheckAt: number): Promise<void> {
-    const journal = this.keys.journal();
-    await this.store.set(journal.intent(intent.id), JSON.stringify(intent), { ttlMs: OPEN_TTL_MS });
-    await this.store.set(this.keys.reservationWrites(intent.reservationId).openIntent, intent.id, { ttlMs: OPEN_TTL_MS });
-    await this.store.indexAdd(journal.due, intent.id, recheckAt);
+  /**
+   * The intent, the reservation's pointer to it, and when the sweep should look at it. Answers the
+   * write spacing left (ms) since the reservation's last write, read in the same step.
+   */
+  private async writeOpen(intent: WriteIntent, recheckAt: number): Promise<number> {
+    const writes = this.keys.reservationWrites(intent.reservationId);
+    const [, , spacingLeft] = await this.store.batch([
+      { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
+      { op: 'set', key: writes.openIntent, value: intent.id, ttlMs: OPEN_TTL_MS },
+      { op: 'ttl', key: writes.lastWrite },
+    ]);
+    await this.store.indexAdd(this.keys.journal().due, dueMember(intent.reservationId, intent.id), recheckAt);
+    return typeof spacingLeft === 'number' ? spacingLeft : 0;
   }
 
   private async storeCall<R>(call: () => Promise<R>): Promise<R> {

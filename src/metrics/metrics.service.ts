@@ -70,6 +70,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly redisCommands = new Counter({
+    name: 'redis_commands_total',
+    help: 'Commands this replica sent to Redis (round trips; a script counts once)',
+    registers: [this.registry],
+  });
+
   readonly journalIntents = new Counter({
     name: 'reservation_write_intents_total',
     help: 'Upstream writes on reservations by kind and the state they reached (landed, refused, unknown, not_landed)',

@@ -5,6 +5,16 @@ export interface SetOptions {
   ifAbsent?: boolean;
 }
 
+/** One step of a batch (see KeyValueStore.batch). */
+export type BatchStep =
+  | { op: 'get'; key: string }
+  | { op: 'set'; key: string; value: string; ttlMs: number }
+  | { op: 'deleteIfEquals'; key: string; value: string }
+  | { op: 'ttl'; key: string };
+
+/** One answer per step: get → the value or null; set → true; deleteIfEquals → whether it deleted; ttl → ms left or null. */
+export type BatchAnswer = string | number | boolean | null;
+
 /** One window of a shared budget, as the store counts it. */
 export interface SlotWindow {
   limit: number;
@@ -62,6 +72,11 @@ export abstract class KeyValueStore {
    * only while the stored record's version is `expectedVersion` (null: only while the key is absent).
    */
   abstract replaceIfVersion(key: string, expectedVersion: number | null, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Runs the steps in order, atomically, in one round trip. Every key must share one hash slot (a
+   * Redis Cluster refuses a script over several): use keys of one hash tag.
+   */
+  abstract batch(steps: BatchStep[]): Promise<BatchAnswer[]>;
   /** Adds or moves `member` of a sorted index to `score`. */
   abstract indexAdd(key: string, member: string, score: number): Promise<void>;
   /** Members of a sorted index whose score is at most `maxScore`, lowest first, at most `limit`. */

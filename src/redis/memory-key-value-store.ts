@@ -1,4 +1,4 @@
-import { KeyValueStore, SetOptions, SlotAnswer, SlotRequest, assertSlotRequest } from './key-value-store';
+import { BatchAnswer, BatchStep, KeyValueStore, SetOptions, SlotAnswer, SlotRequest, assertSlotRequest } from './key-value-store';
 
 interface Entry {
   value: string;
@@ -96,6 +96,25 @@ export class MemoryKeyValueStore extends KeyValueStore {
     }
     this.entries.set(key, { value, expiresAt: this.now() + Math.max(1, Math.ceil(ttlMs)) });
     return Promise.resolve(true);
+  }
+
+  /** The same steps in one synchronous turn: just as atomic as the script. */
+  batch(steps: BatchStep[]): Promise<BatchAnswer[]> {
+    const answers = steps.map((step): BatchAnswer => {
+      const entry = this.live(step.key);
+      if (step.op === 'get') return entry?.value ?? null;
+      if (step.op === 'set') {
+        this.entries.set(step.key, { value: step.value, expiresAt: this.now() + Math.max(1, Math.ceil(step.ttlMs)) });
+        return true;
+      }
+      if (step.op === 'deleteIfEquals') {
+        if (entry?.value !== step.value) return false;
+        this.entries.delete(step.key);
+        return true;
+      }
+      return entry?.expiresAt != null ? entry.expiresAt - this.now() : null;
+    });
+    return Promise.resolve(answers);
   }
 
   indexAdd(key: string, member: string, score: number): Promise<void> {

@@ -1,6 +1,6 @@
 import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
 import { RedisClusterAddress, isClusterUrl, parseClusterUrl } from './redis-address';
-import { KeyValueStore, SetOptions, SlotAnswer, SlotRequest, assertSlotRequest } from './key-value-store';
+import { BatchAnswer, BatchStep, KeyValueStore, SetOptions, SlotAnswer, SlotRequest, assertSlotRequest } from './key-value-store';
 
 const DELETE_IF_EQUALS = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -13,6 +13,29 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
 end
 return 0`;
+
+// KEYS: one per step. ARGV: three per step (operation, then its two arguments).
+const BATCH = `
+local answers = {}
+for i = 1, #KEYS do
+  local op, a, b = ARGV[i * 3 - 2], ARGV[i * 3 - 1], ARGV[i * 3]
+  if op == 'get' then
+    answers[i] = redis.call('GET', KEYS[i])
+  elseif op == 'set' then
+    redis.call('SET', KEYS[i], a, 'PX', b)
+    answers[i] = 1
+  elseif op == 'deleteIfEquals' then
+    if redis.call('GET', KEYS[i]) == a then
+      redis.call('DEL', KEYS[i])
+      answers[i] = 1
+    else
+      answers[i] = 0
+    end
+  else
+    answers[i] = redis.call('PTTL', KEYS[i])
+  end
+end
+return answers`;
 
 // ARGV: expected version ('' for "absent"), the new value, its TTL in ms.
 const REPLACE_IF_VERSION = `
@@ -121,7 +144,11 @@ export class RedisKeyValueStore extends KeyValueStore {
   private suspended = false;
   private closed = false;
 
-  constructor(readonly client: Redis | Cluster) {
+  /** `onCommand` is told of every command sent (a round trip; a script is one): for the metrics. */
+  constructor(
+    readonly client: Redis | Cluster,
+    private readonly onCommand: () => void = () => undefined,
+  ) {
     super();
   }
 
@@ -132,6 +159,7 @@ export class RedisKeyValueStore extends KeyValueStore {
    */
   private async failFast<T>(command: () => Promise<T>): Promise<T> {
     if (this.suspended) throw new Error('Redis did not answer in time lately; failing fast until it does');
+    this.onCommand();
     try {
       return await command();
     } catch (error) {
@@ -156,12 +184,12 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   /** A redis:// or rediss:// URL, or a redis+cluster:// / rediss+cluster:// one (see redis-address.ts). */
-  static connect(url: string): RedisKeyValueStore {
+  static connect(url: string, onCommand?: () => void): RedisKeyValueStore {
     const client = isClusterUrl(url) ? connectCluster(url) : new Redis(url, REQUEST_PATH_REDIS_OPTIONS);
     // Errors surface on the commands that fail and in readiness; without a listener ioredis would
     // print every reconnect failure as an unhandled error event.
     client.on('error', () => undefined);
-    return new RedisKeyValueStore(client);
+    return new RedisKeyValueStore(client, onCommand);
   }
 
   async ping(): Promise<void> {
@@ -220,6 +248,23 @@ export class RedisKeyValueStore extends KeyValueStore {
     const expected = expectedVersion === null ? '' : String(expectedVersion);
     const replaced = await this.failFast(() => this.client.eval(REPLACE_IF_VERSION, 1, key, expected, value, Math.max(1, Math.ceil(ttlMs))));
     return replaced === 1;
+  }
+
+  async batch(steps: BatchStep[]): Promise<BatchAnswer[]> {
+    if (steps.length === 0) return [];
+    const args = steps.flatMap((step): (string | number)[] => {
+      if (step.op === 'set') return [step.op, step.value, Math.max(1, Math.ceil(step.ttlMs))];
+      if (step.op === 'deleteIfEquals') return [step.op, step.value, ''];
+      return [step.op, '', ''];
+    });
+    const reply = (await this.failFast(() => this.client.eval(BATCH, steps.length, ...steps.map((step) => step.key), ...args))) as (string | number | null)[];
+    return steps.map((step, index) => {
+      const answer = reply[index] ?? null;
+      if (step.op === 'get') return answer === null ? null : String(answer);
+      if (step.op === 'set') return true;
+      if (step.op === 'deleteIfEquals') return answer === 1;
+      return typeof answer === 'number' && answer >= 0 ? answer : null;
+    });
   }
 
   async indexAdd(key: string, member: string, score: number): Promise<void> {

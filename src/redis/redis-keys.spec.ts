@@ -55,9 +55,9 @@ describe('RedisKeys in a Redis Cluster', () => {
   describe.each(PREFIXES)('under the prefix %s, the keys one script touches share one slot', (prefix) => {
     const keys = new RedisKeys(prefix);
 
-    it("one reservation's writes: lease, last write, open intent and card on file", () => {
+    it("one reservation's writes: lease, last write, open intent, intents and card on file (the journal's batches)", () => {
       const writes = keys.reservationWrites('res-checkout-usd');
-      expect(slotsOf([writes.lease, writes.lastWrite, writes.openIntent, writes.card]).size).toBe(1);
+      expect(slotsOf([writes.lease, writes.lastWrite, writes.openIntent, writes.card, writes.intent('0123abcd')]).size).toBe(1);
     });
 
     it('the upstream budget: every window log and the pause (takeSlot, pauseSlots)', () => {

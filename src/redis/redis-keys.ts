@@ -49,18 +49,25 @@ export class RedisKeys {
 
   /**
    * One reservation's writes (SPEC §6): the writer's lease, the time since its last write (a key
-   * that lives RESERVATION_WRITE_SPACING_MS), the intent whose outcome is still open, and the card
-   * this service attached. One hash tag per reservation keeps them in one Redis Cluster slot.
+   * that lives RESERVATION_WRITE_SPACING_MS), the intent whose outcome is still open, the journal's
+   * intents and the card this service attached. One hash tag per reservation keeps them in one
+   * Redis Cluster slot, so the journal writes an intent and its pointers in one atomic step.
    */
-  reservationWrites(reservationId: string): { lease: string; lastWrite: string; openIntent: string; card: string } {
+  reservationWrites(reservationId: string): { lease: string; lastWrite: string; openIntent: string; card: string; intent(id: string): string } {
     const base = `${this.prefix}{reservation:${reservationId}}`;
-    return { lease: `${base}:lease`, lastWrite: `${base}:last-write`, openIntent: `${base}:open-intent`, card: `${base}:card` };
+    return {
+      lease: `${base}:lease`,
+      lastWrite: `${base}:last-write`,
+      openIntent: `${base}:open-intent`,
+      card: `${base}:card`,
+      intent: (id) => `${base}:intent:${id}`,
+    };
   }
 
-  /** The write journal: one record per intent, the index of intents to reconcile, the sweep's lock. */
-  journal(): { intent(id: string): string; due: string; sweepLock: string } {
+  /** The journal's index of open intents the sweep looks at, by next check time, and the sweep's lock. */
+  journal(): { due: string; sweepLock: string } {
     const base = `${this.prefix}journal`;
-    return { intent: (id) => `${base}:intent:${id}`, due: `${base}:due`, sweepLock: `${base}:sweep-lock` };
+    return { due: `${base}:due`, sweepLock: `${base}:sweep-lock` };
   }
 
   /** A 3-D Secure return state, by a digest of its value. */

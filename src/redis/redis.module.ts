@@ -2,6 +2,7 @@ import { Global, Inject, Logger, Module, OnApplicationShutdown, OnModuleInit } f
 import { TerminusModule } from '@nestjs/terminus';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../metrics/metrics.service';
 import { KeyValueStore } from './key-value-store';
 import { MemoryKeyValueStore } from './memory-key-value-store';
 import { RedisKeyValueStore } from './redis-key-value-store';
@@ -17,10 +18,10 @@ const CONNECT_WAIT_MS = 3_000;
   providers: [
     {
       provide: KeyValueStore,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<AppConfig, true>): KeyValueStore => {
+      inject: [ConfigService, MetricsService],
+      useFactory: (config: ConfigService<AppConfig, true>, metrics: MetricsService): KeyValueStore => {
         const { url } = config.get('redis', { infer: true });
-        if (url) return RedisKeyValueStore.connect(url);
+        if (url) return RedisKeyValueStore.connect(url, () => metrics.redisCommands.inc());
         new Logger('Redis').warn(
           'REDIS_URL is not set: using the in-process store. Sessions, tokens and limits are NOT shared — run ONE replica only.',
         );

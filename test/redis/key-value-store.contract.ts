@@ -81,6 +81,26 @@ export function describeKeyValueStoreContract(name: string, open: () => Promise<
       expect(await store.ttlMs(key('rec'))).toBeGreaterThan(50_000);
     });
 
+    it('runs a batch of steps in order, in one go, answering each', async () => {
+      await store.set(key('{b}:owned'), 'mine');
+      await store.set(key('{b}:ttl'), 'x', { ttlMs: 30_000 });
+      const answers = await store.batch([
+        { op: 'get', key: key('{b}:missing') },
+        { op: 'set', key: key('{b}:new'), value: 'v', ttlMs: 60_000 },
+        { op: 'get', key: key('{b}:new') },
+        { op: 'deleteIfEquals', key: key('{b}:owned'), value: 'theirs' },
+        { op: 'deleteIfEquals', key: key('{b}:owned'), value: 'mine' },
+        { op: 'ttl', key: key('{b}:ttl') },
+        { op: 'ttl', key: key('{b}:missing') },
+      ]);
+      expect(answers.slice(0, 5)).toEqual([null, true, 'v', false, true]);
+      expect(answers[5]).toBeGreaterThan(20_000);
+      expect(answers[6]).toBeNull();
+      await expect(store.get(key('{b}:owned'))).resolves.toBeNull();
+      expect(await store.ttlMs(key('{b}:new'))).toBeGreaterThan(50_000);
+      await expect(store.batch([])).resolves.toEqual([]);
+    });
+
     it('keeps a sorted index and answers the members due, lowest score first', async () => {
       await store.indexAdd(key('idx'), 'late', 300);
       await store.indexAdd(key('idx'), 'early', 100);
