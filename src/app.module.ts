@@ -4,16 +4,15 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AppConfig } from './config/app-config';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/http/validation';
-import { AuthModule } from './auth/auth.module';
 import { CheckoutModule } from './checkout/checkout.module';
 import { Clock, SystemClock } from './common/clock';
 import { DemoModule } from './demo/demo.module';
-import { GuestyModule } from './guesty/guesty.module';
+import { UpstreamModule } from './upstream/upstream.module';
 import { HealthModule } from './health/health.module';
 import { InvoicesModule } from './invoices/invoices.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
-import { ReservationsModule } from './reservations/reservations.module';
+import { PaymentsModule } from './payments/payments.module';
 import { RunningSandbox } from './sandbox/types';
 
 /**
@@ -34,11 +33,10 @@ export class AppModule {
         RedisModule,
         MetricsModule,
         HealthModule,
-        GuestyModule,
-        AuthModule,
+        UpstreamModule,
         CheckoutModule,
         InvoicesModule,
-        ReservationsModule,
+        PaymentsModule,
         ...extraModules,
         ...(sandbox ? [DemoModule.forSandbox(sandbox)] : []),
       ],

@@ -1,10 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AbuseModule } from '../common/abuse/abuse.module';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
-import { GuestyModule } from '../guesty/guesty.module';
+import { UpstreamModule } from '../upstream/upstream.module';
 import { InvoicesModule } from '../invoices/invoices.module';
 import { JournalModule } from '../journal/journal.module';
-import { PaymentsModule } from '../payments/payments.module';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSessions } from './checkout-sessions.service';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
@@ -12,15 +11,16 @@ import { ExtrasController } from './extras.controller';
 import { Extras } from './extras.service';
 import { ListingSummaries } from './listing-summaries.service';
 import { ListingsController } from './listings.controller';
+import { PaymentProviders } from './payment-providers';
 import { ReservationCards } from './reservation-cards';
 import { SessionsController } from './sessions.controller';
 import { ThreeDsController } from './three-ds.controller';
 import { ThreeDsStates } from './three-ds-states';
 
 @Module({
-  imports: [GuestyModule, PaymentsModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule],
+  imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule],
   controllers: [SessionsController, ThreeDsController, ListingsController, ExtrasController],
-  providers: [CheckoutSessions, CheckoutSessionsStore, CardPayments, ThreeDsStates, ListingSummaries, Extras, ReservationCards],
-  exports: [CheckoutSessionsStore],
+  providers: [CheckoutSessions, CheckoutSessionsStore, CardPayments, ThreeDsStates, ListingSummaries, Extras, ReservationCards, PaymentProviders],
+  exports: [CheckoutSessionsStore, PaymentProviders],
 })
 export class CheckoutModule {}

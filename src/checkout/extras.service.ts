@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { DomainError, FieldError } from '../common/errors/domain-error';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { AppConfig, ExtraDefinition } from '../config/app-config';
-import { InvoiceItemRequest } from '../guesty/guesty.types';
+import { InvoiceItemRequest } from '../upstream/guesty.types';
 import { AddedInvoiceItem } from '../invoices/added-invoice-item';
 import { InvoiceItems } from '../invoices/invoice-items.service';
 import { ReservationLeases } from '../journal/reservation-leases';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
-import { GuestyClient } from '../guesty/guesty-client';
-import { UpstreamListing } from '../guesty/guesty.types';
-import { SharedReadCache } from '../guesty/shared-read-cache';
+import { GuestyClient } from '../upstream/guesty-client';
+import { UpstreamListing } from '../upstream/guesty.types';
+import { SharedReadCache } from '../redis/shared-read-cache';
 import { ListingSummary } from './listing-summary';
 
 /**

@@ -1,8 +1,8 @@
 import { DomainError } from '../common/errors/domain-error';
 import { FieldError } from '../common/errors/domain-error';
 import { scrubText } from '../common/logging/redaction';
-import { TokenizeResult } from '../guesty/guesty.types';
-import { UpstreamAnswer } from '../guesty/upstream-http';
+import { TokenizeResult } from '../upstream/guesty.types';
+import { UpstreamAnswer } from '../upstream/upstream-http';
 
 export type TokenizeOutcome =
   | { kind: 'token'; token: TokenizeResult }

@@ -70,6 +70,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly cacheLookups = new Counter({
+    name: 'cache_lookups_total',
+    help: 'Shared cache lookups, by cache and result (hit, miss)',
+    labelNames: ['cache', 'result'] as const,
+    registers: [this.registry],
+  });
+
   readonly redisCommands = new Counter({
     name: 'redis_commands_total',
     help: 'Commands this replica sent to Redis (round trips; a script counts once)',

@@ -1,10 +1,19 @@
 import { Module } from '@nestjs/common';
-import { GuestyModule } from '../guesty/guesty.module';
-import { PaymentProviders } from './payment-providers';
+import { CheckoutModule } from '../checkout/checkout.module';
+import { AbuseModule } from '../common/abuse/abuse.module';
+import { UpstreamModule } from '../upstream/upstream.module';
+import { PaymentDiagnosticsController } from './payment-diagnostics.controller';
+import { PaymentDiagnostics } from './payment-diagnostics.service';
+import { PaymentStatusController } from './payment-status.controller';
+import { PaymentStatusPolls } from './payment-status-polls';
 
+/**
+ * What the platform says about a reservation's money (money.payments): the payment status the site
+ * polls (by session) and the diagnostics for operators (by reservation).
+ */
 @Module({
-  imports: [GuestyModule],
-  providers: [PaymentProviders],
-  exports: [PaymentProviders],
+  imports: [UpstreamModule, CheckoutModule, AbuseModule],
+  controllers: [PaymentStatusController, PaymentDiagnosticsController],
+  providers: [PaymentDiagnostics, PaymentStatusPolls],
 })
 export class PaymentsModule {}

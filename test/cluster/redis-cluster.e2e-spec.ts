@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import request from 'supertest';
-import { GuestyClient } from '../../src/guesty/guesty-client';
+import { GuestyClient } from '../../src/upstream/guesty-client';
 import { RedisKeyValueStore } from '../../src/redis/redis-key-value-store';
 import { RedisKeys } from '../../src/redis/redis-keys';
 import { describeKeyValueStoreContract } from '../redis/key-value-store.contract';

@@ -1,17 +1,17 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomInt, randomUUID } from 'node:crypto';
-import { Clock } from '../common/clock';
-import { DomainError } from '../common/errors/domain-error';
-import { AppConfig } from '../config/app-config';
-import { AccessToken, AccessTokens } from '../guesty/access-tokens';
-import { GuestyTokenIssuer } from '../guesty/guesty-token-issuer';
-import { UpstreamError } from '../guesty/upstream-error';
-import { UpstreamMetrics } from '../guesty/upstream-metrics';
-import { sleep } from '../guesty/retry-policy';
-import { MetricsService } from '../metrics/metrics.service';
-import { KeyValueStore } from '../redis/key-value-store';
-import { RedisKeys } from '../redis/redis-keys';
+import { Clock } from '../../common/clock';
+import { DomainError } from '../../common/errors/domain-error';
+import { AppConfig } from '../../config/app-config';
+import { AccessToken, AccessTokens } from '../access-tokens';
+import { GuestyTokenIssuer } from '../guesty-token-issuer';
+import { UpstreamError } from '../upstream-error';
+import { UpstreamMetrics } from '../upstream-metrics';
+import { sleep } from '../retry-policy';
+import { MetricsService } from '../../metrics/metrics.service';
+import { KeyValueStore } from '../../redis/key-value-store';
+import { RedisKeys } from '../../redis/redis-keys';
 import { LEDGER_WINDOW_MS, MintLedger } from './mint-ledger';
 import { SealedToken, TokenCipher } from './token-cipher';
 

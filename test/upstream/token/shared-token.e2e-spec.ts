@@ -1,11 +1,11 @@
 import Redis from 'ioredis';
 import request from 'supertest';
-import { GuestyClient } from '../../src/guesty/guesty-client';
-import { RedisKeys } from '../../src/redis/redis-keys';
-import { SANDBOX_CLIENT_ID } from '../../src/sandbox/types';
-import { waitUntil } from '../utils/redis-server';
-import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
-import { testRedisUrl } from '../utils/test-config';
+import { GuestyClient } from '../../../src/upstream/guesty-client';
+import { RedisKeys } from '../../../src/redis/redis-keys';
+import { SANDBOX_CLIENT_ID } from '../../../src/sandbox/types';
+import { waitUntil } from '../../utils/redis-server';
+import { SandboxedApps, startSandboxedApps } from '../../utils/sandboxed-apps';
+import { testRedisUrl } from '../../utils/test-config';
 
 // High limits: these tests are about tokens, not the outbound budget.
 const PLENTY = { env: { UPSTREAM_RATE_LIMITS: '1000/s,10000/m,100000/h' }, sandbox: { rateLimits: { perSecond: 1000, perMinute: 10_000, perHour: 100_000 } } };

@@ -1,4 +1,4 @@
-import { UpstreamPayment, UpstreamPaymentMethod } from '../guesty/guesty.types';
+import { UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types';
 import {
   attachedVerdict,
   currentMethod,

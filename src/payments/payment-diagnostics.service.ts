@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
-import { GuestyClient, Priority } from '../guesty/guesty-client';
-import { UpstreamPaymentMethod, UpstreamReservation } from '../guesty/guesty.types';
-import { sleep } from '../guesty/retry-policy';
+import { GuestyClient, Priority } from '../upstream/guesty-client';
+import { UpstreamPaymentMethod, UpstreamReservation } from '../upstream/guesty.types';
+import { sleep } from '../upstream/retry-policy';
 import { MetricsService } from '../metrics/metrics.service';
-import { PaymentProviders } from '../payments/payment-providers';
+import { PaymentProviders } from '../checkout/payment-providers';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
 import {
   Money,

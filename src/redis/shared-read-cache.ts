@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { KeyValueStore } from '../redis/key-value-store';
-import { RedisKeys } from '../redis/redis-keys';
-import { UpstreamMetrics } from './upstream-metrics';
+import { MetricsService } from '../metrics/metrics.service';
+import { KeyValueStore } from './key-value-store';
+import { RedisKeys } from './redis-keys';
 
 export interface CachePolicy {
   /** How long Redis keeps a loaded value for every replica. */
@@ -37,7 +37,7 @@ export class SharedReadCache {
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     private readonly keys: RedisKeys,
-    private readonly metrics: UpstreamMetrics,
+    private readonly metrics: MetricsService,
     private readonly clock: Clock,
   ) {}
 

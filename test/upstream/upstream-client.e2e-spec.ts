@@ -1,8 +1,8 @@
 import Redis from 'ioredis';
 import request from 'supertest';
 import { DomainError } from '../../src/common/errors/domain-error';
-import { GuestyClient } from '../../src/guesty/guesty-client';
-import { UpstreamError } from '../../src/guesty/upstream-error';
+import { GuestyClient } from '../../src/upstream/guesty-client';
+import { UpstreamError } from '../../src/upstream/upstream-error';
 import { RedisKeys } from '../../src/redis/redis-keys';
 import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';

@@ -2,14 +2,18 @@ import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { AccessTokens } from './access-tokens';
 import { GuestyClient } from './guesty-client';
 import { GuestyTokenIssuer } from './guesty-token-issuer';
 import { OutboundRateLimiter } from './outbound-rate-limiter';
-import { SharedReadCache } from './shared-read-cache';
 import { UpstreamHttp } from './upstream-http';
 import { UpstreamMetrics } from './upstream-metrics';
+import { SharedAccessTokens } from './token/shared-access-tokens';
 
-/** The upstream client: the only module that speaks HTTP to the Open API and the tokenization host. */
+/**
+ * The upstream: the only module that speaks HTTP to the Open API and the tokenization host, with
+ * the shared access token, the outbound budget and the typed client features use.
+ */
 @Module({
   imports: [
     HttpModule.register({
@@ -19,7 +23,15 @@ import { UpstreamMetrics } from './upstream-metrics';
       maxRedirects: 0,
     }),
   ],
-  providers: [UpstreamHttp, UpstreamMetrics, GuestyTokenIssuer, OutboundRateLimiter, GuestyClient, SharedReadCache],
-  exports: [GuestyClient, GuestyTokenIssuer, UpstreamMetrics, SharedReadCache],
+  providers: [
+    UpstreamHttp,
+    UpstreamMetrics,
+    GuestyTokenIssuer,
+    OutboundRateLimiter,
+    GuestyClient,
+    SharedAccessTokens,
+    { provide: AccessTokens, useExisting: SharedAccessTokens },
+  ],
+  exports: [GuestyClient, GuestyTokenIssuer, UpstreamMetrics, AccessTokens],
 })
-export class GuestyModule {}
+export class UpstreamModule {}

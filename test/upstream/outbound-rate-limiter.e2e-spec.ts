@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { ConfigService } from '@nestjs/config';
 import { DomainError } from '../../src/common/errors/domain-error';
 import { AppConfig } from '../../src/config/app-config';
-import { Priority, OutboundRateLimiter } from '../../src/guesty/outbound-rate-limiter';
+import { Priority, OutboundRateLimiter } from '../../src/upstream/outbound-rate-limiter';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { REQUEST_PATH_REDIS_OPTIONS, RedisKeyValueStore } from '../../src/redis/redis-key-value-store';
 import { RedisKeys } from '../../src/redis/redis-keys';

@@ -1,5 +1,5 @@
 import { scrubText } from '../common/logging/redaction';
-import { UpstreamPayment, UpstreamPaymentMethod, UpstreamReservation } from '../guesty/guesty.types';
+import { UpstreamPayment, UpstreamPaymentMethod, UpstreamReservation } from '../upstream/guesty.types';
 import { KnownPaymentFacts, PaymentDiagnosis, SafePayment } from './payment-diagnosis';
 
 /*

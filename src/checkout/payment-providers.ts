@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { GuestyClient } from '../guesty/guesty-client';
-import { PaymentProvider } from '../guesty/guesty.types';
-import { SharedReadCache } from '../guesty/shared-read-cache';
+import { GuestyClient } from '../upstream/guesty-client';
+import { PaymentProvider } from '../upstream/guesty.types';
+import { SharedReadCache } from '../redis/shared-read-cache';
 
 const PROVIDER_CACHE = { ttlMs: 5 * 60_000 };
 

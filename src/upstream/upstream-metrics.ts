@@ -2,14 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
 
-/** The upstream's side of /metrics: calls, latency, token mints and cache use. */
+/** The upstream's side of /metrics: calls, latency and token mints. */
 @Injectable()
 export class UpstreamMetrics {
   readonly calls: Counter<'operation' | 'status'>;
   readonly latency: Histogram<'operation'>;
   readonly tokensMinted: Counter<'reason'>;
   readonly tokenBudgetLeft: Gauge;
-  readonly cacheLookups: Counter<'cache' | 'result'>;
 
   constructor(metrics: MetricsService) {
     const registers = [metrics.registry];
@@ -35,12 +34,6 @@ export class UpstreamMetrics {
     this.tokenBudgetLeft = new Gauge({
       name: 'upstream_token_budget_left',
       help: 'Tokens this service may still mint in the rolling 24 h (after the reserve), as last seen',
-      registers,
-    });
-    this.cacheLookups = new Counter({
-      name: 'cache_lookups_total',
-      help: 'Shared cache lookups, by cache and result (hit, miss)',
-      labelNames: ['cache', 'result'] as const,
       registers,
     });
   }
