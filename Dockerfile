@@ -1,13 +1,14 @@
 # Multi-stage: build with every dependency, run with production dependencies only.
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY sandbox ./sandbox
 RUN npx tsc -p tsconfig.build.json
 
-FROM node:22-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # tini is PID 1: it forwards SIGTERM to node, so the drain runs and the exit code is node's.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
@@ -16,7 +17,9 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-COPY --from=build /app/dist ./dist
+# The product only: the simulator (dist/sandbox) is built to type-check the sandbox-mode entry and
+# left behind, so production images cannot run it (configuration refuses sandbox mode there too).
+COPY --from=build /app/dist/src ./dist/src
 USER node
 ENV PORT=3000
 EXPOSE 3000

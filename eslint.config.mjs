@@ -30,13 +30,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/demo/public/**/*.js'],
+    files: ['sandbox/demo/public/**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { sourceType: 'script', globals: globals.browser },
   },
   {
     files: ['**/*.js', '**/*.mjs'],
-    ignores: ['src/demo/public/**'],
+    ignores: ['sandbox/demo/public/**'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: globals.node },
     rules: { 'no-console': 'off', '@typescript-eslint/no-require-imports': 'off' },

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createApp } from '../src/app.factory';
 import { parseConfiguration } from '../src/config/parse-configuration';
-import { startSandbox } from '../src/sandbox/start-sandbox';
-import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, SandboxOptions, SandboxUrls } from '../src/sandbox/types';
+import { startSandbox } from '../sandbox/start-sandbox';
+import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, SandboxOptions, SandboxUrls } from '../sandbox/types';
 
 export interface BenchInstance {
   url: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../src/sandbox/types';
+import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../sandbox/types';
 import { benchKeyPrefix, benchRedisUrl, deleteKeys, percentile, redisRoundTrips, serviceEnvironment, timed } from './bench-world';
 import { printTable } from './cold-start';
 import { cpuMs, SandboxProcess, ServiceProcess, startSandboxProcess, startServiceProcess } from './processes';

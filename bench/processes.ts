@@ -2,7 +2,7 @@ import { ChildProcess, fork, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { CreateReservationInput, SandboxOptions, SandboxUrls } from '../src/sandbox/types';
+import { CreateReservationInput, SandboxOptions, SandboxUrls } from '../sandbox/types';
 import type { SandboxRequest } from './sandbox-process';
 
 /** The compiled tree (dist/), where the bench itself runs from. */

@@ -3,8 +3,8 @@
  * fresh reservations and for the Open API calls it has seen, so the simulator's CPU time is not
  * the load generator's or the service's.
  */
-import { startSandbox } from '../src/sandbox/start-sandbox';
-import { CreateReservationInput, SandboxOptions } from '../src/sandbox/types';
+import { startSandbox } from '../sandbox/start-sandbox';
+import { CreateReservationInput, SandboxOptions } from '../sandbox/types';
 
 export type SandboxRequest =
   | { id: number; op: 'createReservation'; input: CreateReservationInput }

@@ -1,10 +1,9 @@
-import { Type } from '@nestjs/common';
+import { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { Clock } from './common/clock';
-import { RunningSandbox } from './sandbox/types';
 import { AppConfig } from './config/app-config';
 import { installHttpHooks } from './common/http/http-hooks';
 import { installSecurityHeaders } from './common/http/security-headers';
@@ -18,12 +17,10 @@ import { MetricsService } from './metrics/metrics.service';
 export interface CreateAppOptions {
   /** Where log lines go (tests capture them); stdout by default. */
   logDestination?: DestinationStream;
-  /** Modules added beside the product's own (tests add probe routes this way). */
-  extraModules?: Type[];
+  /** Modules added beside the product's own: the demo page in sandbox mode, probe routes in tests. */
+  extraModules?: (Type | DynamicModule)[];
   /** The wall clock (tests move it to reach token refresh and expiry). */
   clock?: Clock;
-  /** The simulator running in this process (sandbox mode): enables the demo page. */
-  sandbox?: RunningSandbox;
 }
 
 export interface CreatedApp {
@@ -41,7 +38,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, options.extraModules, options.clock, options.sandbox), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, options.extraModules, options.clock), adapter, {
     logger: new PinoLoggerService(logger),
     abortOnError: false,
   });

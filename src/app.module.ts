@@ -6,14 +6,12 @@ import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/http/validation';
 import { CheckoutModule } from './checkout/checkout.module';
 import { Clock, SystemClock } from './common/clock';
-import { DemoModule } from './demo/demo.module';
 import { UpstreamModule } from './upstream/upstream.module';
 import { HealthModule } from './health/health.module';
 import { InvoicesModule } from './invoices/invoices.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import { PaymentsModule } from './payments/payments.module';
-import { RunningSandbox } from './sandbox/types';
 
 /**
  * The whole service for one validated configuration. Global pipe and filter are APP_* providers so
@@ -22,7 +20,7 @@ import { RunningSandbox } from './sandbox/types';
 @Global()
 @Module({})
 export class AppModule {
-  static register(config: AppConfig, extraModules: Type[] = [], clock: Clock = new SystemClock(), sandbox?: RunningSandbox): DynamicModule {
+  static register(config: AppConfig, extraModules: (Type | DynamicModule)[] = [], clock: Clock = new SystemClock()): DynamicModule {
     return {
       module: AppModule,
       global: true,
@@ -38,7 +36,6 @@ export class AppModule {
         InvoicesModule,
         PaymentsModule,
         ...extraModules,
-        ...(sandbox ? [DemoModule.forSandbox(sandbox)] : []),
       ],
       providers: [
         { provide: Clock, useValue: clock },

@@ -2,8 +2,6 @@ import 'reflect-metadata';
 import { createApp, CreateAppOptions } from './app.factory';
 import { ConfigurationError, parseConfiguration } from './config/parse-configuration';
 import { AppConfig } from './config/app-config';
-import { describeSandbox } from './sandbox/fixture-guide';
-import { startSandboxMode } from './sandbox/sandbox-mode';
 
 function loadConfiguration(): AppConfig {
   try {
@@ -17,10 +15,25 @@ function loadConfiguration(): AppConfig {
   }
 }
 
+/**
+ * The simulator and the demo page, loaded only in sandbox mode: they are not part of the production
+ * import graph, and the production image does not carry them (see Dockerfile).
+ */
+async function sandboxMode(config: AppConfig) {
+  if (!config.runtime.sandbox) return { config, modules: [], banner: undefined };
+  let entry: typeof import('../sandbox/sandbox-mode');
+  try {
+    entry = await import('../sandbox/sandbox-mode');
+  } catch (cause) {
+    throw new Error('sandbox mode needs the simulator, which this build does not carry (the production image ships the product only): set GUESTY_CLIENT_ID and GUESTY_CLIENT_SECRET', { cause });
+  }
+  return entry.startSandboxMode(config);
+}
+
 /** Starts the service from the environment; exported so a test harness can add probe routes. */
 export async function bootstrap(options: Omit<CreateAppOptions, 'logDestination'> = {}): Promise<void> {
-  const { config, sandbox } = await startSandboxMode(loadConfiguration());
-  const { app, logger } = await createApp(config, { ...options, sandbox });
+  const { config, modules, banner } = await sandboxMode(loadConfiguration());
+  const { app, logger } = await createApp(config, { ...options, extraModules: [...(options.extraModules ?? []), ...modules] });
   // Before listen: a SIGTERM that arrives during start-up still drains and exits 0.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   await app.listen({ port: config.http.port, host: '0.0.0.0' });
@@ -34,12 +47,7 @@ export async function bootstrap(options: Omit<CreateAppOptions, 'logDestination'
     },
     'booking checkout service listening',
   );
-  if (sandbox) {
-    process.stdout.write(
-      `\nSANDBOX MODE: no Guesty credentials, so the service talks to the built-in simulator below.\n` +
-        `Open ${config.http.publicBaseUrl}/docs for the API. Fixtures and test cards: docs/sandbox.md.\n${describeSandbox(sandbox.urls)}\n`,
-    );
-  }
+  if (banner) process.stdout.write(banner);
 }
 
 if (require.main === module) {

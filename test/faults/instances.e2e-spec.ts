@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { startSandbox } from '../../src/sandbox/start-sandbox';
-import { RunningSandbox } from '../../src/sandbox/types';
+import { startSandbox } from '../../sandbox/start-sandbox';
+import { RunningSandbox } from '../../sandbox/types';
 import { figures, latencySummary, Load, Shot, ShotRequest, shoot, startLoad, statusCounts, waitFor } from '../utils/load';
 import { waitUntil } from '../utils/redis-server';
 import { BUILT_MAIN, ServiceProcess, spawnService } from '../utils/service-process';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { RedisKeys } from '../../src/redis/redis-keys';
-import { SANDBOX_CLIENT_ID } from '../../src/sandbox/types';
+import { SANDBOX_CLIENT_ID } from '../../sandbox/types';
 import { cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
 import { figures, latencySummary, Load, Shot, ShotRequest, shoot, startLoad, statusCounts, waitFor } from '../utils/load';
 import { OwnRedis, startOwnRedis, waitUntil } from '../utils/redis-server';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { SandboxRoute } from '../../src/sandbox/types';
+import { SandboxRoute } from '../../sandbox/types';
 import { cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
 import { figures, latencySummary, Load, Shot, ShotRequest, shoot, startLoad, statusCounts, waitFor } from '../utils/load';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';

@@ -1,4 +1,4 @@
-import { describeSandbox, SANDBOX_LISTINGS, SANDBOX_RESERVATIONS } from '../../src/sandbox/start-sandbox';
+import { describeSandbox, SANDBOX_LISTINGS, SANDBOX_RESERVATIONS } from '../../sandbox/start-sandbox';
 import { startTestSandbox, type SandboxClient } from './sandbox-helpers';
 
 describe('sandbox fixture guide', () => {

@@ -5,7 +5,7 @@ import {
   startSandbox,
   type RunningSandbox,
   type SandboxOptions,
-} from '../../src/sandbox/start-sandbox';
+} from '../../sandbox/start-sandbox';
 
 /** Upstream JSON as the specs read it: shapes are checked with expect(), not with types. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,4 +1,4 @@
-import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../src/sandbox/start-sandbox';
+import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../sandbox/start-sandbox';
 import { startTestSandbox, type SandboxClient } from './sandbox-helpers';
 
 const NO_PERMISSION = "You don't have permission to access, please contact Guesty support";

@@ -1,4 +1,4 @@
-import { SANDBOX_TEST_CARDS } from '../../src/sandbox/start-sandbox';
+import { SANDBOX_TEST_CARDS } from '../../sandbox/start-sandbox';
 import { startTestSandbox, tokenizeBody, type SandboxClient } from './sandbox-helpers';
 
 describe('sandbox tokenization host (POST /api/tokenize/v2)', () => {

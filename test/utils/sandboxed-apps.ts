@@ -1,5 +1,5 @@
-import { startSandbox } from '../../src/sandbox/start-sandbox';
-import { RunningSandbox, SandboxOptions, SandboxUrls, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../src/sandbox/types';
+import { startSandbox } from '../../sandbox/start-sandbox';
+import { RunningSandbox, SandboxOptions, SandboxUrls, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../sandbox/types';
 import { ManualClock } from './manual-clock';
 import { freePort } from './redis-server';
 import { startTestApp, TestApp } from './test-app';

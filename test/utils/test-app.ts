@@ -5,7 +5,8 @@ import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
 import { AppConfig } from '../../src/config/app-config';
 import { isClusterUrl } from '../../src/redis/redis-address';
-import { RunningSandbox } from '../../src/sandbox/types';
+import { DemoModule } from '../../sandbox/demo/demo.module';
+import { RunningSandbox } from '../../sandbox/types';
 import { LogCapture } from './log-capture';
 import { testConfig } from './test-config';
 
@@ -26,7 +27,9 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const config = options.config ?? testConfig(env);
   const logs = new LogCapture();
-  const { app } = await createApp(config, { logDestination: logs, extraModules: options.extraModules, clock: options.clock, sandbox: options.sandbox });
+  // The demo page is part of sandbox mode: served when the test runs the simulator for the app.
+  const demo = options.sandbox ? [DemoModule.forSandbox(options.sandbox)] : [];
+  const { app } = await createApp(config, { logDestination: logs, extraModules: [...(options.extraModules ?? []), ...demo], clock: options.clock });
   await app.listen({ port: config.http.port, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;

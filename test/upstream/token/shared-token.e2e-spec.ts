@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import { GuestyClient } from '../../../src/upstream/guesty-client';
 import { RedisKeys } from '../../../src/redis/redis-keys';
-import { SANDBOX_CLIENT_ID } from '../../../src/sandbox/types';
+import { SANDBOX_CLIENT_ID } from '../../../sandbox/types';
 import { waitUntil } from '../../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../../utils/sandboxed-apps';
 import { testRedisUrl } from '../../utils/test-config';

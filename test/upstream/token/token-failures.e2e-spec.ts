@@ -3,7 +3,7 @@ import request from 'supertest';
 import { SharedAccessTokens } from '../../../src/upstream/token/shared-access-tokens';
 import { AccessTokens } from '../../../src/upstream/access-tokens';
 import { RedisKeys } from '../../../src/redis/redis-keys';
-import { SANDBOX_CLIENT_ID } from '../../../src/sandbox/types';
+import { SANDBOX_CLIENT_ID } from '../../../sandbox/types';
 import { OwnRedis, startOwnRedis, waitUntil } from '../../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../../utils/sandboxed-apps';
 

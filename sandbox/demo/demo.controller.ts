@@ -3,9 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { AppConfig } from '../config/app-config';
-import { SANDBOX_RESERVATIONS } from '../sandbox/fixture-guide';
-import { SANDBOX_TEST_CARDS } from '../sandbox/pay/test-cards';
+import { AppConfig } from '../../src/config/app-config';
+import { SANDBOX_RESERVATIONS } from '../fixture-guide';
+import { SANDBOX_TEST_CARDS } from '../pay/test-cards';
 import { DemoAsset, loadDemoAssets } from './demo-assets';
 import { EmbeddedSandbox } from './embedded-sandbox';
 

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { RunningSandbox } from '../sandbox/types';
+import { RunningSandbox } from '../types';
 import { DemoController } from './demo.controller';
 import { EmbeddedSandbox } from './embedded-sandbox';
 

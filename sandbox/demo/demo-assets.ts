@@ -15,9 +15,9 @@ export interface DemoAsset {
 // The page is kept as plain files for the website's developers to read; compiled code in dist/
 // reads them from the source tree (the demo exists in sandbox mode only, never in the image).
 function publicDir(): string {
-  const candidates = [join(__dirname, 'public'), resolve(__dirname, '../../../src/demo/public')];
+  const candidates = [join(__dirname, 'public'), resolve(__dirname, '../../../sandbox/demo/public')];
   const found = candidates.find((dir) => existsSync(join(dir, 'index.html')));
-  if (!found) throw new Error('the demo page files (src/demo/public) are missing');
+  if (!found) throw new Error('the demo page files (sandbox/demo/public) are missing');
   return found;
 }
 

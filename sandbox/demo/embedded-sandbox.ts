@@ -1,4 +1,4 @@
-import { SandboxControl, SandboxUrls } from '../sandbox/types';
+import { SandboxControl, SandboxUrls } from '../types';
 
 /** The simulator running in this process (sandbox mode only): what the demo page may steer. */
 export abstract class EmbeddedSandbox {

@@ -1,4 +1,7 @@
-import { AppConfig, ExtraDefinition } from '../config/app-config';
+import { AppConfig, ExtraDefinition } from '../src/config/app-config';
+import { DynamicModule } from '@nestjs/common';
+import { DemoModule } from './demo/demo.module';
+import { describeSandbox } from './fixture-guide';
 import { startSandbox } from './start-sandbox';
 import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from './types';
 
@@ -10,19 +13,27 @@ const DEMO_EXTRAS: ExtraDefinition[] = [
 
 export interface SandboxMode {
   config: AppConfig;
-  sandbox?: RunningSandbox;
+  /** The demo page, served beside the product's routes. */
+  modules: DynamicModule[];
+  /** What to print at start: where the demo, the docs, the fixtures and the test cards are. */
+  banner: string;
+  sandbox: RunningSandbox;
 }
 
 /**
- * Sandbox mode (SPEC.md §5): the simulated upstream runs in this process on loopback ports and the
+ * Sandbox mode (docs/product-spec.md §5): the simulated upstream runs in this process on loopback ports and the
  * service is pointed at it with the sandbox's credentials, so it runs exactly the code paths it
  * runs against the real upstream. Production never gets here (configuration refuses it).
  */
 export async function startSandboxMode(config: AppConfig): Promise<SandboxMode> {
-  if (!config.runtime.sandbox) return { config };
   const sandbox = await startSandbox({ host: '127.0.0.1' });
+  const base = config.http.publicBaseUrl;
   return {
     sandbox,
+    modules: [DemoModule.forSandbox(sandbox)],
+    banner:
+      `\nSANDBOX MODE: no Guesty credentials, so the service talks to the built-in simulator below.\n` +
+      `Demo checkout: ${base}/demo   API docs: ${base}/docs   Fixtures and test cards: docs/sandbox.md\n${describeSandbox(sandbox.urls)}\n`,
     config: {
       ...config,
       checkout: { ...config.checkout, extras: config.checkout.extras.length > 0 ? config.checkout.extras : DEMO_EXTRAS },
