@@ -14,7 +14,7 @@ const post = (url: string, body: unknown, headers: Record<string, string> = {}) 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Scenario 6 — anonymous flood (SPEC §7): for `seconds`, anonymous reads of random listing ids at
+ * Scenario 6 — anonymous flood (docs/product-spec.md §7): for `seconds`, anonymous reads of random listing ids at
  * 10× the upstream's 120/min budget, each from a client address of its own (TRUST_PROXY=1, so the
  * per-IP read limit does not stop them and the budget share must), while a checkout (session and
  * card) runs once a second. Then 100 payment-status polls of one paid session across the instances.

@@ -1,4 +1,4 @@
-/** The upstream's invoice-item rules (UPSTREAM.md "Invoice items"), shared by both endpoints. */
+/** The upstream's invoice-item rules (docs/upstream.md "Invoice items"), shared by both endpoints. */
 import type { RealizationDate } from '../state/records';
 import type { FieldProblem } from '../http/errors';
 

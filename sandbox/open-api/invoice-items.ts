@@ -1,4 +1,4 @@
-/** Both invoice-item endpoints (seed §4.3 current, §4.4 deprecated). */
+/** Both invoice-item endpoints (docs/upstream-seed.md §4.3 current, §4.4 deprecated). */
 import { jsonAnswer, type SandboxAnswer } from '../http/answer';
 import { parseJsonObject } from '../http/body';
 import { invalidParameters, notFound } from '../http/errors';

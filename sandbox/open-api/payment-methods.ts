@@ -55,7 +55,7 @@ function usableToken(runtime: SandboxRuntime, request: AttachRequest): CardToken
 
 /**
  * The processor charges the balance only when the token was made under the listing's current
- * provider; otherwise the method is accepted and nothing ever shows in money.payments (seed §7).
+ * provider; otherwise the method is accepted and nothing ever shows in money.payments (docs/upstream-seed.md §7).
  */
 function chargeOnAttach(
   runtime: SandboxRuntime,

@@ -1,4 +1,4 @@
-/** POST /oauth2/token and the bearer check every /v1 request goes through (seed §4.1, §5). */
+/** POST /oauth2/token and the bearer check every /v1 request goes through (docs/upstream-seed.md §4.1, §5). */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { jsonAnswer, type SandboxAnswer } from '../http/answer';

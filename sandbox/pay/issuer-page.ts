@@ -1,6 +1,6 @@
 /**
  * The card issuer's 3DS page behind threeDS.authURL: "Authenticate" or "Fail", then the browser is
- * sent to successURL / failureURL exactly as the tokenization request gave them (seed §3).
+ * sent to successURL / failureURL exactly as the tokenization request gave them (docs/upstream-seed.md §3).
  */
 import { htmlAnswer, redirectAnswer, type SandboxAnswer } from '../http/answer';
 import type { RequestContext } from '../http/host-server';

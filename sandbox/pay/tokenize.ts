@@ -1,4 +1,4 @@
-/** POST /api/tokenize/v2: card details in, a single-use token out (seed §2.2, §2.3, §7). */
+/** POST /api/tokenize/v2: card details in, a single-use token out (docs/upstream-seed.md §2.2, §2.3, §7). */
 import { jsonAnswer, type SandboxAnswer } from '../http/answer';
 import { parseJsonObject } from '../http/body';
 import { UpstreamRefusal } from '../http/errors';

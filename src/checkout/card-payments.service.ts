@@ -28,7 +28,7 @@ export interface CardSubmission {
 
 export type { ThreeDsOutcome } from './three-ds-states';
 
-/** What the site's page is told after a 3-D Secure return (SPEC §3). */
+/** What the site's page is told after a 3-D Secure return (docs/product-spec.md §3). */
 export type ThreeDsReturnStatus = 'succeeded' | 'failed' | 'processing';
 
 /** An attach as the journal records it: enough to recognise it upstream, no card data. */
@@ -90,9 +90,9 @@ function onReservation(method: UpstreamPaymentMethod, reservationId: string): bo
 }
 
 /**
- * The card choreography of SPEC §3: the listing's provider → tokenize (with 3-D Secure return URLs
+ * The card choreography of docs/product-spec.md §3: the listing's provider → tokenize (with 3-D Secure return URLs
  * carrying one-time states) → attach the payment method, now or after the issuer page. Every attach
- * goes through the write journal under the reservation's lease (SPEC §6): one card per reservation,
+ * goes through the write journal under the reservation's lease (docs/product-spec.md §6): one card per reservation,
  * never a second attach for one request, never "failed" for a card that landed.
  * Card data passes through to the tokenization host and is never kept; only last4 and brand are.
  */
@@ -259,7 +259,7 @@ export class CardPayments implements OnModuleInit {
       const { intent: earlier, openIntentId, also } = await this.journal.peek<AttachRequest, AttachedMethod>(known.reservationId, id, [this.cards.key(known.reservationId)]);
       if (earlier && !mayResend(earlier.state)) return this.resume(known.id, earlier, lease);
       const session = await this.submittable(known.id, lease, { openIntentId, card: this.cards.parse(also[0]) });
-      // The card-testing guard counts both shapes (SPEC §7), before anything reaches the upstream.
+      // The card-testing guard counts both shapes (docs/product-spec.md §7), before anything reaches the upstream.
       await this.limits.cardAttempt(session.reservationId);
       return attach(session, lease, { id, earlier, openSettled: true });
     });
@@ -327,7 +327,7 @@ export class CardPayments implements OnModuleInit {
 
   /**
    * The reservation's methods before the attach (the reconciliation's snapshot), and the platform's
-   * word on one card per reservation (SPEC §6.8): a method already on it means this would be a second.
+   * word on one card per reservation (docs/product-spec.md §6.8): a method already on it means this would be a second.
    */
   private async methodsBeforeAttach(session: CheckoutSession): Promise<string[]> {
     let methods: UpstreamPaymentMethod[];
@@ -350,7 +350,7 @@ export class CardPayments implements OnModuleInit {
   private async attachFailed(session: CheckoutSession, error: unknown): Promise<never> {
     if (hasCode(error, 'already_paid') || hasCode(error, 'store_unavailable') || hasCode(error, 'invalid_state')) throw error;
     if (hasCode(error, 'outcome_pending')) {
-      // The guest is told "we are confirming", and the site polls the session (SPEC §6.6).
+      // The guest is told "we are confirming", and the site polls the session (docs/product-spec.md §6.6).
       await this.sessions
         .update(session.id, (current) => (current.status === 'succeeded' ? null : { ...current, status: 'processing', nextAction: undefined, lastError: undefined }))
         .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a checkout session processing; the journal keeps the open attach'));

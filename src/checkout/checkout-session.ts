@@ -1,6 +1,6 @@
 /**
- * Statuses of SPEC.md §3, and `processing`: an attach was sent and its outcome is being confirmed
- * (SPEC §6.2); the site polls until `succeeded` or `failed`. `expired` sessions are gone from the
+ * Statuses of docs/product-spec.md §3, and `processing`: an attach was sent and its outcome is being confirmed
+ * (docs/product-spec.md §6.2); the site polls until `succeeded` or `failed`. `expired` sessions are gone from the
  * store (their TTL ended).
  */
 export type CheckoutStatus = 'requires_payment_method' | 'requires_action' | 'processing' | 'succeeded' | 'failed';
@@ -42,7 +42,7 @@ export interface CheckoutSession {
   tokenizedUnder?: string;
 }
 
-/** The session as the website sees it (SPEC.md §3): no guest id, no pending attempt. */
+/** The session as the website sees it (docs/product-spec.md §3): no guest id, no pending attempt. */
 export type CheckoutSessionView = Omit<CheckoutSession, 'version' | 'guestId' | 'createdAt' | 'expiresAt' | 'pendingAttempt' | 'tokenizedUnder'> & {
   expiresAt: string;
 };

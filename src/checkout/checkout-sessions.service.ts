@@ -36,7 +36,7 @@ export class CheckoutSessions {
     if (typeof amount !== 'number' || !currency) {
       throw new DomainError('upstream_error', 'The reservation has no balance to pay in a known currency.');
     }
-    // One card per reservation (SPEC §6.5): a session on a reservation with ours on file would only be refused later.
+    // One card per reservation (docs/product-spec.md §6.5): a session on a reservation with ours on file would only be refused later.
     if (await this.cards.onFile(reservation._id)) throw alreadyPaid();
     if (amount <= 0) throw new DomainError('invalid_state', 'This reservation has nothing left to pay.');
     await this.limits.sessionOpened(reservation._id);

@@ -33,7 +33,7 @@ function setUp() {
   return { sessions, fresh, store, key };
 }
 
-describe('CheckoutSessionsStore: fenced session state (SPEC §6.4)', () => {
+describe('CheckoutSessionsStore: fenced session state (docs/product-spec.md §6.4)', () => {
   it('writes every change over the version it read, one version up', async () => {
     const { sessions, fresh } = setUp();
     const created = await sessions.create(fresh());

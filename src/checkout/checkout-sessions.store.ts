@@ -20,7 +20,7 @@ export function isSessionId(id: string): boolean {
 
 /**
  * Checkout sessions in Redis, visible to every replica, gone when their TTL ends. Every change is a
- * compare-and-set on the session's version (SPEC §6.4): a writer that read an older state, or whose
+ * compare-and-set on the session's version (docs/product-spec.md §6.4): a writer that read an older state, or whose
  * lease lapsed while another went on, cannot overwrite what came after; and `succeeded` never goes back.
  */
 @Injectable()
@@ -81,7 +81,7 @@ export class CheckoutSessionsStore {
 
   /**
    * Records a change that follows an upstream write that landed: when Redis is down it is kept in
-   * memory and applied once Redis answers (SPEC §6.6); `fallback` is written if the session is gone
+   * memory and applied once Redis answers (docs/product-spec.md §6.6); `fallback` is written if the session is gone
    * by then (a Redis that came back empty). `fallback` is also the session as the caller read it
    * under its lease, tried first. Answers the session as this replica knows it.
    */

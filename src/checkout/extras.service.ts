@@ -43,7 +43,7 @@ function view({ definition, quantity }: ExtraLine, item: AddedInvoiceItem): Adde
   };
 }
 
-/** Checkout extras (SPEC §3): catalogue items the guest adds to a reservation whose payment method is attached. */
+/** Checkout extras (docs/product-spec.md §3): catalogue items the guest adds to a reservation whose payment method is attached. */
 @Injectable()
 export class Extras {
   private readonly catalogue: Map<string, ExtraDefinition>;

@@ -7,7 +7,7 @@ import { ListingSummary } from './listing-summary';
 
 /**
  * A public summary may be a few seconds staler on one replica than in Redis: the hottest read then
- * skips Redis. An unknown id is remembered for a minute (SPEC §7), so guessing ids costs the
+ * skips Redis. An unknown id is remembered for a minute (docs/product-spec.md §7), so guessing ids costs the
  * upstream one read per id and minute at most.
  */
 const SUMMARY_CACHE = { ttlMs: 5 * 60_000, localTtlMs: 10_000, missTtlMs: 60_000 };

@@ -10,7 +10,7 @@ export interface CardOnFile {
   sessionId: string;
 }
 
-/** Longer than any stay is paid for: the platform stays the record after it (SPEC §6.8). */
+/** Longer than any stay is paid for: the platform stays the record after it (docs/product-spec.md §6.8). */
 const CARD_ON_FILE_TTL_MS = 400 * 24 * 3_600_000;
 
 export function alreadyPaid(): DomainError {
@@ -18,7 +18,7 @@ export function alreadyPaid(): DomainError {
 }
 
 /**
- * One card per reservation (SPEC §6.5): what this service attached, shared by every replica, so a
+ * One card per reservation (docs/product-spec.md §6.5): what this service attached, shared by every replica, so a
  * second session on the reservation is refused before it spends a card attempt or a tokenization.
  * The platform's own list, read before every attach, guards the case where this record was lost.
  */

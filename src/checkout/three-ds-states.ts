@@ -16,7 +16,7 @@ const STATE = /^[A-Za-z0-9_-]{32}$/;
 /**
  * The one-time states carried by the 3-D Secure return URLs: 192 random bits each, one for the
  * success path and one for the failure path, stored server-side under a digest of the path and the
- * value and consumed atomically. A state opens only the path it was issued for (SPEC §6.7); a
+ * value and consumed atomically. A state opens only the path it was issued for (docs/product-spec.md §6.7); a
  * forged, replayed, swapped or expired state finds nothing and consumes nothing.
  */
 @Injectable()

@@ -18,7 +18,7 @@ interface TokenizeErrorBody {
 const GUEST_ACCOUNT_MESSAGE = 'The card could not be processed right now. Please try again later or use another payment option.';
 
 /**
- * What a tokenization answer means for the guest (seed §7): 402 ERR_BAD_REQUEST is the payment
+ * What a tokenization answer means for the guest (docs/upstream-seed.md §7): 402 ERR_BAD_REQUEST is the payment
  * account being faulty or offline (never retried; operators must act), a decline is the card.
  */
 export function readTokenizeAnswer(answer: UpstreamAnswer): TokenizeOutcome {

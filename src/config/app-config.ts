@@ -48,7 +48,7 @@ export interface GuestyConfig {
   authUrl: string;
   payUrl: string;
   invoiceItemsEndpoint: 'current' | 'deprecated';
-  /** Where the token request carries the credentials (seed §4.1 allows both). */
+  /** Where the token request carries the credentials (docs/upstream-seed.md §4.1 allows both). */
   tokenCredentials: 'basic' | 'body';
   /** The upstream's token allowance per client id per rolling 24 h. */
   tokensPerDay: number;
@@ -75,7 +75,7 @@ export interface CheckoutConfig {
   sessionsPerReservation: RateLimit;
 }
 
-/** Writes to one reservation (SPEC §6.3). */
+/** Writes to one reservation (docs/product-spec.md §6.3). */
 export interface ReservationWritesConfig {
   /** Least time between two writes to one reservation, across replicas. */
   spacingMs: number;
@@ -96,7 +96,7 @@ export interface AppConfig {
   budget: BudgetConfig;
 }
 
-/** Shares of the upstream budget and the bounds on reads that may spend it (SPEC §7). */
+/** Shares of the upstream budget and the bounds on reads that may spend it (docs/product-spec.md §7). */
 export interface BudgetConfig {
   /** Percent of every upstream budget window that anonymous reads may use (UPSTREAM_ANONYMOUS_SHARE). */
   anonymousSharePercent: number;

@@ -31,7 +31,7 @@ describe('parseConfiguration', () => {
     expect(config.guesty).toMatchObject({ apiUrl: 'https://open-api.guesty.com', authUrl: 'https://open-api.guesty.com', payUrl: 'https://pay.guesty.com', invoiceItemsEndpoint: 'current' });
   });
 
-  it('spaces and leases reservation writes by default (SPEC §2, §6.3)', () => {
+  it('spaces and leases reservation writes by default (docs/product-spec.md §2, §6.3)', () => {
     expect(parseConfiguration({}).reservationWrites).toEqual({ spacingMs: 1_500, leaseMs: 10_000 });
   });
 

@@ -205,7 +205,7 @@ function parseExtras(read: EnvironmentReader): ExtraDefinition[] {
   return extras;
 }
 
-/** Reads and validates every variable of SPEC.md §2; throws ConfigurationError listing all problems. */
+/** Reads and validates every variable of docs/product-spec.md §2; throws ConfigurationError listing all problems. */
 export function parseConfiguration(env: Environment): AppConfig {
   const read = new EnvironmentReader(env);
   const nodeEnv = read.text('NODE_ENV') ?? 'development';

@@ -1,5 +1,5 @@
 /**
- * Durations that must outlive the calls they guard (SPEC §6.3). The locks and leases live in other
+ * Durations that must outlive the calls they guard (docs/product-spec.md §6.3). The locks and leases live in other
  * rooms; their lengths live here, so that configuration can refuse timeouts that would let one
  * lapse under a running call.
  */

@@ -1,6 +1,6 @@
 import { InvoiceItemRequest, UpstreamInvoiceItem } from '../upstream/guesty.types';
 
-/** An invoice item as the upstream recorded it (SPEC §4): what the operator and extras routes answer. */
+/** An invoice item as the upstream recorded it (docs/product-spec.md §4): what the operator and extras routes answer. */
 export type AddedInvoiceItem = Omit<UpstreamInvoiceItem, 'isTax'>;
 
 function text(value: unknown): string | undefined {

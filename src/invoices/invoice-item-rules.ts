@@ -1,6 +1,6 @@
 /*
  * Invoice-item rules of the upstream's public reference (open-api-docs, "Add invoice item to a
- * reservation"; collected in shared/UPSTREAM.md): `title`, `amount`, `normalType` required;
+ * reservation"; collected in shared/docs/upstream.md): `title`, `amount`, `normalType` required;
  * `normalType` from this set (the accommodation fare `AF` is not allowed); `secondIdentifier`
  * required when `normalType` is `AFE` and refused otherwise.
  */
@@ -28,7 +28,7 @@ export function secondIdentifierProblem(normalType: string, secondIdentifier: st
   return null;
 }
 
-/** A real calendar day written YYYY-MM-DD (seed §2.4): `2026-02-30` and `2026/01/01` are not. */
+/** A real calendar day written YYYY-MM-DD (docs/upstream-seed.md §2.4): `2026-02-30` and `2026/01/01` are not. */
 export function isCalendarDate(value: unknown): value is string {
   if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const [year, month, day] = value.split('-').map(Number);

@@ -33,7 +33,7 @@ export function invoiceItemIntentId(scope: string, index: number): string {
 
 /**
  * Adds invoice items to a reservation, each through the write journal under the reservation's lease
- * (SPEC §6): journaled before it is sent, reconciled by re-reading the reservation when the answer
+ * (docs/product-spec.md §6): journaled before it is sent, reconciled by re-reading the reservation when the answer
  * is lost, never sent twice for one line of one request.
  */
 @Injectable()

@@ -12,7 +12,7 @@ const BATCH = 20;
 
 /**
  * Finishes what a replica that died (or a request that ended while the platform had not answered)
- * left open (SPEC §6.6): every few seconds one replica at a time takes the due intents and
+ * left open (docs/product-spec.md §6.6): every few seconds one replica at a time takes the due intents and
  * reconciles each under its reservation's lease. An intent whose writer is still at work is
  * skipped: the writer holds the lease.
  */

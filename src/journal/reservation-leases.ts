@@ -21,7 +21,7 @@ function busy(): DomainError {
 }
 
 /**
- * One writer per reservation across replicas (SPEC §6.3): a lease in Redis, renewed every third of
+ * One writer per reservation across replicas (docs/product-spec.md §6.3): a lease in Redis, renewed every third of
  * its length while the work runs, so it outlives the slowest call without a fixed guess; a replica
  * that dies stops renewing and the lease lapses within RESERVATION_LEASE_MS. (The journal spaces the
  * writes by RESERVATION_WRITE_SPACING_MS: back-to-back writes to one reservation race upstream.)

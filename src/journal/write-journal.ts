@@ -59,7 +59,7 @@ function pending(cause?: unknown): DomainError {
 }
 
 /**
- * The one door for upstream writes on reservations (SPEC §6, docs/write-journal.md): an intent in
+ * The one door for upstream writes on reservations (docs/product-spec.md §6, docs/write-journal.md): an intent in
  * Redis before the request leaves, its outcome after, `unknown` until a reconciler has read the
  * upstream. While an intent on a reservation is open, no other write on it is sent. Callers hold
  * the reservation's lease (ReservationLeases) around every call here.

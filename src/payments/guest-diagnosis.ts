@@ -5,7 +5,7 @@ const LAST4 = /^\d{4}$/;
 /**
  * The diagnosis in words for the guest (the site shows them): what happened and what the guest can
  * do, never the processor's or issuer's own words, provider ids or operator advice. The operator's
- * wording stays on the admin route (SPEC §3.2).
+ * wording stays on the admin route (docs/product-spec.md §3.2).
  */
 export function forGuest(answer: PaymentDiagnosis, last4?: string): PaymentDiagnosis {
   const card = last4 && LAST4.test(last4) ? `your card ending ${last4}` : 'your card';

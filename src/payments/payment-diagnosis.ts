@@ -1,4 +1,4 @@
-/** The money.payments diagnostics of SPEC.md §3, as both routes answer them. */
+/** The money.payments diagnostics of docs/product-spec.md §3, as both routes answer them. */
 
 export type PaymentState = 'paid' | 'payment_method_attached' | 'missing';
 

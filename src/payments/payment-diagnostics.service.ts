@@ -26,7 +26,7 @@ const RESERVATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const RE_READ_DELAYS_MS = [250, 750, 1_500];
 
 /**
- * Why a reservation is (not) paid, from its money.payments (SPEC.md §3, seed §7): paid; a card
+ * Why a reservation is (not) paid, from its money.payments (docs/product-spec.md §3, docs/upstream-seed.md §7): paid; a card
  * tokenized under another processor account than the listing's; a processor or issuer refusal;
  * a card attached whose payment is still to show; or no card at all.
  */

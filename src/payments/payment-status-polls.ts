@@ -17,7 +17,7 @@ const LOCK_TTL_MS = 20_000;
 const POLL_MS = 100;
 
 /**
- * payment-status for the site (SPEC §3.2): at most one upstream read of a reservation's payments per
+ * payment-status for the site (docs/product-spec.md §3.2): at most one upstream read of a reservation's payments per
  * PAYMENT_STATUS_REFRESH_SECONDS, shared by all replicas however many browsers poll. One replica
  * reads under a short lock and stores its answer; the others answer from it, or wait for it. The
  * answer is worded for the guest before it is stored.

@@ -48,7 +48,7 @@ export class RedisKeys {
   }
 
   /**
-   * One reservation's writes (SPEC §6): the writer's lease, the time since its last write (a key
+   * One reservation's writes (docs/product-spec.md §6): the writer's lease, the time since its last write (a key
    * that lives RESERVATION_WRITE_SPACING_MS), the intent whose outcome is still open, the journal's
    * intents and the card this service attached. One hash tag per reservation keeps them in one
    * Redis Cluster slot, so the journal writes an intent and its pointers in one atomic step.

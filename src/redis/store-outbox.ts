@@ -11,7 +11,7 @@ interface KeptWrite {
 
 /**
  * Writes that record something that already happened upstream (a card attached, an item added):
- * they must reach the store even when it is down at that moment (SPEC §6.6). A write that fails is
+ * they must reach the store even when it is down at that moment (docs/product-spec.md §6.6). A write that fails is
  * kept in this replica's memory, in order, and tried again until the store answers. Writes with the
  * same `slot` replace each other: only the latest state of one record is worth writing.
  */

@@ -94,7 +94,7 @@ export class GuestyClient {
   /**
    * The guest's methods attached to this reservation. Always with `reservationId` (without it the
    * upstream may answer an empty list even though a method exists) and `reuse=false`: the filter
-   * defaults to `true`, and the service attaches with `reuse: false` (UPSTREAM.md).
+   * defaults to `true`, and the service attaches with `reuse: false` (docs/upstream.md).
    */
   async listPaymentMethods(guestId: string, reservationId: string, priority: Priority = 'checkout'): Promise<UpstreamPaymentMethod[]> {
     const answer = await this.openApi({

@@ -10,7 +10,7 @@ export interface MintedToken {
   expiresInSeconds: number;
 }
 
-/** POST {auth}/oauth2/token (seed §4.1). Called only by SharedAccessTokens, under its mint lock and ledger. */
+/** POST {auth}/oauth2/token (docs/upstream-seed.md §4.1). Called only by SharedAccessTokens, under its mint lock and ledger. */
 @Injectable()
 export class GuestyTokenIssuer {
   constructor(

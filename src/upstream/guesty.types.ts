@@ -1,5 +1,5 @@
 /*
- * The upstream's resources as far as the product reads them (seed-api.md and UPSTREAM.md). Fields
+ * The upstream's resources as far as the product reads them (docs/upstream-seed.md and docs/upstream.md). Fields
  * the product never reads are left out; unknown extra fields are ignored.
  */
 
@@ -123,7 +123,7 @@ export interface InvoiceItemRequest {
   realizationDates?: { date: string }[];
 }
 
-/** The tokenization request of seed §2.2. Card fields pass through and are never logged or kept. */
+/** The tokenization request of docs/upstream-seed.md §2.2. Card fields pass through and are never logged or kept. */
 export interface TokenizeRequest {
   paymentProviderId: string;
   listingId: string;

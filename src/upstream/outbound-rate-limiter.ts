@@ -10,7 +10,7 @@ import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 
 /**
- * Who a call is for, in the order the budget serves them (SPEC §7): `checkout` (a guest's writes
+ * Who a call is for, in the order the budget serves them (docs/product-spec.md §7): `checkout` (a guest's writes
  * and the reads they need), `session` (reads for an open session, e.g. payment-status), `background`
  * (operators, webhooks, sweeps), `anonymous` (public reads: listing summaries, calendars, quotes),
  * which also may use at most UPSTREAM_ANONYMOUS_SHARE % of every window.

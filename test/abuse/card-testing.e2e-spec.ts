@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { checkoutClient, freshReservation } from '../utils/checkout-client';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
-/** SPEC §7: the card-testing guard has no side door, whatever the submission's shape or session. */
+/** docs/product-spec.md §7: the card-testing guard has no side door, whatever the submission's shape or session. */
 describe('card-testing guard: token submissions and sessions per reservation count', () => {
   let world: SandboxedApps;
 

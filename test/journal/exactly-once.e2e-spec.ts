@@ -5,7 +5,7 @@ import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 /**
- * SPEC §6 end to end: every fault that once attached a second card, added an extra twice or told
+ * docs/product-spec.md §6 end to end: every fault that once attached a second card, added an extra twice or told
  * the guest "failed" for a write that landed, replayed against two replicas on real Redis.
  */
 describe('exactly once: card attaches and extras under faults', () => {

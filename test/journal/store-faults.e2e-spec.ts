@@ -5,7 +5,7 @@ import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { BUILT_MAIN, ServiceProcess, spawnService } from '../utils/service-process';
 
 /**
- * SPEC §6.6: nothing acknowledged is lost. Redis killed while an attach is on the wire, and a
+ * docs/product-spec.md §6.6: nothing acknowledged is lost. Redis killed while an attach is on the wire, and a
  * replica killed while its attach is on the wire: the outcome reaches the session either way, and
  * no retry attaches a second card.
  */
@@ -96,7 +96,7 @@ describe('exactly once when Redis or a replica dies mid-attach (own redis-server
     await service.exited;
     const killedAt = Date.now();
     await waitUntil(async () => (await sessionStatus(sessionId)) === 'succeeded', 45_000, 'the sweep to reconcile the dead replica\'s attach');
-    // SPEC §6.6 asks for "within a minute".
+    // docs/product-spec.md §6.6 asks for "within a minute".
     expect(Date.now() - killedAt).toBeLessThan(60_000);
     // The guest's retry with the same key: "still running" while the dead replica's claim lasts
     // (it is no longer renewed), then what landed, from the journal: never a second attach.

@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsISO31661Alpha2, IsNotEmpty, IsObject, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { IsLuhnCardNumber, IsNotExpired } from './card-rules';
 
-/* Formats as the tokenization host requires them (seed §2.2). */
+/* Formats as the tokenization host requires them (docs/upstream-seed.md §2.2). */
 
 export class CardDto {
   @ApiProperty({ example: '4242424242424242', description: '13-19 digits, Luhn-valid' })

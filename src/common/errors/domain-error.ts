@@ -41,7 +41,7 @@ export class DomainError extends Error {
   }
 
   /**
-   * A write whose outcome is not known yet (SPEC §6.2): never "failed", never sent again; the
+   * A write whose outcome is not known yet (docs/product-spec.md §6.2): never "failed", never sent again; the
    * Idempotency-Key stays bound to it and a retry answers what reconciliation finds.
    */
   static outcomePending(detail: string, cause?: unknown): DomainError {

@@ -1,4 +1,4 @@
-/** Stable machine words of the problem bodies (SPEC.md §3), with the status and title each answers. */
+/** Stable machine words of the problem bodies (docs/product-spec.md §3), with the status and title each answers. */
 export const ERROR_CODES = {
   validation_failed: { status: 400, title: 'The request is not valid' },
   malformed_json: { status: 400, title: 'The body is not valid JSON' },

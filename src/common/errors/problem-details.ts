@@ -1,7 +1,7 @@
 import { ERROR_CODES, ErrorCode } from './error-code';
 import { FieldError } from './domain-error';
 
-/** RFC 9457 problem details, with the stable `code` and the request id (SPEC.md §3). */
+/** RFC 9457 problem details, with the stable `code` and the request id (docs/product-spec.md §3). */
 export interface ProblemDetails {
   type: string;
   title: string;

@@ -8,7 +8,7 @@ export class FieldErrorDto {
   message!: string;
 }
 
-/** The RFC 9457 body of every error (SPEC.md §3), for the OpenAPI description. */
+/** The RFC 9457 body of every error (docs/product-spec.md §3), for the OpenAPI description. */
 export class ProblemDetailsDto {
   @ApiProperty({ example: 'urn:problem:checkout:validation_failed' })
   type!: string;

@@ -1,4 +1,4 @@
-/** The OpenAPI description of the Idempotency-Key header of write routes (SPEC §3). */
+/** The OpenAPI description of the Idempotency-Key header of write routes (docs/product-spec.md §3). */
 export const IDEMPOTENCY_HEADER = {
   name: 'Idempotency-Key',
   required: true,

@@ -17,7 +17,7 @@ export type IdempotentAnswer<T> = StoredAnswer<T> & { replayed: boolean };
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
 
-/** How long an answer is kept (SPEC.md §3). */
+/** How long an answer is kept (docs/product-spec.md §3). */
 export const IDEMPOTENCY_RECORD_TTL_MS = 24 * 60 * 60 * 1000;
 
 /**

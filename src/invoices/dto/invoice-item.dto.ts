@@ -5,11 +5,11 @@ import { INVOICE_ITEM_NORMAL_TYPES } from '../invoice-item-rules';
 import { IsCalendarDate, MatchesNormalType } from './invoice-item-validators';
 
 /*
- * The invoice item of seed §2.4, validated as the upstream's public reference describes it
- * (open-api-docs "Add invoice item to a reservation", collected in shared/UPSTREAM.md "Invoice
+ * The invoice item of docs/upstream-seed.md §2.4, validated as the upstream's public reference describes it
+ * (open-api-docs "Add invoice item to a reservation", collected in shared/docs/upstream.md "Invoice
  * items"): title, amount and normalType required; normalType from the documented set, without the
  * accommodation fare AF; secondIdentifier required for AFE and refused otherwise. Of the reference's
- * realizationDates shapes, the product takes `{date}` (seed §2.4, SPEC §4).
+ * realizationDates shapes, the product takes `{date}` (docs/upstream-seed.md §2.4, docs/product-spec.md §4).
  */
 
 export class RealizationDateDto {

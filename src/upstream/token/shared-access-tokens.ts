@@ -62,7 +62,7 @@ export interface MintTestHooks {
 }
 
 /**
- * One access token for every replica (SPEC.md §1): kept in Redis encrypted, copied locally,
+ * One access token for every replica (docs/product-spec.md §1): kept in Redis encrypted, copied locally,
  * minted by one replica at a time under a lock, refreshed ahead of expiry, re-minted at most
  * once per generation on 401/403, and never beyond the 24 h allowance less the reserve.
  */
