@@ -4,6 +4,7 @@ import type { SandboxRuntime } from './runtime/runtime';
 import { reservationView } from './state/money';
 import { createTestReservation } from './state/reservation-factory';
 import { paymentMethodView } from './open-api/payment-methods';
+import { PAYMENT_POLICIES } from './state/charging';
 import { SANDBOX_ROUTES, type CardTokenView, type SandboxControl, type SandboxRoute } from './types';
 
 function checkedRoute(route: SandboxRoute): SandboxRoute {
@@ -16,7 +17,11 @@ function checkedRoute(route: SandboxRoute): SandboxRoute {
 export function createControl(runtime: SandboxRuntime): SandboxControl {
   return {
     reset: () => runtime.reset(),
-    advanceClock: (ms) => runtime.clock.advance(ms),
+    advanceClock: (ms) => {
+      runtime.clock.advance(ms);
+      // What the moved clock passed comes due at once, as the platform's scheduler would charge it.
+      runtime.settle();
+    },
     now: () => runtime.now(),
     setRouteDelay: (route, ms) => runtime.faults.setDelay(checkedRoute(route), ms),
     forceStatus: (route, status, options) => runtime.faults.force(checkedRoute(route), status, options),
@@ -51,6 +56,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     },
 
     getReservation(id, options) {
+      runtime.settle();
       const reservation = runtime.store.reservations.get(id);
       if (!reservation) return undefined;
       return reservationView(runtime.store, reservation, runtime.now(), options?.settled ?? false);
@@ -69,6 +75,27 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
         createdAt: new Date(token.createdAt).toISOString(),
       };
     },
+
+    settlePayments: () => runtime.settle(),
+
+    setPaymentPolicy(listingId, policy) {
+      if (!runtime.store.listings.has(listingId)) throw new Error(`Unknown sandbox listing ${listingId}`);
+      runtime.store.paymentPolicies.set(listingId, PAYMENT_POLICIES[policy]);
+    },
+
+    setWebhookTarget(url) {
+      runtime.webhooks.target = url;
+    },
+
+    get webhookSecret() {
+      return runtime.webhooks.secret;
+    },
+
+    get webhookDeliveries() {
+      return runtime.webhooks.deliveries.map((delivery) => ({ ...delivery }));
+    },
+
+    webhooksSettled: () => runtime.webhooks.settled(),
 
     getPaymentMethods(guestId) {
       return [...runtime.store.paymentMethods.values()]

@@ -60,12 +60,17 @@ export async function startSandbox(options?: SandboxOptions): Promise<RunningSan
   }
   const apiUrl = baseUrl(apiServer, host);
   runtime.payUrl = baseUrl(payServer, host);
+  // The platform's scheduler: charges come due without anyone asking (and their webhooks go out).
+  const scheduler = setInterval(() => runtime.settle(), 100);
+  scheduler.unref();
   let stopping: Promise<void> | undefined;
   return {
     urls: { apiUrl, authUrl: apiUrl, payUrl: runtime.payUrl },
     control: createControl(runtime),
     stop() {
       stopping ??= (async () => {
+        clearInterval(scheduler);
+        await runtime.webhooks.settled();
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
         await Promise.all([close(apiServer), close(payServer)]);

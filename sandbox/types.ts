@@ -17,6 +17,8 @@ export const SANDBOX_ROUTES = [
   'tokenize',
   'issuerPage',
   'issuerAction',
+  'chargeAuthPage',
+  'chargeAuthAction',
 ] as const;
 
 export type SandboxRoute = (typeof SANDBOX_ROUTES)[number];
@@ -39,6 +41,12 @@ export interface SandboxOptions {
   tokenTtlSeconds?: number;
   /** How long after an attach the payment shows in money.payments (the upstream is eventually consistent). */
   paymentVisibilityDelayMs?: number;
+  /** How long after a payment is due (and shows) its charge settles: PENDING → SUCCEEDED / FAILED / PENDING_AUTH. */
+  chargeSettleDelayMs?: number;
+  /** The `whsec_` secret webhooks are signed with; a fresh one per instance when absent. */
+  webhookSecret?: string;
+  /** Where the platform's webhooks go (the service beside the sandbox); none are sent while unset. */
+  webhookUrl?: string;
   /** Fixed latency added to every answer of both hosts, for benchmarks. */
   latencyMs?: number;
   clock?: () => number;
@@ -129,6 +137,16 @@ export interface SandboxControl {
   getReservation(id: string, options?: { settled?: boolean }): Record<string, unknown> | undefined;
   getToken(id: string): CardTokenView | undefined;
   getPaymentMethods(guestId: string): Record<string, unknown>[];
+  /** Charges what is due now (as the platform's scheduler would on its next tick) and sends its webhooks. */
+  settlePayments(): void;
+  /** The listing's auto-payment policy for payments scheduled from now on. */
+  setPaymentPolicy(listingId: string, policy: 'atBooking' | 'split' | 'beforeCheckIn'): void;
+  /** Where signed webhooks go; undefined stops sending. */
+  setWebhookTarget(url: string | undefined): void;
+  readonly webhookSecret: string;
+  readonly webhookDeliveries: readonly { id: string; type: string; status: number; time: number }[];
+  /** Resolves once every webhook sent so far was answered. */
+  webhooksSettled(): Promise<void>;
 }
 
 export interface RunningSandbox {

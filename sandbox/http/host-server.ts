@@ -150,6 +150,7 @@ async function serve(
   if (fault.forced) {
     answer = forcedAnswer(fault.forced);
   } else {
+    runtime.settle();
     const ctx: RequestContext = {
       runtime,
       method,

@@ -4,8 +4,7 @@ import { parseJsonObject } from '../http/body';
 import { invalidParameters, notFound, UpstreamRefusal, type FieldProblem } from '../http/errors';
 import type { RequestContext } from '../http/host-server';
 import type { SandboxRuntime } from '../runtime/runtime';
-import { insufficientFundsAttempt } from '../state/charges';
-import { outstandingBalance } from '../state/money';
+import { scheduleOnAttach } from '../state/charging';
 import type { CardTokenRecord, PaymentMethodRecord, ReservationRecord } from '../state/records';
 import { newId } from '../state/store';
 
@@ -54,31 +53,15 @@ function usableToken(runtime: SandboxRuntime, request: AttachRequest): CardToken
 }
 
 /**
- * The processor charges the balance only when the token was made under the listing's current
- * provider; otherwise the method is accepted and nothing ever shows in money.payments (docs/upstream-seed.md §7).
+ * Attaching charges nothing by itself: it schedules the reservation's payments on the card by the
+ * listing's policy, only when the token was made under the listing's current provider; otherwise
+ * the method is accepted and nothing ever shows in money.payments (docs/upstream-seed.md §7).
  */
-function chargeOnAttach(
-  runtime: SandboxRuntime,
-  reservation: ReservationRecord,
-  method: PaymentMethodRecord,
-  token: CardTokenRecord,
-  now: number,
-): void {
-  if (runtime.store.listingProviders.get(reservation.listingId) !== token.paymentProviderId) return;
-  const amount = outstandingBalance(reservation);
-  if (amount <= 0) return;
-  const succeeded = token.charge === 'succeeds';
-  reservation.payments.push({
-    _id: newId('pay_'),
-    amount,
-    currency: reservation.currency,
-    status: succeeded ? 'SUCCEEDED' : 'FAILED',
-    paymentMethodId: method._id,
-    paymentProviderId: token.paymentProviderId,
-    guestId: reservation.guestId,
-    createdAt: now,
-    visibleAt: now + runtime.options.paymentVisibilityDelayMs,
-    attempts: [succeeded ? { status: 'SUCCEEDED' } : insufficientFundsAttempt(token.card)],
+function scheduleWhenChargeable(runtime: SandboxRuntime, reservation: ReservationRecord, method: PaymentMethodRecord, now: number): void {
+  if (runtime.store.listingProviders.get(reservation.listingId) !== method.paymentProviderId) return;
+  scheduleOnAttach(runtime.store, reservation, method, now, {
+    visibilityDelayMs: runtime.options.paymentVisibilityDelayMs,
+    settleDelayMs: runtime.options.chargeSettleDelayMs,
   });
 }
 
@@ -89,6 +72,9 @@ export function paymentMethodView(method: PaymentMethodRecord): Record<string, u
     paymentProviderId: method.paymentProviderId,
     reservationId: method.reservationId ?? null,
     type: 'CARD',
+    // The reference's readers take last4/brand at the top level; the product's first reading, under card.
+    last4: method.card.last4,
+    brand: method.card.brand,
     card: { ...method.card },
     status: 'ACTIVE',
     reuse: method.reuse,
@@ -120,9 +106,10 @@ export function attachPaymentMethod(ctx: RequestContext): SandboxAnswer {
     reuse: request.reuse,
     card: { ...token.card },
     createdAt: now,
+    charge: token.charge,
   };
   store.paymentMethods.set(method._id, method);
-  if (reservation) chargeOnAttach(runtime, reservation, method, token, now);
+  if (reservation) scheduleWhenChargeable(runtime, reservation, method, now);
   return jsonAnswer(201, paymentMethodView(method));
 }
 

@@ -1,6 +1,7 @@
 /** The tokenization host: /api/tokenize/v2 and the issuer's 3DS page. No token checks, no rate limits. */
 import { jsonAnswer } from '../http/answer';
 import type { HostDefinition } from '../http/host-server';
+import { recordChargeAuthentication, showChargeAuthentication } from './charge-authentication';
 import { recordIssuerDecision, showIssuerPage } from './issuer-page';
 import { tokenizeCard } from './tokenize';
 
@@ -13,6 +14,18 @@ export const payHost: HostDefinition = {
       method: 'POST',
       path: /^\/3ds\/(?<tokenId>[^/]+)\/(?<action>authenticate|fail)\/?$/,
       handle: recordIssuerDecision,
+    },
+    {
+      name: 'chargeAuthPage',
+      method: 'GET',
+      path: /^\/charges\/(?<paymentId>[^/]+)\/authenticate\/?$/,
+      handle: showChargeAuthentication,
+    },
+    {
+      name: 'chargeAuthAction',
+      method: 'POST',
+      path: /^\/charges\/(?<paymentId>[^/]+)\/(?<action>authenticate|fail)\/?$/,
+      handle: recordChargeAuthentication,
     },
   ],
   unmatched: (_ctx, status) =>

@@ -1,6 +1,12 @@
 /** Card numbers that choose the outcome on the tokenization host (docs/sandbox.md lists them). */
 
-export type TestCardOutcome = 'succeeds' | 'three_ds' | 'declined' | 'account_unavailable' | 'insufficient_funds';
+export type TestCardOutcome =
+  | 'succeeds'
+  | 'three_ds'
+  | 'declined'
+  | 'account_unavailable'
+  | 'insufficient_funds'
+  | 'authentication_required';
 
 export interface SandboxTestCard {
   number: string;
@@ -9,7 +15,11 @@ export interface SandboxTestCard {
 }
 
 export const SANDBOX_TEST_CARDS: readonly SandboxTestCard[] = [
-  { number: '4242424242424242', outcome: 'succeeds', description: 'Tokenizes without 3DS; the payment succeeds.' },
+  {
+    number: '4242424242424242',
+    outcome: 'succeeds',
+    description: "Tokenizes without 3DS; each payment succeeds when the listing's policy charges it.",
+  },
   {
     number: '4000000000003220',
     outcome: 'three_ds',
@@ -30,6 +40,12 @@ export const SANDBOX_TEST_CARDS: readonly SandboxTestCard[] = [
     number: '4000000000000341',
     outcome: 'insufficient_funds',
     description: 'Tokenizes and attaches, but the payment FAILS at the processor (card_declined / insufficient_funds).',
+  },
+  {
+    number: '4000002760003184',
+    outcome: 'authentication_required',
+    description:
+      'Tokenizes and attaches; its charge waits for the guest (PENDING_AUTH, authenticationRequiredData.authenticationUrl: an issuer page to complete or fail it).',
   },
 ];
 

@@ -3,10 +3,16 @@ import { jsonAnswer, type SandboxAnswer } from '../http/answer';
 import { parseJsonObject } from '../http/body';
 import { UpstreamRefusal } from '../http/errors';
 import type { RequestContext } from '../http/host-server';
-import type { CardTokenRecord } from '../state/records';
+import type { CardTokenRecord, ChargeOutcome } from '../state/records';
 import { newId } from '../state/store';
-import { cardBrand, testCardOutcome } from './test-cards';
+import { cardBrand, testCardOutcome, type TestCardOutcome } from './test-cards';
 import { validateTokenizeRequest } from './tokenize-rules';
+
+/** Cards that tokenize fine and show their behaviour only when the platform charges them. */
+const CHARGE_OUTCOMES: Partial<Record<TestCardOutcome, ChargeOutcome>> = {
+  insufficient_funds: 'insufficient_funds',
+  authentication_required: 'requires_authentication',
+};
 
 export function tokenizeCard(ctx: RequestContext): SandboxAnswer {
   const { runtime, now } = ctx;
@@ -42,7 +48,7 @@ export function tokenizeCard(ctx: RequestContext): SandboxAnswer {
       exp_month: input.card.exp_month,
       exp_year: input.card.exp_year,
     },
-    charge: outcome === 'insufficient_funds' ? 'insufficient_funds' : 'succeeds',
+    charge: CHARGE_OUTCOMES[outcome] ?? 'succeeds',
     threeDS: {
       required: threeDsRequired,
       outcome: threeDsRequired ? 'pending' : 'not_required',

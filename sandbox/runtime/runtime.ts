@@ -11,6 +11,8 @@ import {
 import { SandboxClock } from './clock';
 import { FaultPlan } from './faults';
 import { DEFAULT_RATE_LIMITS, SlidingWindowLimiter } from './rate-limiter';
+import { settleDuePayments, type ChargeEvent } from '../state/charging';
+import { newWebhookSecret, WebhookSender } from './webhooks';
 
 export interface ResolvedOptions {
   host: string;
@@ -24,6 +26,9 @@ export interface ResolvedOptions {
   paymentVisibilityDelayMs: number;
   latencyMs: number;
   clock: () => number;
+  chargeSettleDelayMs: number;
+  webhookSecret: string;
+  webhookUrl?: string;
 }
 
 /** Keeps the request log bounded for long stand-alone runs. */
@@ -47,6 +52,9 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     paymentVisibilityDelayMs: nonNegative('paymentVisibilityDelayMs', options.paymentVisibilityDelayMs ?? 500),
     latencyMs: nonNegative('latencyMs', options.latencyMs ?? 0),
     clock: options.clock ?? Date.now,
+    chargeSettleDelayMs: nonNegative('chargeSettleDelayMs', options.chargeSettleDelayMs ?? 500),
+    webhookSecret: options.webhookSecret ?? newWebhookSecret(),
+    webhookUrl: options.webhookUrl,
   };
 }
 
@@ -63,9 +71,12 @@ export class SandboxRuntime {
   counters: SandboxCounters = emptyCounters();
   requestLog: RequestLogEntry[] = [];
   payUrl = '';
+  readonly webhooks: WebhookSender;
 
   constructor(readonly options: ResolvedOptions) {
     this.clock = new SandboxClock(options.clock);
+    this.webhooks = new WebhookSender(options.webhookSecret, () => this.clock.now());
+    this.webhooks.target = options.webhookUrl;
     this.store = seedFixtures(this.clock.now());
     this.limiter = new SlidingWindowLimiter(options.rateLimits);
     this.limiter.setLimits({});
@@ -82,6 +93,31 @@ export class SandboxRuntime {
     this.limiter = new SlidingWindowLimiter(this.options.rateLimits);
     this.counters = emptyCounters();
     this.requestLog = [];
+  }
+
+  /**
+   * Charges what came due (the platform's scheduler), and sends the webhooks for it. Called before
+   * every request and on a short tick, so a moved clock settles what it passed.
+   */
+  settle(): void {
+    const timing = { visibilityDelayMs: this.options.paymentVisibilityDelayMs, settleDelayMs: this.options.chargeSettleDelayMs };
+    const events = settleDuePayments(this.store, this.now(), timing, (paymentId) => `${this.payUrl}/charges/${paymentId}/authenticate`);
+    for (const event of events) this.notify(event);
+  }
+
+  /** The platform's payments webhook: what it names, never more than the reference's payload. */
+  notify({ type, reservation, payment }: ChargeEvent): void {
+    this.webhooks.send(type, {
+      payment: {
+        accountId: this.store.currentProviderOf(reservation.listingId)?.accountId,
+        reservationId: reservation._id,
+        paymentId: payment._id,
+        amount: payment.amount,
+        currency: payment.currency,
+        paymentMethodId: payment.paymentMethodId,
+        ...(payment.paidAt === undefined ? {} : { paidAt: new Date(payment.paidAt).toISOString() }),
+      },
+    });
   }
 
   log(entry: RequestLogEntry): void {

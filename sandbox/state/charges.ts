@@ -13,3 +13,17 @@ export function insufficientFundsAttempt(card: { brand: string; last4: string })
     },
   };
 }
+
+/** The processor's answer when the charge needs the card holder's authentication (PENDING_AUTH). */
+export function authenticationRequiredAttempt(card: { brand: string; last4: string }): PaymentAttempt {
+  return {
+    status: 'PENDING_AUTH',
+    error: 'This payment requires the card holder\'s authentication.',
+    payload: {
+      code: 'authentication_required',
+      decline_code: 'authentication_required',
+      message: 'This payment requires the card holder\'s authentication.',
+      payment_method: { card: { brand: card.brand, last4: card.last4 } },
+    },
+  };
+}

@@ -6,6 +6,7 @@ import { insufficientFundsAttempt } from './charges';
 import { outstandingBalance } from './money';
 import type { ListingRecord, PaymentAttempt, PaymentRecord, ProviderRecord, ReservationRecord } from './records';
 import { addReservation, type ReservationSpec } from './reservation-factory';
+import { PAYMENT_POLICIES } from './charging';
 import { SandboxStore } from './store';
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -168,7 +169,16 @@ function addCharge(charge: SeededCard, status: PaymentRecord['status'], attempt:
     createdAt: charge.at,
     visibleAt: charge.at,
     attempts: [attempt],
+    ...(status === 'SUCCEEDED' ? { paidAt: charge.at } : {}),
   });
+}
+
+/** Each listing charges as a property's auto-payment policy says (docs/sandbox.md lists them). */
+function seedPaymentPolicies(store: SandboxStore): void {
+  store.paymentPolicies.set('lst-seaside', PAYMENT_POLICIES.atBooking);
+  store.paymentPolicies.set('lst-city', PAYMENT_POLICIES.split);
+  store.paymentPolicies.set('lst-mountain', PAYMENT_POLICIES.beforeCheckIn);
+  store.paymentPolicies.set('lst-closed', PAYMENT_POLICIES.atBooking);
 }
 
 export function seedFixtures(now: number): SandboxStore {
@@ -181,6 +191,7 @@ export function seedFixtures(now: number): SandboxStore {
     store.listings.set(`lst-${seed.key}`, listingRecord(seed));
     store.listingProviders.set(`lst-${seed.key}`, `pp-${seed.key}`);
   }
+  seedPaymentPolicies(store);
   const add = (id: string, listingId: string, guestName: string, fullName: string, stay: StaySeed) =>
     addReservation(
       store,

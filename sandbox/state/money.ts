@@ -23,19 +23,26 @@ export function outstandingBalance(reservation: ReservationRecord): number {
 }
 
 function paymentView(payment: PaymentRecord): Record<string, unknown> {
+  // The reference's payment fields only (docs/upstream-reference/open-api-subset.json): no paidAt,
+  // no paymentProviderId; when it was paid shows as its succeeded attempt's createdAt.
   return {
     _id: payment._id,
     amount: payment.amount,
     currency: payment.currency,
     status: payment.status,
     paymentMethodId: payment.paymentMethodId,
-    paymentProviderId: payment.paymentProviderId,
     guestId: payment.guestId,
     createdAt: new Date(payment.createdAt).toISOString(),
-    shouldBePaidAt: new Date(payment.createdAt).toISOString(),
+    shouldBePaidAt: new Date(payment.shouldBePaidAt ?? payment.createdAt).toISOString(),
     isAuthorizationHold: false,
     paymentMethodStatus: 'ACTIVE',
-    attempts: payment.attempts.map((attempt) => ({ ...attempt })),
+    ...(payment.status === 'PENDING_AUTH' && payment.authenticationUrl
+      ? { authenticationRequiredData: { authenticationUrl: payment.authenticationUrl } }
+      : {}),
+    attempts: payment.attempts.map((attempt) => ({
+      ...attempt,
+      ...(attempt.status === 'SUCCEEDED' && payment.paidAt !== undefined ? { createdAt: new Date(payment.paidAt).toISOString() } : {}),
+    })),
     refunds: [],
   };
 }

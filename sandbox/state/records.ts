@@ -64,7 +64,7 @@ export interface InvoiceItemRecord {
 }
 
 export interface PaymentAttempt {
-  status: 'SUCCEEDED' | 'FAILED';
+  status: 'SUCCEEDED' | 'FAILED' | 'PENDING_AUTH';
   error?: string;
   payload?: {
     code: string;
@@ -74,17 +74,31 @@ export interface PaymentAttempt {
   };
 }
 
+/**
+ * PENDING: scheduled (shouldBePaidAt in the future) or being charged; PENDING_AUTH: the charge waits
+ * for the guest's authentication (authenticationRequiredData.authenticationUrl), as the platform.
+ */
+export type PaymentStatus = 'PENDING' | 'PENDING_AUTH' | 'SUCCEEDED' | 'FAILED';
+
 export interface PaymentRecord {
   _id: string;
   amount: number;
   currency: string;
-  status: 'SUCCEEDED' | 'FAILED';
+  status: PaymentStatus;
   paymentMethodId: string;
   paymentProviderId: string;
   guestId: string;
   createdAt: number;
   /** The moment the payment shows in money.payments; before it, reads do not see it. */
   visibleAt: number;
+  /** When the platform charges it (the listing's payment policy); seeded payments: their createdAt. */
+  shouldBePaidAt?: number;
+  /** When a due charge settles (a moment after it is due); set when it becomes due. */
+  settlesAt?: number;
+  /** What the processor does when this payment is charged: the card's behaviour (moved with the payment). */
+  charge?: ChargeOutcome;
+  paidAt?: number;
+  authenticationUrl?: string;
   attempts: PaymentAttempt[];
 }
 
@@ -109,10 +123,23 @@ export interface PaymentMethodRecord {
   reuse: boolean;
   card: { brand: string; last4: string; exp_month: string; exp_year: string };
   createdAt: number;
+  /** Sandbox-only: what the processor does when a payment is charged to this card (never answered). */
+  charge?: ChargeOutcome;
 }
 
 /** What the processor does when a payment is charged to this card. */
-export type ChargeOutcome = 'succeeds' | 'insufficient_funds';
+export type ChargeOutcome = 'succeeds' | 'insufficient_funds' | 'requires_authentication';
+
+/** One installment of a listing's auto-payment policy: a share of the balance, due at booking or N days before check-in. */
+export interface PolicyInstallment {
+  share: number;
+  daysBeforeCheckIn?: number;
+}
+
+export interface PaymentPolicy {
+  name: string;
+  installments: PolicyInstallment[];
+}
 
 export interface CardTokenRecord {
   _id: string;

@@ -5,6 +5,7 @@ import type {
   GuestRecord,
   ListingRecord,
   PaymentMethodRecord,
+  PaymentPolicy,
   ProviderRecord,
   ReservationRecord,
 } from './records';
@@ -24,6 +25,8 @@ export class SandboxStore {
   readonly listings = new Map<string, ListingRecord>();
   /** listingId → paymentProviderId currently assigned to the listing. */
   readonly listingProviders = new Map<string, string>();
+  /** listingId → its auto-payment policy (absent: all at booking); not part of the listing's answer. */
+  readonly paymentPolicies = new Map<string, PaymentPolicy>();
   readonly guests = new Map<string, GuestRecord>();
   readonly reservations = new Map<string, ReservationRecord>();
   readonly paymentMethods = new Map<string, PaymentMethodRecord>();

@@ -19,7 +19,7 @@ describe('sandbox guest payment methods (POST /v1/guests/:guestId/payment-method
     client.api(`/v1/guests/${guestId}/payment-methods`, { body });
   const money = async (reservationId: string) => (await client.api(`/v1/reservations/${reservationId}`)).body.money;
 
-  it('creates a payment method; the SUCCEEDED payment shows in money.payments only after the delay', async () => {
+  it('creates a payment method that charges nothing by itself: the payment shows PENDING after a moment, then settles', async () => {
     const { reservationId, guestId } = fresh();
     const token = await client.tokenize(tokenizeBody({}));
     const answer = await attach(guestId, { _id: token.body._id, paymentProviderId: 'pp-seaside', reservationId });
@@ -30,6 +30,9 @@ describe('sandbox guest payment methods (POST /v1/guests/:guestId/payment-method
       paymentProviderId: 'pp-seaside',
       reservationId,
       type: 'CARD',
+      reuse: false,
+      last4: '4242',
+      brand: 'visa',
       card: { brand: 'visa', last4: '4242', exp_month: '12', exp_year: '2099' },
       status: 'ACTIVE',
       createdAt: expect.any(String),
@@ -39,6 +42,11 @@ describe('sandbox guest payment methods (POST /v1/guests/:guestId/payment-method
     client.control.advanceClock(499);
     expect((await money(reservationId)).payments).toEqual([]);
     client.control.advanceClock(1);
+    // Shown, due now (the listing charges all at booking), not charged yet: attached is not paid.
+    const scheduled = await money(reservationId);
+    expect(scheduled).toMatchObject({ totalPaid: 0, balanceDue: 250, isFullyPaid: false });
+    expect(scheduled.payments).toEqual([expect.objectContaining({ amount: 250, status: 'PENDING', attempts: [] })]);
+    client.control.advanceClock(500);
     const settled = await money(reservationId);
     expect(settled).toMatchObject({ totalPaid: 250, balanceDue: 0, isFullyPaid: true });
     expect(settled.payments).toEqual([
@@ -47,8 +55,8 @@ describe('sandbox guest payment methods (POST /v1/guests/:guestId/payment-method
         currency: 'USD',
         status: 'SUCCEEDED',
         paymentMethodId: answer.body._id,
-        paymentProviderId: 'pp-seaside',
         guestId,
+        shouldBePaidAt: new Date(1_750_000_000_000).toISOString(),
         isAuthorizationHold: false,
       }),
     ]);
@@ -97,7 +105,7 @@ describe('sandbox guest payment methods (POST /v1/guests/:guestId/payment-method
     expect(early.body.code).toBe('THREE_DS_REQUIRED');
     await client.issuerAction(pending.body._id, 'authenticate');
     expect((await attach(guestId, body)).status).toBe(201);
-    client.control.advanceClock(500);
+    client.control.advanceClock(1_000);
     expect((await money(reservationId)).payments[0].status).toBe('SUCCEEDED');
 
     const failing = await client.tokenize(tokenizeBody({ number: '4000000000003220' }));
@@ -123,7 +131,7 @@ describe('sandbox guest payment methods (POST /v1/guests/:guestId/payment-method
     const { reservationId } = fresh();
     const { attach: answer } = await client.payWithCard(reservationId, '4000000000000341');
     expect(answer.status).toBe(201);
-    client.control.advanceClock(500);
+    client.control.advanceClock(1_000);
     const after = await money(reservationId);
     expect(after).toMatchObject({ totalPaid: 0, balanceDue: 250, isFullyPaid: false });
     expect(after.payments).toEqual([
@@ -145,16 +153,17 @@ describe('sandbox guest payment methods (POST /v1/guests/:guestId/payment-method
     ]);
     const retry = await client.payWithCard(reservationId, '4242424242424242');
     expect(retry.attach.status).toBe(201);
-    client.control.advanceClock(500);
+    client.control.advanceClock(1_000);
     expect(await money(reservationId)).toMatchObject({ totalPaid: 250, balanceDue: 0, isFullyPaid: true });
   });
 
-  it('does not charge twice when a second card is attached before the first payment is visible', async () => {
+  it('does not charge twice when a second card is attached before the first payment is charged: the payment moves to it', async () => {
     const { reservationId } = fresh();
     await client.payWithCard(reservationId, '4242424242424242');
-    await client.payWithCard(reservationId, '5555555555554444');
+    const second = await client.payWithCard(reservationId, '5555555555554444');
+    client.control.advanceClock(1_000);
     expect(client.control.getReservation(reservationId, { settled: true })).toMatchObject({
-      money: { totalPaid: 250, payments: [expect.objectContaining({ amount: 250 })] },
+      money: { totalPaid: 250, payments: [expect.objectContaining({ amount: 250, paymentMethodId: second.attach.body._id })] },
     });
   });
 });

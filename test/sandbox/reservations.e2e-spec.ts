@@ -55,9 +55,10 @@ describe('sandbox reservations (GET /v1/reservations/:id)', () => {
         status: 'SUCCEEDED',
         amount: 638,
         currency: 'EUR',
-        paymentProviderId: 'pp-city',
+        // The reference's payment has no paymentProviderId: which card paid is its paymentMethodId.
+        paymentMethodId: 'pm_paula',
         isAuthorizationHold: false,
-        attempts: [{ status: 'SUCCEEDED' }],
+        attempts: [{ status: 'SUCCEEDED', createdAt: expect.any(String) }],
         refunds: [],
       }),
     ]);

@@ -70,6 +70,7 @@ describe('sandbox tokenization host (POST /api/tokenize/v2)', () => {
       'declined',
       'account_unavailable',
       'insufficient_funds',
+      'authentication_required',
     ]);
   });
 
