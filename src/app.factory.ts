@@ -5,7 +5,7 @@ import { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { Clock } from './common/clock';
 import { AppConfig } from './config/app-config';
-import { installHttpHooks } from './common/http/http-hooks';
+import { installHttpHooks } from './http-hooks';
 import { installSecurityHeaders } from './common/http/security-headers';
 import { requestIdFor } from './common/http/request-id';
 import { createLogger } from './common/logging/create-logger';

@@ -19,7 +19,7 @@ import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
 import { alreadyPaid, CardOnFile, ReservationCards } from './reservation-cards';
 import { ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
-import { readTokenizeAnswer } from './tokenize-outcome';
+import { refusalError } from './tokenize-outcome';
 
 export interface CardSubmission {
   card: CardDto;
@@ -145,24 +145,23 @@ export class CardPayments implements OnModuleInit {
         // The attempt, not the session: the session id is the guest's capability and stays theirs.
         merchantData: { transactionId: attemptId },
       });
-      const outcome = readTokenizeAnswer(answer);
-      if (outcome.kind === 'refused') {
-        if (outcome.accountProblem) {
+      if (answer.kind === 'refused') {
+        if (answer.reason === 'payment_account') {
           this.logger.error(
             { paymentProviderId: provider.paymentProviderId, listingId: session.listingId, upstreamStatus: answer.status, upstreamRequestId: answer.requestId },
             'tokenization refused with 402: the payment account is faulty or offline (clearing interface configuration / BIN or host); operators must check it',
           );
         }
-        return this.fail(session, outcome.error);
+        return this.fail(session, refusalError(answer));
       }
       const attempt: PendingAttempt = {
         id: attemptId,
-        tokenId: outcome.token._id,
+        tokenId: answer.token._id,
         paymentProviderId: provider.paymentProviderId,
         last4: submission.card.number.slice(-4),
         brand: cardBrand(submission.card.number),
       };
-      const authUrl = outcome.token.threeDS?.authURL;
+      const authUrl = answer.token.threeDS?.authURL;
       if (!authUrl) return this.attach(session, attempt, lease, intent);
       if (!this.acceptableRedirect(authUrl)) {
         return this.fail(session, new DomainError('upstream_error', 'The card issuer asked for authentication at an address the service does not trust.'));

@@ -1,5 +1,5 @@
 import { AppConfig, ExtraDefinition, LogLevel, RateLimit } from './app-config';
-import { isInvoiceItemNormalType, secondIdentifierProblem } from '../invoices/invoice-item-rules';
+import { isInvoiceItemNormalType, secondIdentifierProblem } from './invoice-item-rules';
 import { isClusterUrl, parseClusterUrl } from '../redis/redis-address';
 import { timingProblems } from './timing-rules';
 

@@ -15,6 +15,7 @@ import {
 } from './guesty.types';
 import { OutboundRateLimiter, Priority } from './outbound-rate-limiter';
 import { backoffDelayMs, sleep } from './retry-policy';
+import { readTokenizeAnswer, TokenizeAnswer } from './tokenize-answer';
 import { UpstreamError } from './upstream-error';
 import { UpstreamAnswer, UpstreamCall, UpstreamHttp } from './upstream-http';
 import { scrubText } from '../common/logging/redaction';
@@ -122,8 +123,8 @@ export class GuestyClient {
    * The tokenization host: no Authorization header (the Open API token is never sent where it is
    * not needed), not counted against the Open API budget, never retried (a card submission is a write).
    */
-  async tokenizeCard(request: TokenizeRequest): Promise<UpstreamAnswer> {
-    return this.http.send({ operation: 'tokenizeCard', host: 'pay', method: 'POST', path: '/api/tokenize/v2', json: request });
+  async tokenizeCard(request: TokenizeRequest): Promise<TokenizeAnswer> {
+    return readTokenizeAnswer(await this.http.send({ operation: 'tokenizeCard', host: 'pay', method: 'POST', path: '/api/tokenize/v2', json: request }));
   }
 
   private expect(answer: UpstreamAnswer, operation: string): unknown {

@@ -1,5 +1,5 @@
 import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
-import { isCalendarDate, NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER, secondIdentifierProblem } from '../invoice-item-rules';
+import { isCalendarDate, NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER, secondIdentifierProblem } from '../../config/invoice-item-rules';
 
 const SECOND_IDENTIFIER_MAX = 50;
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsNotEmpty, IsNumber, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { INVOICE_ITEM_NORMAL_TYPES } from '../invoice-item-rules';
+import { INVOICE_ITEM_NORMAL_TYPES } from '../../config/invoice-item-rules';
 import { IsCalendarDate, MatchesNormalType } from './invoice-item-validators';
 
 /*

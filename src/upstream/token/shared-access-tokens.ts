@@ -8,7 +8,6 @@ import { AccessToken, AccessTokens } from '../access-tokens';
 import { GuestyTokenIssuer } from '../guesty-token-issuer';
 import { UpstreamError } from '../upstream-error';
 import { UpstreamMetrics } from '../upstream-metrics';
-import { sleep } from '../retry-policy';
 import { MetricsService } from '../../metrics/metrics.service';
 import { KeyValueStore } from '../../redis/key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
@@ -242,7 +241,7 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
   private async waitForReplacement(replaces: string | null, claimKey?: string): Promise<AccessToken> {
     const deadline = Date.now() + WAIT_FOR_MINTER_MS;
     while (Date.now() < deadline) {
-      await sleep(50 + randomInt(100));
+      await this.clock.sleep(50 + randomInt(100));
       const latest = await this.guarded(() => this.readShared());
       if (latest && latest.id !== replaces && this.usable(latest)) return this.adopt(latest);
       const [lock, claim] = await this.guarded(() => Promise.all([this.store.get(this.keys.mintLock), claimKey ? this.store.get(claimKey) : null]));
@@ -259,7 +258,7 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
   private async awaitWriteBack(): Promise<HeldToken | null> {
     const deadline = Date.now() + WRITE_BACK_GRACE_MS;
     while (Date.now() < deadline) {
-      await sleep(100);
+      await this.clock.sleep(100);
       const latest = await this.readShared();
       if (latest) return latest;
     }

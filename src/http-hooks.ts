@@ -1,9 +1,9 @@
 import { FastifyInstance } from 'fastify';
 import { Logger } from 'pino';
-import { ShutdownState } from '../../health/shutdown-state';
-import { MetricsService } from '../../metrics/metrics.service';
-import { PROBLEM_CONTENT_TYPE, problemDetails } from '../errors/problem-details';
-import { requestContext } from '../logging/request-context';
+import { ShutdownState } from './health/shutdown-state';
+import { MetricsService } from './metrics/metrics.service';
+import { PROBLEM_CONTENT_TYPE, problemDetails } from './common/errors/problem-details';
+import { requestContext } from './common/logging/request-context';
 
 const QUIET_PATHS = /^\/(health\/|metrics$)/;
 const NO_STORE_PATHS = /^\/(checkout|admin)(\/|$)/;
