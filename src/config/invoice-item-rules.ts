@@ -1,6 +1,6 @@
 /*
  * Invoice-item rules of the upstream's public reference (open-api-docs, "Add invoice item to a
- * reservation"; collected in shared/docs/upstream.md): `title`, `amount`, `normalType` required;
+ * reservation"; collected in docs/upstream.md): `title`, `amount`, `normalType` required;
  * `normalType` from this set (the accommodation fare `AF` is not allowed); `secondIdentifier`
  * required when `normalType` is `AFE` and refused otherwise.
  */
