@@ -1,17 +1,22 @@
 #!/usr/bin/env node
 /*
- * The one test command (README and .ci/run): finds a real Redis, runs jest once for unit and
- * end-to-end specs, and prints "N passed, M failed" from jest's JSON result.
+ * The one test command (README and .ci/run): provisions what the suite needs (scripts/provision.js),
+ * runs jest once for unit and end-to-end specs, and prints "N passed, M failed" from jest's JSON
+ * result. `--unit` runs the fast tier only (the specs beside the code: no Redis, no browser, no network).
  *
- * Redis: REDIS_URL (or TEST_REDIS_URL) if given; else 127.0.0.1:6379 if it answers; else a
- * redis-server started here on a free port and stopped afterwards; else one line saying how to
- * install it.
+ * Redis: REDIS_URL (or TEST_REDIS_URL) if given; else 127.0.0.1:6379 if it answers (unless
+ * TEST_OWN_REDIS=1); else a redis-server started here on a free port and stopped afterwards,
+ * installed first when the machine has none (or one line saying how to install it).
+ * Chromium (browser tests): Debian's package, installed when missing; when it cannot be, the
+ * browser tests fail with that explanation.
  */
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
+
+const { provide, say } = require('./provision');
 
 const root = path.resolve(__dirname, '..');
 const resultFile = path.join(root, 'test-results', 'jest.json');
@@ -53,13 +58,16 @@ async function waitFor(check, timeoutMs) {
 async function findRedis() {
   const given = process.env.TEST_REDIS_URL || process.env.REDIS_URL;
   if (given) return { url: given, stop: async () => undefined };
-  if (await ping('127.0.0.1', 6379)) return { url: 'redis://127.0.0.1:6379', stop: async () => undefined };
-  if (spawnSync('redis-server', ['--version']).status !== 0) {
-    console.error('Redis is needed for the tests: install it (apt-get install redis-server) or set REDIS_URL.');
+  if (process.env.TEST_OWN_REDIS !== '1' && (await ping('127.0.0.1', 6379))) return { url: 'redis://127.0.0.1:6379', stop: async () => undefined };
+  const server = provide('redis-server');
+  if (server.missing) {
+    say(server.missing);
+    console.log('0 passed, 1 failed');
     process.exit(1);
   }
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+  say(`starting ${server.path} on 127.0.0.1:${port} for this run`);
+  const child = spawn(server.path, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
   });
   if (!(await waitFor(() => ping('127.0.0.1', port), 5000))) {
@@ -93,6 +101,9 @@ async function main() {
     console.log(s ? `${s.passed} passed, ${s.failed} failed` : '0 passed, 1 failed');
     process.exit(s && s.ok && s.total > 0 ? 0 : 1);
   }
+  const unit = process.argv.includes('--unit');
+  const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--unit');
+  if (unit) process.exit(await runJest(['--selectProjects', 'unit', ...jestArgs], {}));
   // Some end-to-end tests run the built service as its own process, exactly as `npm start` does.
   const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) {
@@ -101,30 +112,43 @@ async function main() {
     process.exit(1);
   }
   const redis = await findRedis();
+  const chromium = provide('chromium');
+  if (chromium.missing) say(`${chromium.missing} — the browser tests will fail with this message`);
+  const browserEnv = chromium.path ? { TEST_CHROMIUM: chromium.path } : { TEST_CHROMIUM_MISSING: chromium.missing };
+  let code = 1;
+  try {
+    code = await runJest(jestArgs, { TEST_REDIS_URL: redis.url, ...browserEnv });
+  } finally {
+    await redis.stop();
+  }
+  process.exit(code);
+}
+
+/** Runs jest once with the JSON result file, prints the closing line and answers the exit code. */
+async function runJest(args, env) {
   fs.rmSync(resultFile, { force: true });
   fs.mkdirSync(path.dirname(resultFile), { recursive: true });
   const jest = require.resolve('jest/bin/jest');
-  const args = [jest, '--json', `--outputFile=${resultFile}`, ...process.argv.slice(2)];
+  process.stderr.write(`[test] node ${process.version}\n`);
   const code = await new Promise((resolve) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(process.execPath, [jest, '--json', `--outputFile=${resultFile}`, ...args], {
       cwd: root,
       stdio: 'inherit',
-      env: { ...process.env, TEST_REDIS_URL: redis.url, NODE_ENV: 'test' },
+      env: { ...process.env, ...env, NODE_ENV: 'test' },
     });
     const forward = (signal) => child.kill(signal);
     process.on('SIGINT', forward);
     process.on('SIGTERM', forward);
     child.once('exit', (exitCode) => resolve(exitCode ?? 1));
   });
-  await redis.stop();
   const s = summaryLine();
   if (!s) {
     console.log('0 passed, 1 failed');
-    process.exit(1);
+    return 1;
   }
   if (s.total === 0) console.error('No test ran.');
   console.log(`${s.passed} passed, ${s.failed} failed`);
-  process.exit(code === 0 && s.ok && s.total > 0 ? 0 : 1);
+  return code === 0 && s.ok && s.total > 0 ? 0 : 1;
 }
 
 main().catch((error) => {
