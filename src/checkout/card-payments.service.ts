@@ -205,7 +205,7 @@ export class CardPayments implements OnModuleInit {
       return { status: 'failed', counted: 'store_unavailable' };
     }
     if (!state || state.sessionId !== sessionId) return this.refusedReturn(sessionId);
-    const known = await this.sessions.load(sessionId).catch(() => null);
+    const known = await this.sessionForReturn(sessionId);
     if (!known) return this.refusedReturn(sessionId);
     const attempt = state.attemptId;
     try {
@@ -216,6 +216,7 @@ export class CardPayments implements OnModuleInit {
           const pending = session?.pendingAttempt;
           if (!session || session.status !== 'requires_action' || pending?.id !== attempt) return this.refusedReturn(sessionId);
           if (outcome === 'failure') {
+            // fail() records the failure and rethrows it; a return answers with a redirect instead.
             await this.fail(session, new DomainError('card_declined', 'The card issuer did not confirm the payment. Please try again or use another card.'), 'authentication_failed').catch(() => undefined);
             return { status: 'failed' as const, counted: 'failed' };
           }
@@ -227,14 +228,22 @@ export class CardPayments implements OnModuleInit {
     } catch (error) {
       if (hasCode(error, 'outcome_pending')) return { status: 'processing', counted: 'processing' };
       this.logger.warn({ err: error, outcome }, 'a 3-D Secure return ended without attaching the card');
-      const now = await this.sessions.load(sessionId).catch(() => null);
+      const now = await this.sessionForReturn(sessionId);
       return { status: now?.status === 'succeeded' ? 'succeeded' : now?.status === 'processing' ? 'processing' : 'failed', counted: 'failed' };
     }
   }
 
+  /** The session as a 3-D Secure return sees it; a store failure is logged and read as "unknown". */
+  private sessionForReturn(sessionId: string): Promise<CheckoutSession | null> {
+    return this.sessions.load(sessionId).catch((error: unknown) => {
+      this.logger.warn({ err: error }, 'a 3-D Secure return could not read its session; the browser is sent on with what is known');
+      return null;
+    });
+  }
+
   /** A return that may do nothing: it reports what the session shows. */
   private async refusedReturn(sessionId: string): Promise<{ status: ThreeDsReturnStatus; counted: string }> {
-    const session = await this.sessions.load(sessionId).catch(() => null);
+    const session = await this.sessionForReturn(sessionId);
     const status = session?.status === 'succeeded' ? 'succeeded' : session?.status === 'processing' ? 'processing' : 'failed';
     return { status, counted: 'refused' };
   }

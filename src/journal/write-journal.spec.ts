@@ -1,47 +1,13 @@
-import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Clock } from '../common/clock';
+import { FailingStore, quietLogs, SteppingClock } from '../../test/utils/unit-kit';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
-import { BatchStep } from '../redis/key-value-store';
-import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { ReservationLease, ReservationLeases } from './reservation-leases';
 import { canMove, IntentState, Reconciliation, WriteIntent } from './write-intent';
 import { dueMember, Reconciler, SETTLE_MS, WriteJournal, WriteSpec } from './write-journal';
-
-/** Time that moves only when the code under test waits: no real sleeps. */
-class SteppingClock extends Clock {
-  time = 1_700_000_000_000;
-  slept: number[] = [];
-  now(): number {
-    return this.time;
-  }
-  override sleep(ms: number): Promise<void> {
-    this.slept.push(ms);
-    this.time += ms;
-    return Promise.resolve();
-  }
-}
-
-/** The in-process store, made to fail on demand as Redis does when it is down. */
-class FailingStore extends MemoryKeyValueStore {
-  down = false;
-  override get(key: string) {
-    return this.down ? Promise.reject(new Error('Redis is down')) : super.get(key);
-  }
-  override set(key: string, value: string, options?: { ttlMs?: number; ifAbsent?: boolean }) {
-    return this.down ? Promise.reject(new Error('Redis is down')) : super.set(key, value, options);
-  }
-  override batch(steps: BatchStep[]) {
-    return this.down ? Promise.reject(new Error('Redis is down')) : super.batch(steps);
-  }
-  override indexAdd(key: string, member: string, score: number) {
-    return this.down ? Promise.reject(new Error('Redis is down')) : super.indexAdd(key, member, score);
-  }
-}
 
 const RESERVATION = 'res-1';
 
@@ -99,7 +65,7 @@ function setUp(options: { spacingMs?: number } = {}) {
 const lostAnswer = () => Promise.reject(new Error('socket hang up'));
 
 // The journal logs every unclear write; here that is the point of the test, not news.
-beforeAll(() => Logger.overrideLogger(false));
+beforeAll(quietLogs);
 
 describe('write intents: who may move them', () => {
   const states: IntentState[] = ['sent', 'landed', 'refused', 'unknown', 'not_landed'];

@@ -1,0 +1,129 @@
+import { FailingStore, quietLogs, SteppingClock, unitConfig } from '../../test/utils/unit-kit';
+import { ReservationLeases } from '../journal/reservation-leases';
+import { WriteJournal } from '../journal/write-journal';
+import { MetricsService } from '../metrics/metrics.service';
+import { RedisKeys } from '../redis/redis-keys';
+import { StoreOutbox } from '../redis/store-outbox';
+import { GuestyClient } from '../upstream/guesty-client';
+import { InvoiceItemRequest, UpstreamInvoiceItem, UpstreamReservation } from '../upstream/guesty.types';
+import { UpstreamError } from '../upstream/upstream-error';
+import { InvoiceItems } from './invoice-items.service';
+
+const RESERVATION = 'res-1';
+const LATE_CHECKOUT: InvoiceItemRequest = { normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', title: 'Late checkout', amount: 40 };
+const CLEANING: InvoiceItemRequest = { normalType: 'CF', title: 'Extra cleaning', amount: 35 };
+
+/** A reservation's folio at the platform, and the faults of its next write or reads. */
+class FakeFolio {
+  items: UpstreamInvoiceItem[] = [{ _id: 'ii_af', title: 'Accommodation fare', amount: 500, normalType: 'AF' }];
+  writes: InvoiceItemRequest[] = [];
+  nextWrite: 'answer' | 'lose-answer' | 'fail-before' | 'refuse' = 'answer';
+  readsFail = false;
+  /** Runs once a write has reached the platform, before its answer goes back. */
+  afterWrite?: () => void;
+
+  asClient(): GuestyClient {
+    const client: Partial<GuestyClient> = {
+      getReservation: () => {
+        if (this.readsFail) return Promise.reject(new UpstreamError('upstream_unavailable', 'down', { operation: 'getReservation', maybeSent: true, upstreamStatus: 503 }));
+        return Promise.resolve({ _id: RESERVATION, listingId: 'lst-1', guestId: 'g', money: { invoiceItems: [...this.items] } } as UpstreamReservation);
+      },
+      addInvoiceItem: (_reservationId, item) => {
+        this.writes.push(item);
+        this.afterWrite?.();
+        const behaviour = this.nextWrite;
+        this.nextWrite = 'answer';
+        const lost = new UpstreamError('upstream_unavailable', 'socket hang up', { operation: 'addInvoiceItem', maybeSent: true });
+        if (behaviour === 'fail-before') return Promise.reject(lost);
+        if (behaviour === 'refuse') {
+          return Promise.reject(new UpstreamError('upstream_error', 'refused', { operation: 'addInvoiceItem', maybeSent: true, upstreamStatus: 400, upstreamMessage: 'Some of the request parameters are invalid' }));
+        }
+        const added = { ...item, _id: `ii_${this.writes.length}` };
+        this.items.push(added);
+        return behaviour === 'lose-answer' ? Promise.reject(lost) : Promise.resolve(added);
+      },
+    };
+    return client as GuestyClient;
+  }
+
+  like(title: string): number {
+    return this.items.filter((item) => item.title === title).length;
+  }
+}
+
+beforeAll(quietLogs);
+
+function setUp() {
+  const clock = new SteppingClock();
+  const store = new FailingStore(() => clock.now());
+  const keys = new RedisKeys('t:');
+  const metrics = new MetricsService();
+  const { service: config } = unitConfig({ RESERVATION_WRITE_SPACING_MS: '0' });
+  const leases = new ReservationLeases(store, keys, clock, config);
+  const journal = new WriteJournal(store, keys, leases, new StoreOutbox(metrics), clock, metrics);
+  const folio = new FakeFolio();
+  const items = new InvoiceItems(folio.asClient(), config, leases, journal);
+  items.onModuleInit();
+  const add = (lines: InvoiceItemRequest[], scope: string) => leases.withLease(RESERVATION, (lease) => items.addEach(lease, lines, 'checkout', scope));
+  return { clock, folio, add };
+}
+
+describe('InvoiceItems (each line through the write journal)', () => {
+  it('adds each line once; the same request again is answered from the journal', async () => {
+    const world = setUp();
+    const added = await world.add([LATE_CHECKOUT, CLEANING], 'request-1');
+    expect(added.map((item) => [item._id, item.title])).toEqual([['ii_1', 'Late checkout'], ['ii_2', 'Extra cleaning']]);
+    await expect(world.add([LATE_CHECKOUT, CLEANING], 'request-1')).resolves.toEqual(added);
+    expect(world.folio.writes).toHaveLength(2);
+  });
+
+  it('finds a line whose answer was lost on the folio: added once, answered with its id', async () => {
+    const world = setUp();
+    world.folio.nextWrite = 'lose-answer';
+    const [added] = await world.add([LATE_CHECKOUT], 'request-1');
+    expect(added).toMatchObject({ _id: 'ii_1', title: 'Late checkout' });
+    expect(world.folio.like('Late checkout')).toBe(1);
+    expect(world.folio.writes).toHaveLength(1);
+  });
+
+  it('after a line that did not land, the same request adds the rest once (never the first line twice)', async () => {
+    const world = setUp();
+    // The first line lands; the second write fails before the platform acts on it.
+    world.folio.afterWrite = () => {
+      if (world.folio.writes.length === 2) world.folio.nextWrite = 'fail-before';
+    };
+    const unclear = await world.add([LATE_CHECKOUT, CLEANING], 'request-1').catch((error: unknown) => error);
+    expect(unclear).toMatchObject({ code: 'upstream_unavailable', retryAfterSeconds: 1 });
+    // "Not there" is believed only once the write had time to show (the journal's re-reads).
+    expect(world.clock.slept.reduce((sum, ms) => sum + ms, 0)).toBeGreaterThanOrEqual(3_000);
+    expect(world.folio.writes.map((item) => item.title)).toEqual(['Late checkout', 'Extra cleaning']);
+    world.folio.afterWrite = undefined;
+    const retried = await world.add([LATE_CHECKOUT, CLEANING], 'request-1');
+    expect(retried.map((item) => item.title)).toEqual(['Late checkout', 'Extra cleaning']);
+    expect(world.folio.like('Late checkout')).toBe(1);
+    expect(world.folio.like('Extra cleaning')).toBe(1);
+  });
+
+  it('keeps a line it cannot check open: outcome_pending, and no other write on the reservation is sent', async () => {
+    const world = setUp();
+    world.folio.nextWrite = 'lose-answer';
+    // The snapshot before the write is read; every read after it fails.
+    world.folio.afterWrite = () => (world.folio.readsFail = true);
+    await expect(world.add([LATE_CHECKOUT], 'request-1')).rejects.toMatchObject({ code: 'outcome_pending', status: 503 });
+    await expect(world.add([CLEANING], 'request-2')).rejects.toMatchObject({ code: 'outcome_pending' });
+    expect(world.folio.writes).toHaveLength(1);
+    world.folio.afterWrite = undefined;
+    world.folio.readsFail = false;
+    await expect(world.add([LATE_CHECKOUT], 'request-1')).resolves.toEqual([expect.objectContaining({ _id: 'ii_1', title: 'Late checkout' })]);
+    await expect(world.add([CLEANING], 'request-2')).resolves.toEqual([expect.objectContaining({ title: 'Extra cleaning' })]);
+    expect(world.folio.writes.map((item) => item.title)).toEqual(['Late checkout', 'Extra cleaning']);
+  });
+
+  it('turns the platform\'s 400 into a clear validation error, recorded as refused (nothing happened)', async () => {
+    const world = setUp();
+    world.folio.nextWrite = 'refuse';
+    await expect(world.add([LATE_CHECKOUT], 'request-1')).rejects.toMatchObject({ code: 'validation_failed', detail: expect.stringContaining('Some of the request parameters are invalid') });
+    await expect(world.add([LATE_CHECKOUT], 'request-1')).resolves.toHaveLength(1);
+    expect(world.folio.writes).toHaveLength(2);
+  });
+});
