@@ -1,0 +1,173 @@
+import { FailingStore, quietLogs, SteppingClock, unitConfig } from '../../test/utils/unit-kit';
+import { RequestLimits } from '../common/abuse/request-limits';
+import { ReservationLeases } from '../journal/reservation-leases';
+import { WriteJournal } from '../journal/write-journal';
+import { MetricsService } from '../metrics/metrics.service';
+import { RedisKeys } from '../redis/redis-keys';
+import { StoreOutbox } from '../redis/store-outbox';
+import { GuestyClient } from '../upstream/guesty-client';
+import { AttachPaymentMethodRequest, UpstreamPaymentMethod } from '../upstream/guesty.types';
+import { UpstreamError } from '../upstream/upstream-error';
+import { CardPayments } from './card-payments.service';
+import { CheckoutSession } from './checkout-session';
+import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { PaymentProviders } from './payment-providers';
+import { ReservationCards } from './reservation-cards';
+import { ThreeDsStates } from './three-ds-states';
+
+const RESERVATION = 'res-1';
+const GUEST = 'guest-1';
+const PROVIDER = 'pp-1';
+
+/** The platform's payment methods, as the fake upstream client keeps them. */
+class FakePlatform {
+  methods: UpstreamPaymentMethod[] = [];
+  attaches: AttachPaymentMethodRequest[] = [];
+  /** What the next attach does after (or instead of) landing. */
+  nextAttach: 'answer' | 'lose-answer' | 'refuse' = 'answer';
+  listFails = false;
+  /** Runs once an attach has landed, before its answer goes back (a fault at that moment). */
+  afterLanding?: () => void;
+
+  asClient(): GuestyClient {
+    const client: Partial<GuestyClient> = {
+      listPaymentMethods: (guestId, reservationId) => {
+        if (this.listFails) return Promise.reject(new UpstreamError('upstream_unavailable', 'down', { operation: 'listPaymentMethods', maybeSent: true, upstreamStatus: 503 }));
+        return Promise.resolve(this.methods.filter((method) => method.guestId === guestId && method.reservationId === reservationId));
+      },
+      attachPaymentMethod: (request) => {
+        this.attaches.push(request);
+        const behaviour = this.nextAttach;
+        this.nextAttach = 'answer';
+        if (behaviour === 'refuse') {
+          return Promise.reject(new UpstreamError('upstream_error', 'refused', { operation: 'attachPaymentMethod', maybeSent: true, upstreamStatus: 400 }));
+        }
+        const method: UpstreamPaymentMethod = { _id: `pm_${this.attaches.length}`, guestId: request.guestId, reservationId: request.reservationId, paymentProviderId: request.paymentProviderId, last4: '4242' };
+        this.methods.push(method);
+        this.afterLanding?.();
+        if (behaviour === 'lose-answer') return Promise.reject(new UpstreamError('upstream_unavailable', 'socket hang up', { operation: 'attachPaymentMethod', maybeSent: true }));
+        return Promise.resolve(method);
+      },
+    };
+    return client as GuestyClient;
+  }
+}
+
+beforeAll(quietLogs);
+
+function setUp() {
+  const clock = new SteppingClock();
+  const store = new FailingStore(() => clock.now());
+  const keys = new RedisKeys('t:');
+  const metrics = new MetricsService();
+  const outbox = new StoreOutbox(metrics);
+  const { service: config } = unitConfig({ RESERVATION_WRITE_SPACING_MS: '0', CHECKOUT_CARD_ATTEMPTS: '100/h' });
+  const platform = new FakePlatform();
+  const sessions = new CheckoutSessionsStore(store, keys, clock, metrics, outbox);
+  const leases = new ReservationLeases(store, keys, clock, config);
+  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics);
+  const providers = { forListing: () => Promise.resolve({ _id: 'prov', paymentProviderId: PROVIDER, status: 'ACTIVE' }) } as unknown as PaymentProviders;
+  const cards = new CardPayments(
+    platform.asClient(),
+    providers,
+    sessions,
+    new ThreeDsStates(store, keys),
+    new RequestLimits(store, keys, config, metrics),
+    config,
+    clock,
+    metrics,
+    leases,
+    journal,
+    new ReservationCards(store, keys, outbox),
+  );
+  cards.onModuleInit();
+  const newSession = () =>
+    sessions.create({
+      id: sessions.newId(),
+      status: 'requires_payment_method',
+      reservationId: RESERVATION,
+      listingId: 'lst-1',
+      guestId: GUEST,
+      paymentProviderId: PROVIDER,
+      amount: 300,
+      currency: 'USD',
+      createdAt: clock.now(),
+      expiresAt: clock.now() + 3_600_000,
+    });
+  const payWithToken = async (session: CheckoutSession, key: string, token = `tok_${key}`) => cards.submitToken(await sessions.require(session.id), token, key);
+  return { clock, store, outbox, platform, sessions, cards, journal, newSession, payWithToken };
+}
+
+describe('CardPayments (the attach through the write journal)', () => {
+  it('attaches once and puts the card on file; a second session on the reservation is refused before anything is sent', async () => {
+    const world = setUp();
+    const first = await world.newSession();
+    const paid = await world.payWithToken(first, 'key-1');
+    expect(paid).toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_1' } });
+    const second = await world.newSession();
+    await expect(world.payWithToken(second, 'key-2')).rejects.toMatchObject({ code: 'already_paid', status: 409 });
+    expect(world.platform.attaches).toHaveLength(1);
+  });
+
+  it('answers the same key from the journal: never a second attach', async () => {
+    const world = setUp();
+    const session = await world.newSession();
+    await world.payWithToken(session, 'key-1');
+    // The session is succeeded; the retry with the key is answered from the journal's landed intent.
+    await expect(world.payWithToken(session, 'key-1')).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_1' } });
+    expect(world.platform.attaches).toHaveLength(1);
+  });
+
+  it('finds an attach whose answer was lost on the reservation, and says succeeded', async () => {
+    const world = setUp();
+    const session = await world.newSession();
+    world.platform.nextAttach = 'lose-answer';
+    await expect(world.payWithToken(session, 'key-1')).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_1' } });
+    expect(world.platform.attaches).toHaveLength(1);
+  });
+
+  it('keeps an attach it cannot check open: processing, outcome_pending, and the key\'s retry answers what landed', async () => {
+    const world = setUp();
+    const session = await world.newSession();
+    world.platform.nextAttach = 'lose-answer';
+    // The snapshot read before the attach works; every read after it fails.
+    world.platform.afterLanding = () => (world.platform.listFails = true);
+    await expect(world.payWithToken(session, 'key-1')).rejects.toMatchObject({ code: 'outcome_pending', status: 503 });
+    expect(await world.sessions.require(session.id)).toMatchObject({ status: 'processing' });
+    // Another card meanwhile: refused, nothing sent.
+    await expect(world.payWithToken(session, 'key-2')).rejects.toMatchObject({ code: 'outcome_pending' });
+    expect(world.platform.attaches).toHaveLength(1);
+    world.platform.listFails = false;
+    await expect(world.payWithToken(session, 'key-1')).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_1' } });
+    expect(world.platform.attaches).toHaveLength(1);
+  });
+
+  it('refuses when the platform already shows a card on the reservation, even with the journal lost', async () => {
+    const world = setUp();
+    world.platform.methods.push({ _id: 'pm_before', guestId: GUEST, reservationId: RESERVATION, paymentProviderId: PROVIDER, card: { last4: '1111' } });
+    const session = await world.newSession();
+    await expect(world.payWithToken(session, 'key-1')).rejects.toMatchObject({ code: 'already_paid' });
+    expect(world.platform.attaches).toHaveLength(0);
+  });
+
+  it('records an answered refusal as failed; a new card under a new key may follow', async () => {
+    const world = setUp();
+    const session = await world.newSession();
+    world.platform.nextAttach = 'refuse';
+    await expect(world.payWithToken(session, 'key-1')).rejects.toMatchObject({ code: 'card_declined' });
+    expect(await world.sessions.require(session.id)).toMatchObject({ status: 'failed', lastError: { code: 'card_declined' } });
+    await expect(world.payWithToken(session, 'key-2')).resolves.toMatchObject({ status: 'succeeded' });
+    expect(world.platform.attaches).toHaveLength(2);
+  });
+
+  it('tells the guest succeeded for a card that landed while Redis was failing, and records it when Redis answers', async () => {
+    const world = setUp();
+    const session = await world.newSession();
+    world.platform.afterLanding = () => (world.store.down = true);
+    await expect(world.payWithToken(session, 'key-1')).resolves.toMatchObject({ status: 'succeeded' });
+    world.store.down = false;
+    await expect(world.sessions.require(session.id)).resolves.toMatchObject({ status: 'requires_payment_method' });
+    await world.outbox.flush();
+    await expect(world.sessions.require(session.id)).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_1' } });
+  });
+});
