@@ -239,8 +239,8 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
    * (its mint failed), or after WAIT_FOR_MINTER_MS.
    */
   private async waitForReplacement(replaces: string | null, claimKey?: string): Promise<AccessToken> {
-    const deadline = Date.now() + WAIT_FOR_MINTER_MS;
-    while (Date.now() < deadline) {
+    const deadline = this.clock.now() + WAIT_FOR_MINTER_MS;
+    while (this.clock.now() < deadline) {
       await this.clock.sleep(50 + randomInt(100));
       const latest = await this.guarded(() => this.readShared());
       if (latest && latest.id !== replaces && this.usable(latest)) return this.adopt(latest);
@@ -256,8 +256,8 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
   }
 
   private async awaitWriteBack(): Promise<HeldToken | null> {
-    const deadline = Date.now() + WRITE_BACK_GRACE_MS;
-    while (Date.now() < deadline) {
+    const deadline = this.clock.now() + WRITE_BACK_GRACE_MS;
+    while (this.clock.now() < deadline) {
       await this.clock.sleep(100);
       const latest = await this.readShared();
       if (latest) return latest;

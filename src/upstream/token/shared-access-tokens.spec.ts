@@ -1,0 +1,104 @@
+import { FailingStore, quietLogs, SteppingClock, unitConfig } from '../../../test/utils/unit-kit';
+import { MetricsService } from '../../metrics/metrics.service';
+import { RedisKeys } from '../../redis/redis-keys';
+import { GuestyTokenIssuer, MintedToken } from '../guesty-token-issuer';
+import { UpstreamMetrics } from '../upstream-metrics';
+import { SharedAccessTokens } from './shared-access-tokens';
+
+const CLIENT_SECRET = 'client-secret-for-unit-tests';
+
+/** The token endpoint: counts mints, and fails the next ones on demand. */
+class FakeIssuer {
+  minted: string[] = [];
+  failNext = 0;
+
+  asIssuer(): GuestyTokenIssuer {
+    return {
+      mint: (): Promise<MintedToken> => {
+        if (this.failNext > 0) {
+          this.failNext -= 1;
+          return Promise.reject(new Error('the token endpoint answered 503'));
+        }
+        const value = `token-${this.minted.length + 1}-${'x'.repeat(40)}`;
+        this.minted.push(value);
+        return Promise.resolve({ value, expiresInSeconds: 86_400 });
+      },
+    } as GuestyTokenIssuer;
+  }
+}
+
+const replicas: SharedAccessTokens[] = [];
+beforeAll(quietLogs);
+afterEach(() => replicas.splice(0).forEach((replica) => replica.onApplicationShutdown()));
+
+/** Replicas of the service sharing one store and one token endpoint. */
+function setUp(env: Record<string, string> = {}) {
+  const clock = new SteppingClock();
+  const store = new FailingStore(() => clock.now());
+  const issuer = new FakeIssuer();
+  const { service: config } = unitConfig({ GUESTY_CLIENT_ID: 'client-id', GUESTY_CLIENT_SECRET: CLIENT_SECRET, CHECKOUT_RETURN_URL: 'http://localhost:8080/done', ...env });
+  const replica = () => {
+    const metrics = new MetricsService();
+    const tokens = new SharedAccessTokens(store, new RedisKeys('t:'), config, clock, issuer.asIssuer(), new UpstreamMetrics(metrics), metrics);
+    replicas.push(tokens);
+    return tokens;
+  };
+  return { clock, store, issuer, replica };
+}
+
+describe('SharedAccessTokens (one token for every replica)', () => {
+  it('mints once for all replicas and keeps the token in the store only encrypted', async () => {
+    const world = setUp();
+    const [a, b] = [world.replica(), world.replica()];
+    const first = await a.current();
+    const second = await b.current();
+    expect(second.value).toBe(first.value);
+    expect(world.issuer.minted).toHaveLength(1);
+    const stored = await world.store.get(new RedisKeys('t:').accessToken('client-id').token);
+    expect(stored).not.toBeNull();
+    expect(stored).not.toContain(first.value);
+    expect(stored).not.toContain(CLIENT_SECRET);
+  });
+
+  it('a failed mint gives its claim back: the next request mints, and no day is lost', async () => {
+    const world = setUp();
+    const a = world.replica();
+    const token = await a.current();
+    world.issuer.failNext = 1;
+    await expect(a.rejected(token)).rejects.toBeDefined();
+    const replacement = await a.rejected(token);
+    expect(replacement?.value).toBe(world.issuer.minted[1]);
+    expect(world.issuer.minted).toHaveLength(2);
+  });
+
+  it('replaces a refused token once per generation, however many requests saw it refused', async () => {
+    const world = setUp();
+    const [a, b] = [world.replica(), world.replica()];
+    const token = await a.current();
+    await b.current();
+    const replacements = await Promise.all([a.rejected(token), a.rejected(token), b.rejected(token)]);
+    expect(new Set(replacements.map((replacement) => replacement?.value))).toEqual(new Set([world.issuer.minted[1]]));
+    expect(world.issuer.minted).toHaveLength(2);
+  });
+
+  it('a freshly minted token refused again is a permission problem: no loop that burns the day', async () => {
+    const world = setUp();
+    const a = world.replica();
+    const token = await a.current();
+    const replacement = await a.rejected(token);
+    await expect(a.rejected(replacement!)).resolves.toBeNull();
+    expect(world.issuer.minted).toHaveLength(2);
+  });
+
+  it('keeps the reserve: past the allowance of the day it answers token_budget_exhausted, never a sixth mint', async () => {
+    const world = setUp({ GUESTY_TOKENS_PER_DAY: '3', GUESTY_TOKEN_RESERVE: '1' });
+    const a = world.replica();
+    let token = await a.current();
+    // Each refused generation, once its re-mint is older than the "refused again" window, is replaced.
+    world.clock.time += 11 * 60_000;
+    token = (await a.rejected(token))!;
+    world.clock.time += 11 * 60_000;
+    await expect(a.rejected(token)).rejects.toMatchObject({ code: 'token_budget_exhausted', status: 503 });
+    expect(world.issuer.minted).toHaveLength(2);
+  });
+});
