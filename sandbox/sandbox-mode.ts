@@ -26,14 +26,16 @@ export interface SandboxMode {
  * runs against the real upstream. Production never gets here (configuration refuses it).
  */
 export async function startSandboxMode(config: AppConfig): Promise<SandboxMode> {
-  const sandbox = await startSandbox({ host: '127.0.0.1' });
+  // The sandbox sends the platform's signed webhooks to this very process (docs/product-spec.md §5).
+  const sandbox = await startSandbox({ host: '127.0.0.1', webhookSecret: config.guesty.webhookSecret, webhookUrl: `http://127.0.0.1:${config.http.port}/webhooks/guesty` });
   const base = config.http.publicBaseUrl;
   return {
     sandbox,
     modules: [DemoModule.forSandbox(sandbox)],
     banner:
       `\nSANDBOX MODE: no Guesty credentials, so the service talks to the built-in simulator below.\n` +
-      `Demo checkout: ${base}/demo   API docs: ${base}/docs   Fixtures and test cards: docs/sandbox.md\n${describeSandbox(sandbox.urls)}\n`,
+      `Demo checkout: ${base}/demo   API docs: ${base}/docs   Fixtures and test cards: docs/sandbox.md\n${describeSandbox(sandbox.urls)}` +
+      `  Webhooks:           signed with ${sandbox.control.webhookSecret} and sent to ${base}/webhooks/guesty\n`,
     config: {
       ...config,
       checkout: { ...config.checkout, extras: config.checkout.extras.length > 0 ? config.checkout.extras : DEMO_EXTRAS },
@@ -44,6 +46,7 @@ export async function startSandboxMode(config: AppConfig): Promise<SandboxMode> 
         apiUrl: sandbox.urls.apiUrl,
         authUrl: sandbox.urls.authUrl,
         payUrl: sandbox.urls.payUrl,
+        webhookSecret: config.guesty.webhookSecret ?? sandbox.control.webhookSecret,
       },
     },
   };

@@ -41,6 +41,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, options.extraModules, options.clock), adapter, {
     logger: new PinoLoggerService(logger),
     abortOnError: false,
+    // The webhook signature is over the body exactly as received (docs/product-spec.md §4).
+    rawBody: true,
   });
 
   const fastify = app.getHttpAdapter().getInstance();

@@ -12,6 +12,7 @@ import { InvoicesModule } from './invoices/invoices.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import { PaymentsModule } from './payments/payments.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
  * The whole service for one validated configuration. Global pipe and filter are APP_* providers so
@@ -35,6 +36,7 @@ export class AppModule {
         CheckoutModule,
         InvoicesModule,
         PaymentsModule,
+        WebhooksModule,
         ...extraModules,
       ],
       providers: [

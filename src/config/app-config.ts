@@ -48,6 +48,8 @@ export interface GuestyConfig {
   authUrl: string;
   payUrl: string;
   invoiceItemsEndpoint: 'current' | 'deprecated';
+  /** The `whsec_…` secret of the platform's webhook subscription; absent: /webhooks/guesty answers 404. */
+  webhookSecret?: string;
   /** Where the token request carries the credentials (docs/upstream-seed.md §4.1 allows both). */
   tokenCredentials: 'basic' | 'body';
   /** The upstream's token allowance per client id per rolling 24 h. */

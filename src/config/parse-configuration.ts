@@ -269,6 +269,7 @@ export function parseConfiguration(env: Environment): AppConfig {
       authUrl,
       payUrl,
       invoiceItemsEndpoint: read.oneOf('INVOICE_ITEMS_ENDPOINT', ['current', 'deprecated'] as const, 'current'),
+      webhookSecret: webhookSecret(read),
       tokenCredentials: read.oneOf('GUESTY_TOKEN_CREDENTIALS', ['basic', 'body'] as const, 'basic'),
       tokensPerDay: read.integer('GUESTY_TOKENS_PER_DAY', 5, 1, 100),
       tokenReserve: read.integer('GUESTY_TOKEN_RESERVE', 1, 0, 99),
@@ -308,4 +309,12 @@ export function parseConfiguration(env: Environment): AppConfig {
   }
   if (read.problems.length > 0) throw new ConfigurationError(read.problems);
   return config;
+}
+
+/** GUESTY_WEBHOOK_SECRET: the Svix secret, `whsec_` and its base64 key (never echoed in a problem). */
+function webhookSecret(read: EnvironmentReader): string | undefined {
+  const secret = read.text('GUESTY_WEBHOOK_SECRET');
+  if (secret === undefined) return undefined;
+  if (!/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/.test(secret)) read.problem('GUESTY_WEBHOOK_SECRET', 'must be the subscription secret: whsec_ followed by its base64 key');
+  return secret;
 }

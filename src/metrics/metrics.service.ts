@@ -56,6 +56,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly webhookEvents = new Counter({
+    name: 'webhook_events_total',
+    help: 'Platform webhooks received, by event type (unknown for unsigned or unreadable ones) and outcome (accepted, duplicate, bad_signature, ignored)',
+    labelNames: ['type', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly paymentDiagnoses = new Counter({
     name: 'payment_diagnoses_total',
     help: 'Payment diagnostics answered (checkout payment-status and admin), by diagnosis code',

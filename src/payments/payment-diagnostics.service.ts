@@ -6,19 +6,23 @@ import { sleep } from '../upstream/retry-policy';
 import { MetricsService } from '../metrics/metrics.service';
 import { PaymentProviders } from '../checkout/payment-providers';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
+import { ConfigService } from '@nestjs/config';
+import { AppConfig } from '../config/app-config';
+import { acceptableAuthenticationUrl } from './authentication-url';
 import {
   Money,
   Verdict,
+  amountsOf,
   attachedVerdict,
   currentMethod,
   latestFailedPayment,
-  latestPaymentFor,
   notAttachedVerdict,
   paidVerdict,
-  paymentVerdict,
+  paymentsOf,
   processorErrorVerdict,
   providerMismatchVerdict,
   safePayments,
+  scheduleVerdict,
 } from './payment-verdicts';
 
 const RESERVATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -34,11 +38,18 @@ const RE_READ_DELAYS_MS = [250, 750, 1_500];
 export class PaymentDiagnostics {
   private readonly logger = new Logger('PaymentDiagnostics');
 
+  private readonly acceptable: (url: string) => boolean;
+
   constructor(
     private readonly guesty: GuestyClient,
     private readonly providers: PaymentProviders,
     private readonly metrics: MetricsService,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    // The guest is sent only to an issuer's web address (https in production), as for the 3-D Secure authURL.
+    const production = config.get('runtime', { infer: true }).production;
+    this.acceptable = (url) => acceptableAuthenticationUrl(url, production);
+  }
 
   async forReservation(reservationId: string, known: KnownPaymentFacts = {}, priority: Priority = 'checkout'): Promise<PaymentDiagnosis> {
     const answer = await this.diagnose(reservationId, known, priority);
@@ -60,7 +71,7 @@ export class PaymentDiagnostics {
       const failed = latestFailedPayment(money.payments ?? []);
       return this.answer(failed ? processorErrorVerdict(failed) : notAttachedVerdict(), money, methods, known);
     }
-    const settled = paymentVerdict(latestPaymentFor(money.payments ?? [], method.id));
+    const settled = scheduleVerdict(paymentsOf(money.payments ?? [], method.id), this.acceptable);
     if (settled) return this.answer(settled, money, methods, known);
 
     const listingId = reservation.listingId ?? known.listingId;
@@ -75,7 +86,7 @@ export class PaymentDiagnostics {
       const again = await this.read(reservationId, priority).catch(() => null);
       if (!again) break;
       money = again.money ?? {};
-      const verdict = paidVerdict(money) ?? paymentVerdict(latestPaymentFor(money.payments ?? [], method.id));
+      const verdict = paidVerdict(money) ?? scheduleVerdict(paymentsOf(money.payments ?? [], method.id), this.acceptable);
       if (verdict) return this.answer(verdict, money, methods, known);
     }
     return this.answer(attachedVerdict(method, listingProvider), money, methods, known);
@@ -93,6 +104,11 @@ export class PaymentDiagnostics {
   }
 
   private answer(verdict: Verdict, money: Money, methods: UpstreamPaymentMethod[], known: KnownPaymentFacts): PaymentDiagnosis {
-    return { ...verdict, payments: safePayments(money.payments ?? [], methods, known) };
+    return {
+      ...verdict,
+      ...(money.currency ? { currency: money.currency } : {}),
+      ...amountsOf(money),
+      payments: safePayments(money.payments ?? [], methods, known),
+    };
   }
 }

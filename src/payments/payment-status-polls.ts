@@ -10,6 +10,7 @@ import { RedisKeys } from '../redis/redis-keys';
 import { forGuest } from './guest-diagnosis';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
 import { PaymentDiagnostics } from './payment-diagnostics.service';
+import { Priority } from '../upstream/guesty-client';
 
 /** Longer than one diagnosis may take (its reads and ~2.5 s of re-reads); a holder that died frees it then. */
 const LOCK_TTL_MS = 20_000;
@@ -38,18 +39,31 @@ export class PaymentStatusPolls {
     this.refreshMs = config.get('budget', { infer: true }).paymentStatusRefreshSeconds * 1000;
   }
 
-  async status(reservationId: string, known: KnownPaymentFacts): Promise<PaymentDiagnosis> {
+  /**
+   * What the site is served is stale (a webhook said money moved, or a card was attached): drop it
+   * and re-read at the background priority, coalesced with any poll running on any replica.
+   */
+  async refresh(reservationId: string): Promise<PaymentDiagnosis> {
+    await this.forget(reservationId);
+    return this.status(reservationId, {}, 'background');
+  }
+
+  async forget(reservationId: string): Promise<void> {
+    await this.store.delete(this.keys.paymentStatus(reservationId).answer);
+  }
+
+  async status(reservationId: string, known: KnownPaymentFacts, priority: Priority = 'session'): Promise<PaymentDiagnosis> {
     let shared = this.pending.get(reservationId);
     if (shared) {
       this.metrics.paymentStatusChecks.inc({ source: 'coalesced' });
       return shared;
     }
-    shared = this.lookUp(reservationId, known).finally(() => this.pending.delete(reservationId));
+    shared = this.lookUp(reservationId, known, priority).finally(() => this.pending.delete(reservationId));
     this.pending.set(reservationId, shared);
     return shared;
   }
 
-  private async lookUp(reservationId: string, known: KnownPaymentFacts): Promise<PaymentDiagnosis> {
+  private async lookUp(reservationId: string, known: KnownPaymentFacts, priority: Priority): Promise<PaymentDiagnosis> {
     const keys = this.keys.paymentStatus(reservationId);
     const deadline = Date.now() + LOCK_TTL_MS;
     for (let waited = false; ; waited = true) {
@@ -61,7 +75,7 @@ export class PaymentStatusPolls {
       const lock = randomUUID();
       if (await this.store.set(keys.lock, lock, { ifAbsent: true, ttlMs: LOCK_TTL_MS })) {
         try {
-          return await this.read(reservationId, known, keys.answer);
+          return await this.read(reservationId, known, keys.answer, priority);
         } finally {
           await this.store.deleteIfEquals(keys.lock, lock).catch(() => false);
         }
@@ -74,8 +88,8 @@ export class PaymentStatusPolls {
     }
   }
 
-  private async read(reservationId: string, known: KnownPaymentFacts, answerKey: string): Promise<PaymentDiagnosis> {
-    const answer = forGuest(await this.diagnostics.forReservation(reservationId, known, 'session'), known.last4);
+  private async read(reservationId: string, known: KnownPaymentFacts, answerKey: string, priority: Priority): Promise<PaymentDiagnosis> {
+    const answer = forGuest(await this.diagnostics.forReservation(reservationId, known, priority), known.last4);
     this.metrics.paymentStatusChecks.inc({ source: 'upstream' });
     await this.store.set(answerKey, JSON.stringify(answer), { ttlMs: this.refreshMs }).catch(() => false);
     return answer;

@@ -1,14 +1,15 @@
 import { UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types';
 import {
   attachedVerdict,
+  amountsOf,
   currentMethod,
-  latestPaymentFor,
   notAttachedVerdict,
   paidVerdict,
-  paymentVerdict,
+  paymentsOf,
   processorErrorVerdict,
   providerMismatchVerdict,
   safePayments,
+  scheduleVerdict,
 } from './payment-verdicts';
 
 function payment(overrides: Partial<UpstreamPayment> = {}): UpstreamPayment {
@@ -28,7 +29,10 @@ describe('payment verdicts', () => {
       state: 'paid',
       diagnosis: { code: 'ok', message: 'Paid in full: 638 EUR received. Nothing to do.' },
     });
-    expect(paidVerdict({ balanceDue: 40, currency: 'EUR', payments: [payment()] })?.diagnosis.message).toMatch(/40 EUR is still due/);
+    // A succeeded installment with a balance left is not "paid" (docs/product-spec.md §3.2).
+    expect(paidVerdict({ balanceDue: 40, currency: 'EUR', payments: [payment()] })).toBeUndefined();
+    expect(amountsOf({ balanceDue: 40, totalPaid: 598, payments: [payment()] })).toEqual({ amountPaid: 598, amountDue: 40 });
+    expect(amountsOf({ payments: [payment({ amount: 100 }), payment({ status: 'PENDING', amount: 50 })] })).toEqual({ amountPaid: 100, amountDue: 50 });
     expect(paidVerdict({ balanceDue: 0, payments: [] })?.diagnosis.message).toBe('Nothing is due on this reservation.');
     expect(paidVerdict({ balanceDue: 594, payments: [insufficientFunds] })).toBeUndefined();
     expect(paidVerdict({})).toBeUndefined();
@@ -49,23 +53,22 @@ describe('payment verdicts', () => {
     expect(currentMethod([], { tokenizedUnder: 'pp-a' })).toBeUndefined();
   });
 
-  it("finds the method's newest payment, or any payment when the upstream links none", () => {
+  it("takes the method's payments, or every payment when the upstream links none", () => {
     const first = payment({ _id: 'pay_a', status: 'FAILED' });
-    const second = payment({ _id: 'pay_b', status: 'PENDING', createdAt: '2026-01-03T00:00:00.000Z' });
-    const other = payment({ _id: 'pay_c', paymentMethodId: 'pm_2', createdAt: '2026-01-04T00:00:00.000Z' });
-    expect(latestPaymentFor([first, second, other], 'pm_1')?._id).toBe('pay_b');
-    expect(latestPaymentFor([other], 'pm_1')).toBeUndefined();
-    expect(latestPaymentFor([payment({ paymentMethodId: undefined })], 'pm_1')?._id).toBe('pay_1');
+    const other = payment({ _id: 'pay_c', paymentMethodId: 'pm_2' });
+    expect(paymentsOf([first, other], 'pm_1').map((p) => p._id)).toEqual(['pay_a']);
+    expect(paymentsOf([payment({ paymentMethodId: undefined })], 'pm_1').map((p) => p._id)).toEqual(['pay_1']);
   });
 
   it("reports a failed payment as a processor error with the processor's own words", () => {
     expect(processorErrorVerdict(insufficientFunds)).toEqual({
-      state: 'missing',
+      state: 'failed',
       diagnosis: {
         code: 'processor_error',
+        category: 'insufficient_funds',
         message:
           'The processor or card issuer refused the payment of 564 GBP with the card ending 0341: "Your card has insufficient funds." (insufficient_funds). ' +
-          'Ask the guest to pay with another card or to contact their bank.',
+          'Ask the guest to pay with another card (the checkout session takes a replacement card) or to contact their bank.',
       },
     });
     const leaky = payment({ status: 'FAILED', attempts: [{ error: 'card 4242 4242 4242 4242 refused', payload: { decline_code: 'do_not_honor; drop table' } }] });
@@ -75,11 +78,22 @@ describe('payment verdicts', () => {
     expect(processorErrorVerdict(payment({ status: 'FAILED' })).diagnosis.message).toMatch(/without giving a reason/);
   });
 
-  it('judges the payment of the current method: failed, under way, or nothing to judge', () => {
-    expect(paymentVerdict(insufficientFunds)?.diagnosis.code).toBe('processor_error');
-    expect(paymentVerdict(payment({ status: 'PENDING_AUTH' }))).toMatchObject({ state: 'payment_method_attached', diagnosis: { code: 'ok' } });
-    expect(paymentVerdict(payment())).toBeUndefined();
-    expect(paymentVerdict(undefined)).toBeUndefined();
+  it('a charge waiting for authentication asks the guest for it (never "under way"), with only an acceptable address', () => {
+    const url = 'https://issuer.example/charges/pay_1/authenticate';
+    const waiting = payment({ status: 'PENDING_AUTH', authenticationRequiredData: { authenticationUrl: url } });
+    expect(scheduleVerdict([waiting], () => true)).toMatchObject({ state: 'requires_authentication', nextAction: { type: 'redirect', redirectUrl: url }, diagnosis: { code: 'authentication_required' } });
+    const refused = scheduleVerdict([waiting], () => false);
+    expect(refused).toMatchObject({ state: 'requires_authentication', diagnosis: { code: 'authentication_required' } });
+    expect(refused?.nextAction).toBeUndefined();
+  });
+
+  it('judges the current card\'s payments: failed, scheduled with the next one, or nothing to judge', () => {
+    expect(scheduleVerdict([insufficientFunds, payment({ status: 'PENDING' })], () => true)?.state).toBe('failed');
+    const later = payment({ _id: 'pay_2', status: 'PENDING', amount: 300, shouldBePaidAt: '2026-03-01T00:00:00.000Z' });
+    const sooner = payment({ _id: 'pay_3', status: 'PENDING', amount: 264, shouldBePaidAt: '2026-02-01T00:00:00.000Z' });
+    expect(scheduleVerdict([payment(), later, sooner], () => true)).toMatchObject({ state: 'scheduled', nextPayment: { amount: 264, dueAt: '2026-02-01T00:00:00.000Z' } });
+    expect(scheduleVerdict([payment()], () => true)).toBeUndefined();
+    expect(scheduleVerdict([], () => true)).toBeUndefined();
   });
 
   it('names both providers and the remedy on a mismatch', () => {
@@ -96,9 +110,11 @@ describe('payment verdicts', () => {
   });
 
   it('keeps only the safe fields of each payment', () => {
-    const raw = { ...insufficientFunds, guestId: 'guest-fay', paymentProviderId: 'pp-mountain', refunds: [] } as UpstreamPayment;
+    const raw = { ...insufficientFunds, guestId: 'guest-fay', shouldBePaidAt: '2026-01-02T10:00:00.000Z', refunds: [] } as UpstreamPayment;
     const [safe] = safePayments([raw], [], {});
-    expect(safe).toEqual({ id: 'pay_1', status: 'FAILED', amount: 564, currency: 'GBP', createdAt: '2026-01-02T10:00:00.000Z', last4: '0341', paymentProviderId: 'pp-mountain' });
+    expect(safe).toEqual({ id: 'pay_1', status: 'FAILED', amount: 564, currency: 'GBP', dueAt: '2026-01-02T10:00:00.000Z', createdAt: '2026-01-02T10:00:00.000Z', last4: '0341' });
+    const paid = payment({ attempts: [{ status: 'SUCCEEDED', createdAt: '2026-01-02T10:00:01.000Z' }] });
+    expect(safePayments([paid], [], {})[0].paidAt).toBe('2026-01-02T10:00:01.000Z');
     const labelled = safePayments([payment(), payment({ _id: 'pay_2', paymentMethodId: 'pm_2' })], [{ _id: 'pm_2', card: { last4: '4242424242424242' } }], { paymentMethodId: 'pm_1', last4: '5555' });
     expect(labelled.map((item) => item.last4)).toEqual(['5555', undefined]);
   });

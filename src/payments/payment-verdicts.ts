@@ -1,6 +1,6 @@
 import { scrubText } from '../common/logging/redaction';
-import { UpstreamPayment, UpstreamPaymentMethod, UpstreamReservation } from '../upstream/guesty.types';
-import { KnownPaymentFacts, PaymentDiagnosis, SafePayment } from './payment-diagnosis';
+import { cardOf, UpstreamPayment, UpstreamPaymentMethod, UpstreamReservation } from '../upstream/guesty.types';
+import { FailureCategory, KnownPaymentFacts, PaymentDiagnosis, SafePayment } from './payment-diagnosis';
 
 /*
  * The verdicts of the money.payments diagnostics, as pure functions of what the upstream showed.
@@ -8,7 +8,7 @@ import { KnownPaymentFacts, PaymentDiagnosis, SafePayment } from './payment-diag
  */
 
 export type Money = NonNullable<UpstreamReservation['money']>;
-export type Verdict = Omit<PaymentDiagnosis, 'payments'>;
+export type Verdict = Omit<PaymentDiagnosis, 'payments' | 'amountPaid' | 'amountDue' | 'currency'>;
 
 /** The method whose payment the reservation waits for. */
 export interface AttachedMethod {
@@ -48,32 +48,50 @@ function attemptCard(payment: UpstreamPayment): string | undefined {
   return payment.attempts?.map((attempt) => attempt.payload?.payment_method?.card?.last4).find((last4) => last4 !== undefined);
 }
 
+function paidAtOf(payment: UpstreamPayment): string | undefined {
+  if (payment.status !== 'SUCCEEDED') return undefined;
+  return [...(payment.attempts ?? [])].reverse().find((attempt) => attempt.status === 'SUCCEEDED' && attempt.createdAt)?.createdAt;
+}
+
 /** Only the safe fields of each payment; a last4 that is not 4 digits is dropped rather than shown. */
 export function safePayments(payments: UpstreamPayment[], methods: UpstreamPaymentMethod[], known: KnownPaymentFacts): SafePayment[] {
   return payments.map((payment) => {
     const sessionCard = payment.paymentMethodId !== undefined && payment.paymentMethodId === known.paymentMethodId ? known.last4 : undefined;
-    const last4 = attemptCard(payment) ?? methods.find((method) => method._id === payment.paymentMethodId)?.card?.last4 ?? sessionCard;
+    const listed = methods.find((method) => method._id === payment.paymentMethodId);
+    const last4 = attemptCard(payment) ?? (listed ? cardOf(listed).last4 : undefined) ?? sessionCard;
+    const paidAt = paidAtOf(payment);
     return {
       id: payment._id,
       status: payment.status,
       amount: payment.amount,
       currency: payment.currency,
+      ...(payment.shouldBePaidAt ? { dueAt: payment.shouldBePaidAt } : {}),
+      ...(paidAt ? { paidAt } : {}),
       ...(payment.createdAt ? { createdAt: payment.createdAt } : {}),
       ...(last4 && LAST4.test(last4) ? { last4 } : {}),
-      ...(payment.paymentProviderId ? { paymentProviderId: payment.paymentProviderId } : {}),
     };
   });
 }
 
-/** Paid: the balance is covered, or a payment succeeded (the rest may be due for items added since). */
+/** What the reservation shows paid and still due; from the payments when the money totals are missing. */
+export function amountsOf(money: Money): { amountPaid: number; amountDue: number } {
+  const payments = money.payments ?? [];
+  const sum = (statuses: string[]) => payments.filter((p) => statuses.includes(p.status)).reduce((total, p) => total + p.amount, 0);
+  const amountPaid = typeof money.totalPaid === 'number' ? money.totalPaid : sum(['SUCCEEDED']);
+  const amountDue = typeof money.balanceDue === 'number' ? money.balanceDue : money.isFullyPaid === true ? 0 : sum(['PENDING', 'PENDING_AUTH', 'FAILED']);
+  return { amountPaid: round(amountPaid), amountDue: round(Math.max(0, amountDue)) };
+}
+
+function round(amount: number): number {
+  return Math.round(amount * 100) / 100;
+}
+
+/** Paid: nothing is due (docs/product-spec.md §3.2); a succeeded payment with a balance left is not paid. */
 export function paidVerdict(money: Money): Verdict | undefined {
-  const succeeded = (money.payments ?? []).filter((payment) => payment.status === 'SUCCEEDED');
   const covered = typeof money.balanceDue === 'number' ? money.balanceDue <= 0 : money.isFullyPaid === true;
-  if (!covered && succeeded.length === 0) return undefined;
-  let message: string;
-  if (covered && succeeded.length === 0) message = 'Nothing is due on this reservation.';
-  else if (covered) message = `Paid in full: ${formatAmount(money.totalPaid, money.currency)} received. Nothing to do.`;
-  else message = `A payment succeeded, but ${formatAmount(money.balanceDue, money.currency)} is still due (added after the payment, or a partial payment). Ask the guest to pay the rest.`;
+  if (!covered) return undefined;
+  const succeeded = (money.payments ?? []).some((payment) => payment.status === 'SUCCEEDED');
+  const message = succeeded ? `Paid in full: ${formatAmount(money.totalPaid, money.currency)} received. Nothing to do.` : 'Nothing is due on this reservation.';
   return { state: 'paid', diagnosis: { code: 'ok', message } };
 }
 
@@ -85,17 +103,11 @@ export function currentMethod(methods: UpstreamPaymentMethod[], known: KnownPaym
     return {
       id: listed._id,
       paymentProviderId: listed.paymentProviderId ?? (fromSession ? known.tokenizedUnder : undefined),
-      last4: listed.card?.last4 ?? (fromSession ? known.last4 : undefined),
+      last4: cardOf(listed).last4 ?? (fromSession ? known.last4 : undefined),
     };
   }
   if (!known.paymentMethodId) return undefined;
   return { id: known.paymentMethodId, paymentProviderId: known.tokenizedUnder, last4: known.last4 };
-}
-
-/** The newest payment of this method; every payment when the upstream links none to a method. */
-export function latestPaymentFor(payments: UpstreamPayment[], methodId: string): UpstreamPayment | undefined {
-  const linked = payments.some((payment) => payment.paymentMethodId !== undefined);
-  return newest(linked ? payments.filter((payment) => payment.paymentMethodId === methodId) : payments);
 }
 
 export function latestFailedPayment(payments: UpstreamPayment[]): UpstreamPayment | undefined {
@@ -117,27 +129,78 @@ function processorWords(payment: UpstreamPayment): { message?: string; reason?: 
   return {};
 }
 
+/** The processor's decline, in a word the site may branch on. */
+export function failureCategory(payment: UpstreamPayment): FailureCategory {
+  const codes = (payment.attempts ?? []).flatMap((attempt) => [attempt.payload?.decline_code, attempt.payload?.code]);
+  if (codes.includes('insufficient_funds')) return 'insufficient_funds';
+  if (codes.some((code) => code === 'authentication_failed' || code === 'payment_intent_authentication_failure')) return 'authentication_failed';
+  if (codes.some((code) => code !== undefined && /decline/.test(code))) return 'card_declined';
+  return 'processing_error';
+}
+
 export function processorErrorVerdict(payment: UpstreamPayment): Verdict {
   const { message, reason } = processorWords(payment);
   const what = `The processor or card issuer refused the payment of ${formatAmount(payment.amount, payment.currency)} with ${cardLabel(attemptCard(payment))}`;
   const why = message ? `: "${message}"${reason ? ` (${reason})` : ''}.` : reason ? ` (${reason}).` : ', without giving a reason.';
   return {
-    state: 'missing',
-    diagnosis: { code: 'processor_error', message: `${what}${why} Ask the guest to pay with another card or to contact their bank.` },
+    state: 'failed',
+    diagnosis: {
+      code: 'processor_error',
+      category: failureCategory(payment),
+      message: `${what}${why} Ask the guest to pay with another card (the checkout session takes a replacement card) or to contact their bank.`,
+    },
   };
 }
 
-/** A payment of the current method that has neither succeeded nor failed: it is under way. */
-export function paymentVerdict(payment: UpstreamPayment | undefined): Verdict | undefined {
-  if (!payment || payment.status === 'SUCCEEDED') return undefined;
-  if (payment.status === 'FAILED') return processorErrorVerdict(payment);
+function timeOfDue(payment: UpstreamPayment): number {
+  const time = Date.parse(payment.shouldBePaidAt ?? payment.createdAt ?? '');
+  return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;
+}
+
+/**
+ * The state of the current card's payments (docs/product-spec.md §3.2): a charge waiting for the guest's
+ * authentication, else a failed charge, else what is scheduled or being charged; undefined while
+ * the card shows no payment at all. `acceptable` says whether an address may be sent to the guest.
+ */
+export function scheduleVerdict(payments: UpstreamPayment[], acceptable: (url: string) => boolean): Verdict | undefined {
+  const waitingForGuest = newest(payments.filter((payment) => payment.status === 'PENDING_AUTH'));
+  if (waitingForGuest) {
+    const url = waitingForGuest.authenticationRequiredData?.authenticationUrl;
+    const amount = formatAmount(waitingForGuest.amount, waitingForGuest.currency);
+    if (url && acceptable(url)) {
+      return {
+        state: 'requires_authentication',
+        nextAction: { type: 'redirect', redirectUrl: url },
+        diagnosis: { code: 'authentication_required', message: `The charge of ${amount} waits for the guest's authentication with their card issuer (nextAction).` },
+      };
+    }
+    return {
+      state: 'requires_authentication',
+      diagnosis: {
+        code: 'authentication_required',
+        message: `The charge of ${amount} waits for the guest's authentication, but the platform gave no address the service may send the guest to. Check the payment at the booking platform.`,
+      },
+    };
+  }
+  const failed = newest(payments.filter((payment) => payment.status === 'FAILED'));
+  if (failed) return processorErrorVerdict(failed);
+  const next = payments.filter((payment) => payment.status === 'PENDING').sort((a, b) => timeOfDue(a) - timeOfDue(b))[0];
+  if (!next) return undefined;
+  const dueAt = next.shouldBePaidAt ?? next.createdAt;
   return {
-    state: 'payment_method_attached',
+    state: 'scheduled',
+    ...(dueAt ? { nextPayment: { amount: next.amount, dueAt } } : {}),
     diagnosis: {
       code: 'ok',
-      message: `A payment of ${formatAmount(payment.amount, payment.currency)} is under way (status ${payment.status}); it has not succeeded yet. Check again shortly.`,
+      message: `The card is on file; the next payment of ${formatAmount(next.amount, next.currency)} is ${dueAt ? `due ${dueAt}` : 'scheduled'} (status ${next.status}).`,
     },
   };
+}
+
+/** The payments of this method; every payment when the upstream links none to a method. */
+export function paymentsOf(payments: UpstreamPayment[], methodId: string): UpstreamPayment[] {
+  const linked = payments.some((payment) => payment.paymentMethodId !== undefined);
+  return linked ? payments.filter((payment) => payment.paymentMethodId === methodId) : payments;
 }
 
 export function providerMismatchVerdict(method: AttachedMethod & { paymentProviderId: string }, listingProviderId: string, listingId: string): Verdict {

@@ -15,5 +15,6 @@ import { PaymentStatusPolls } from './payment-status-polls';
   imports: [UpstreamModule, CheckoutModule, AbuseModule],
   controllers: [PaymentStatusController, PaymentDiagnosticsController],
   providers: [PaymentDiagnostics, PaymentStatusPolls],
+  exports: [PaymentStatusPolls],
 })
 export class PaymentsModule {}

@@ -106,6 +106,11 @@ export class RedisKeys {
   }
 
   /** A reservation's last payment-status answer, shared by replicas, and the lock of the one replica refreshing it. */
+  /** A webhook message id already handled (24 h, every replica), by a digest of the id. */
+  webhookMessage(messageId: string): string {
+    return `${this.prefix}webhook:${RedisKeys.digest(messageId)}`;
+  }
+
   paymentStatus(reservationId: string): { answer: string; lock: string } {
     const base = `${this.prefix}payment-status:${reservationId}`;
     return { answer: `${base}:answer`, lock: `${base}:lock` };

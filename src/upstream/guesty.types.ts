@@ -46,6 +46,7 @@ export interface PaymentProvider {
 
 export interface UpstreamPaymentAttempt {
   status?: string;
+  createdAt?: string;
   error?: unknown;
   payload?: { code?: string; decline_code?: string; message?: string; payment_method?: { card?: { brand?: string; last4?: string } } };
 }
@@ -54,11 +55,14 @@ export interface UpstreamPayment {
   _id: string;
   amount: number;
   currency: string;
+  /** PENDING (scheduled or being charged), PENDING_AUTH, SUCCEEDED, FAILED, … */
   status: string;
   paymentMethodId?: string;
-  paymentProviderId?: string;
   guestId?: string;
   createdAt?: string;
+  /** When the platform charges it, by the property's auto-payment policy. */
+  shouldBePaidAt?: string;
+  authenticationRequiredData?: { authenticationUrl?: string };
   attempts?: UpstreamPaymentAttempt[];
 }
 

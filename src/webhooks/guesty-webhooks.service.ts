@@ -1,0 +1,95 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { DomainError } from '../common/errors/domain-error';
+import { MetricsService } from '../metrics/metrics.service';
+import { PaymentStatusPolls } from '../payments/payment-status-polls';
+import { KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { ReservationEvents } from './reservation-events';
+
+/** A message id is handled once for this long, across replicas (docs/product-spec.md §4). */
+const HANDLED_TTL_MS = 24 * 3_600_000;
+const RESERVATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+export type WebhookOutcome = 'accepted' | 'duplicate' | 'ignored';
+
+interface WebhookBody {
+  event?: unknown;
+  payment?: { reservationId?: unknown };
+  reservation?: { _id?: unknown; listingId?: unknown };
+  reservationId?: unknown;
+  listingId?: unknown;
+}
+
+function idOf(value: unknown): string | undefined {
+  return typeof value === 'string' && RESERVATION_ID.test(value) ? value : undefined;
+}
+
+/**
+ * The platform's webhooks (Svix scheme), verified by the maintained Standard Webhooks library on the
+ * raw body as received: its 5 min timestamp tolerance, `v1,` signatures (several may be listed).
+ * Svix's `svix-*` headers are the same values as the scheme's `webhook-*` ones. A verified event is
+ * a hint: payments.* make the service re-read that reservation's payments at background priority;
+ * reservation.* and calendar events go to ReservationEvents. Nothing in the payload is taken as fact.
+ */
+@Injectable()
+export class GuestyWebhooks {
+  private readonly logger = new Logger('GuestyWebhooks');
+
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    private readonly keys: RedisKeys,
+    private readonly polls: PaymentStatusPolls,
+    private readonly events: ReservationEvents,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async receive(secret: string, rawBody: Buffer, headers: Record<string, string | string[] | undefined>): Promise<WebhookOutcome> {
+    const header = (name: string) => {
+      const value = headers[`webhook-${name}`] ?? headers[`svix-${name}`];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const signed = { 'webhook-id': header('id') ?? '', 'webhook-timestamp': header('timestamp') ?? '', 'webhook-signature': header('signature') ?? '' };
+    let body: WebhookBody;
+    try {
+      body = new Webhook(secret).verify(rawBody.toString('utf8'), signed) as WebhookBody;
+    } catch (error) {
+      this.metrics.webhookEvents.inc({ type: 'unknown', outcome: 'bad_signature' });
+      const why = error instanceof WebhookVerificationError ? error.message : 'unreadable';
+      this.logger.warn({ reason: why }, 'webhook refused: signature missing, bad or stale');
+      throw new DomainError('unauthorized', 'The webhook signature is missing, does not verify, or is too old.');
+    }
+    const type = typeof body.event === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(body.event) ? body.event : 'unknown';
+    const claimed = await this.store
+      .set(this.keys.webhookMessage(signed['webhook-id']), '1', { ifAbsent: true, ttlMs: HANDLED_TTL_MS })
+      .catch((cause: unknown) => {
+        throw DomainError.storeUnavailable(cause);
+      });
+    if (!claimed) {
+      this.metrics.webhookEvents.inc({ type, outcome: 'duplicate' });
+      return 'duplicate';
+    }
+    const outcome = await this.handle(type, body);
+    this.metrics.webhookEvents.inc({ type, outcome });
+    return outcome;
+  }
+
+  private async handle(type: string, body: WebhookBody): Promise<WebhookOutcome> {
+    if (type.startsWith('payments.')) {
+      const reservationId = idOf(body.payment?.reservationId) ?? idOf(body.reservationId);
+      if (!reservationId) return 'ignored';
+      // Answered now; the re-read runs behind, coalesced with any poll, at background priority.
+      void this.polls.refresh(reservationId).catch((error: unknown) => this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'));
+      return 'accepted';
+    }
+    if (type.startsWith('reservation.') || type.startsWith('calendar.') || type.startsWith('listing.calendar')) {
+      await this.events.publish({
+        type,
+        reservationId: idOf(body.reservation?._id) ?? idOf(body.reservationId),
+        listingId: idOf(body.reservation?.listingId) ?? idOf(body.listingId),
+      });
+      return 'accepted';
+    }
+    return 'ignored';
+  }
+}
