@@ -1,6 +1,7 @@
 /** The in-process control surface tests (and the service's sandbox mode) use to steer one sandbox. */
 import { revokeAllTokens } from './open-api/token-issuer';
 import type { SandboxRuntime } from './runtime/runtime';
+import { bookingState, expireHolds } from './state/booking-state';
 import { reservationView } from './state/money';
 import { createTestReservation } from './state/reservation-factory';
 import { paymentMethodView } from './open-api/payment-methods';
@@ -56,6 +57,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     },
 
     getReservation(id, options) {
+      expireHolds(runtime.store, runtime.now());
       runtime.settle();
       const reservation = runtime.store.reservations.get(id);
       if (!reservation) return undefined;
@@ -101,6 +103,16 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
       return [...runtime.store.paymentMethods.values()]
         .filter((method) => method.guestId === guestId)
         .map(paymentMethodView);
+    },
+
+    getGuestsByEmail(email) {
+      const wanted = email.trim().toLowerCase();
+      return [...runtime.store.guests.values()].filter((guest) => guest.email.toLowerCase() === wanted).map((guest) => ({ ...guest }));
+    },
+
+    getQuote(id) {
+      const quote = bookingState(runtime.store, runtime.now()).quotes.get(id);
+      return quote ? structuredClone(quote) as unknown as Record<string, unknown> : undefined;
     },
   };
 }

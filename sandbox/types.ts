@@ -17,6 +17,12 @@ export const SANDBOX_ROUTES = [
   'tokenize',
   'issuerPage',
   'issuerAction',
+  'calendar',
+  'createQuote',
+  'quote',
+  'guests',
+  'reservationFromQuote',
+  'reservationStatus',
   'chargeAuthPage',
   'chargeAuthAction',
 ] as const;
@@ -137,6 +143,10 @@ export interface SandboxControl {
   getReservation(id: string, options?: { settled?: boolean }): Record<string, unknown> | undefined;
   getToken(id: string): CardTokenView | undefined;
   getPaymentMethods(guestId: string): Record<string, unknown>[];
+  /** Guests whose email is this one (case-insensitive): the upstream merges them, so at most one. */
+  getGuestsByEmail(email: string): Record<string, unknown>[];
+  /** The upstream quote as the sandbox keeps it (its reservationId once booked). */
+  getQuote(id: string): Record<string, unknown> | undefined;
   /** Charges what is due now (as the platform's scheduler would on its next tick) and sends its webhooks. */
   settlePayments(): void;
   /** The listing's auto-payment policy for payments scheduled from now on. */

@@ -28,7 +28,7 @@ export type RouteHandler = (ctx: RequestContext) => SandboxAnswer;
 
 export interface RouteDefinition {
   name: SandboxRoute;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: RegExp;
   handle: RouteHandler;
 }

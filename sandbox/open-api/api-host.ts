@@ -3,6 +3,7 @@ import { jsonAnswer } from '../http/answer';
 import { UpstreamRefusal } from '../http/errors';
 import type { HostDefinition, RequestContext } from '../http/host-server';
 import { openApiRoute, passGate } from './gate';
+import { createGuest, createQuote, createReservationFromQuote, getCalendar, getQuote, updateReservationStatus } from './booking';
 import { addInvoiceItemCurrent, addInvoiceItemDeprecated } from './invoice-items';
 import { getListing, listListings, providerByListing } from './listings';
 import { attachPaymentMethod, listPaymentMethods } from './payment-methods';
@@ -38,6 +39,12 @@ export const apiHost: HostDefinition = {
       new RegExp(`^/v1/reservations/${ID}/invoiceItems/?$`),
       addInvoiceItemDeprecated,
     ),
+    openApiRoute('calendar', 'GET', new RegExp(`^/v1/availability-pricing/api/calendar/listings/${ID}/?$`), getCalendar),
+    openApiRoute('createQuote', 'POST', /^\/v1\/quotes\/?$/, createQuote),
+    openApiRoute('quote', 'GET', new RegExp(`^/v1/quotes/${ID}/?$`), getQuote),
+    openApiRoute('guests', 'POST', /^\/v1\/guests-crud\/?$/, createGuest),
+    openApiRoute('reservationFromQuote', 'POST', /^\/v1\/reservations-v3\/quote\/?$/, createReservationFromQuote),
+    openApiRoute('reservationStatus', 'PUT', new RegExp(`^/v1/reservations-v3/${ID}/status/?$`), updateReservationStatus),
   ],
   unmatched,
 };

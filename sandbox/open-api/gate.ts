@@ -31,7 +31,7 @@ export function passGate(ctx: RequestContext, handler: RouteHandler): SandboxAns
 
 export function openApiRoute(
   name: SandboxRoute,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: RegExp,
   handler: RouteHandler,
 ): RouteDefinition {

@@ -1,12 +1,15 @@
 import { jsonAnswer, type SandboxAnswer } from '../http/answer';
 import { notFound } from '../http/errors';
 import type { RequestContext } from '../http/host-server';
+import { expireHolds } from '../state/booking-state';
 import { reservationView } from '../state/money';
 import { projectFields } from '../state/projection';
 
 /** GET /v1/reservations/:id[?fields=...]: payments appear only once the upstream has caught up. */
 export function getReservation(ctx: RequestContext): SandboxAnswer {
   const { store } = ctx.runtime;
+  // A hold that ended shows as `expired` (reservations made from quotes, docs/product-spec.md §5).
+  expireHolds(store, ctx.now);
   const reservation = store.reservations.get(ctx.params.id);
   if (!reservation) throw notFound(`Reservation ${ctx.params.id} not found`);
   const view = reservationView(store, reservation, ctx.now);

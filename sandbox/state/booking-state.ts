@@ -1,0 +1,239 @@
+/**
+ * The booking side of the sandbox (docs/product-spec.md §5): calendars with prices, minimum nights
+ * and booked or blocked days; quotes with rate plans, a cleaning fee, taxes and a coupon; holds that
+ * expire at their `reservedUntil`. Kept beside the store (one state per store, so a reset starts it
+ * afresh) rather than in it, so the payment side of the store stays as it is.
+ */
+import { isTaxType } from '../open-api/invoice-item-rules';
+import { roundMoney } from './money';
+import type { ListingRecord, ReservationRecord } from './records';
+import type { SandboxStore } from './store';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long an upstream quote stays valid. */
+export const QUOTE_VALIDITY_MS = 24 * 60 * 60 * 1000;
+/** The documented test coupon: 10 % off the accommodation fare. */
+export const SANDBOX_COUPON = { code: 'SANDBOX10', percentOff: 10 } as const;
+
+export interface BookingTerms {
+  minNights: number;
+  taxType: 'TAX' | 'VAT';
+  taxRate: number;
+  /** Days from the sandbox's start that the owner blocked (status `unavailable`). */
+  blockedOffsets: number[];
+  /** Weekdays (0 = Sunday) closed to arrival. */
+  closedToArrival: number[];
+}
+
+/** Per listing id; listings without an entry book on one night, 10 % tax, nothing blocked. */
+export const BOOKING_TERMS: Record<string, BookingTerms> = {
+  'lst-seaside': { minNights: 2, taxType: 'TAX', taxRate: 0.1, blockedOffsets: [8, 9], closedToArrival: [] },
+  'lst-city': { minNights: 1, taxType: 'VAT', taxRate: 0.1, blockedOffsets: [15, 16], closedToArrival: [] },
+  'lst-mountain': { minNights: 3, taxType: 'VAT', taxRate: 0.2, blockedOffsets: [20, 21, 22], closedToArrival: [0] },
+  'lst-closed': { minNights: 2, taxType: 'TAX', taxRate: 0.1, blockedOffsets: [], closedToArrival: [] },
+};
+
+const DEFAULT_TERMS: BookingTerms = { minNights: 1, taxType: 'TAX', taxRate: 0.1, blockedOffsets: [], closedToArrival: [] };
+
+export function termsOf(listingId: string): BookingTerms {
+  return BOOKING_TERMS[listingId] ?? DEFAULT_TERMS;
+}
+
+export interface RatePlanMoney {
+  currency: string;
+  fareAccommodation: number;
+  fareAccommodationAdjusted: number;
+  fareAccommodationDiscount: number;
+  fareCleaning: number;
+  totalFees: number;
+  totalTaxes: number;
+  subTotalPrice: number;
+  hostPayout: number;
+  invoiceItems: { title: string; amount: number; normalType: string; isTax: boolean }[];
+}
+
+export interface QuoteRatePlan {
+  _id: string;
+  name: string;
+  money: RatePlanMoney;
+}
+
+export interface QuoteRecord {
+  _id: string;
+  listingId: string;
+  checkIn: string;
+  checkOut: string;
+  guestsCount: number;
+  source: string;
+  couponCode?: string;
+  ratePlans: QuoteRatePlan[];
+  createdAt: number;
+  expiresAt: number;
+  reservationId?: string;
+}
+
+interface BookingState {
+  startedAt: number;
+  quotes: Map<string, QuoteRecord>;
+  /** reservationId → when its hold ends (reserved reservations made from quotes). */
+  holds: Map<string, number>;
+}
+
+const STATES = new WeakMap<SandboxStore, BookingState>();
+
+export function bookingState(store: SandboxStore, now: number): BookingState {
+  let state = STATES.get(store);
+  if (!state) {
+    state = { startedAt: now, quotes: new Map(), holds: new Map() };
+    STATES.set(store, state);
+  }
+  return state;
+}
+
+export function dayString(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export function dayMs(date: string): number {
+  return Date.parse(`${date}T00:00:00.000Z`);
+}
+
+export function nightsBetween(checkIn: string, checkOut: string): number {
+  return Math.round((dayMs(checkOut) - dayMs(checkIn)) / DAY_MS);
+}
+
+/** A hold that ended turns its reservation `expired` and frees its dates (the upstream does this by itself). */
+export function expireHolds(store: SandboxStore, now: number): void {
+  const { holds } = bookingState(store, now);
+  for (const [reservationId, until] of holds) {
+    const reservation = store.reservations.get(reservationId);
+    if (!reservation || reservation.status !== 'reserved') {
+      holds.delete(reservationId);
+    } else if (until <= now) {
+      reservation.status = 'expired';
+      holds.delete(reservationId);
+    }
+  }
+}
+
+export function holdOf(store: SandboxStore, reservationId: string, now: number): number | undefined {
+  return bookingState(store, now).holds.get(reservationId);
+}
+
+const BLOCKING = new Set(['confirmed', 'reserved']);
+
+function bookingOn(store: SandboxStore, listingId: string, date: string): ReservationRecord | undefined {
+  for (const reservation of store.reservations.values()) {
+    if (reservation.listingId !== listingId || !BLOCKING.has(reservation.status)) continue;
+    if (reservation.checkIn.slice(0, 10) <= date && date < reservation.checkOut.slice(0, 10)) return reservation;
+  }
+  return undefined;
+}
+
+export interface CalendarDay {
+  date: string;
+  listingId: string;
+  currency: string;
+  price: number;
+  minNights: number;
+  status: 'available' | 'booked' | 'unavailable';
+  cta: boolean;
+  ctd: boolean;
+  reservationId?: string;
+}
+
+/** Fridays and Saturdays cost a quarter more. */
+function nightlyPrice(listing: ListingRecord, date: string): number {
+  const weekday = new Date(dayMs(date)).getUTCDay();
+  return roundMoney(listing.prices.basePrice * (weekday === 5 || weekday === 6 ? 1.25 : 1));
+}
+
+export function calendarDay(store: SandboxStore, listing: ListingRecord, date: string, now: number): CalendarDay {
+  const terms = termsOf(listing._id);
+  const { startedAt } = bookingState(store, now);
+  const offset = Math.round((dayMs(date) - dayMs(dayString(startedAt))) / DAY_MS);
+  const booked = bookingOn(store, listing._id, date);
+  const blocked = terms.blockedOffsets.includes(offset);
+  return {
+    date,
+    listingId: listing._id,
+    currency: listing.prices.currency,
+    price: nightlyPrice(listing, date),
+    minNights: terms.minNights,
+    status: booked ? 'booked' : blocked ? 'unavailable' : 'available',
+    cta: terms.closedToArrival.includes(new Date(dayMs(date)).getUTCDay()),
+    ctd: false,
+    ...(booked ? { reservationId: booked._id } : {}),
+  };
+}
+
+export function calendarDays(store: SandboxStore, listing: ListingRecord, from: string, to: string, now: number): CalendarDay[] {
+  const days: CalendarDay[] = [];
+  for (let at = dayMs(from); at <= dayMs(to); at += DAY_MS) days.push(calendarDay(store, listing, dayString(at), now));
+  return days;
+}
+
+/** Why a stay cannot be quoted or booked, in the upstream's words; null when it can. */
+export function stayRefusal(
+  store: SandboxStore,
+  listing: ListingRecord,
+  stay: { checkIn: string; checkOut: string; guestsCount: number },
+  now: number,
+): { kind: 'calendar' | 'terms'; code: string; message: string } | null {
+  const nights = nightsBetween(stay.checkIn, stay.checkOut);
+  for (let index = 0; index < nights; index += 1) {
+    const day = calendarDay(store, listing, dayString(dayMs(stay.checkIn) + index * DAY_MS), now);
+    if (day.status !== 'available') {
+      return { kind: 'calendar', code: 'LISTING_CALENDAR_BLOCKED', message: `The listing is not available for the requested dates (${day.date} is ${day.status})` };
+    }
+  }
+  const terms = termsOf(listing._id);
+  if (nights < terms.minNights) {
+    return { kind: 'terms', code: 'MIN_NIGHTS_NOT_MET', message: `Reservation terms violated: the minimum stay is ${terms.minNights} nights` };
+  }
+  if (stay.guestsCount > listing.accommodates) {
+    return { kind: 'terms', code: 'MAX_GUESTS_EXCEEDED', message: `Reservation terms violated: the listing accommodates at most ${listing.accommodates} guests` };
+  }
+  if (terms.closedToArrival.includes(new Date(dayMs(stay.checkIn)).getUTCDay())) {
+    return { kind: 'terms', code: 'CLOSED_TO_ARRIVAL', message: `Reservation terms violated: check-in is closed on ${stay.checkIn}` };
+  }
+  return null;
+}
+
+function planMoney(store: SandboxStore, listing: ListingRecord, stay: { checkIn: string; checkOut: string }, percentOff: number, now: number): RatePlanMoney {
+  const terms = termsOf(listing._id);
+  const nights = nightsBetween(stay.checkIn, stay.checkOut);
+  let fare = 0;
+  for (let index = 0; index < nights; index += 1) fare += calendarDay(store, listing, dayString(dayMs(stay.checkIn) + index * DAY_MS), now).price;
+  fare = roundMoney(fare);
+  const discount = roundMoney((fare * percentOff) / 100);
+  const adjusted = roundMoney(fare - discount);
+  const cleaning = listing.prices.cleaningFee;
+  const taxes = roundMoney((adjusted + cleaning) * terms.taxRate);
+  const subTotal = roundMoney(adjusted + cleaning);
+  return {
+    currency: listing.prices.currency,
+    fareAccommodation: fare,
+    fareAccommodationAdjusted: adjusted,
+    fareAccommodationDiscount: discount,
+    fareCleaning: cleaning,
+    totalFees: 0,
+    totalTaxes: taxes,
+    subTotalPrice: subTotal,
+    hostPayout: roundMoney(subTotal + taxes),
+    invoiceItems: [
+      { title: 'Accommodation fare', amount: adjusted, normalType: 'AF', isTax: false },
+      { title: 'Cleaning fee', amount: cleaning, normalType: 'CF', isTax: false },
+      { title: terms.taxType === 'VAT' ? 'VAT' : 'Occupancy tax', amount: taxes, normalType: terms.taxType, isTax: isTaxType(terms.taxType) },
+    ],
+  };
+}
+
+/** Two rate plans: flexible at the calendar's prices, and non-refundable 10 % cheaper; the coupon takes 10 % off either. */
+export function ratePlansFor(store: SandboxStore, listing: ListingRecord, stay: { checkIn: string; checkOut: string }, couponApplies: boolean, now: number): QuoteRatePlan[] {
+  const coupon = couponApplies ? SANDBOX_COUPON.percentOff : 0;
+  return [
+    { _id: 'rp-flexible', name: 'Flexible', money: planMoney(store, listing, stay, coupon, now) },
+    { _id: 'rp-non-refundable', name: 'Non-refundable', money: planMoney(store, listing, stay, coupon + 10, now) },
+  ];
+}
