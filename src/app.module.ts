@@ -4,6 +4,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AppConfig } from './config/app-config';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/http/validation';
+import { BookingModule } from './booking/booking.module';
 import { CheckoutModule } from './checkout/checkout.module';
 import { Clock, SystemClock } from './common/clock';
 import { UpstreamModule } from './upstream/upstream.module';
@@ -34,6 +35,7 @@ export class AppModule {
         HealthModule,
         UpstreamModule,
         CheckoutModule,
+        BookingModule,
         InvoicesModule,
         PaymentsModule,
         WebhooksModule,

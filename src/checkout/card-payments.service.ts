@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
 import { RequestLimits } from '../common/abuse/request-limits';
@@ -14,7 +14,8 @@ import { WriteJournal } from '../journal/write-journal';
 import { MetricsService } from '../metrics/metrics.service';
 import { PaymentProviders } from './payment-providers';
 import { RedisKeys } from '../redis/redis-keys';
-import { CheckoutSession, CheckoutSessionView, PendingAttempt, toView } from './checkout-session';
+import { BookingHooks } from './booking-hooks';
+import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
 import { alreadyPaid, CardOnFile, ReservationCards } from './reservation-cards';
@@ -112,6 +113,8 @@ export class CardPayments implements OnModuleInit {
     private readonly leases: ReservationLeases,
     private readonly journal: WriteJournal,
     private readonly cards: ReservationCards,
+    // Optional: a checkout without the booking room (unit tests) attaches cards all the same.
+    @Optional() private readonly bookingHooks?: BookingHooks,
   ) {}
 
   onModuleInit(): void {
@@ -249,8 +252,16 @@ export class CardPayments implements OnModuleInit {
   }
 
   /** The session a submission is for: 404 before anything is written, its Idempotency-Key included. */
-  knownSession(sessionId: string): Promise<CheckoutSession> {
-    return this.sessions.require(sessionId);
+  async knownSession(sessionId: string): Promise<CheckoutSession> {
+    const session = await this.sessions.require(sessionId);
+    // A booking whose hold ended holds no dates any more: nothing is sent for it (docs/product-spec.md §3.1).
+    if (holdEnded(session, this.clock.now())) {
+      await this.sessions
+        .update(sessionId, (current) => (current.booking && holdEnded(current, this.clock.now()) ? { ...current, booking: { ...current.booking, status: 'expired' } } : null))
+        .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a booking expired on its session'));
+      throw new DomainError('hold_expired', 'The reservation stopped holding these dates before it was paid. Please make a new booking.');
+    }
+    return session;
   }
 
   /**
@@ -378,6 +389,7 @@ export class CardPayments implements OnModuleInit {
   private async attached(session: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): Promise<CheckoutSessionView> {
     const succeeded = await this.sessions.recordOutcome(session.id, (current) => succeededWith(current, tokenizedUnder, method), session);
     this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
+    this.bookingHooks?.cardAttached(succeeded);
     return toView(succeeded);
   }
 
@@ -414,6 +426,8 @@ export class CardPayments implements OnModuleInit {
         if (!hasCode(error, 'session_not_found')) throw error;
       });
       this.logger.log({ reservationId: intent.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached (reconciled)');
+      const now = await this.sessions.load(sessionId).catch(() => null);
+      if (now) this.bookingHooks?.cardAttached(now);
       return;
     }
     if (intent.state === 'not_landed') {

@@ -11,6 +11,23 @@ export interface PaymentMethodSummary {
   brand?: string;
 }
 
+/** A reservation this service made from a quote (docs/product-spec.md §3.1), as the session shows it. */
+export interface SessionBooking {
+  reservationId: string;
+  confirmationCode: string;
+  status: 'reserved' | 'confirmed' | 'expired' | 'canceled';
+  checkIn: string;
+  checkOut: string;
+  /** When the reservation stops holding its dates unless paid (ISO time); absent: no limit. */
+  holdExpiresAt?: string;
+}
+
+/** A booking whose hold ended before a card was on file: it no longer holds its dates. */
+export function holdEnded(session: CheckoutSession, now: number): boolean {
+  const { booking } = session;
+  return !!booking?.holdExpiresAt && booking.status === 'reserved' && session.status !== 'succeeded' && Date.parse(booking.holdExpiresAt) <= now;
+}
+
 /** The card attempt waiting for 3-D Secure; kept server-side only. */
 export interface PendingAttempt {
   id: string;
@@ -40,6 +57,8 @@ export interface CheckoutSession {
   pendingAttempt?: PendingAttempt;
   /** The provider the attached card was tokenized under, for the payment diagnostics. */
   tokenizedUnder?: string;
+  /** Set when the service made the reservation from a quote. */
+  booking?: SessionBooking;
 }
 
 /** The session as the website sees it (docs/product-spec.md §3): no guest id, no pending attempt. */
@@ -60,5 +79,6 @@ export function toView(session: CheckoutSession): CheckoutSessionView {
     ...(session.nextAction ? { nextAction: session.nextAction } : {}),
     ...(session.paymentMethod ? { paymentMethod: session.paymentMethod } : {}),
     ...(session.lastError ? { lastError: session.lastError } : {}),
+    ...(session.booking ? { booking: session.booking } : {}),
   };
 }

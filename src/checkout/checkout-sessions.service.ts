@@ -6,7 +6,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProviders } from './payment-providers';
-import { CheckoutSessionView, toView } from './checkout-session';
+import { CheckoutSessionView, holdEnded, toView } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { alreadyPaid, ReservationCards } from './reservation-cards';
 
@@ -61,6 +61,9 @@ export class CheckoutSessions {
   }
 
   async get(id: string): Promise<CheckoutSessionView> {
-    return toView(await this.sessions.require(id));
+    const session = await this.sessions.require(id);
+    const view = toView(session);
+    // A hold that ended shows as such before anyone tries to pay it (docs/product-spec.md §3.1).
+    return holdEnded(session, this.clock.now()) && view.booking ? { ...view, booking: { ...view.booking, status: 'expired' } } : view;
   }
 }

@@ -4,6 +4,7 @@ import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { InvoicesModule } from '../invoices/invoices.module';
 import { JournalModule } from '../journal/journal.module';
+import { BookingHooks } from './booking-hooks';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSessions } from './checkout-sessions.service';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
@@ -20,7 +21,7 @@ import { ThreeDsStates } from './three-ds-states';
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule],
   controllers: [SessionsController, ThreeDsController, ListingsController, ExtrasController],
-  providers: [CheckoutSessions, CheckoutSessionsStore, CardPayments, ThreeDsStates, ListingSummaries, Extras, ReservationCards, PaymentProviders],
-  exports: [CheckoutSessionsStore, PaymentProviders],
+  providers: [BookingHooks, CheckoutSessions, CheckoutSessionsStore, CardPayments, ThreeDsStates, ListingSummaries, Extras, ReservationCards, PaymentProviders],
+  exports: [CheckoutSessionsStore, PaymentProviders, BookingHooks],
 })
 export class CheckoutModule {}

@@ -1,10 +1,11 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
-import { DomainError } from '../common/errors/domain-error';
+import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ApiProblems } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
+import { BookingHooks, BookingRequest } from './booking-hooks';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSessionView } from './checkout-session';
 import { CheckoutSessions } from './checkout-sessions.service';
@@ -25,6 +26,26 @@ function paymentMethodShape(body: PaymentMethodDto): { token: string } | { card:
   return { card: body.card!, billing_details: body.billing_details! };
 }
 
+type SessionShape = { reservationId: string; email: string } | BookingRequest;
+
+/** Exactly one shape: an existing reservation with its guest's email, or a quote with its guest. */
+function sessionShape(body: CreateSessionDto): SessionShape {
+  if (body.quoteId !== undefined) {
+    const extra = (['reservationId', 'email'] as const).filter((field) => body[field] !== undefined);
+    const problems: FieldError[] = extra.map((field) => ({ field, message: `send either quoteId with guest, or reservationId with email, not ${field} too` }));
+    if (body.guest == null) problems.push({ field: 'guest', message: 'guest is required to book a quote' });
+    if (problems.length > 0) throw DomainError.validation(problems);
+    return { quoteId: body.quoteId, ...(body.ratePlanId ? { ratePlanId: body.ratePlanId } : {}), guest: { ...body.guest! } };
+  }
+  const missing = (['reservationId', 'email'] as const).filter((field) => body[field] === undefined);
+  const problems: FieldError[] = missing.map((field) => ({ field, message: `${field} is required (or send quoteId with guest to book)` }));
+  for (const field of ['ratePlanId', 'guest'] as const) {
+    if (body[field] !== undefined) problems.push({ field, message: `${field} goes with quoteId` });
+  }
+  if (problems.length > 0) throw DomainError.validation(problems);
+  return { reservationId: body.reservationId!, email: body.email! };
+}
+
 @ApiTags('checkout')
 @Controller('checkout/sessions')
 export class SessionsController {
@@ -32,15 +53,31 @@ export class SessionsController {
     private readonly sessions: CheckoutSessions,
     private readonly cards: CardPayments,
     private readonly idempotency: Idempotency,
+    private readonly bookings: BookingHooks,
   ) {}
 
   @Post()
   @UseGuards(ClientIpLimitGuard)
-  @ApiOperation({ summary: 'Start paying for a reservation: its id and the guest email (amount and currency come from the reservation)' })
+  @ApiHeader({ ...IDEMPOTENCY_HEADER, required: false, description: 'required when booking a quote (quoteId): one per booking attempt' })
+  @ApiOperation({
+    summary: 'Start paying for a reservation ({reservationId, email}), or book a quote first ({quoteId, ratePlanId?, guest})',
+    description:
+      'With `reservationId` and `email`: amount and currency come from the reservation. With `quoteId` and `guest` (and an `Idempotency-Key`): ' +
+      'the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the ' +
+      'session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found`; ' +
+      'its dates taken meanwhile: 409 `dates_unavailable`.',
+  })
   @ApiCreatedResponse({ type: CheckoutSessionResponse })
-  @ApiProblems(400, 404, 409, 415, 429, 502, 503)
-  create(@Body() body: CreateSessionDto): Promise<CheckoutSessionView> {
-    return this.sessions.create(body.reservationId, body.email);
+  @ApiProblems(400, 404, 409, 415, 422, 429, 502, 503)
+  async create(@Body() body: CreateSessionDto, @Headers('idempotency-key') idempotencyKey: string | undefined): Promise<CheckoutSessionView> {
+    const shape = sessionShape(body);
+    if ('reservationId' in shape) return this.sessions.create(shape.reservationId, shape.email);
+    const answer = await this.idempotency.run(`booking:${shape.quoteId}`, idempotencyKey, body, async () => ({
+      status: 201,
+      // run() has checked the key by now.
+      body: await this.bookings.book(shape, idempotencyKey!),
+    }));
+    return answer.body;
   }
 
   @Get(':id')

@@ -96,6 +96,7 @@ export interface AppConfig {
   admin: { apiKey?: string };
   logging: { level: LogLevel; pretty: boolean };
   budget: BudgetConfig;
+  booking: BookingConfig;
 }
 
 /** Shares of the upstream budget and the bounds on reads that may spend it (docs/product-spec.md §7). */
@@ -106,4 +107,22 @@ export interface BudgetConfig {
   ipReadLimit: RateLimit;
   /** At most one upstream read of a reservation's payments per this many seconds, all replicas (PAYMENT_STATUS_REFRESH_SECONDS). */
   paymentStatusRefreshSeconds: number;
+}
+
+/** The upstream's `reservedUntil` periods a new reservation may hold its dates for (BOOKING_HOLD). */
+export const BOOKING_HOLDS = ['10m', '15m', '30m', '12h', '24h', '36h', '48h', '72h'] as const;
+export type BookingHold = (typeof BOOKING_HOLDS)[number];
+
+/** Booking from dates (docs/product-spec.md §3.1). */
+export interface BookingConfig {
+  /** How long a listing's calendar month is served from Redis without asking the upstream (CALENDAR_CACHE_SECONDS). */
+  calendarCacheSeconds: number;
+  /** An identical quote request within this time (and the quote's validity) reuses the quote (QUOTE_REUSE_SECONDS). */
+  quoteReuseSeconds: number;
+  /** The `source` written on quotes and reservations (BOOKING_SOURCE). */
+  source: string;
+  /** How long a new reservation holds its dates before it is paid (BOOKING_HOLD). */
+  hold: BookingHold;
+  /** `instant`: confirmed once the card is on file; `request`: left `reserved` for the property manager (BOOKING_CONFIRMATION). */
+  confirmation: 'instant' | 'request';
 }

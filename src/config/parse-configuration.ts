@@ -1,4 +1,4 @@
-import { AppConfig, ExtraDefinition, LogLevel, RateLimit } from './app-config';
+import { AppConfig, BOOKING_HOLDS, ExtraDefinition, LogLevel, RateLimit } from './app-config';
 import { isInvoiceItemNormalType, secondIdentifierProblem } from './invoice-item-rules';
 import { isClusterUrl, parseClusterUrl } from '../redis/redis-address';
 import { timingProblems } from './timing-rules';
@@ -205,6 +205,16 @@ function parseExtras(read: EnvironmentReader): ExtraDefinition[] {
   return extras;
 }
 
+/** BOOKING_SOURCE: written on every quote and reservation, so a short plain word. */
+function parseBookingSource(read: EnvironmentReader): string {
+  const source = read.text('BOOKING_SOURCE') ?? 'website';
+  if (!/^[A-Za-z0-9 ._-]{1,40}$/.test(source)) {
+    read.problem('BOOKING_SOURCE', 'must be 1-40 letters, digits, spaces or "._-"');
+    return 'website';
+  }
+  return source;
+}
+
 /** Reads and validates every variable of docs/product-spec.md §2; throws ConfigurationError listing all problems. */
 export function parseConfiguration(env: Environment): AppConfig {
   const read = new EnvironmentReader(env);
@@ -296,6 +306,13 @@ export function parseConfiguration(env: Environment): AppConfig {
       anonymousSharePercent: read.integer('UPSTREAM_ANONYMOUS_SHARE', 50, 0, 100),
       ipReadLimit: read.rate('CHECKOUT_IP_READ_LIMIT', '120/m'),
       paymentStatusRefreshSeconds: read.integer('PAYMENT_STATUS_REFRESH_SECONDS', 10, 1, 3600),
+    },
+    booking: {
+      calendarCacheSeconds: read.integer('CALENDAR_CACHE_SECONDS', 300, 1, 86_400),
+      quoteReuseSeconds: read.integer('QUOTE_REUSE_SECONDS', 300, 0, 86_400),
+      source: parseBookingSource(read),
+      hold: read.oneOf('BOOKING_HOLD', BOOKING_HOLDS, '30m'),
+      confirmation: read.oneOf('BOOKING_CONFIRMATION', ['instant', 'request'] as const, 'instant'),
     },
   };
   if (config.guesty.tokenReserve >= config.guesty.tokensPerDay) {

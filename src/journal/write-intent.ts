@@ -10,7 +10,7 @@
 export type IntentState = 'sent' | 'landed' | 'refused' | 'unknown' | 'not_landed';
 
 /** The writes the journal knows how to reconcile. */
-export type IntentKind = 'payment-method' | 'invoice-item';
+export type IntentKind = 'payment-method' | 'invoice-item' | 'reservation-create' | 'reservation-status';
 
 export interface WriteIntent<Request = unknown, Outcome = unknown> {
   id: string;

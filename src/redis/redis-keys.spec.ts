@@ -48,7 +48,7 @@ describe('RedisKeys in a Redis Cluster', () => {
   // Every builder of RedisKeys, so that a new one is sorted here into single keys or a group.
   it('knows every key builder', () => {
     expect(Object.getOwnPropertyNames(RedisKeys.prototype).sort()).toEqual(
-      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'reservationWrites', 'journal', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare', 'paymentStatus'].sort(),
+      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'reservationWrites', 'journal', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare', 'paymentStatus', 'quotes'].sort(),
     );
   });
 
@@ -57,7 +57,7 @@ describe('RedisKeys in a Redis Cluster', () => {
 
     it("one reservation's writes: lease, last write, open intent, intents and card on file (the journal's batches)", () => {
       const writes = keys.reservationWrites('res-checkout-usd');
-      expect(slotsOf([writes.lease, writes.lastWrite, writes.openIntent, writes.card, writes.intent('0123abcd')]).size).toBe(1);
+      expect(slotsOf([writes.lease, writes.lastWrite, writes.openIntent, writes.card, writes.booking, writes.intent('0123abcd')]).size).toBe(1);
     });
 
     it('the upstream budget: every window log and the pause (takeSlot, pauseSlots)', () => {

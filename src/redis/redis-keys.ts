@@ -53,13 +53,15 @@ export class RedisKeys {
    * intents and the card this service attached. One hash tag per reservation keeps them in one
    * Redis Cluster slot, so the journal writes an intent and its pointers in one atomic step.
    */
-  reservationWrites(reservationId: string): { lease: string; lastWrite: string; openIntent: string; card: string; intent(id: string): string } {
+  reservationWrites(reservationId: string): { lease: string; lastWrite: string; openIntent: string; card: string; booking: string; intent(id: string): string } {
     const base = `${this.prefix}{reservation:${reservationId}}`;
     return {
       lease: `${base}:lease`,
       lastWrite: `${base}:last-write`,
       openIntent: `${base}:open-intent`,
       card: `${base}:card`,
+      // Under a quote's writes (`quote-<upstream id>`): which Idempotency-Key booked it, and its session.
+      booking: `${base}:booking`,
       intent: (id) => `${base}:intent:${id}`,
     };
   }
@@ -68,6 +70,14 @@ export class RedisKeys {
   journal(): { due: string; sweepLock: string } {
     const base = `${this.prefix}journal`;
     return { due: `${base}:due`, sweepLock: `${base}:sweep-lock` };
+  }
+
+  /**
+   * Quotes (docs/product-spec.md §3.1): the service's own quote by its id (≥128 random bits, used as
+   * it is), and the quote an identical request may reuse, by a digest of the request.
+   */
+  quotes(): { quote(id: string): string; byRequest(digest: string): string } {
+    return { quote: (id) => `${this.prefix}quote:${id}`, byRequest: (digest) => `${this.prefix}quote-request:${digest}` };
   }
 
   /** A 3-D Secure return state, by a digest of its value. */

@@ -72,6 +72,13 @@ export class SharedReadCache {
     return pending;
   }
 
+  /** Drops a value everywhere this replica can: Redis and its own copy (other replicas' copies live localTtlMs at most). */
+  async forget(cache: string, id: string): Promise<void> {
+    const key = this.keys.cache(cache, id);
+    this.local.delete(key);
+    await this.store.delete(key).catch(() => undefined);
+  }
+
   private keepLocally(key: string, value: unknown, policy: CachePolicy): void {
     if (!policy.localTtlMs) return;
     this.local.delete(key);

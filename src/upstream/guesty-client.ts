@@ -4,6 +4,13 @@ import { AppConfig } from '../config/app-config';
 import { AccessToken, AccessTokens } from './access-tokens';
 import {
   AttachPaymentMethodRequest,
+  GuestRequest,
+  QuoteRequest,
+  ReservationFromQuoteRequest,
+  UpstreamCalendarDay,
+  UpstreamGuest,
+  UpstreamQuote,
+  UpstreamReservationV3,
   InvoiceItemRequest,
   PaymentProvider,
   TokenizeRequest,
@@ -26,6 +33,8 @@ export type { Priority };
 interface OpenApiCall extends Omit<UpstreamCall, 'host' | 'headers'> {
   kind: Kind;
   priority: Priority;
+  /** A booking call: a refusal of the dates or terms is an answer, even as 401 (never a token problem). */
+  bookingAnswer?: boolean;
 }
 
 const enc = encodeURIComponent;
@@ -33,6 +42,21 @@ const enc = encodeURIComponent;
 function upstreamMessage(data: unknown): string | undefined {
   const message = (data as { message?: unknown } | null)?.message;
   return typeof message === 'string' ? scrubText(message).slice(0, 300) : undefined;
+}
+
+/**
+ * The upstream refuses unavailable dates or broken stay terms with a 4xx whose message says so (its
+ * reference even names 401): a booking answer, never a token problem (docs/product-spec.md §3.1).
+ * A message about tokens or permissions stays the token's.
+ */
+export function bookingRefusal(answer: UpstreamAnswer): 'dates_unavailable' | 'stay_not_allowed' | null {
+  if (answer.status < 400 || answer.status >= 500 || answer.status === 404 || answer.status === 429) return null;
+  const data = answer.data as { message?: unknown; code?: unknown; error?: { message?: unknown; code?: unknown } } | null;
+  const words = [data?.message, data?.code, data?.error?.message, data?.error?.code].filter((part) => typeof part === 'string').join(' ');
+  if (!words || /token|permission|inactive|bearer|unauthori[sz]ed|credential/i.test(words)) return null;
+  if (/availab|calendar|blocked|booked|occupied/i.test(words)) return 'dates_unavailable';
+  if (/nights|terms|guests|arrival|departure|stay/i.test(words)) return 'stay_not_allowed';
+  return null;
 }
 
 /**
@@ -119,6 +143,69 @@ export class GuestyClient {
     return this.expect(answer, 'addInvoiceItem') as UpstreamInvoiceItem;
   }
 
+  /** The listing's days from `startDate` to `endDate` included; null for an unknown listing. Anonymous: a public read. */
+  async getCalendar(listingId: string, startDate: string, endDate: string): Promise<UpstreamCalendarDay[] | null> {
+    const answer = await this.openApi({
+      operation: 'getCalendar', kind: 'read', priority: 'anonymous', method: 'GET',
+      path: `/availability-pricing/api/calendar/listings/${enc(listingId)}`, query: { startDate, endDate },
+    });
+    if (answer.status === 404) return null;
+    const data = this.expect(answer, 'getCalendar') as UpstreamCalendarDay[] | { days?: UpstreamCalendarDay[]; data?: { days?: UpstreamCalendarDay[] } | UpstreamCalendarDay[] };
+    // The reference describes one day; the platform answers a list, bare or under `days` / `data.days`.
+    if (Array.isArray(data)) return data;
+    if (Array.isArray(data?.data)) return data.data;
+    return data?.days ?? data?.data?.days ?? [];
+  }
+
+  /** A quote for a stay. Anonymous: browsing dates must not take a checkout's share of the budget. */
+  async createQuote(request: QuoteRequest): Promise<UpstreamQuote | null> {
+    const answer = await this.openApi({
+      operation: 'createQuote', kind: 'write', priority: 'anonymous', method: 'POST', path: '/quotes', json: request, bookingAnswer: true,
+    });
+    if (answer.status === 404) return null;
+    this.refuseBooking(answer, 'createQuote');
+    return this.expect(answer, 'createQuote') as UpstreamQuote;
+  }
+
+  /** The upstream quote; null when unknown or expired (410). Its `reservationId` tells whether it was booked. */
+  async getQuote(quoteId: string, priority: Priority = 'checkout'): Promise<UpstreamQuote | null> {
+    const answer = await this.openApi({ operation: 'getQuote', kind: 'read', priority, method: 'GET', path: `/quotes/${enc(quoteId)}` });
+    if (answer.status === 404 || answer.status === 410) return null;
+    return this.expect(answer, 'getQuote') as UpstreamQuote;
+  }
+
+  /** Creates the guest, or answers the one the platform already has with this email (merged). */
+  async createGuest(request: GuestRequest): Promise<UpstreamGuest> {
+    const answer = await this.openApi({ operation: 'createGuest', kind: 'write', priority: 'checkout', method: 'POST', path: '/guests-crud', json: request });
+    return this.expect(answer, 'createGuest') as UpstreamGuest;
+  }
+
+  async createReservationFromQuote(request: ReservationFromQuoteRequest): Promise<UpstreamReservationV3> {
+    const answer = await this.openApi({
+      operation: 'createReservationFromQuote', kind: 'write', priority: 'checkout', method: 'POST', path: '/reservations-v3/quote', json: request, bookingAnswer: true,
+    });
+    this.refuseBooking(answer, 'createReservationFromQuote');
+    return this.expect(answer, 'createReservationFromQuote') as UpstreamReservationV3;
+  }
+
+  async setReservationStatus(reservationId: string, status: 'confirmed' | 'canceled'): Promise<UpstreamReservationV3> {
+    const answer = await this.openApi({
+      operation: 'setReservationStatus', kind: 'write', priority: 'checkout', method: 'PUT', path: `/reservations-v3/${enc(reservationId)}/status`, json: { status },
+    });
+    return this.expect(answer, 'setReservationStatus') as UpstreamReservationV3;
+  }
+
+  /** A refusal of the dates or terms, in words the guest can act on; the upstream's reason is kept (scrubbed). */
+  private refuseBooking(answer: UpstreamAnswer, operation: string): void {
+    const refusal = bookingRefusal(answer);
+    if (!refusal) return;
+    const reason = upstreamMessage(answer.data) ?? upstreamMessage((answer.data as { error?: unknown } | null)?.error);
+    const detail = refusal === 'dates_unavailable'
+      ? `These dates are not available for this listing${reason ? ` (${reason})` : ''}. Please choose other dates.`
+      : `This stay does not meet the property's terms${reason ? `: ${reason}` : ''}.`;
+    throw new UpstreamError(refusal, detail, { operation, upstreamStatus: answer.status, upstreamRequestId: answer.requestId, maybeSent: true, upstreamMessage: reason });
+  }
+
   /**
    * The tokenization host: no Authorization header (the Open API token is never sent where it is
    * not needed), not counted against the Open API budget, never retried (a card submission is a write).
@@ -156,6 +243,7 @@ export class GuestyClient {
         if (retryable && (await this.backoff(attempt, deadline))) continue;
         throw error;
       }
+      if (call.bookingAnswer && bookingRefusal(answer)) return answer;
       if (answer.status === 401 || answer.status === 403) {
         // Both may mean "this token": replace it at most once for this call, then it is a real refusal.
         const replacement = reminted ? null : await this.tokens.rejected(token);

@@ -146,3 +146,85 @@ export interface TokenizeResult {
 export function cardOf(method: UpstreamPaymentMethod): { last4?: string; brand?: string } {
   return { last4: method.last4 ?? method.card?.last4, brand: method.brand ?? method.card?.brand };
 }
+
+/** One day of GET /v1/availability-pricing/api/calendar/listings/{id} (docs/upstream.md "Booking"). */
+export interface UpstreamCalendarDay {
+  date: string;
+  listingId?: string;
+  currency?: string;
+  price?: number;
+  minNights?: number;
+  /** available | booked | reserved | unavailable … */
+  status?: string;
+  /** Closed to arrival / departure. */
+  cta?: boolean;
+  ctd?: boolean;
+}
+
+export interface QuoteRequest {
+  listingId: string;
+  checkInDateLocalized: string;
+  checkOutDateLocalized: string;
+  guestsCount: number;
+  source: string;
+  couponCode?: string;
+}
+
+/** A rate plan's money as a quote carries it (fields the reference leaves open are read defensively). */
+export interface UpstreamRatePlanMoney {
+  currency?: string;
+  fareAccommodation?: number;
+  fareAccommodationAdjusted?: number;
+  fareAccommodationDiscount?: number;
+  fareCleaning?: number;
+  totalFees?: number;
+  totalTaxes?: number;
+  subTotalPrice?: number;
+  hostPayout?: number;
+}
+
+export interface UpstreamQuote {
+  _id: string;
+  status?: string;
+  listingId?: string;
+  checkInDateLocalized?: string;
+  checkOutDateLocalized?: string;
+  guestsCount?: number;
+  expiresAt?: string;
+  /** Set once a reservation was made from the quote. */
+  reservationId?: string;
+  rates?: { ratePlans?: { ratePlan?: { _id?: string; name?: string; money?: UpstreamRatePlanMoney } }[] };
+}
+
+export interface GuestRequest {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone?: string;
+}
+
+export interface UpstreamGuest {
+  _id: string;
+  returningGuest?: boolean;
+}
+
+/** The reference's `reservedUntil` enum: hours as fractions, named periods, or -1 (no limit). */
+export type ReservedUntil = 0.17 | 0.25 | 0.5 | 'twelveHours' | 'day' | 'thirtySixHours' | 'twoDays' | 'threeDays' | -1;
+
+export interface ReservationFromQuoteRequest {
+  quoteId: string;
+  status: 'reserved' | 'confirmed' | 'inquiry';
+  ratePlanId?: string;
+  reservedUntil?: ReservedUntil;
+  guestId: string;
+}
+
+export interface UpstreamReservationV3 {
+  reservationId: string;
+  confirmationCode?: string;
+  status?: string;
+  guestId?: string;
+  checkInDateLocalized?: string;
+  checkOutDateLocalized?: string;
+  reservedExpiresAt?: string;
+}

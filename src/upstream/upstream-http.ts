@@ -13,7 +13,7 @@ export interface UpstreamCall {
   /** Names the call in logs and metrics (getReservation, tokenizeCard, ...). */
   operation: string;
   host: UpstreamHost;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   /** Already encoded, without query. */
   path: string;
   query?: Record<string, string>;

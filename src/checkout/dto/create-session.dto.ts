@@ -1,17 +1,73 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsEmail, IsString, Matches, MaxLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform, Type } from 'class-transformer';
+import { IsEmail, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 
+const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+
+export class BookingGuestDto {
+  @ApiProperty({ example: 'Ada' })
+  @Transform(trimmed)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  firstName!: string;
+
+  @ApiProperty({ example: 'Lovelace' })
+  @Transform(trimmed)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  lastName!: string;
+
+  @ApiProperty({ example: 'ada@example.com', description: 'the platform merges guests by email' })
+  @Transform(trimmed)
+  @IsString()
+  @MaxLength(254)
+  @IsEmail({}, { message: 'guest.email must be an email address' })
+  email!: string;
+
+  @ApiPropertyOptional({ example: '+14155550123', description: 'E.164' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^\+[1-9]\d{6,14}$/, { message: 'guest.phone must be an E.164 number such as +14155550123' })
+  phone?: string;
+}
+
+/**
+ * Either shape of docs/product-spec.md §3: `{reservationId, email}` pays an existing reservation;
+ * `{quoteId, ratePlanId?, guest}` books a quote first (§3.1). Which one is checked by the controller.
+ */
 export class CreateSessionDto {
-  @ApiProperty({ example: 'res-checkout-usd' })
+  @ApiPropertyOptional({ example: 'res-checkout-usd', description: 'paying an existing reservation: its id' })
+  @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'reservationId must be a reservation id' })
-  reservationId!: string;
+  reservationId?: string;
 
-  @ApiProperty({ example: 'olivia@example.com', description: "the reservation guest's email (case-insensitive)" })
-  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
+  @ApiPropertyOptional({ example: 'olivia@example.com', description: "paying an existing reservation: its guest's email (case-insensitive)" })
+  @IsOptional()
+  @Transform(trimmed)
   @IsString()
   @MaxLength(254)
   @IsEmail({}, { message: 'email must be an email address' })
-  email!: string;
+  email?: string;
+
+  @ApiPropertyOptional({ example: 'q_5Jx2Yb0yq8VbS4m1tWc3dA', description: 'booking: a quote id from POST /checkout/quotes' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^q_[A-Za-z0-9_-]{22}$/, { message: 'quoteId must be a quote id from POST /checkout/quotes' })
+  quoteId?: string;
+
+  @ApiPropertyOptional({ example: 'rp-flexible', description: "booking: one of the quote's rate plans (default: its first)" })
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'ratePlanId must be a rate plan id of the quote' })
+  ratePlanId?: string;
+
+  @ApiPropertyOptional({ type: BookingGuestDto, description: 'booking: the guest (created, or merged by email)' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => BookingGuestDto)
+  guest?: BookingGuestDto;
 }

@@ -1,0 +1,293 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { RequestLimits } from '../common/abuse/request-limits';
+import { Clock } from '../common/clock';
+import { DomainError } from '../common/errors/domain-error';
+import { AppConfig, BookingHold } from '../config/app-config';
+import { BookingHooks, BookingRequest } from '../checkout/booking-hooks';
+import { CheckoutSession, CheckoutSessionView, SessionBooking, toView } from '../checkout/checkout-session';
+import { CheckoutSessionsStore } from '../checkout/checkout-sessions.store';
+import { PaymentProviders } from '../checkout/payment-providers';
+import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
+import { Reconciliation, WriteIntent } from '../journal/write-intent';
+import { WriteJournal } from '../journal/write-journal';
+import { KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { GuestyClient } from '../upstream/guesty-client';
+import { ReservedUntil } from '../upstream/guesty.types';
+import { UpstreamError } from '../upstream/upstream-error';
+import { CalendarCache } from './calendar.service';
+import { StoredQuote } from './quote';
+import { Quotes } from './quotes.service';
+
+/** BOOKING_HOLD in the upstream's `reservedUntil` words (docs/upstream-reference/open-api-subset.json). */
+const RESERVED_UNTIL: Record<BookingHold, { value: ReservedUntil; ms: number }> = {
+  '10m': { value: 0.17, ms: 10 * 60_000 },
+  '15m': { value: 0.25, ms: 15 * 60_000 },
+  '30m': { value: 0.5, ms: 30 * 60_000 },
+  '12h': { value: 'twelveHours', ms: 12 * 3_600_000 },
+  '24h': { value: 'day', ms: 24 * 3_600_000 },
+  '36h': { value: 'thirtySixHours', ms: 36 * 3_600_000 },
+  '48h': { value: 'twoDays', ms: 48 * 3_600_000 },
+  '72h': { value: 'threeDays', ms: 72 * 3_600_000 },
+};
+/** The quote's booking record outlives any retry of its Idempotency-Key. */
+const BOOKING_RECORD_TTL_MS = 24 * 3_600_000;
+/** The confirmation waits this long for the attach's lease to be released. */
+const CONFIRM_LEASE_WAIT_MS = 15_000;
+
+/** A reservation create as the journal records it: enough to find it upstream (the quote's reservationId). */
+interface CreateRequest {
+  upstreamQuoteId: string;
+  ratePlanId?: string;
+  guestId: string;
+  /** Whose booking it is (a digest of the Idempotency-Key): another key answers quote_used. */
+  keyDigest: string;
+  quoteId: string;
+}
+
+interface CreatedReservation {
+  reservationId: string;
+  confirmationCode: string;
+  guestId: string;
+  checkIn: string;
+  checkOut: string;
+  holdExpiresAt?: string;
+}
+
+/** What a quote's writes record once booked: by which key, the reservation, and the session opened on it. */
+interface BookingRecord {
+  keyDigest: string;
+  reservation: CreatedReservation;
+  sessionId?: string;
+}
+
+interface StatusRequest {
+  status: 'confirmed';
+}
+
+function refusedBeforeEffect(error: unknown): boolean {
+  if (error instanceof UpstreamError) return !error.maybeSent || (error.upstreamStatus !== undefined && error.upstreamStatus < 500);
+  return error instanceof DomainError;
+}
+
+function quoteUsed(): DomainError {
+  return new DomainError('quote_used', 'A reservation was already made from this quote. Ask for a new quote to book again.');
+}
+
+/**
+ * Reservations from quotes (docs/product-spec.md §3.1, §6): the guest created or merged by email,
+ * the reservation created from the quote as `reserved` under a lease on the quote and through the
+ * journal (a lost answer is found by re-reading the quote's `reservationId`, never by a second
+ * create), a session opened on it; once the card is on file, `instant` confirms it.
+ */
+@Injectable()
+export class Bookings implements OnModuleInit {
+  private readonly logger = new Logger('Bookings');
+
+  constructor(
+    private readonly guesty: GuestyClient,
+    private readonly quotes: Quotes,
+    private readonly calendar: CalendarCache,
+    private readonly sessions: CheckoutSessionsStore,
+    private readonly providers: PaymentProviders,
+    private readonly limits: RequestLimits,
+    private readonly leases: ReservationLeases,
+    private readonly journal: WriteJournal,
+    private readonly hooks: BookingHooks,
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    private readonly keys: RedisKeys,
+    private readonly clock: Clock,
+    private readonly config: ConfigService<AppConfig, true>,
+  ) {}
+
+  onModuleInit(): void {
+    this.journal.register<CreatedReservation>('reservation-create', {
+      reconcile: (intent) => this.findCreate(intent as WriteIntent<CreateRequest, CreatedReservation>),
+      settled: (intent) => this.createSettledElsewhere(intent as WriteIntent<CreateRequest, CreatedReservation>),
+    });
+    this.journal.register<{ status: string }>('reservation-status', {
+      reconcile: (intent) => this.findStatus(intent as WriteIntent<StatusRequest, { status: string }>),
+      settled: () => Promise.resolve(),
+    });
+    this.hooks.register({
+      book: (request, key) => this.book(request, key),
+      cardAttached: (session) => this.confirmLater(session),
+    });
+  }
+
+  async book(request: BookingRequest, idempotencyKey: string): Promise<CheckoutSessionView> {
+    const quote = await this.quotes.load(request.quoteId);
+    if (!quote) throw new DomainError('quote_not_found', 'This quote is unknown or has expired. Please ask for a new quote.');
+    const plan = request.ratePlanId ? quote.view.ratePlans.find((candidate) => candidate.id === request.ratePlanId) : quote.view.ratePlans[0];
+    if (!plan) throw DomainError.validation([{ field: 'ratePlanId', message: 'ratePlanId must be one of the quote’s rate plans' }]);
+    const keyDigest = RedisKeys.digest(idempotencyKey);
+    const writesOf = `quote-${quote.upstreamQuoteId}`;
+    const writes = this.keys.reservationWrites(writesOf);
+    const reservation = await this.leases.withLease(writesOf, async (lease) => {
+      const intentId = RedisKeys.digest(`reservation-create:${quote.upstreamQuoteId}:${keyDigest}`);
+      const { intent: earlier, openIntentId, also } = await this.journal.peek<CreateRequest, CreatedReservation>(writesOf, intentId, [writes.booking]);
+      let record = also[0] ? (JSON.parse(also[0]) as BookingRecord) : null;
+      if (!record && openIntentId && openIntentId !== intentId) {
+        if (await this.journal.settleOpen(lease, openIntentId)) throw DomainError.outcomePending('This quote is being booked; try again in a moment.');
+        const raw = await this.store.get(writes.booking);
+        record = raw ? (JSON.parse(raw) as BookingRecord) : null;
+      }
+      if (record && record.keyDigest !== keyDigest) throw quoteUsed();
+      if (record) return record;
+      const guest = earlier ? { _id: earlier.request.guestId } : await this.guesty.createGuest(request.guest);
+      const created = await this.create(lease, quote, { upstreamQuoteId: quote.upstreamQuoteId, ratePlanId: plan.id, guestId: guest._id, keyDigest, quoteId: quote.view.id }, intentId, earlier);
+      return { keyDigest, reservation: created } satisfies BookingRecord;
+    });
+    return this.openSession(quote, plan.total, reservation, writesOf);
+  }
+
+  private async create(lease: ReservationLease, quote: StoredQuote, request: CreateRequest, intentId: string, earlier: WriteIntent<CreateRequest, CreatedReservation> | null): Promise<CreatedReservation> {
+    const { hold, source } = this.config.get('booking', { infer: true });
+    const writes = this.keys.reservationWrites(lease.reservationId);
+    let created: CreatedReservation;
+    try {
+      created = await this.journal.perform<CreateRequest, CreatedReservation>(lease, {
+        kind: 'reservation-create',
+        intentId,
+        earlier,
+        openSettled: true,
+        request,
+        context: {},
+        snapshot: () => Promise.resolve([]),
+        alsoOnLanded: (landed) => [{ op: 'set', key: writes.booking, value: JSON.stringify({ keyDigest: request.keyDigest, reservation: landed } satisfies BookingRecord), ttlMs: BOOKING_RECORD_TTL_MS }],
+        send: async () => {
+          const answer = await this.guesty.createReservationFromQuote({
+            quoteId: request.upstreamQuoteId,
+            status: 'reserved',
+            ...(request.ratePlanId ? { ratePlanId: request.ratePlanId } : {}),
+            reservedUntil: RESERVED_UNTIL[hold].value,
+            guestId: request.guestId,
+          });
+          return {
+            reservationId: answer.reservationId,
+            confirmationCode: answer.confirmationCode ?? '',
+            guestId: answer.guestId ?? request.guestId,
+            checkIn: answer.checkInDateLocalized ?? quote.view.checkIn,
+            checkOut: answer.checkOutDateLocalized ?? quote.view.checkOut,
+            holdExpiresAt: answer.reservedExpiresAt ?? new Date(this.clock.now() + RESERVED_UNTIL[hold].ms).toISOString(),
+          };
+        },
+        refused: refusedBeforeEffect,
+      });
+    } catch (error) {
+      // The upstream refuses a second reservation from one quote: it was booked where Redis cannot tell.
+      if (error instanceof UpstreamError && error.code === 'upstream_error' && /already|used/i.test(error.upstreamMessage ?? '')) throw quoteUsed();
+      throw error;
+    }
+    this.logger.log({ reservationId: created.reservationId, source }, 'reservation created from a quote');
+    return created;
+  }
+
+  private async openSession(quote: StoredQuote, amount: number, record: BookingRecord, writesOf: string): Promise<CheckoutSessionView> {
+    const { reservation } = record;
+    if (record.sessionId) {
+      const existing = await this.sessions.load(record.sessionId).catch(() => null);
+      if (existing) return toView(existing);
+    }
+    // The attach that follows is spaced from the create, though the create was journaled under the quote.
+    const spacingMs = this.leases.spacingMs;
+    await Promise.all([
+      spacingMs > 0 ? this.store.set(this.keys.reservationWrites(reservation.reservationId).lastWrite, '1', { ttlMs: spacingMs }).catch(() => false) : undefined,
+      this.quotes.booked(quote),
+      this.calendar.invalidate(quote.view.listingId, { from: quote.view.checkIn, to: quote.view.checkOut }).catch(() => undefined),
+    ]);
+    await this.limits.sessionOpened(reservation.reservationId);
+    const provider = await this.providers.forListing(quote.view.listingId);
+    if (!provider || provider.status !== 'ACTIVE') {
+      throw new DomainError('payment_account_unavailable', 'Card payments are not available for this property right now; please try again later.');
+    }
+    const now = this.clock.now();
+    const booking: SessionBooking = {
+      reservationId: reservation.reservationId,
+      confirmationCode: reservation.confirmationCode,
+      status: 'reserved',
+      checkIn: reservation.checkIn,
+      checkOut: reservation.checkOut,
+      ...(reservation.holdExpiresAt ? { holdExpiresAt: reservation.holdExpiresAt } : {}),
+    };
+    const session = await this.sessions.create({
+      id: this.sessions.newId(),
+      status: 'requires_payment_method',
+      reservationId: reservation.reservationId,
+      listingId: quote.view.listingId,
+      guestId: reservation.guestId,
+      paymentProviderId: provider.paymentProviderId,
+      // The quote's total is the reservation's balance: no read of the reservation is spent on it.
+      amount,
+      currency: quote.view.currency,
+      createdAt: now,
+      expiresAt: now + this.config.get('checkout', { infer: true }).sessionTtlSeconds * 1000,
+      booking,
+    });
+    await this.store
+      .set(this.keys.reservationWrites(writesOf).booking, JSON.stringify({ ...record, sessionId: session.id } satisfies BookingRecord), { ttlMs: BOOKING_RECORD_TTL_MS })
+      .catch(() => false);
+    return toView(session);
+  }
+
+  /** Runs after the attach was answered (its lease released): the guest never waits for it. */
+  private confirmLater(session: CheckoutSession): void {
+    if (this.config.get('booking', { infer: true }).confirmation !== 'instant' || session.booking?.status !== 'reserved') return;
+    setImmediate(() => {
+      this.confirm(session).catch((error: unknown) => this.logger.warn({ err: error, reservationId: session.reservationId }, 'a paid reservation could not be confirmed yet'));
+    });
+  }
+
+  private async confirm(session: CheckoutSession): Promise<void> {
+    const { reservationId } = session;
+    const outcome = await this.leases.withLease(
+      reservationId,
+      (lease) =>
+        this.journal.perform<StatusRequest, { status: string }>(lease, {
+          kind: 'reservation-status',
+          intentId: RedisKeys.digest(`reservation-status:${reservationId}:confirmed`),
+          request: { status: 'confirmed' },
+          context: { sessionId: session.id },
+          snapshot: () => Promise.resolve([]),
+          send: async () => ({ status: (await this.guesty.setReservationStatus(reservationId, 'confirmed')).status ?? 'confirmed' }),
+          refused: refusedBeforeEffect,
+        }),
+      { waitMs: CONFIRM_LEASE_WAIT_MS },
+    );
+    await this.sessions.update(session.id, (current) =>
+      current.booking && current.booking.status !== 'confirmed' ? { ...current, booking: { ...current.booking, status: outcome.status === 'confirmed' ? 'confirmed' : current.booking.status } } : null,
+    );
+    this.logger.log({ reservationId }, 'reservation confirmed after its card was put on file');
+  }
+
+  /** A create without a clear answer: the quote says whether a reservation was made from it. */
+  private async findCreate(intent: WriteIntent<CreateRequest, CreatedReservation>): Promise<Reconciliation<CreatedReservation>> {
+    const quote = await this.guesty.getQuote(intent.request.upstreamQuoteId);
+    if (!quote?.reservationId) return { notLanded: 'the quote has no reservation' };
+    const reservation = await this.guesty.getReservation(quote.reservationId);
+    const hold = RESERVED_UNTIL[this.config.get('booking', { infer: true }).hold];
+    return {
+      landed: {
+        reservationId: quote.reservationId,
+        confirmationCode: reservation?.confirmationCode ?? '',
+        guestId: reservation?.guestId ?? intent.request.guestId,
+        checkIn: quote.checkInDateLocalized ?? reservation?.checkIn?.slice(0, 10) ?? '',
+        checkOut: quote.checkOutDateLocalized ?? reservation?.checkOut?.slice(0, 10) ?? '',
+        // The hold started when the create was sent, at the latest.
+        holdExpiresAt: new Date(intent.sentAt + hold.ms).toISOString(),
+      },
+    };
+  }
+
+  private async createSettledElsewhere(intent: WriteIntent<CreateRequest, CreatedReservation>): Promise<void> {
+    if (intent.state !== 'landed' || !intent.outcome) return;
+    const record: BookingRecord = { keyDigest: intent.request.keyDigest, reservation: intent.outcome };
+    await this.store.set(this.keys.reservationWrites(intent.reservationId).booking, JSON.stringify(record), { ifAbsent: true, ttlMs: BOOKING_RECORD_TTL_MS });
+  }
+
+  private async findStatus(intent: WriteIntent<StatusRequest, { status: string }>): Promise<Reconciliation<{ status: string }>> {
+    const reservation = await this.guesty.getReservation(intent.reservationId);
+    return reservation?.status === intent.request.status ? { landed: { status: reservation.status } } : { notLanded: `the reservation is ${reservation?.status ?? 'gone'}` };
+  }
+}

@@ -1,0 +1,43 @@
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
+import { DomainError, FieldError } from '../common/errors/domain-error';
+import { ApiProblems } from '../common/http/api-problems.decorator';
+import { CalendarCache, CalendarView } from './calendar.service';
+import { CalendarResponse } from './dto/calendar.view';
+import { dayNumber, isCalendarDate } from './stay-dates';
+
+const LISTING_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_DAYS = 366;
+
+@ApiTags('booking')
+@Controller('checkout/listings')
+export class CalendarController {
+  constructor(private readonly calendar: CalendarCache) {}
+
+  // Counted per IP (CHECKOUT_IP_READ_LIMIT): an uncached month costs an upstream read.
+  @Get(':id/calendar')
+  @UseGuards(ClientIpReadLimitGuard)
+  @ApiOperation({
+    summary: "A listing's days: availability, price, minimum nights, check-in and check-out allowed",
+    description: '`from` and `to` included, at most 366 days. Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS).',
+  })
+  @ApiQuery({ name: 'from', example: '2031-07-01' })
+  @ApiQuery({ name: 'to', example: '2031-07-31' })
+  @ApiOkResponse({ type: CalendarResponse })
+  @ApiProblems(400, 404, 429, 502, 503)
+  get(@Param('id') id: string, @Query('from') from: unknown, @Query('to') to: unknown): Promise<CalendarView> {
+    const problems: FieldError[] = [];
+    for (const [field, value] of [['from', from], ['to', to]] as const) {
+      if (typeof value !== 'string' || !isCalendarDate(value)) problems.push({ field, message: `${field} must be a calendar date (YYYY-MM-DD)` });
+    }
+    if (problems.length === 0) {
+      const days = dayNumber(to as string) - dayNumber(from as string) + 1;
+      if (days < 1) problems.push({ field: 'to', message: 'to must not be before from' });
+      else if (days > MAX_DAYS) problems.push({ field: 'to', message: `at most ${MAX_DAYS} days at once` });
+    }
+    if (problems.length > 0) throw DomainError.validation(problems);
+    if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
+    return this.calendar.days(id, from as string, to as string);
+  }
+}

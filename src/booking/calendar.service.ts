@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Clock } from '../common/clock';
+import { DomainError } from '../common/errors/domain-error';
+import { AppConfig } from '../config/app-config';
+import { SharedReadCache } from '../redis/shared-read-cache';
+import { GuestyClient } from '../upstream/guesty-client';
+import { UpstreamCalendarDay } from '../upstream/guesty.types';
+import { monthBounds, monthsBetween, today } from './stay-dates';
+
+export interface CalendarDayView {
+  date: string;
+  available: boolean;
+  price: number | null;
+  minNights: number;
+  checkInAllowed: boolean;
+  checkOutAllowed: boolean;
+}
+
+export interface CalendarView {
+  listingId: string;
+  currency: string | null;
+  days: CalendarDayView[];
+}
+
+interface CalendarMonth {
+  currency: string | null;
+  days: CalendarDayView[];
+}
+
+/** A replica answers from its own copy this long: a busy site's calendar reads then skip Redis. */
+const LOCAL_COPY_MS = 3_000;
+/** An unknown listing is remembered for a minute (docs/product-spec.md §7). */
+const MISS_MS = 60_000;
+/** How many months ahead a listing-wide refresh (a webhook without dates) drops. */
+const REFRESH_MONTHS = 25;
+
+function dayView(day: UpstreamCalendarDay): CalendarDayView {
+  const available = day.status === 'available';
+  return {
+    date: day.date,
+    available,
+    price: typeof day.price === 'number' ? day.price : null,
+    minNights: typeof day.minNights === 'number' && day.minNights > 0 ? day.minNights : 1,
+    checkInAllowed: available && day.cta !== true,
+    checkOutAllowed: day.ctd !== true,
+  };
+}
+
+/**
+ * A listing's calendar (docs/product-spec.md §3.1), cached in Redis by listing and month for
+ * CALENDAR_CACHE_SECONDS and on each replica for a few seconds; the upstream is read with the
+ * anonymous share of the budget. The service's own bookings, and the platform's reservation and
+ * calendar webhooks, drop the months they touch (`invalidate`).
+ */
+@Injectable()
+export class CalendarCache {
+  private readonly ttlMs: number;
+
+  constructor(
+    private readonly guesty: GuestyClient,
+    private readonly cache: SharedReadCache,
+    private readonly clock: Clock,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.ttlMs = config.get('booking', { infer: true }).calendarCacheSeconds * 1000;
+  }
+
+  async days(listingId: string, from: string, to: string): Promise<CalendarView> {
+    const policy = { ttlMs: this.ttlMs, localTtlMs: LOCAL_COPY_MS, missTtlMs: MISS_MS };
+    const months = await Promise.all(
+      monthsBetween(from, to).map((month) => this.cache.getOrLoad<CalendarMonth>('calendar', `${listingId}:${month}`, policy, () => this.loadMonth(listingId, month))),
+    );
+    if (months.some((month) => month === null)) throw new DomainError('listing_not_found', 'No listing has this id.');
+    const days = months.flatMap((month) => month!.days).filter((day) => day.date >= from && day.date <= to);
+    return { listingId, currency: months.find((month) => month?.currency)?.currency ?? null, days };
+  }
+
+  /**
+   * Drops the listing's cached months (those of `dates`, or every month from this one on), in Redis
+   * and on this replica; other replicas' own copies end within a few seconds. The hook for the
+   * platform's `reservation.*` and calendar webhooks.
+   */
+  async invalidate(listingId: string, dates?: { from: string; to: string }): Promise<void> {
+    const months = dates ? monthsBetween(dates.from, dates.to) : monthsBetween(today(this.clock.now()), this.monthsAhead(REFRESH_MONTHS));
+    await Promise.all(months.map((month) => this.cache.forget('calendar', `${listingId}:${month}`)));
+  }
+
+  private monthsAhead(count: number): string {
+    const now = new Date(this.clock.now());
+    return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + count, 1)).toISOString().slice(0, 10);
+  }
+
+  private async loadMonth(listingId: string, month: string): Promise<CalendarMonth | null> {
+    const { first, last } = monthBounds(month);
+    const days = await this.guesty.getCalendar(listingId, first, last);
+    if (!days) return null;
+    return { currency: days.find((day) => day.currency)?.currency ?? null, days: days.filter((day) => typeof day.date === 'string').map(dayView) };
+  }
+}

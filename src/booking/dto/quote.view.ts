@@ -1,0 +1,64 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+class BreakdownResponse {
+  @ApiProperty({ example: 720, description: 'the nights at the calendar prices' })
+  accommodation!: number;
+
+  @ApiProperty({ example: 60 })
+  cleaning!: number;
+
+  @ApiProperty({ example: 0 })
+  fees!: number;
+
+  @ApiProperty({ example: 78 })
+  taxes!: number;
+
+  @ApiProperty({ example: 0, description: 'taken off the accommodation (rate plan, coupon)' })
+  discount!: number;
+}
+
+class RatePlanResponse {
+  @ApiProperty({ example: 'rp-flexible' })
+  id!: string;
+
+  @ApiProperty({ example: 'Flexible' })
+  name!: string;
+
+  @ApiProperty({ example: 858, description: 'accommodation − discount + cleaning + fees + taxes' })
+  total!: number;
+
+  @ApiProperty({ type: BreakdownResponse })
+  breakdown!: BreakdownResponse;
+}
+
+export class QuoteResponse {
+  @ApiProperty({ example: 'q_5Jx2Yb0yq8VbS4m1tWc3dA', description: "the service's own id (128 random bits)" })
+  id!: string;
+
+  @ApiProperty({ example: 'lst-seaside' })
+  listingId!: string;
+
+  @ApiProperty({ example: '2031-07-14' })
+  checkIn!: string;
+
+  @ApiProperty({ example: '2031-07-17' })
+  checkOut!: string;
+
+  @ApiProperty({ example: 3 })
+  nights!: number;
+
+  @ApiProperty({ example: 2 })
+  guestsCount!: number;
+
+  @ApiProperty({ example: 'USD' })
+  currency!: string;
+
+  @ApiPropertyOptional({ example: 'SANDBOX10', description: 'the coupon asked for' })
+  coupon?: string;
+
+  @ApiProperty({ format: 'date-time' })
+  expiresAt!: string;
+
+  @ApiProperty({ type: [RatePlanResponse] })
+  ratePlans!: RatePlanResponse[];
+}

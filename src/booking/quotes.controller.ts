@@ -1,0 +1,29 @@
+import { Body, Controller, Post, UseGuards } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
+import { ApiProblems } from '../common/http/api-problems.decorator';
+import { QuoteRequestDto } from './dto/quote-request.dto';
+import { QuoteResponse } from './dto/quote.view';
+import { QuoteView } from './quote';
+import { Quotes } from './quotes.service';
+
+@ApiTags('booking')
+@Controller('checkout/quotes')
+export class QuotesController {
+  constructor(private readonly quotes: Quotes) {}
+
+  @Post()
+  @UseGuards(ClientIpLimitGuard)
+  @ApiOperation({
+    summary: 'A price quote for a stay: rate plans with their totals and breakdown, and an expiry',
+    description:
+      'An identical request within QUOTE_REUSE_SECONDS answers the same quote. 400 for dates that are not calendar dates, a check-in in the past, ' +
+      'a check-out not after the check-in, more than 365 nights or guestsCount not 1-50 (nothing is sent upstream); 409 `dates_unavailable`; ' +
+      "422 `stay_not_allowed` with the property's reason (minimum nights, guests, closed to arrival).",
+  })
+  @ApiCreatedResponse({ type: QuoteResponse })
+  @ApiProblems(400, 404, 409, 415, 422, 429, 502, 503)
+  create(@Body() body: QuoteRequestDto): Promise<QuoteView> {
+    return this.quotes.create(body);
+  }
+}

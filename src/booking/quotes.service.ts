@@ -1,0 +1,142 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { randomBytes } from 'node:crypto';
+import { Clock } from '../common/clock';
+import { DomainError, FieldError } from '../common/errors/domain-error';
+import { AppConfig } from '../config/app-config';
+import { KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { GuestyClient } from '../upstream/guesty-client';
+import { UpstreamQuote, UpstreamRatePlanMoney } from '../upstream/guesty.types';
+import { QuoteRequestDto } from './dto/quote-request.dto';
+import { QuoteView, RatePlanView, StoredQuote } from './quote';
+import { dayNumber, isCalendarDate, today } from './stay-dates';
+
+const MAX_NIGHTS = 365;
+/** A quote about to expire is not handed out again: the guest needs time to book it. */
+const REUSE_MARGIN_MS = 60_000;
+
+const money = (value: number | undefined) => (typeof value === 'number' && Number.isFinite(value) ? Math.round(value * 100) / 100 : 0);
+
+function ratePlanView(plan: { _id?: string; name?: string; money?: UpstreamRatePlanMoney }, index: number): RatePlanView {
+  const m = plan.money ?? {};
+  const accommodation = money(m.fareAccommodation);
+  const adjusted = m.fareAccommodationAdjusted !== undefined ? money(m.fareAccommodationAdjusted) : accommodation - money(m.fareAccommodationDiscount);
+  const discount = money(accommodation - adjusted);
+  const cleaning = money(m.fareCleaning);
+  const fees = money(m.totalFees);
+  const taxes = money(m.totalTaxes);
+  return { id: plan._id ?? `plan-${index + 1}`, name: plan.name ?? 'Rate plan', total: money(adjusted + cleaning + fees + taxes), breakdown: { accommodation, cleaning, fees, taxes, discount } };
+}
+
+/**
+ * Quotes over the upstream's (docs/product-spec.md §3.1): every bad input is refused before the
+ * upstream is asked; an identical request reuses a valid quote for QUOTE_REUSE_SECONDS, so
+ * browsing dates does not spend a write per click; quotes are anonymous traffic (§7).
+ */
+@Injectable()
+export class Quotes {
+  private readonly inFlight = new Map<string, Promise<QuoteView>>();
+
+  constructor(
+    private readonly guesty: GuestyClient,
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    private readonly keys: RedisKeys,
+    private readonly clock: Clock,
+    private readonly config: ConfigService<AppConfig, true>,
+  ) {}
+
+  async create(request: QuoteRequestDto): Promise<QuoteView> {
+    this.checkStay(request);
+    const coupon = request.coupon ? request.coupon.toUpperCase() : undefined;
+    const digest = RedisKeys.digest(JSON.stringify([request.listingId, request.checkIn, request.checkOut, request.guestsCount, coupon ?? '']));
+    const reused = await this.reusable(digest);
+    if (reused) return reused;
+    let pending = this.inFlight.get(digest);
+    if (!pending) {
+      pending = this.quote(request, coupon, digest).finally(() => this.inFlight.delete(digest));
+      this.inFlight.set(digest, pending);
+    }
+    return pending;
+  }
+
+  async load(id: string): Promise<StoredQuote | null> {
+    const raw = await this.storeCall(() => this.store.get(this.keys.quotes().quote(id)));
+    if (!raw) return null;
+    const stored = JSON.parse(raw) as StoredQuote;
+    return Date.parse(stored.view.expiresAt) > this.clock.now() ? stored : null;
+  }
+
+  /** A booked quote is never handed to another identical request. */
+  async booked(stored: StoredQuote): Promise<void> {
+    await this.store.delete(this.keys.quotes().byRequest(stored.requestDigest)).catch(() => undefined);
+  }
+
+  private checkStay(request: QuoteRequestDto): void {
+    const problems: FieldError[] = [];
+    if (!isCalendarDate(request.checkIn)) problems.push({ field: 'checkIn', message: 'checkIn must be a calendar date' });
+    else if (request.checkIn < today(this.clock.now())) problems.push({ field: 'checkIn', message: 'checkIn must not be in the past' });
+    if (!isCalendarDate(request.checkOut)) problems.push({ field: 'checkOut', message: 'checkOut must be a calendar date' });
+    else if (problems.length === 0) {
+      const nights = dayNumber(request.checkOut) - dayNumber(request.checkIn);
+      if (nights < 1) problems.push({ field: 'checkOut', message: 'checkOut must be after checkIn' });
+      else if (nights > MAX_NIGHTS) problems.push({ field: 'checkOut', message: `at most ${MAX_NIGHTS} nights` });
+    }
+    if (problems.length > 0) throw DomainError.validation(problems);
+  }
+
+  private async reusable(digest: string): Promise<QuoteView | null> {
+    if (this.config.get('booking', { infer: true }).quoteReuseSeconds === 0) return null;
+    const id = await this.store.get(this.keys.quotes().byRequest(digest)).catch(() => null);
+    const stored = id ? await this.load(id).catch(() => null) : null;
+    return stored && Date.parse(stored.view.expiresAt) - this.clock.now() > REUSE_MARGIN_MS ? stored.view : null;
+  }
+
+  private async quote(request: QuoteRequestDto, coupon: string | undefined, digest: string): Promise<QuoteView> {
+    const { source, quoteReuseSeconds } = this.config.get('booking', { infer: true });
+    const upstream = await this.guesty.createQuote({
+      listingId: request.listingId,
+      checkInDateLocalized: request.checkIn,
+      checkOutDateLocalized: request.checkOut,
+      guestsCount: request.guestsCount,
+      source,
+      ...(coupon ? { couponCode: coupon } : {}),
+    });
+    if (!upstream) throw new DomainError('listing_not_found', 'No listing has this id.');
+    const view = this.view(upstream, request, coupon);
+    const ttlMs = Date.parse(view.expiresAt) - this.clock.now();
+    const quotes = this.keys.quotes();
+    const stored: StoredQuote = { view, upstreamQuoteId: upstream._id, requestDigest: digest };
+    await this.storeCall(() => this.store.set(quotes.quote(view.id), JSON.stringify(stored), { ttlMs }));
+    const reuseMs = Math.min(quoteReuseSeconds * 1000, ttlMs - REUSE_MARGIN_MS);
+    if (reuseMs > 0) await this.store.set(quotes.byRequest(digest), view.id, { ttlMs: reuseMs }).catch(() => false);
+    return view;
+  }
+
+  private view(upstream: UpstreamQuote, request: QuoteRequestDto, coupon: string | undefined): QuoteView {
+    const plans = (upstream.rates?.ratePlans ?? []).map((entry) => entry.ratePlan ?? {});
+    if (plans.length === 0) throw new DomainError('upstream_error', 'The booking platform answered a quote without any rate plan.');
+    const expires = Date.parse(upstream.expiresAt ?? '');
+    return {
+      id: `q_${randomBytes(16).toString('base64url')}`,
+      listingId: request.listingId,
+      checkIn: request.checkIn,
+      checkOut: request.checkOut,
+      nights: dayNumber(request.checkOut) - dayNumber(request.checkIn),
+      guestsCount: request.guestsCount,
+      currency: plans.find((plan) => plan.money?.currency)?.money?.currency ?? '',
+      ...(coupon ? { coupon } : {}),
+      // Without an expiry from the upstream, a quote is trusted for an hour.
+      expiresAt: new Date(Number.isNaN(expires) ? this.clock.now() + 3_600_000 : expires).toISOString(),
+      ratePlans: plans.map(ratePlanView),
+    };
+  }
+
+  private async storeCall<R>(call: () => Promise<R>): Promise<R> {
+    try {
+      return await call();
+    } catch (cause) {
+      throw DomainError.storeUnavailable(cause);
+    }
+  }
+}

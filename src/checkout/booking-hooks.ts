@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { DomainError } from '../common/errors/domain-error';
+import { CheckoutSession, CheckoutSessionView } from './checkout-session';
+
+/** What POST /checkout/sessions takes for a booking: a quote of ours, its rate plan and the guest. */
+export interface BookingRequest {
+  quoteId: string;
+  ratePlanId?: string;
+  guest: { firstName: string; lastName: string; email: string; phone?: string };
+}
+
+/**
+ * Where the booking room plugs into the checkout without the checkout depending on it: it books
+ * a quote for POST /checkout/sessions, and hears of a card put on file (to confirm the reservation).
+ * Registered at start, like the journal's reconcilers.
+ */
+@Injectable()
+export class BookingHooks {
+  private booker?: (request: BookingRequest, idempotencyKey: string) => Promise<CheckoutSessionView>;
+  private attachedListener?: (session: CheckoutSession) => void;
+
+  register(hooks: { book: BookingHooks['booker']; cardAttached: BookingHooks['attachedListener'] }): void {
+    this.booker = hooks.book;
+    this.attachedListener = hooks.cardAttached;
+  }
+
+  book(request: BookingRequest, idempotencyKey: string): Promise<CheckoutSessionView> {
+    if (!this.booker) throw new DomainError('not_found', 'Booking is not available.');
+    return this.booker(request, idempotencyKey);
+  }
+
+  /** Never awaited by the guest's request: the confirmation runs after the attach is answered. */
+  cardAttached(session: CheckoutSession): void {
+    if (session.booking) this.attachedListener?.(session);
+  }
+}

@@ -1,0 +1,311 @@
+import { randomUUID } from 'node:crypto';
+import { CARDS, cardBody, upstreamRequests } from '../utils/checkout-client';
+import { waitUntil } from '../utils/redis-server';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { startTestApp, TestApp } from '../utils/test-app';
+import { testConfig } from '../utils/test-config';
+import { bookingClient, newGuest, stay } from './booking-client';
+
+const SPACING_MS = 300;
+
+/**
+ * docs/product-spec.md §3.1 end to end: dates → quote → guest → held reservation → card →
+ * confirmed, on two replicas sharing Redis, against the sandbox over real HTTP.
+ */
+describe('booking: quote, guest, held reservation, card, confirmation', () => {
+  let world: SandboxedApps;
+  let requestMode: TestApp;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(2, {
+      env: {
+        RESERVATION_WRITE_SPACING_MS: String(SPACING_MS),
+        CHECKOUT_IP_RATE_LIMIT: '10000/m',
+        CHECKOUT_IP_READ_LIMIT: '10000/m',
+        // Quotes are anonymous traffic; this file asks for many in a few seconds.
+        UPSTREAM_ANONYMOUS_SHARE: '100',
+      },
+      sandbox: { paymentVisibilityDelayMs: 0 },
+    });
+    requestMode = await startTestApp({}, { config: testConfig({ ...world.env, PORT: '0', BOOKING_CONFIRMATION: 'request' }), clock: world.clocks[0] });
+  });
+
+  afterEach(() => world.sandbox.control.clearFaults());
+  afterAll(async () => {
+    await requestMode.close();
+    await world.close();
+  });
+
+  const site = (index = 0) => bookingClient(world.apps[index].url);
+  const log = () => world.sandbox.control.requestLog;
+  const count = (route: string) => log().filter((entry) => entry.route === route).length;
+
+  async function quoteFor(daysAhead: number, nights = 3, extra: Record<string, unknown> = {}) {
+    const answer = await site(0).quote({ listingId: 'lst-seaside', ...stay(daysAhead, nights), guestsCount: 2, ...extra }).expect(201);
+    return answer.body as { id: string; ratePlans: { id: string; total: number }[]; currency: string };
+  }
+
+  describe('quotes', () => {
+    it('answers its own id over the upstream quote, with rate plans, their totals and breakdown, and an expiry', async () => {
+      const dates = stay(40, 3);
+      const answer = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 2 }).expect(201);
+      expect(answer.body).toMatchObject({ listingId: 'lst-seaside', ...dates, nights: 3, guestsCount: 2, currency: 'USD' });
+      expect(answer.body.id).toMatch(/^q_[A-Za-z0-9_-]{22,}$/);
+      expect(world.sandbox.control.getQuote(answer.body.id)).toBeUndefined();
+      expect(Date.parse(answer.body.expiresAt)).toBeGreaterThan(Date.now());
+      expect(answer.body.ratePlans.length).toBeGreaterThanOrEqual(1);
+      for (const plan of answer.body.ratePlans as { total: number; breakdown: Record<string, number> }[]) {
+        const { accommodation, cleaning, fees, taxes, discount } = plan.breakdown;
+        expect(cleaning).toBe(60);
+        expect(taxes).toBeGreaterThan(0);
+        expect(plan.total).toBeCloseTo(accommodation - discount + cleaning + fees + taxes, 2);
+      }
+    });
+
+    it('takes the test coupon off the accommodation', async () => {
+      const dates = stay(41, 3);
+      const plain = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1 }).expect(201);
+      const coupon = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1, coupon: 'SANDBOX10' }).expect(201);
+      expect(coupon.body.ratePlans[0].breakdown.discount).toBeGreaterThan(plain.body.ratePlans[0].breakdown.discount);
+      expect(coupon.body.ratePlans[0].total).toBeLessThan(plain.body.ratePlans[0].total);
+    });
+
+    it('reuses a valid quote for an identical request, on any replica, without a second upstream quote', async () => {
+      const body = { listingId: 'lst-seaside', ...stay(42, 2), guestsCount: 3 };
+      const first = await site(0).quote(body).expect(201);
+      const before = count('createQuote');
+      const again = await site(1).quote(body).expect(201);
+      expect(again.body.id).toBe(first.body.id);
+      expect(count('createQuote')).toBe(before);
+      const other = await site(1).quote({ ...body, guestsCount: 4 }).expect(201);
+      expect(other.body.id).not.toBe(first.body.id);
+    });
+
+    const past = new Date(Date.now() - 2 * 24 * 3600 * 1000).toISOString().slice(0, 10);
+    const BAD: { name: string; body: Record<string, unknown>; field: string }[] = [
+      { name: 'a check-in that is not a calendar date', body: { checkIn: '2031-02-30', checkOut: '2031-03-02' }, field: 'checkIn' },
+      { name: 'a check-out that is not a date', body: { checkOut: 'tomorrow' }, field: 'checkOut' },
+      { name: 'a check-in in the past', body: { checkIn: past }, field: 'checkIn' },
+      { name: 'a check-out not after the check-in', body: { checkOut: stay(50, 0).checkIn, checkIn: stay(50, 0).checkIn }, field: 'checkOut' },
+      { name: 'more than 365 nights', body: stay(50, 366), field: 'checkOut' },
+      { name: 'no guests', body: { guestsCount: 0 }, field: 'guestsCount' },
+      { name: '51 guests', body: { guestsCount: 51 }, field: 'guestsCount' },
+      { name: 'a fractional guest count', body: { guestsCount: 1.5 }, field: 'guestsCount' },
+      { name: 'a listing id that is not an id', body: { listingId: '../etc' }, field: 'listingId' },
+      { name: 'a coupon that is an object', body: { coupon: { code: 'X' } }, field: 'coupon' },
+      { name: 'an unknown field', body: { price: 1 }, field: 'price' },
+    ];
+
+    it.each(BAD)('refuses $name with 400 validation_failed, nothing sent upstream, nothing stored', async ({ body, field }) => {
+      const before = upstreamRequests(world);
+      const keysBefore = (await world.apps[0].redisKeys()).sort();
+      const answer = await site(0).quote({ listingId: 'lst-seaside', ...stay(50, 3), guestsCount: 2, ...body });
+      expect(answer.status).toBe(400);
+      expect(answer.body.code).toBe('validation_failed');
+      expect(answer.body.errors.map((error: { field: string }) => error.field)).toContain(field);
+      expect(upstreamRequests(world)).toBe(before);
+      expect((await world.apps[0].redisKeys()).sort()).toEqual(keysBefore);
+    });
+
+    it('answers 409 dates_unavailable for booked or blocked days, without spending a token', async () => {
+      const minted = world.sandbox.control.counters.tokensMinted;
+      const blocked = await site(0).quote({ listingId: 'lst-seaside', ...stay(7, 3), guestsCount: 2 });
+      expect(blocked.status).toBe(409);
+      expect(blocked.body.code).toBe('dates_unavailable');
+      expect(blocked.body.detail).toMatch(/not available/);
+      expect(world.sandbox.control.counters.tokensMinted).toBe(minted);
+    });
+
+    it('answers 422 stay_not_allowed with the reason for a stay shorter than the minimum nights', async () => {
+      const minted = world.sandbox.control.counters.tokensMinted;
+      const short = await site(0).quote({ listingId: 'lst-seaside', ...stay(55, 1), guestsCount: 2 });
+      expect(short.status).toBe(422);
+      expect(short.body.code).toBe('stay_not_allowed');
+      expect(short.body.detail).toMatch(/minimum stay is 2 nights/);
+      expect(world.sandbox.control.counters.tokensMinted).toBe(minted);
+    });
+  });
+
+  describe('booking a quote', () => {
+    it('creates one guest, one held reservation, one card, one confirmation, with the writes spaced at the platform', async () => {
+      const quote = await quoteFor(60);
+      const guest = newGuest();
+      const plan = quote.ratePlans[1];
+      const logStart = log().length;
+      const booked = await site(0).book({ quoteId: quote.id, ratePlanId: plan.id, guest }).expect(201);
+      expect(booked.body).toMatchObject({ status: 'requires_payment_method', amount: plan.total, currency: 'USD', listingId: 'lst-seaside' });
+      expect(booked.body.booking).toMatchObject({ status: 'reserved', ...stay(60, 3) });
+      expect(booked.body.booking.confirmationCode).toMatch(/^SBX-/);
+      const holdEnds = Date.parse(booked.body.booking.holdExpiresAt);
+      expect(holdEnds - Date.now()).toBeGreaterThan(25 * 60_000);
+      expect(holdEnds - Date.now()).toBeLessThanOrEqual(30 * 60_000 + 5_000);
+      const reservationId = booked.body.booking.reservationId as string;
+      expect(booked.body.reservationId).toBe(reservationId);
+      expect(world.sandbox.control.getReservation(reservationId)).toMatchObject({ status: 'reserved', money: { balanceDue: plan.total } });
+
+      const paid = await site(1).submit(booked.body.id, cardBody(CARDS.noThreeDs)).expect(200);
+      expect(paid.body).toMatchObject({ status: 'succeeded', booking: { reservationId } });
+      await waitUntil(async () => (await site(0).session(booked.body.id)).body.booking?.status === 'confirmed', 10_000, 'the confirmation');
+      expect(world.sandbox.control.getReservation(reservationId)).toMatchObject({ status: 'confirmed' });
+
+      const guests = world.sandbox.control.getGuestsByEmail(guest.email);
+      expect(guests).toHaveLength(1);
+      expect(world.sandbox.control.getPaymentMethods(guests[0]._id as string).filter((method) => method.reservationId === reservationId)).toHaveLength(1);
+      const writes = log().slice(logStart).filter((entry) => ['reservationFromQuote', 'paymentMethods', 'reservationStatus'].includes(entry.route));
+      expect(writes.map((entry) => entry.route)).toEqual(['reservationFromQuote', 'paymentMethods', 'reservationStatus']);
+      expect(log().slice(logStart).filter((entry) => entry.route === 'guests')).toHaveLength(1);
+      for (let index = 1; index < writes.length; index += 1) expect(writes[index].time - writes[index - 1].time).toBeGreaterThanOrEqual(SPACING_MS - 10);
+    });
+
+    it('merges the guest by email: a returning guest is not created twice', async () => {
+      const guest = newGuest();
+      await site(0).book({ quoteId: (await quoteFor(64)).id, guest }).expect(201);
+      await site(0).book({ quoteId: (await quoteFor(68)).id, guest: { ...guest, email: guest.email.toUpperCase() } }).expect(201);
+      expect(world.sandbox.control.getGuestsByEmail(guest.email)).toHaveLength(1);
+    });
+
+    it('answers the same key on another replica with the same session, and no second reservation', async () => {
+      const quote = await quoteFor(72);
+      const key = randomUUID();
+      const body = { quoteId: quote.id, guest: newGuest() };
+      const first = await site(0).book(body, key).expect(201);
+      const before = count('reservationFromQuote');
+      const again = await site(1).book(body, key).expect(201);
+      expect(again.body.id).toBe(first.body.id);
+      expect(again.body.booking.reservationId).toBe(first.body.booking.reservationId);
+      expect(count('reservationFromQuote')).toBe(before);
+    });
+
+    it('makes one reservation for two concurrent requests with the same key', async () => {
+      const quote = await quoteFor(76);
+      const key = randomUUID();
+      const body = { quoteId: quote.id, guest: newGuest() };
+      const before = count('reservationFromQuote');
+      const answers = await Promise.all([site(0).book(body, key), site(1).book(body, key)]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual(expect.arrayContaining([201]));
+      for (const answer of answers) expect([201, 409]).toContain(answer.status);
+      expect(count('reservationFromQuote')).toBe(before + 1);
+    });
+
+    it('answers 409 quote_used to another key for a booked quote, with nothing sent', async () => {
+      const quote = await quoteFor(80);
+      await site(0).book({ quoteId: quote.id, guest: newGuest() }).expect(201);
+      const before = upstreamRequests(world);
+      const other = await site(1).book({ quoteId: quote.id, guest: newGuest() });
+      expect(other.status).toBe(409);
+      expect(other.body.code).toBe('quote_used');
+      expect(upstreamRequests(world)).toBe(before);
+    });
+
+    it('resolves a lost create answer by re-reading the quote, never by a second create', async () => {
+      const quote = await quoteFor(84);
+      const before = count('reservationFromQuote');
+      world.sandbox.control.dropConnection('reservationFromQuote', { afterHandling: true, times: 1 });
+      const booked = await site(0).book({ quoteId: quote.id, guest: newGuest() }).expect(201);
+      expect(count('reservationFromQuote')).toBe(before + 1);
+      expect(count('quote')).toBeGreaterThanOrEqual(1);
+      expect(booked.body.booking.confirmationCode).toMatch(/^SBX-/);
+      expect(world.sandbox.control.getReservation(booked.body.booking.reservationId)).toMatchObject({ status: 'reserved' });
+    });
+
+    const BAD: { name: string; body: (quoteId: string) => Record<string, unknown>; field: string }[] = [
+      { name: 'no guest', body: (quoteId) => ({ quoteId }), field: 'guest' },
+      { name: 'a guest without an email', body: (quoteId) => ({ quoteId, guest: { firstName: 'A', lastName: 'B' } }), field: 'guest.email' },
+      { name: 'a guest with a bad email', body: (quoteId) => ({ quoteId, guest: newGuest({ email: 'not-an-email' }) }), field: 'guest.email' },
+      { name: 'an empty first name', body: (quoteId) => ({ quoteId, guest: newGuest({ firstName: '' }) }), field: 'guest.firstName' },
+      { name: 'a null guest', body: (quoteId) => ({ quoteId, guest: null }), field: 'guest' },
+      { name: 'a quote id that is not one', body: () => ({ quoteId: 'x', guest: newGuest() }), field: 'quoteId' },
+      { name: 'a quote id and a reservation id together', body: (quoteId) => ({ quoteId, reservationId: 'res-unpaid', guest: newGuest() }), field: 'reservationId' },
+    ];
+
+    it.each(BAD)('refuses $name with 400, nothing sent upstream, nothing stored', async ({ body, field }) => {
+      const quote = await quoteFor(90);
+      const before = upstreamRequests(world);
+      const keysBefore = (await world.apps[0].redisKeys()).sort();
+      const answer = await site(0).book(body(quote.id));
+      expect(answer.status).toBe(400);
+      expect(answer.body.errors.map((error: { field: string }) => error.field)).toContain(field);
+      expect(upstreamRequests(world)).toBe(before);
+      expect((await world.apps[0].redisKeys()).sort()).toEqual(keysBefore);
+    });
+
+    it('refuses a rate plan the quote does not have, and an unknown quote, with nothing sent', async () => {
+      const quote = await quoteFor(94);
+      const before = upstreamRequests(world);
+      const plan = await site(0).book({ quoteId: quote.id, ratePlanId: 'rp-nope', guest: newGuest() });
+      expect(plan.status).toBe(400);
+      const unknown = await site(0).book({ quoteId: `q_${'A'.repeat(22)}`, guest: newGuest() });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.code).toBe('quote_not_found');
+      expect(upstreamRequests(world)).toBe(before);
+    });
+
+    it('needs an Idempotency-Key to book', async () => {
+      const quote = await quoteFor(98);
+      const before = upstreamRequests(world);
+      const answer = await bookingClient(world.apps[0].url).book({ quoteId: quote.id, guest: newGuest() }, '');
+      expect(answer.status).toBe(400);
+      expect(upstreamRequests(world)).toBe(before);
+    });
+
+    it('leaves the reservation reserved in request mode', async () => {
+      const quote = await quoteFor(102);
+      const client = bookingClient(requestMode.url);
+      const booked = await client.book({ quoteId: quote.id, guest: newGuest() }).expect(201);
+      const paid = await client.submit(booked.body.id, cardBody(CARDS.noThreeDs)).expect(200);
+      expect(paid.body).toMatchObject({ status: 'succeeded', booking: { status: 'reserved' } });
+      expect(count('reservationStatus')).toBe(log().filter((entry) => entry.route === 'reservationStatus').length);
+      expect(world.sandbox.control.getReservation(booked.body.booking.reservationId)).toMatchObject({ status: 'reserved' });
+    });
+  });
+
+  describe('calendar', () => {
+    it('answers the days with prices, minimum nights and availability, and shows a new booking', async () => {
+      const { checkIn } = stay(110, 0);
+      const { checkIn: to } = stay(125, 0);
+      const before = await site(0).calendar('lst-seaside', checkIn, to).expect(200);
+      expect(before.body).toMatchObject({ listingId: 'lst-seaside', currency: 'USD' });
+      expect(before.body.days).toHaveLength(16);
+      expect(before.body.days[0]).toMatchObject({ date: checkIn, available: true, minNights: 2, checkInAllowed: true, checkOutAllowed: true });
+      expect(before.body.days[0].price).toBeGreaterThan(0);
+      const reads = count('calendar');
+      await site(1).calendar('lst-seaside', checkIn, to).expect(200);
+      expect(count('calendar')).toBe(reads);
+
+      const quote = await site(0).quote({ listingId: 'lst-seaside', ...stay(112, 3), guestsCount: 2 }).expect(201);
+      await site(0).book({ quoteId: quote.body.id, guest: newGuest() }).expect(201);
+      const after = await site(0).calendar('lst-seaside', checkIn, to).expect(200);
+      const taken = (after.body.days as { date: string; available: boolean }[]).filter((day) => !day.available).map((day) => day.date);
+      expect(taken).toEqual([stay(112, 0).checkIn, stay(113, 0).checkIn, stay(114, 0).checkIn]);
+    });
+
+    it.each([
+      { name: 'a from that is not a date', query: ['2031-13-01', '2031-12-31'] },
+      { name: 'a to before from', query: [stay(10, 0).checkIn, stay(5, 0).checkIn] },
+      { name: 'more than 366 days', query: [stay(1, 0).checkIn, stay(368, 0).checkIn] },
+    ])('refuses $name with 400 and nothing sent', async ({ query }) => {
+      const before = upstreamRequests(world);
+      const answer = await site(0).calendar('lst-seaside', query[0], query[1]);
+      expect(answer.status).toBe(400);
+      expect(answer.body.code).toBe('validation_failed');
+      expect(upstreamRequests(world)).toBe(before);
+    });
+  });
+
+  describe('an ended hold', () => {
+    it('answers 409 hold_expired to a card submission, with nothing sent', async () => {
+      const quote = await quoteFor(130);
+      const booked = await site(0).book({ quoteId: quote.id, guest: newGuest() }).expect(201);
+      world.sandbox.control.advanceClock(31 * 60_000);
+      for (const clock of world.clocks) clock.advance(31 * 60_000);
+      const before = upstreamRequests(world);
+      const refused = await site(1).submit(booked.body.id, cardBody(CARDS.noThreeDs));
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('hold_expired');
+      expect(upstreamRequests(world)).toBe(before);
+      const session = await site(0).session(booked.body.id).expect(200);
+      expect(session.body.booking.status).toBe('expired');
+      expect(world.sandbox.control.getReservation(booked.body.booking.reservationId)).toMatchObject({ status: 'expired' });
+    });
+  });
+});
