@@ -6,6 +6,14 @@ const CHATTY_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExpl
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
+/** A warning or an error always says something: the error's own message, else where it came from. */
+function fallbackMessage(level: Level, fields: object, context: string | undefined): string | undefined {
+  if (level !== 'warn' && level !== 'error' && level !== 'fatal') return undefined;
+  const err = (fields as { err?: unknown }).err;
+  if (err instanceof Error && err.message) return err.message;
+  return `${context ?? 'service'}: ${level} without a description`;
+}
+
 /**
  * Nest's logger interface on top of the service's pino logger. Nest calls it as
  * (message, ...params, context); `logger.log({ fields }, 'text')` becomes one line with those fields.
@@ -46,7 +54,7 @@ export class PinoLoggerService implements LoggerService {
     if (message instanceof Error) {
       this.pino[level]({ context, err: message }, text ?? message.message);
     } else if (typeof message === 'object' && message !== null) {
-      this.pino[level]({ context, ...message }, text);
+      this.pino[level]({ context, ...message }, text ?? fallbackMessage(level, message, context));
     } else if (level === 'error' && text !== undefined) {
       // Nest's own error(message, stack, context) form.
       this.pino.error({ context, stack: text }, String(message));
