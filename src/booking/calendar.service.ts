@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamCalendarDay } from '../upstream/guesty.types';
+import { ReservationEvents } from '../webhooks/reservation-events';
 import { monthBounds, monthsBetween, today } from './stay-dates';
 
 export interface CalendarDayView {
@@ -54,7 +55,8 @@ function dayView(day: UpstreamCalendarDay): CalendarDayView {
  * calendar webhooks, drop the months they touch (`invalidate`).
  */
 @Injectable()
-export class CalendarCache {
+export class CalendarCache implements OnModuleInit {
+  private readonly logger = new Logger('CalendarCache');
   private readonly ttlMs: number;
 
   constructor(
@@ -62,8 +64,18 @@ export class CalendarCache {
     private readonly cache: SharedReadCache,
     private readonly clock: Clock,
     config: ConfigService<AppConfig, true>,
+    @Optional() private readonly events?: ReservationEvents,
   ) {
     this.ttlMs = config.get('booking', { infer: true }).calendarCacheSeconds * 1000;
+  }
+
+  /** The platform's `reservation.*` and calendar webhooks that name a listing drop its cached months. */
+  onModuleInit(): void {
+    this.events?.subscribe(async (event) => {
+      if (!event.listingId) return;
+      await this.invalidate(event.listingId);
+      this.logger.debug({ listingId: event.listingId, type: event.type }, 'calendar refreshed by a webhook');
+    });
   }
 
   async days(listingId: string, from: string, to: string): Promise<CalendarView> {
