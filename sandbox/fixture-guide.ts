@@ -3,6 +3,7 @@
  * service's sandbox mode print it, docs/sandbox.md explains it. A spec checks it against the seeded state.
  */
 import { SANDBOX_TEST_CARDS } from './pay/test-cards';
+import { BOOKING_TERMS, SANDBOX_COUPON } from './state/booking-state';
 import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, type SandboxUrls } from './types';
 
 export interface SandboxListingGuide {
@@ -67,6 +68,12 @@ export function describeSandbox(urls: SandboxUrls): string {
     '  Listings:',
     ...SANDBOX_LISTINGS.map(
       (listing) => `    ${pad(listing.listingId, 14)}${pad(listing.paymentProviderId, 13)}${listing.currency}  ${listing.note}`,
+    ),
+    `  Booking: test coupon ${SANDBOX_COUPON.code} (${SANDBOX_COUPON.percentOff} % off the accommodation); rate plans rp-flexible and rp-non-refundable (10 % off)`,
+    ...Object.entries(BOOKING_TERMS).map(
+      ([listingId, terms]) =>
+        `    ${pad(listingId, 14)}min ${terms.minNights} nights, ${terms.taxType} ${terms.taxRate * 100} %` +
+        `${terms.blockedOffsets.length > 0 ? `, blocked on days +${terms.blockedOffsets.join(', +')} from start` : ''}${terms.closedToArrival.includes(0) ? ', no Sunday arrivals' : ''}`,
     ),
     '  Reservations (guest email, balance due):',
     ...SANDBOX_RESERVATIONS.map((r) => {
