@@ -14,7 +14,13 @@ export interface ReservationLease {
   held(): boolean;
 }
 
-const DEFAULT_WAIT_MS = 2_000;
+/**
+ * By default a second writer is answered at once (409 with Retry-After), as a guest pressing Pay
+ * twice should be: waiting would only queue requests behind a slow write (and, with Redis hung,
+ * stack one timeout on another). Callers that must follow a write (a 3-D Secure return, a
+ * confirmation after an attach) pass their own wait.
+ */
+const DEFAULT_WAIT_MS = 0;
 
 function busy(): DomainError {
   return new DomainError('invalid_state', 'Another payment step for this reservation is still running; try again in a moment.', { retryAfterSeconds: 1 });
@@ -41,7 +47,7 @@ export class ReservationLeases {
     ({ leaseMs: this.leaseMs, spacingMs: this.spacingMs } = config.get('reservationWrites', { infer: true }));
   }
 
-  /** Runs `work` holding the reservation's lease; waits up to `waitMs` for another holder, then 409. */
+  /** Runs `work` holding the reservation's lease; waits up to `waitMs` (default: not at all) for another holder, then 409. */
   async withLease<T>(reservationId: string, work: (lease: ReservationLease) => Promise<T>, options: { waitMs?: number } = {}): Promise<T> {
     const key = this.keys.reservationWrites(reservationId).lease;
     const owner = randomUUID();
