@@ -1,8 +1,8 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
-/** /docs and /docs-json: the checkout API is the website's public contract, described in every mode. */
-export function setUpOpenApi(app: INestApplication): void {
+/** The document of /docs-json, also written to docs/openapi.json by `npm run openapi` (src/docs/write-openapi.ts). */
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const description = new DocumentBuilder()
     .setTitle('Booking checkout service')
     .setDescription(
@@ -12,6 +12,10 @@ export function setUpOpenApi(app: INestApplication): void {
     .setVersion('1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY, for /admin routes' }, 'admin')
     .build();
-  const document = SwaggerModule.createDocument(app, description);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json', raw: ['json'] });
+  return SwaggerModule.createDocument(app, description);
+}
+
+/** /docs and /docs-json: the checkout API is the website's public contract, described in every mode. */
+export function setUpOpenApi(app: INestApplication): void {
+  SwaggerModule.setup('docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'docs-json', raw: ['json'] });
 }
