@@ -48,7 +48,7 @@ describe('RedisKeys in a Redis Cluster', () => {
   // Every builder of RedisKeys, so that a new one is sorted here into single keys or a group.
   it('knows every key builder', () => {
     expect(Object.getOwnPropertyNames(RedisKeys.prototype).sort()).toEqual(
-      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'reservationWrites', 'journal', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare', 'paymentStatus', 'quotes'].sort(),
+      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'reservationWrites', 'journal', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare', 'paymentStatus', 'quotes', 'webhookMessage'].sort(),
     );
   });
 
@@ -101,5 +101,6 @@ describe('RedisKeys in a Redis Cluster', () => {
     expect(spread((id) => keys.checkoutSession(id))).toBeGreaterThan(190);
     expect(spread((id) => keys.idempotencyRecord(`payment-method:${id}`, 'key-1'))).toBeGreaterThan(190);
     expect(spread((id) => keys.threeDsState(RedisKeys.digest(id)))).toBeGreaterThan(190);
+    expect(spread((id) => keys.webhookMessage(`msg_${id}`))).toBeGreaterThan(190);
   });
 });

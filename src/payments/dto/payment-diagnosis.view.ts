@@ -1,11 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 class DiagnosisView {
-  @ApiProperty({ enum: ['ok', 'provider_mismatch', 'processor_error', 'not_attached'] })
+  @ApiProperty({ enum: ['ok', 'provider_mismatch', 'processor_error', 'not_attached', 'authentication_required'] })
   code!: string;
 
   @ApiProperty({ description: 'plain language: what happened and what to do', example: 'Paid in full: 638 EUR received. Nothing to do.' })
   message!: string;
+
+  @ApiPropertyOptional({
+    enum: ['insufficient_funds', 'card_declined', 'authentication_failed', 'processing_error'],
+    description: 'only with processor_error: why the charge failed, in a word the site may branch on (never the processor\'s own words)',
+  })
+  category?: string;
 }
 
 class SafePaymentView {
@@ -21,20 +27,60 @@ class SafePaymentView {
   @ApiProperty({ example: 'EUR' })
   currency!: string;
 
+  @ApiPropertyOptional({ format: 'date-time', description: 'when the platform charges it (its shouldBePaidAt)' })
+  dueAt?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'when it was paid (only once SUCCEEDED)' })
+  paidAt?: string;
+
   @ApiPropertyOptional({ format: 'date-time' })
   createdAt?: string;
 
   @ApiPropertyOptional({ example: '4242' })
   last4?: string;
-
-  @ApiPropertyOptional({ example: 'pp-city', description: 'the payment provider the payment went through' })
-  paymentProviderId?: string;
 }
 
-/** For the OpenAPI description of both diagnostics routes. */
+class NextPaymentView {
+  @ApiProperty({ example: 220 })
+  amount!: number;
+
+  @ApiProperty({ format: 'date-time', description: 'when the platform charges it' })
+  dueAt!: string;
+}
+
+class NextActionView {
+  @ApiProperty({ enum: ['redirect'] })
+  type!: string;
+
+  @ApiProperty({ description: "the card issuer's authentication page (https in production): send the guest there" })
+  redirectUrl!: string;
+}
+
+/** For the OpenAPI description of both diagnostics routes (docs/product-spec.md §3.2). */
 export class PaymentDiagnosisResponse {
-  @ApiProperty({ enum: ['paid', 'payment_method_attached', 'missing'] })
+  @ApiProperty({
+    enum: ['paid', 'scheduled', 'requires_authentication', 'failed', 'payment_method_attached', 'missing'],
+    description:
+      'paid: nothing is due; scheduled: the card is on file and payments are scheduled or being charged (nextPayment); ' +
+      "requires_authentication: a charge waits for the guest's authentication (nextAction); failed: a charge failed (the guest adds another card); " +
+      'payment_method_attached: the card is on file and no payment shows yet; missing: no usable card of this service is on the reservation',
+  })
   state!: string;
+
+  @ApiPropertyOptional({ example: 'EUR' })
+  currency?: string;
+
+  @ApiProperty({ example: 220, description: "what the reservation shows paid (money.totalPaid)" })
+  amountPaid!: number;
+
+  @ApiProperty({ example: 220, description: "what remains to be paid in all (the reservation's balance)" })
+  amountDue!: number;
+
+  @ApiPropertyOptional({ type: NextPaymentView, description: 'the next installment not yet paid' })
+  nextPayment?: NextPaymentView;
+
+  @ApiPropertyOptional({ type: NextActionView, description: 'only with requires_authentication' })
+  nextAction?: NextActionView;
 
   @ApiProperty({ type: DiagnosisView })
   diagnosis!: DiagnosisView;
