@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError, FieldError } from '../common/errors/domain-error';
-import { ApiProblems } from '../common/http/api-problems.decorator';
+import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { CalendarCache, CalendarView } from './calendar.service';
 import { CalendarResponse } from './dto/calendar.view';
 import { dayNumber, isCalendarDate } from './stay-dates';
@@ -25,7 +25,7 @@ export class CalendarController {
   @ApiQuery({ name: 'from', example: '2031-07-01' })
   @ApiQuery({ name: 'to', example: '2031-07-31' })
   @ApiOkResponse({ type: CalendarResponse })
-  @ApiProblems(400, 404, 429, 502, 503)
+  @ApiProblems('validation_failed', 'listing_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)
   get(@Param('id') id: string, @Query('from') from: unknown, @Query('to') to: unknown): Promise<CalendarView> {
     const problems: FieldError[] = [];
     for (const [field, value] of [['from', from], ['to', to]] as const) {

@@ -1,7 +1,7 @@
 import { Body, Controller, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
-import { ApiProblems } from '../common/http/api-problems.decorator';
+import { ApiProblems, BODY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { QuoteRequestDto } from './dto/quote-request.dto';
 import { QuoteResponse } from './dto/quote.view';
 import { QuoteView } from './quote';
@@ -22,7 +22,7 @@ export class QuotesController {
       "422 `stay_not_allowed` with the property's reason (minimum nights, guests, closed to arrival).",
   })
   @ApiCreatedResponse({ type: QuoteResponse })
-  @ApiProblems(400, 404, 409, 415, 422, 429, 502, 503)
+  @ApiProblems(...BODY_PROBLEMS, 'listing_not_found', 'dates_unavailable', 'stay_not_allowed', 'rate_limited', ...UPSTREAM_PROBLEMS)
   create(@Body() body: QuoteRequestDto): Promise<QuoteView> {
     return this.quotes.create(body);
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
-import { ApiProblems } from '../common/http/api-problems.decorator';
+import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtrasView } from './dto/extras.view';
@@ -20,7 +20,7 @@ export class ExtrasController {
     description: 'One invoice item per line: amount = catalogue amount × quantity (1-10). Codes, titles and amounts come from the catalogue only.',
   })
   @ApiCreatedResponse({ type: AddedExtrasView })
-  @ApiProblems(400, 404, 409, 415, 422, 429, 502, 503)
+  @ApiProblems(...BODY_PROBLEMS, 'session_not_found', 'invalid_state', 'rate_limited', ...IDEMPOTENCY_PROBLEMS, ...UPSTREAM_PROBLEMS)
   add(@Param('id') id: string, @Headers('idempotency-key') idempotencyKey: string | undefined, @Body() body: AddExtrasDto): Promise<AddedExtrasView> {
     return this.extras.add(id, body, idempotencyKey);
   }

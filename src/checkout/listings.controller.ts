@@ -1,7 +1,7 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
-import { ApiProblems } from '../common/http/api-problems.decorator';
+import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { DomainError } from '../common/errors/domain-error';
 import { ListingSummaries } from './listing-summaries.service';
 import { ListingSummary } from './listing-summary';
@@ -18,7 +18,7 @@ export class ListingsController {
   @UseGuards(ClientIpReadLimitGuard)
   @ApiOperation({ summary: 'A short public summary of a listing (cached)' })
   @ApiOkResponse({ type: ListingSummary })
-  @ApiProblems(404, 429, 502, 503)
+  @ApiProblems('listing_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)
   get(@Param('id') id: string): Promise<ListingSummary> {
     if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
     return this.summaries.get(id);

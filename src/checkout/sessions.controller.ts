@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError, FieldError } from '../common/errors/domain-error';
-import { ApiProblems } from '../common/http/api-problems.decorator';
+import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { BookingHooks, BookingRequest } from './booking-hooks';
@@ -11,7 +11,7 @@ import { CheckoutSessionView } from './checkout-session';
 import { CheckoutSessions } from './checkout-sessions.service';
 import { CreateSessionDto } from './dto/create-session.dto';
 import { PaymentMethodDto } from './dto/payment-method.dto';
-import { CheckoutSessionResponse } from './dto/session.view';
+import { CheckoutSessionResponse, SESSION_EXAMPLES } from './dto/session.view';
 
 /** Exactly one body shape: the card with its billing details, or a token alone. */
 function paymentMethodShape(body: PaymentMethodDto): { token: string } | { card: NonNullable<PaymentMethodDto['card']>; billing_details: NonNullable<PaymentMethodDto['billing_details']> } {
@@ -25,6 +25,18 @@ function paymentMethodShape(body: PaymentMethodDto): { token: string } | { card:
   if (missing.length > 0) throw DomainError.validation(missing.map((field) => ({ field, message: `${field} is required (or send token alone)` })));
   return { card: body.card!, billing_details: body.billing_details! };
 }
+
+/** The two shapes, never together: the service refuses a body with both. */
+const PAYMENT_METHOD_EXAMPLES = {
+  card: {
+    summary: 'a card with its billing details (tokenized by the service)',
+    value: {
+      card: { number: '4242424242424242', exp_month: '12', exp_year: '2030', cvc: '123' },
+      billing_details: { name: 'Olivia Guest', address: { line1: '1 Ocean Drive', city: 'Miami Beach', postal_code: '33139', country: 'US' } },
+    },
+  },
+  token: { summary: 'a token made by the upstream tokenization form, alone', value: { token: 'tok_5f2b9c1d' } },
+};
 
 type SessionShape = { reservationId: string; email: string } | BookingRequest;
 
@@ -67,8 +79,19 @@ export class SessionsController {
       'session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found`; ' +
       'its dates taken meanwhile: 409 `dates_unavailable`.',
   })
-  @ApiCreatedResponse({ type: CheckoutSessionResponse })
-  @ApiProblems(400, 404, 409, 415, 422, 429, 502, 503)
+  @ApiCreatedResponse({ type: CheckoutSessionResponse, examples: { requires_payment_method: SESSION_EXAMPLES.requires_payment_method } })
+  @ApiProblems(
+    ...BODY_PROBLEMS,
+    'reservation_not_found',
+    'quote_not_found',
+    'quote_used',
+    'dates_unavailable',
+    'stay_not_allowed',
+    'rate_limited',
+    'payment_account_unavailable',
+    ...IDEMPOTENCY_PROBLEMS,
+    ...UPSTREAM_PROBLEMS,
+  )
   async create(@Body() body: CreateSessionDto, @Headers('idempotency-key') idempotencyKey: string | undefined): Promise<CheckoutSessionView> {
     const shape = sessionShape(body);
     if ('reservationId' in shape) return this.sessions.create(shape.reservationId, shape.email);
@@ -82,8 +105,8 @@ export class SessionsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'The session: status, amount, next action, payment method, last error' })
-  @ApiOkResponse({ type: CheckoutSessionResponse })
-  @ApiProblems(404, 503)
+  @ApiOkResponse({ type: CheckoutSessionResponse, examples: SESSION_EXAMPLES })
+  @ApiProblems('session_not_found', 'store_unavailable')
   get(@Param('id') id: string): Promise<CheckoutSessionView> {
     return this.sessions.get(id);
   }
@@ -96,8 +119,20 @@ export class SessionsController {
     summary: 'Submit a card (tokenized with the listing provider, 3-D Secure when the issuer asks) or a token from the upstream form',
     description: 'Answers the session: `succeeded` (attached), or `requires_action` with `nextAction.redirectUrl` for the issuer page.',
   })
-  @ApiOkResponse({ type: CheckoutSessionResponse })
-  @ApiProblems(400, 402, 404, 409, 415, 422, 429, 502, 503)
+  @ApiBody({ type: PaymentMethodDto, examples: PAYMENT_METHOD_EXAMPLES })
+  @ApiOkResponse({ type: CheckoutSessionResponse, examples: { requires_action: SESSION_EXAMPLES.requires_action, succeeded: SESSION_EXAMPLES.succeeded } })
+  @ApiProblems(
+    ...BODY_PROBLEMS,
+    'card_declined',
+    'session_not_found',
+    'invalid_state',
+    'already_paid',
+    'hold_expired',
+    'rate_limited',
+    'payment_account_unavailable',
+    ...IDEMPOTENCY_PROBLEMS,
+    ...UPSTREAM_PROBLEMS,
+  )
   async submitPaymentMethod(
     @Param('id') id: string,
     @Headers('idempotency-key') idempotencyKey: string | undefined,

@@ -10,6 +10,18 @@ import { CardPayments, ThreeDsOutcome } from './card-payments.service';
  * plain query value, not a whitelisted DTO: an issuer that adds its own parameters must still
  * bring the guest back to the site, never to an error page.
  */
+/** The one-time state the service put in the return URLs it gave the issuer. */
+const STATE_QUERY = {
+  name: 'state',
+  required: false,
+  description: 'the one-time state of the 3-D Secure attempt, as the service wrote it into the return URL it gave the issuer',
+  schema: { type: 'string' },
+} as const;
+
+const THREE_DS_RETURN_HEADERS = {
+  Location: { description: "CHECKOUT_RETURN_URL with `session` and `status` added; never another address", schema: { type: 'string', format: 'uri' } },
+};
+
 @ApiTags('checkout')
 @Controller('checkout/3ds/:id')
 export class ThreeDsController {
@@ -23,8 +35,8 @@ export class ThreeDsController {
   @Get('success')
   @Redirect(undefined, 303)
   @ApiOperation({ summary: '3-D Secure success return: attaches the payment method once, then 303 to the site' })
-  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed|processing' })
-  @ApiQuery({ name: 'state', required: false, description: 'the one-time state of the attempt' })
+  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed|processing', headers: THREE_DS_RETURN_HEADERS })
+  @ApiQuery(STATE_QUERY)
   success(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
     return this.finish(id, 'success', state);
   }
@@ -32,8 +44,8 @@ export class ThreeDsController {
   @Get('failure')
   @Redirect(undefined, 303)
   @ApiOperation({ summary: '3-D Secure failure return: records it, then 303 to the site' })
-  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=failed' })
-  @ApiQuery({ name: 'state', required: false, description: 'the one-time state of the attempt' })
+  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=failed', headers: THREE_DS_RETURN_HEADERS })
+  @ApiQuery(STATE_QUERY)
   failure(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
     return this.finish(id, 'failure', state);
   }
@@ -42,8 +54,8 @@ export class ThreeDsController {
   @Post('success')
   @Redirect(undefined, 303)
   @ApiOperation({ summary: 'The same success return, posted by the issuer page' })
-  @ApiQuery({ name: 'state', required: false })
-  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed|processing' })
+  @ApiQuery(STATE_QUERY)
+  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed|processing', headers: THREE_DS_RETURN_HEADERS })
   successPosted(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
     return this.finish(id, 'success', state);
   }
@@ -51,8 +63,8 @@ export class ThreeDsController {
   @Post('failure')
   @Redirect(undefined, 303)
   @ApiOperation({ summary: 'The same failure return, posted by the issuer page' })
-  @ApiQuery({ name: 'state', required: false })
-  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=failed' })
+  @ApiQuery(STATE_QUERY)
+  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=failed', headers: THREE_DS_RETURN_HEADERS })
   failurePosted(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
     return this.finish(id, 'failure', state);
   }

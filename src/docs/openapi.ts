@@ -10,7 +10,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Every error is RFC 9457 problem details (application/problem+json) with a stable `code` and the `requestId`.',
     )
     .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY, for /admin routes' }, 'admin')
+    // A plain shared key compared in constant time, not a JWT (addBearerAuth would say bearerFormat: JWT).
+    .addSecurity('admin', { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY as a plain bearer key, for /admin routes' })
+    .addGlobalParameters({
+      name: 'X-Request-Id',
+      in: 'header',
+      required: false,
+      description: 'your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise',
+      schema: { type: 'string' },
+    })
     .build();
   return SwaggerModule.createDocument(app, description);
 }

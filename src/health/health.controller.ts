@@ -25,7 +25,7 @@ export class HealthController {
   @HealthCheck()
   @ApiOperation({ summary: 'Readiness: shared state reachable and not shutting down. Never calls the upstream.' })
   @ApiOkResponse({ description: 'Ready' })
-  @ApiProblems(503)
+  @ApiProblems('not_ready', 'shutting_down')
   ready() {
     if (this.shutdown.isShuttingDown) throw new ServiceUnavailableException({ status: 'shutting_down' });
     return this.health.check([() => this.redis.isReachable()]);

@@ -2,7 +2,7 @@ import { Body, Controller, Headers, Param, Post, UseGuards } from '@nestjs/commo
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminKeyGuard } from '../common/admin/admin-key.guard';
 import { DomainError } from '../common/errors/domain-error';
-import { ApiProblems } from '../common/http/api-problems.decorator';
+import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { RedisKeys } from '../redis/redis-keys';
@@ -30,7 +30,16 @@ export class AdminInvoiceItemsController {
     description: 'Through the current upstream endpoint, or the deprecated one when configured (which refuses realizationDates). A write that fails without an answer is checked by re-reading the reservation before answering.',
   })
   @ApiCreatedResponse({ type: InvoiceItemResponse })
-  @ApiProblems(400, 401, 404, 409, 415, 422, 429, 502, 503)
+  @ApiProblems(
+    ...BODY_PROBLEMS,
+    'unauthorized',
+    'not_found',
+    'reservation_not_found',
+    'invalid_state',
+    'rate_limited',
+    ...IDEMPOTENCY_PROBLEMS,
+    ...UPSTREAM_PROBLEMS,
+  )
   async add(
     @Param('reservationId') reservationId: string,
     @Headers('idempotency-key') idempotencyKey: string | undefined,

@@ -2,7 +2,7 @@ import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CheckoutSessionsStore } from '../checkout/checkout-sessions.store';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
-import { ApiProblems } from '../common/http/api-problems.decorator';
+import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { PaymentDiagnosisResponse } from './dto/payment-diagnosis.view';
 import { PaymentDiagnosis } from './payment-diagnosis';
 import { PaymentStatusPolls } from './payment-status-polls';
@@ -25,7 +25,7 @@ export class PaymentStatusController {
       'polling more often answers the same result. Right after a card is attached the payment may take a moment to show; the first check re-reads briefly (up to ~3 s).',
   })
   @ApiOkResponse({ type: PaymentDiagnosisResponse })
-  @ApiProblems(404, 429, 502, 503)
+  @ApiProblems('session_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)
   async status(@Param('id') id: string): Promise<PaymentDiagnosis> {
     const session = await this.sessions.require(id);
     return this.polls.status(session.reservationId, {

@@ -32,7 +32,7 @@ export class CheckoutSessionResponse {
   @ApiProperty({ example: 'cs_3q2...' })
   id!: string;
 
-  @ApiProperty({ enum: ['requires_payment_method', 'requires_action', 'succeeded', 'failed'] })
+  @ApiProperty({ enum: ['requires_payment_method', 'requires_action', 'processing', 'succeeded', 'failed'], example: 'succeeded' })
   status!: string;
 
   @ApiProperty()
@@ -53,12 +53,36 @@ export class CheckoutSessionResponse {
   @ApiProperty({ format: 'date-time' })
   expiresAt!: string;
 
-  @ApiPropertyOptional({ type: NextActionView })
+  @ApiPropertyOptional({ type: NextActionView, description: 'only while `requires_action`' })
   nextAction?: NextActionView;
 
-  @ApiPropertyOptional({ type: PaymentMethodView })
+  @ApiPropertyOptional({ type: PaymentMethodView, description: 'once `succeeded` (or `processing`)' })
   paymentMethod?: PaymentMethodView;
 
-  @ApiPropertyOptional({ type: LastErrorView })
+  @ApiPropertyOptional({ type: LastErrorView, description: 'after a failed attempt (`failed`, or `requires_payment_method` again)' })
   lastError?: LastErrorView;
 }
+
+const SESSION_BASE = {
+  id: 'cs_3q2Jw9sXbQ0nT4kLmV7yZa',
+  reservationId: 'res-checkout-usd',
+  listingId: 'listing-usd',
+  paymentProviderId: 'provider-usd',
+  amount: 858,
+  currency: 'USD',
+  expiresAt: '2031-07-01T12:30:00.000Z',
+};
+
+/** One example per status, each with only the fields that status carries. */
+export const SESSION_EXAMPLES = {
+  requires_payment_method: { summary: 'new: no card yet', value: { ...SESSION_BASE, status: 'requires_payment_method' } },
+  requires_action: {
+    summary: '3-D Secure: send the browser to nextAction.redirectUrl',
+    value: { ...SESSION_BASE, status: 'requires_action', nextAction: { type: 'redirect', redirectUrl: 'https://issuer.example/3ds/challenge?attempt=att_1' } },
+  },
+  succeeded: { summary: 'the card is on the reservation', value: { ...SESSION_BASE, status: 'succeeded', paymentMethod: { id: 'pm_7d1e2f', last4: '4242', brand: 'visa' } } },
+  failed: {
+    summary: 'the attempt failed: another card may follow',
+    value: { ...SESSION_BASE, status: 'failed', lastError: { code: 'card_declined', message: 'The card was declined. Try another card.' } },
+  },
+};

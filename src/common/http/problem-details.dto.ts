@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ERROR_CODES } from '../errors/error-code';
 
 export class FieldErrorDto {
   @ApiProperty({ example: 'card.number' })
@@ -22,7 +23,7 @@ export class ProblemDetailsDto {
   @ApiProperty({ example: 'Some fields are not valid.' })
   detail!: string;
 
-  @ApiProperty({ example: 'validation_failed', description: 'Stable machine word; switch on this, not on the text.' })
+  @ApiProperty({ example: 'validation_failed', enum: Object.keys(ERROR_CODES), description: 'Stable machine word; switch on this, not on the text.' })
   code!: string;
 
   @ApiPropertyOptional({ type: [FieldErrorDto] })
