@@ -7,6 +7,7 @@ import { AppConfig } from '../../src/config/app-config';
 import { isClusterUrl } from '../../src/redis/redis-address';
 import { DemoModule } from '../../sandbox/demo/demo.module';
 import { RunningSandbox } from '../../sandbox/types';
+import { contractDrift } from './contract-drift';
 import { LogCapture } from './log-capture';
 import { testConfig } from './test-config';
 
@@ -53,6 +54,8 @@ export async function startTestApp(
     logs,
     redisKeys,
     close: async () => {
+      // Read before closing: a status this app answered that its route does not document fails the test file (contract-drift.ts).
+      const drift = await contractDrift(app);
       await app.close();
       if (redis) {
         try {
@@ -63,6 +66,7 @@ export async function startTestApp(
         }
         redis.disconnect();
       }
+      if (drift.length > 0) throw new Error(`The service answered outside its documented contract:\n${drift.join('\n')}`);
     },
   };
 }

@@ -1,0 +1,36 @@
+import { INestApplication } from '@nestjs/common';
+import { OpenAPIObject } from '@nestjs/swagger';
+import { buildOpenApiDocument } from '../../src/docs/openapi';
+import { MetricsService } from '../../src/metrics/metrics.service';
+
+/** One kind of answer an app gave: the method, Fastify's route template (/checkout/sessions/:id) and the status. */
+export interface ProducedAnswer {
+  method: string;
+  route: string;
+  status: number;
+}
+
+/**
+ * The drift check between the contract and the service, in the direction that is reliable: every status a documented
+ * route really answered in a test must be documented for that route in /docs-json. The reverse (every documented status
+ * produced once) would only hold for a full run and would demand a test for every 503 of every route; this direction
+ * holds for any file run alone, so the file whose test produced an undocumented status is the one that fails.
+ * Routes absent from the document (webhooks, metrics, test-only probes, unmatched paths) are not the site's contract.
+ */
+export function undocumentedAnswers(document: Pick<OpenAPIObject, 'paths'>, produced: ProducedAnswer[]): string[] {
+  const drift: string[] = [];
+  for (const { method, route, status } of produced) {
+    const path = route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const operation = (document.paths[path] as Record<string, { responses?: Record<string, unknown> }> | undefined)?.[method.toLowerCase()];
+    if (!operation) continue;
+    if (!operation.responses?.[String(status)]) drift.push(`${method} ${path} answered ${status}, which /docs-json does not document for it`);
+  }
+  return drift;
+}
+
+/** What the app answered during its test (from its own http_requests_total), checked against the document it serves. */
+export async function contractDrift(app: INestApplication): Promise<string[]> {
+  const counted = await app.get(MetricsService).httpRequests.get();
+  const produced = counted.values.map(({ labels }) => ({ method: String(labels.method), route: String(labels.route), status: Number(labels.status) }));
+  return undocumentedAnswers(buildOpenApiDocument(app), produced);
+}
