@@ -6,7 +6,8 @@ import { PROBLEM_CONTENT_TYPE, problemDetails } from './common/errors/problem-de
 import { requestContext } from './common/logging/request-context';
 
 const QUIET_PATHS = /^\/(health\/|metrics$)/;
-const NO_STORE_PATHS = /^\/(checkout|admin)(\/|$)/;
+// The extras catalogue is public and the same for everyone: browsers and CDNs may keep it (its own Cache-Control).
+const NO_STORE_PATHS = /^\/(?!checkout\/extras(\?|$))(checkout|admin)(\/|$)/;
 const FORM_PATHS = /^\/checkout\/3ds\//;
 
 /**

@@ -8,6 +8,7 @@ import { BookingHooks } from './booking-hooks';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSessions } from './checkout-sessions.service';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { ExtrasCatalogueController } from './extras-catalogue.controller';
 import { ExtrasController } from './extras.controller';
 import { Extras } from './extras.service';
 import { ListingSummaries } from './listing-summaries.service';
@@ -20,7 +21,7 @@ import { ThreeDsStates } from './three-ds-states';
 
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule],
-  controllers: [SessionsController, ThreeDsController, ListingsController, ExtrasController],
+  controllers: [SessionsController, ThreeDsController, ListingsController, ExtrasController, ExtrasCatalogueController],
   providers: [BookingHooks, CheckoutSessions, CheckoutSessionsStore, CardPayments, ThreeDsStates, ListingSummaries, Extras, ReservationCards, PaymentProviders],
   exports: [CheckoutSessionsStore, PaymentProviders, BookingHooks],
 })

@@ -11,6 +11,7 @@ import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
+import { ExtrasCatalogueView } from './dto/extras-catalogue.view';
 
 interface ExtraLine {
   definition: ExtraDefinition;
@@ -56,6 +57,11 @@ export class Extras {
     private readonly leases: ReservationLeases,
   ) {
     this.catalogue = new Map(config.get('checkout', { infer: true }).extras.map((extra) => [extra.code, extra]));
+  }
+
+  /** The public catalogue: codes, titles, unit amounts and descriptions (nothing of the invoice-item mapping). */
+  catalogueView(): ExtrasCatalogueView {
+    return { items: [...this.catalogue.values()].map(({ code, title, amount, description }) => ({ code, title, amount, ...(description ? { description } : {}) })) };
   }
 
   /** Refusals (codes, session state) come before the Idempotency-Key is claimed: they leave nothing behind. */
