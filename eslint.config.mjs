@@ -59,9 +59,10 @@ export default tseslint.config(
   boundaries(['src/invoices/**/*.ts'], [forbid(['checkout', 'payments', 'booking', 'webhooks'], 'invoices is used by the checkout, never the other way')]),
   boundaries(['src/checkout/**/*.ts'], [forbid(['payments', 'booking', 'webhooks'], 'the checkout does not reach into payments, booking or webhooks')]),
   {
+    // Plain ES modules the browser loads as they are: demo.js imports the compiled client (npm run client).
     files: ['sandbox/demo/public/**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
-    languageOptions: { sourceType: 'script', globals: globals.browser },
+    languageOptions: { sourceType: 'module', globals: globals.browser },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

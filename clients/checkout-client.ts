@@ -1,0 +1,387 @@
+/*
+ * A small, dependency-free client of the booking checkout API for the browser (and any runtime with
+ * `fetch`). Shapes follow docs/openapi.json; `npm run client` compiles this file to the plain ES
+ * module the demo page loads (sandbox/demo/public/checkout-client.js). Card data passes through
+ * here to the service only; nothing is stored or logged.
+ */
+
+/** Every route this client calls: method and OpenAPI path (a test checks each is in docs/openapi.json). */
+export const CHECKOUT_ROUTES = {
+  calendar: ['get', '/checkout/listings/{id}/calendar'],
+  listing: ['get', '/checkout/listings/{id}'],
+  quote: ['post', '/checkout/quotes'],
+  startSession: ['post', '/checkout/sessions'],
+  session: ['get', '/checkout/sessions/{id}'],
+  submitPaymentMethod: ['post', '/checkout/sessions/{id}/payment-method'],
+  paymentStatus: ['get', '/checkout/sessions/{id}/payment-status'],
+  extrasCatalogue: ['get', '/checkout/extras'],
+  addExtras: ['post', '/checkout/sessions/{id}/extras'],
+} as const;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** RFC 9457 problem details, as every error answer carries them. */
+export interface Problem {
+  type?: string;
+  title?: string;
+  status: number;
+  detail?: string;
+  code: string;
+  requestId?: string;
+  errors?: FieldError[];
+}
+
+export interface CalendarDay {
+  date: string;
+  available: boolean;
+  price: number | null;
+  minNights: number;
+  checkInAllowed: boolean;
+  checkOutAllowed: boolean;
+}
+
+export interface Calendar {
+  listingId: string;
+  currency: string | null;
+  days: CalendarDay[];
+}
+
+export interface ListingSummary {
+  id: string;
+  title: string;
+  city?: string;
+  country?: string;
+  picture?: string;
+  currency?: string;
+}
+
+export interface QuoteRequest {
+  listingId: string;
+  checkIn: string;
+  checkOut: string;
+  guestsCount: number;
+  coupon?: string;
+}
+
+export interface RatePlan {
+  id: string;
+  name: string;
+  total: number;
+  breakdown: { accommodation: number; cleaning: number; fees: number; taxes: number; discount: number };
+}
+
+export interface Quote {
+  id: string;
+  listingId: string;
+  checkIn: string;
+  checkOut: string;
+  nights: number;
+  guestsCount: number;
+  currency: string;
+  coupon?: string;
+  expiresAt: string;
+  ratePlans: RatePlan[];
+}
+
+export interface Guest {
+  firstName: string;
+  lastName: string;
+  email: string;
+  /** E.164, e.g. +14155550123 */
+  phone?: string;
+}
+
+export interface Booking {
+  reservationId: string;
+  confirmationCode: string;
+  status: 'reserved' | 'confirmed' | 'expired' | 'canceled';
+  checkIn: string;
+  checkOut: string;
+  holdExpiresAt?: string;
+}
+
+export type SessionStatus = 'requires_payment_method' | 'requires_action' | 'processing' | 'succeeded' | 'failed';
+
+export interface Session {
+  id: string;
+  status: SessionStatus;
+  reservationId: string;
+  listingId: string;
+  paymentProviderId: string;
+  amount: number;
+  currency: string;
+  expiresAt: string;
+  nextAction?: { type: 'redirect'; redirectUrl: string };
+  paymentMethod?: { id: string; last4: string; brand?: string };
+  lastError?: { code: string; message: string };
+  booking?: Booking;
+}
+
+export interface CardDetails {
+  card: { number: string; exp_month: string; exp_year: string; cvc: string };
+  billing_details: { name: string; address: { line1: string; city: string; postal_code: string; country: string } };
+}
+
+/** The card, or the platform's token made by its own tokenization form. */
+export type PaymentMethodBody = CardDetails | { token: string };
+
+export type PaymentState = 'paid' | 'scheduled' | 'requires_authentication' | 'failed' | 'payment_method_attached' | 'missing';
+
+export interface PaymentStatus {
+  state: PaymentState;
+  currency?: string;
+  amountPaid?: number;
+  amountDue?: number;
+  nextPayment?: { amount: number; dueAt: string };
+  nextAction?: { type: 'redirect'; redirectUrl: string };
+  payments: { amount: number; currency: string; status: string; dueAt?: string; paidAt?: string }[];
+  diagnosis: { code: string; message: string };
+}
+
+export interface Extra {
+  code: string;
+  title: string;
+  amount: number;
+  description?: string;
+}
+
+export interface AddedExtras {
+  items: { code: string; quantity: number; title: string; amount: number; normalType: string; invoiceItemId?: string }[];
+}
+
+/** An error answer (or no answer) from the service. `problem.code` is the stable word to switch on. */
+export class CheckoutError extends Error {
+  constructor(
+    readonly problem: Problem,
+    /** Seconds the service asked to wait (`Retry-After`), when it said. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(problem.detail ?? `${problem.status} ${problem.code}`);
+    this.name = 'CheckoutError';
+  }
+}
+
+/**
+ * One attempt at a write: its `Idempotency-Key`. A new attempt (a new card, a new booking) gets a
+ * new one; pass the same attempt again only to retry that very request after a lost answer.
+ */
+export interface Attempt {
+  readonly idempotencyKey: string;
+}
+
+export interface CheckoutClientOptions {
+  /** The service's address, e.g. https://checkout.example.com; '' (default) = the page's own origin. */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+  /** The service's PAYMENT_STATUS_REFRESH_SECONDS (default 10): payment-status is read at most this often. */
+  paymentStatusRefreshSeconds?: number;
+  /** Retries of one write attempt, same key, after a lost answer, 503 outcome_pending or 409 idempotency_in_progress (default 2). */
+  writeRetries?: number;
+  /** Waits between polls and retries (tests may shorten nothing: the bounds above are kept). */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  now?: () => number;
+}
+
+export interface WatchOptions {
+  /** Called with each answer read, final or not. */
+  onUpdate?: (status: PaymentStatus) => void;
+  signal?: AbortSignal;
+  /** Give up after this long and resolve the last answer (default 120 000 ms). */
+  timeoutMs?: number;
+}
+
+/** A payment due within this long of now is being charged: its outcome is worth waiting for. */
+const CHARGING_WINDOW_MS = 60_000;
+const RETRYABLE_WRITE_CODES = new Set(['outcome_pending', 'idempotency_in_progress']);
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function retryAfterOf(response: Response): number | undefined {
+  const header = response.headers.get('Retry-After');
+  if (header === null) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+function path(template: string, id: string): string {
+  return template.replace('{id}', encodeURIComponent(id));
+}
+
+export class CheckoutClient {
+  private readonly baseUrl: string;
+  private readonly fetcher: typeof fetch;
+  private readonly refreshMs: number;
+  private readonly writeRetries: number;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly now: () => number;
+
+  constructor(options: CheckoutClientOptions = {}) {
+    this.baseUrl = (options.baseUrl ?? '').replace(/\/+$/, '');
+    this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
+    this.refreshMs = (options.paymentStatusRefreshSeconds ?? 10) * 1000;
+    this.writeRetries = options.writeRetries ?? 2;
+    this.sleep = options.sleep ?? abortableSleep;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A fresh attempt: a random Idempotency-Key. */
+  newAttempt(): Attempt {
+    return { idempotencyKey: crypto.randomUUID() };
+  }
+
+  calendar(listingId: string, from: string, to: string): Promise<Calendar> {
+    const query = new URLSearchParams({ from, to });
+    return this.read(`${path(CHECKOUT_ROUTES.calendar[1], listingId)}?${query.toString()}`);
+  }
+
+  listing(listingId: string): Promise<ListingSummary> {
+    return this.read(path(CHECKOUT_ROUTES.listing[1], listingId));
+  }
+
+  /** Asking again for the same stay answers the same quote (QUOTE_REUSE_SECONDS): cheap to call as the guest browses. */
+  quote(request: QuoteRequest): Promise<Quote> {
+    return this.call('POST', CHECKOUT_ROUTES.quote[1], request);
+  }
+
+  /** Books the quote: a held reservation and its checkout session (`session.booking`). */
+  book(request: { quoteId: string; ratePlanId?: string; guest: Guest }, attempt: Attempt = this.newAttempt()): Promise<Session> {
+    return this.write(CHECKOUT_ROUTES.startSession[1], request, attempt);
+  }
+
+  /** A checkout session for a reservation made elsewhere (the email must be its guest's). */
+  startSession(request: { reservationId: string; email: string }): Promise<Session> {
+    return this.call('POST', CHECKOUT_ROUTES.startSession[1], request);
+  }
+
+  session(sessionId: string): Promise<Session> {
+    return this.read(path(CHECKOUT_ROUTES.session[1], sessionId));
+  }
+
+  /**
+   * The card (or token) for the session. Answers the session: `succeeded`, or `requires_action`
+   * (then call `redirectToAuthentication`). A new card is a new attempt; the same attempt is retried
+   * here, with its key, when the answer was lost or the service is still confirming it.
+   */
+  submitPaymentMethod(sessionId: string, body: PaymentMethodBody, attempt: Attempt = this.newAttempt()): Promise<Session> {
+    return this.write(path(CHECKOUT_ROUTES.submitPaymentMethod[1], sessionId), body, attempt);
+  }
+
+  /** Sends the browser to the issuer's 3-D Secure page (a session's or a charge's), if there is one. */
+  redirectToAuthentication(answer: { nextAction?: { redirectUrl: string } }, navigate?: (url: string) => void): boolean {
+    const url = answer.nextAction?.redirectUrl;
+    if (!url) return false;
+    (navigate ?? ((target: string) => (globalThis as unknown as { location: { assign(to: string): void } }).location.assign(target)))(url);
+    return true;
+  }
+
+  /** Polls the session (at most once a second) until `done` says so, e.g. until `booking.status` is `confirmed`. */
+  async waitForSession(sessionId: string, done: (session: Session) => boolean, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Session> {
+    const deadline = this.now() + (options.timeoutMs ?? 30_000);
+    for (;;) {
+      const session = await this.session(sessionId);
+      if (done(session) || this.now() >= deadline) return session;
+      await this.sleep(1000, options.signal);
+    }
+  }
+
+  paymentStatus(sessionId: string): Promise<PaymentStatus> {
+    return this.read(path(CHECKOUT_ROUTES.paymentStatus[1], sessionId));
+  }
+
+  /** Whether an answer is worth polling further: only while the money side is still moving. */
+  isSettled(status: PaymentStatus): boolean {
+    switch (status.state) {
+      case 'payment_method_attached':
+        return false;
+      case 'scheduled':
+        return !status.nextPayment || Date.parse(status.nextPayment.dueAt) - this.now() > CHARGING_WINDOW_MS;
+      default:
+        return true;
+    }
+  }
+
+  /**
+   * Reads payment-status until it is settled (paid, a future schedule, authentication needed, failed,
+   * missing), at most once per PAYMENT_STATUS_REFRESH_SECONDS, waiting longer when a 429 or 503 says
+   * `Retry-After`. Resolves the last answer read.
+   */
+  async watchPaymentStatus(sessionId: string, options: WatchOptions = {}): Promise<PaymentStatus> {
+    const deadline = this.now() + (options.timeoutMs ?? 120_000);
+    let last: PaymentStatus | undefined;
+    for (;;) {
+      const started = this.now();
+      let waitMs = this.refreshMs;
+      try {
+        last = await this.paymentStatus(sessionId);
+        options.onUpdate?.(last);
+        if (this.isSettled(last)) return last;
+      } catch (error) {
+        if (!(error instanceof CheckoutError) || error.retryAfterSeconds === undefined) throw error;
+        waitMs = Math.max(waitMs, error.retryAfterSeconds * 1000);
+      }
+      const wait = Math.max(0, started + waitMs - this.now());
+      if (this.now() + wait > deadline) {
+        if (last) return last;
+        throw new CheckoutError({ status: 0, code: 'timeout', detail: 'The payment status could not be read in time.' });
+      }
+      await this.sleep(wait, options.signal);
+    }
+  }
+
+  /** The extras a guest may add (the service's catalogue; amounts in the reservation's currency). */
+  async extrasCatalogue(): Promise<Extra[]> {
+    return (await this.read<{ items: Extra[] }>(CHECKOUT_ROUTES.extrasCatalogue[1])).items;
+  }
+
+  addExtras(sessionId: string, items: { code: string; quantity?: number }[], attempt: Attempt = this.newAttempt()): Promise<AddedExtras> {
+    return this.write(path(CHECKOUT_ROUTES.addExtras[1], sessionId), { items }, attempt);
+  }
+
+  private read<T>(target: string): Promise<T> {
+    return this.call('GET', target);
+  }
+
+  /** One attempt, retried with the same key only when its outcome is unknown or still being settled. */
+  private async write<T>(target: string, body: unknown, attempt: Attempt): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.call<T>('POST', target, body, attempt.idempotencyKey);
+      } catch (error) {
+        const lost = !(error instanceof CheckoutError);
+        const pending = error instanceof CheckoutError && RETRYABLE_WRITE_CODES.has(error.problem.code);
+        if (retry >= this.writeRetries || !(lost || pending)) throw error;
+        const seconds = error instanceof CheckoutError ? (error.retryAfterSeconds ?? 1) : 1;
+        await this.sleep(seconds * 1000);
+      }
+    }
+  }
+
+  private async call<T>(method: 'GET' | 'POST', target: string, body?: unknown, idempotencyKey?: string): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+    const response = await this.fetcher(`${this.baseUrl}${target}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const data: unknown = await response.json().catch(() => undefined);
+    if (response.ok) return data as T;
+    const problem = (data && typeof data === 'object' ? data : {}) as Partial<Problem>;
+    throw new CheckoutError({ ...problem, status: response.status, code: problem.code ?? 'http_error' }, retryAfterOf(response));
+  }
+}

@@ -1,0 +1,190 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CHECKOUT_ROUTES, CheckoutClient, CheckoutError, PaymentStatus } from '../../clients/checkout-client';
+import { newGuest, stay } from '../booking/booking-client';
+import { CARDS, cardBody } from '../utils/checkout-client';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { ROOT } from '../utils/service-process';
+
+const REFRESH_SECONDS = 1;
+const EXTRAS = [{ code: 'late-checkout', normalType: 'CFE', title: 'Late checkout', amount: 40, description: 'Leave at 2 pm' }];
+
+interface Sent {
+  method: string;
+  path: string;
+  key: string | null;
+  at: number;
+}
+
+/** The client of a website, against one replica of the service on the sandbox, recording what it sends. */
+describe('the browser checkout client (clients/checkout-client.ts) against the sandbox', () => {
+  let world: SandboxedApps;
+  let sent: Sent[];
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, {
+      env: {
+        PAYMENT_STATUS_REFRESH_SECONDS: String(REFRESH_SECONDS),
+        CHECKOUT_EXTRAS: JSON.stringify(EXTRAS),
+        CHECKOUT_IP_RATE_LIMIT: '10000/m',
+        CHECKOUT_IP_READ_LIMIT: '10000/m',
+        UPSTREAM_ANONYMOUS_SHARE: '100',
+        RESERVATION_WRITE_SPACING_MS: '100',
+      },
+      sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: 200 },
+    });
+  });
+
+  afterAll(() => world.close());
+  beforeEach(() => {
+    sent = [];
+  });
+
+  /** fetch that records each request; `lose` throws away the answer of matching requests once (a lost answer). */
+  function recordingFetch(lose?: (sentRequest: Sent) => boolean): typeof fetch {
+    let lost = false;
+    return async (input, init) => {
+      const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+      const headers = new Headers(init?.headers);
+      const entry = { method: init?.method ?? 'GET', path: url.pathname, key: headers.get('Idempotency-Key'), at: Date.now() };
+      sent.push(entry);
+      const response = await fetch(input, init);
+      if (!lost && lose?.(entry)) {
+        lost = true;
+        throw new TypeError('network error: the answer was lost');
+      }
+      return response;
+    };
+  }
+
+  const client = (lose?: (sentRequest: Sent) => boolean) =>
+    new CheckoutClient({ baseUrl: world.apps[0].url, fetch: recordingFetch(lose), paymentStatusRefreshSeconds: REFRESH_SECONDS });
+
+  async function bookedSession(checkoutClient: CheckoutClient, daysAhead: number) {
+    const quote = await checkoutClient.quote({ listingId: 'lst-seaside', ...stay(daysAhead, 2), guestsCount: 2 });
+    const guest = newGuest();
+    return { session: await checkoutClient.book({ quoteId: quote.id, ratePlanId: quote.ratePlans[0].id, guest }), guest, quote };
+  }
+
+  it('is compiled to the script the demo loads, and calls only routes of docs/openapi.json', () => {
+    const out = mkdtempSync(path.join(tmpdir(), 'client-'));
+    execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(ROOT, 'clients/tsconfig.json'), '--outDir', out]);
+    const committed = readFileSync(path.join(ROOT, 'sandbox/demo/public/checkout-client.js'), 'utf8');
+    if (readFileSync(path.join(out, 'checkout-client.js'), 'utf8') !== committed) throw new Error('sandbox/demo/public/checkout-client.js is stale: run npm run client');
+    const document = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8'));
+    for (const [method, route] of Object.values(CHECKOUT_ROUTES)) expect(`${method} ${route} ${document.paths[route]?.[method] ? 'documented' : 'missing'}`).toBe(`${method} ${route} documented`);
+  });
+
+  it('books from the calendar: quote, held reservation, card, confirmation, a paid status, then an extra', async () => {
+    const site = client();
+    const dates = stay(50, 2);
+    const calendar = await site.calendar('lst-seaside', dates.checkIn, dates.checkOut);
+    expect(calendar.days.find((day) => day.date === dates.checkIn)).toMatchObject({ available: true });
+    const { session, guest, quote } = await bookedSession(site, 50);
+    expect(session).toMatchObject({ status: 'requires_payment_method', amount: quote.ratePlans[0].total, booking: { status: 'reserved' } });
+
+    const paid = await site.submitPaymentMethod(session.id, cardBody(CARDS.noThreeDs));
+    expect(paid).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
+    const confirmed = await site.waitForSession(session.id, (current) => current.booking?.status === 'confirmed');
+    expect(confirmed.booking?.confirmationCode).toEqual(expect.any(String));
+
+    const status = await site.watchPaymentStatus(session.id);
+    expect(status).toMatchObject({ state: 'paid', amountDue: 0 });
+
+    const catalogue = await site.extrasCatalogue();
+    expect(catalogue).toEqual([{ code: 'late-checkout', title: 'Late checkout', amount: 40, description: 'Leave at 2 pm' }]);
+    const added = await site.addExtras(session.id, [{ code: 'late-checkout', quantity: 2 }]);
+    expect(added.items).toEqual([expect.objectContaining({ code: 'late-checkout', quantity: 2, amount: 80 })]);
+    // Each write had a key of its own; no key was sent on a read.
+    const keys = sent.filter((entry) => entry.method === 'POST' && entry.path !== '/checkout/quotes').map((entry) => entry.key);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(3);
+    expect(sent.filter((entry) => entry.method === 'GET').every((entry) => entry.key === null)).toBe(true);
+    expect(world.sandbox.control.getGuestsByEmail(guest.email)).toHaveLength(1);
+  });
+
+  it('serves the extras catalogue to anyone, cacheable', async () => {
+    const answer = await fetch(`${world.apps[0].url}/checkout/extras`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(await answer.json()).toEqual({ items: [{ code: 'late-checkout', title: 'Late checkout', amount: 40, description: 'Leave at 2 pm' }] });
+  });
+
+  it('retries one attempt with its own key when the answer is lost: one card on file', async () => {
+    const site = client((entry) => entry.path.endsWith('/payment-method'));
+    const { session, guest } = await bookedSession(site, 53);
+    const paid = await site.submitPaymentMethod(session.id, cardBody(CARDS.noThreeDs));
+    expect(paid.status).toBe('succeeded');
+    const submissions = sent.filter((entry) => entry.path.endsWith('/payment-method'));
+    expect(submissions).toHaveLength(2);
+    expect(submissions[1].key).toBe(submissions[0].key);
+    const [guestRecord] = world.sandbox.control.getGuestsByEmail(guest.email);
+    expect(world.sandbox.control.getPaymentMethods(String(guestRecord._id))).toHaveLength(1);
+  });
+
+  it('makes a new key for a new card after a decline', async () => {
+    const site = client();
+    const { session } = await bookedSession(site, 56);
+    const declined = await site.submitPaymentMethod(session.id, cardBody(CARDS.declined)).catch((error: unknown) => error);
+    expect(declined).toBeInstanceOf(CheckoutError);
+    expect((declined as CheckoutError).problem).toMatchObject({ status: 402, code: 'card_declined' });
+    await site.submitPaymentMethod(session.id, cardBody(CARDS.noThreeDs));
+    const [first, second] = sent.filter((entry) => entry.path.endsWith('/payment-method'));
+    expect(first.key).not.toBe(second.key);
+  });
+
+  it('polls payment-status no more than once per refresh period and stops at the failed charge', async () => {
+    const site = client();
+    const { session } = await bookedSession(site, 59);
+    await site.submitPaymentMethod(session.id, cardBody(CARDS.processorError));
+    const seen: PaymentStatus[] = [];
+    const status = await site.watchPaymentStatus(session.id, { onUpdate: (answer) => seen.push(answer) });
+    expect(status.state).toBe('failed');
+    expect(status.diagnosis).toMatchObject({ code: 'processor_error', message: expect.stringContaining('0341') });
+    const reads = sent.filter((entry) => entry.path.endsWith('/payment-status'));
+    expect(reads).toHaveLength(seen.length);
+    for (let index = 1; index < reads.length; index++) expect(reads[index].at - reads[index - 1].at).toBeGreaterThanOrEqual(REFRESH_SECONDS * 1000 - 5);
+    expect(seen.slice(0, -1).every((answer) => answer.state !== 'failed')).toBe(true);
+  });
+
+  it('waits as long as Retry-After says before reading again', async () => {
+    let time = 1_000_000;
+    const waits: number[] = [];
+    let answers = 0;
+    const site = new CheckoutClient({
+      baseUrl: 'http://checkout.test',
+      now: () => time,
+      sleep: (ms) => {
+        waits.push(ms);
+        time += ms;
+        return Promise.resolve();
+      },
+      fetch: () => {
+        answers += 1;
+        if (answers === 1) return Promise.resolve(Response.json({ status: 429, code: 'rate_limited', detail: 'Too many requests' }, { status: 429, headers: { 'Retry-After': '25' } }));
+        const state = answers === 2 ? 'payment_method_attached' : 'paid';
+        return Promise.resolve(Response.json({ state, payments: [], diagnosis: { code: 'ok', message: '' } }));
+      },
+    });
+    const status = await site.watchPaymentStatus('cs_x');
+    expect(status.state).toBe('paid');
+    expect(waits).toEqual([25_000, 10_000]);
+    expect(answers).toBe(3);
+  });
+
+  it('goes to the issuer page for 3-D Secure and finds the session succeeded on return', async () => {
+    const site = client();
+    const { session } = await bookedSession(site, 62);
+    const challenged = await site.submitPaymentMethod(session.id, cardBody(CARDS.threeDs));
+    expect(challenged.status).toBe('requires_action');
+    let issuerPage = '';
+    expect(site.redirectToAuthentication(challenged, (url) => (issuerPage = url))).toBe(true);
+    expect(issuerPage.startsWith(world.sandbox.urls.payUrl)).toBe(true);
+    // The guest presses Authenticate; the issuer sends the browser back to the service.
+    const issuer = await fetch(`${issuerPage}/authenticate`, { method: 'POST', redirect: 'manual' });
+    await fetch(issuer.headers.get('location')!, { redirect: 'manual' });
+    expect((await site.session(session.id)).status).toBe('succeeded');
+  });
+});
