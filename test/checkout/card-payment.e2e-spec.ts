@@ -60,6 +60,8 @@ describe('paying with a card', () => {
     const before = world.sandbox.control.counters.requests.tokenize ?? 0;
     const res = await site(0).submit(sessionId, cardBody(CARDS.accountFaulty)).expect(502);
     expect(res.body.code).toBe('payment_account_unavailable');
+    // What README's test-card table promises the site: a 502 to retry later, never a 402 decline of the guest's card.
+    expect(res.headers['retry-after']).toBe('300');
     expect(res.body.detail).toMatch(/could not be processed/);
     expect(world.sandbox.control.counters.requests.tokenize).toBe(before + 1);
     const logs = world.apps.flatMap((app) => app.logs.entries());
