@@ -6,11 +6,12 @@ import { MetricsService } from '../metrics/metrics.service';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { GuestyClient } from '../upstream/guesty-client';
-import { AttachPaymentMethodRequest, UpstreamPaymentMethod } from '../upstream/guesty.types';
+import { AttachPaymentMethodRequest, UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSession } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { PaymentHooks } from './payment-hooks';
 import { PaymentProviders } from './payment-providers';
 import { ReservationCards } from './reservation-cards';
 import { ThreeDsStates } from './three-ds-states';
@@ -22,6 +23,9 @@ const PROVIDER = 'pp-1';
 /** The platform's payment methods, as the fake upstream client keeps them. */
 class FakePlatform {
   methods: UpstreamPaymentMethod[] = [];
+  /** The reservation's money.payments, as its charges left them. */
+  payments: UpstreamPayment[] = [];
+  reservationReads = 0;
   attaches: AttachPaymentMethodRequest[] = [];
   /** What the next attach does after (or instead of) landing. */
   nextAttach: 'answer' | 'lose-answer' | 'refuse' = 'answer';
@@ -31,6 +35,10 @@ class FakePlatform {
 
   asClient(): GuestyClient {
     const client: Partial<GuestyClient> = {
+      getReservation: (reservationId) => {
+        this.reservationReads += 1;
+        return Promise.resolve({ _id: reservationId, guestId: GUEST, listingId: 'lst-1', money: { currency: 'USD', payments: this.payments } } as Awaited<ReturnType<GuestyClient['getReservation']>>);
+      },
       listPaymentMethods: (guestId, reservationId) => {
         if (this.listFails) return Promise.reject(new UpstreamError('upstream_unavailable', 'down', { operation: 'listPaymentMethods', maybeSent: true, upstreamStatus: 503 }));
         return Promise.resolve(this.methods.filter((method) => method.guestId === guestId && method.reservationId === reservationId));
@@ -66,6 +74,9 @@ function setUp() {
   const sessions = new CheckoutSessionsStore(store, keys, clock, metrics, outbox);
   const leases = new ReservationLeases(store, keys, clock, config);
   const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics);
+  const attachedHeard: string[] = [];
+  const paymentHooks = new PaymentHooks();
+  paymentHooks.register({ cardAttached: (reservationId) => Promise.resolve(void attachedHeard.push(reservationId)) });
   const providers = { forListing: () => Promise.resolve({ _id: 'prov', paymentProviderId: PROVIDER, status: 'ACTIVE' }) } as unknown as PaymentProviders;
   const cards = new CardPayments(
     platform.asClient(),
@@ -79,6 +90,8 @@ function setUp() {
     leases,
     journal,
     new ReservationCards(store, keys, outbox),
+    undefined,
+    paymentHooks,
   );
   cards.onModuleInit();
   const newSession = () =>
@@ -95,7 +108,11 @@ function setUp() {
       expiresAt: clock.now() + 3_600_000,
     });
   const payWithToken = async (session: CheckoutSession, key: string, token = `tok_${key}`) => cards.submitToken(await sessions.require(session.id), token, key);
-  return { clock, store, outbox, platform, sessions, cards, journal, newSession, payWithToken };
+  /** What the payments room notes on the session when payment-status finds the charge failed. */
+  const chargeFailed = (session: CheckoutSession) =>
+    sessions.update(session.id, (current) => ({ ...current, lastError: { code: 'charge_failed', message: 'declined' }, charge: { next: 'another_card' } }));
+  const cardOnFile = () => new ReservationCards(store, keys, outbox).onFile(RESERVATION);
+  return { clock, store, outbox, platform, sessions, cards, journal, newSession, payWithToken, chargeFailed, cardOnFile, attachedHeard };
 }
 
 describe('CardPayments (the attach through the write journal)', () => {
@@ -169,5 +186,72 @@ describe('CardPayments (the attach through the write journal)', () => {
     await expect(world.sessions.require(session.id)).resolves.toMatchObject({ status: 'requires_payment_method' });
     await world.outbox.flush();
     await expect(world.sessions.require(session.id)).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_1' } });
+  });
+});
+
+describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', () => {
+  /** A session whose card pm_1 is on file and whose charge the platform reported failed. */
+  async function failedCharge() {
+    const world = setUp();
+    const session = await world.newSession();
+    await world.payWithToken(session, 'key-1');
+    world.platform.payments.push({ _id: 'pay_1', amount: 300, currency: 'USD', status: 'FAILED', paymentMethodId: 'pm_1' });
+    return { world, session };
+  }
+
+  it('refuses another card while the session has not heard of a failed charge, without reading or sending anything', async () => {
+    const { world, session } = await failedCharge();
+    await expect(world.payWithToken(session, 'key-2')).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
+    expect(world.platform.attaches).toHaveLength(1);
+    expect(world.platform.reservationReads).toBe(0);
+  });
+
+  it('attaches the replacement once (its answer lost), moves the card on file to it, and drops the payment status', async () => {
+    const { world, session } = await failedCharge();
+    await world.chargeFailed(session);
+    world.platform.nextAttach = 'lose-answer';
+    const mended = await world.payWithToken(session, 'key-2');
+    expect(mended).toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_2' } });
+    expect(mended.lastError).toBeUndefined();
+    expect(mended.charge).toBeUndefined();
+    expect(world.platform.attaches).toHaveLength(2);
+    expect(await world.cardOnFile()).toMatchObject({ paymentMethodId: 'pm_2', sessionId: session.id });
+    expect(world.attachedHeard).toEqual([RESERVATION, RESERVATION]);
+    // The key's retry answers what landed; a third card is refused: nothing failed on the replacement.
+    await expect(world.payWithToken(session, 'key-2')).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_2' } });
+    await expect(world.payWithToken(session, 'key-3')).rejects.toMatchObject({ code: 'invalid_state' });
+    expect(world.platform.attaches).toHaveLength(2);
+  });
+
+  it('refuses a replacement when a fresh read shows no failed charge on the card on file', async () => {
+    const world = setUp();
+    const session = await world.newSession();
+    await world.payWithToken(session, 'key-1');
+    world.platform.payments.push({ _id: 'pay_1', amount: 300, currency: 'USD', status: 'PENDING', paymentMethodId: 'pm_1' });
+    await world.chargeFailed(session);
+    await expect(world.payWithToken(session, 'key-2')).rejects.toMatchObject({ code: 'already_paid', status: 409 });
+    expect(world.platform.attaches).toHaveLength(1);
+  });
+
+  it('refuses a replacement when the failed card was already replaced on the platform (the record lost)', async () => {
+    const { world, session } = await failedCharge();
+    await world.chargeFailed(session);
+    world.platform.methods.push({ _id: 'pm_elsewhere', guestId: GUEST, reservationId: RESERVATION, paymentProviderId: PROVIDER, card: { last4: '1111' } });
+    await expect(world.payWithToken(session, 'key-2')).rejects.toMatchObject({ code: 'already_paid' });
+    expect(world.platform.attaches).toHaveLength(1);
+    expect(await world.cardOnFile()).toMatchObject({ paymentMethodId: 'pm_elsewhere' });
+  });
+
+  it('answers outcome_pending to another replacement while one is open, and never sends it', async () => {
+    const { world, session } = await failedCharge();
+    await world.chargeFailed(session);
+    world.platform.nextAttach = 'lose-answer';
+    world.platform.afterLanding = () => (world.platform.listFails = true);
+    await expect(world.payWithToken(session, 'key-2')).rejects.toMatchObject({ code: 'outcome_pending', status: 503 });
+    await expect(world.payWithToken(session, 'key-3')).rejects.toMatchObject({ code: 'outcome_pending' });
+    expect(world.platform.attaches).toHaveLength(2);
+    world.platform.listFails = false;
+    await expect(world.payWithToken(session, 'key-2')).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_2' } });
+    expect(world.platform.attaches).toHaveLength(2);
   });
 });

@@ -15,6 +15,8 @@ import { MetricsService } from '../metrics/metrics.service';
 import { PaymentProviders } from './payment-providers';
 import { RedisKeys } from '../redis/redis-keys';
 import { BookingHooks } from './booking-hooks';
+import { currentCard, replaceableCard } from './card-replacement';
+import { PaymentHooks } from './payment-hooks';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
@@ -115,6 +117,8 @@ export class CardPayments implements OnModuleInit {
     private readonly cards: ReservationCards,
     // Optional: a checkout without the booking room (unit tests) attaches cards all the same.
     @Optional() private readonly bookingHooks?: BookingHooks,
+    // Optional: a checkout without the payments room (unit tests) has no payment status to drop.
+    @Optional() private readonly paymentHooks?: PaymentHooks,
   ) {}
 
   onModuleInit(): void {
@@ -171,7 +175,8 @@ export class CardPayments implements OnModuleInit {
       }
       const waiting = await this.sessions.update(sessionId, (current) => ({
         ...current,
-        status: 'requires_action',
+        // A replacement card (a failed charge mended) waits for its issuer with the session still succeeded.
+        status: current.status === 'succeeded' ? 'succeeded' : 'requires_action',
         nextAction: { type: 'redirect', redirectUrl: authUrl },
         pendingAttempt: attempt,
         lastError: undefined,
@@ -217,7 +222,8 @@ export class CardPayments implements OnModuleInit {
         async (lease) => {
           const session = await this.sessions.load(sessionId);
           const pending = session?.pendingAttempt;
-          if (!session || session.status !== 'requires_action' || pending?.id !== attempt) return this.refusedReturn(sessionId);
+          const waiting = session?.status === 'requires_action' || (session?.status === 'succeeded' && replacing(session));
+          if (!session || !waiting || pending?.id !== attempt) return this.refusedReturn(sessionId);
           if (outcome === 'failure') {
             // fail() records the failure and rethrows it; a return answers with a redirect instead.
             await this.fail(session, new DomainError('card_declined', 'The card issuer did not confirm the payment. Please try again or use another card.'), 'authentication_failed').catch(() => undefined);
@@ -297,11 +303,40 @@ export class CardPayments implements OnModuleInit {
       standing = { openIntentId: null, card: await this.cards.onFile(lease.reservationId) };
     }
     const session = await this.sessions.require(sessionId);
+    if (session.status === 'succeeded' && replacing(session)) {
+      // A failed charge mended (docs/product-spec.md §6.5): only when the platform, read now, still shows it.
+      await this.replacedCard(session);
+      return session;
+    }
     if (!SUBMITTABLE.has(session.status)) {
       throw new DomainError('invalid_state', `This checkout session is ${session.status}; no payment method can be submitted.`);
     }
     if (standing.card) throw alreadyPaid();
     return session;
+  }
+
+  /**
+   * The card a replacement takes the place of: the card the reservation is charged on, with a
+   * failed charge and nothing else waiting on it, as the platform shows them now. Otherwise the
+   * platform's card is recorded as the one on file and the replacement is refused (409
+   * already_paid): the failed card was already replaced, or its charge did not fail.
+   */
+  private async replacedCard(session: CheckoutSession): Promise<{ replaced: string; methods: UpstreamPaymentMethod[] }> {
+    let methods: UpstreamPaymentMethod[];
+    let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
+    try {
+      [methods, reservation] = await Promise.all([this.guesty.listPaymentMethods(session.guestId, session.reservationId), this.guesty.getReservation(session.reservationId)]);
+    } catch (cause) {
+      throw new DomainError('upstream_unavailable', 'The booking platform could not be read before replacing the card; nothing was attached. Please try again shortly.', {
+        retryAfterSeconds: 1,
+        cause,
+      });
+    }
+    const replaced = replaceableCard(methods, reservation?.money?.payments ?? [], session.reservationId);
+    if (replaced) return { replaced, methods };
+    const current = currentCard(methods, session.reservationId);
+    if (current) await this.cards.record(session.reservationId, { paymentMethodId: current._id, sessionId: session.id });
+    throw new DomainError('already_paid', 'The card on file for this reservation has no failed charge to mend; no other card can be added here.');
   }
 
   /**
@@ -349,6 +384,8 @@ export class CardPayments implements OnModuleInit {
    * word on one card per reservation (docs/product-spec.md §6.8): a method already on it means this would be a second.
    */
   private async methodsBeforeAttach(session: CheckoutSession): Promise<string[]> {
+    // A replacement: the card it replaces is on the reservation, the only one that may be.
+    if (session.status === 'succeeded' && replacing(session)) return (await this.replacedCard(session)).methods.map((method) => method._id);
     let methods: UpstreamPaymentMethod[];
     try {
       methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId);
@@ -389,6 +426,7 @@ export class CardPayments implements OnModuleInit {
   private async attached(session: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): Promise<CheckoutSessionView> {
     const succeeded = await this.sessions.recordOutcome(session.id, (current) => succeededWith(current, tokenizedUnder, method), session);
     this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
+    await this.paymentHooks?.cardAttached(session.reservationId);
     this.bookingHooks?.cardAttached(succeeded);
     return toView(succeeded);
   }
@@ -426,6 +464,7 @@ export class CardPayments implements OnModuleInit {
         if (!hasCode(error, 'session_not_found')) throw error;
       });
       this.logger.log({ reservationId: intent.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached (reconciled)');
+      await this.paymentHooks?.cardAttached(intent.reservationId);
       const now = await this.sessions.load(sessionId).catch(() => null);
       if (now) this.bookingHooks?.cardAttached(now);
       return;
@@ -463,9 +502,17 @@ export class CardPayments implements OnModuleInit {
   }
 }
 
-/** The session once its card is attached; unchanged when it already succeeded (it never goes back). */
+/** A succeeded session waiting for a replacement card: the platform reported a failed charge (payment-status). */
+function replacing(session: CheckoutSession): boolean {
+  return session.lastError?.code === 'charge_failed';
+}
+
+/**
+ * The session once its card is attached; unchanged when it already succeeded (it never goes back),
+ * unless it waits for a replacement: the replacement becomes its card, and the failure is mended.
+ */
 function succeededWith(current: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): CheckoutSession | null {
-  if (current.status === 'succeeded') return null;
+  if (current.status === 'succeeded' && (!replacing(current) || current.paymentMethod?.id === method.paymentMethodId)) return null;
   return {
     ...current,
     status: 'succeeded',
@@ -474,5 +521,6 @@ function succeededWith(current: CheckoutSession, tokenizedUnder: string, method:
     nextAction: undefined,
     pendingAttempt: undefined,
     lastError: undefined,
+    charge: undefined,
   };
 }

@@ -28,6 +28,16 @@ export function holdEnded(session: CheckoutSession, now: number): boolean {
   return !!booking?.holdExpiresAt && booking.status === 'reserved' && session.status !== 'succeeded' && Date.parse(booking.holdExpiresAt) <= now;
 }
 
+/**
+ * What the guest needs to do about the platform's charges once the card is on file (docs/product-spec.md §3.2),
+ * as payment-status last saw them: nothing, authenticate a charge with the issuer (redirectUrl), or
+ * give another card after a failed charge (the session then also shows lastError charge_failed).
+ */
+export interface SessionCharge {
+  next: 'nothing' | 'authenticate' | 'another_card';
+  redirectUrl?: string;
+}
+
 /** The card attempt waiting for 3-D Secure; kept server-side only. */
 export interface PendingAttempt {
   id: string;
@@ -59,6 +69,8 @@ export interface CheckoutSession {
   tokenizedUnder?: string;
   /** Set when the service made the reservation from a quote. */
   booking?: SessionBooking;
+  /** Once succeeded: what the platform's charges ask of the guest (set from payment-status). */
+  charge?: SessionCharge;
 }
 
 /** The session as the website sees it (docs/product-spec.md §3): no guest id, no pending attempt. */
@@ -80,5 +92,6 @@ export function toView(session: CheckoutSession): CheckoutSessionView {
     ...(session.paymentMethod ? { paymentMethod: session.paymentMethod } : {}),
     ...(session.lastError ? { lastError: session.lastError } : {}),
     ...(session.booking ? { booking: session.booking } : {}),
+    ...(session.charge && session.status === 'succeeded' ? { charge: session.charge } : {}),
   };
 }

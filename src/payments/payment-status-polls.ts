@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
@@ -11,6 +11,8 @@ import { forGuest } from './guest-diagnosis';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
 import { PaymentDiagnostics } from './payment-diagnostics.service';
 import { Priority } from '../upstream/guesty-client';
+import { PaymentHooks } from '../checkout/payment-hooks';
+import { SessionCharges } from './session-charges';
 
 /** Longer than one diagnosis may take (its reads and ~2.5 s of re-reads); a holder that died frees it then. */
 const LOCK_TTL_MS = 20_000;
@@ -24,7 +26,7 @@ const POLL_MS = 100;
  * answer is worded for the guest before it is stored.
  */
 @Injectable()
-export class PaymentStatusPolls {
+export class PaymentStatusPolls implements OnModuleInit {
   private readonly refreshMs: number;
   /** Concurrent polls of one reservation on this replica share one look-up. */
   private readonly pending = new Map<string, Promise<PaymentDiagnosis>>();
@@ -35,8 +37,15 @@ export class PaymentStatusPolls {
     private readonly diagnostics: PaymentDiagnostics,
     private readonly metrics: MetricsService,
     config: ConfigService<AppConfig, true>,
+    private readonly hooks: PaymentHooks,
+    private readonly sessionCharges: SessionCharges,
   ) {
     this.refreshMs = config.get('budget', { infer: true }).paymentStatusRefreshSeconds * 1000;
+  }
+
+  /** A card attached (first or replacement) makes what is served for its reservation stale at once. */
+  onModuleInit(): void {
+    this.hooks.register({ cardAttached: (reservationId) => this.forget(reservationId) });
   }
 
   /**
@@ -92,6 +101,7 @@ export class PaymentStatusPolls {
     const answer = forGuest(await this.diagnostics.forReservation(reservationId, known, priority), known.last4);
     this.metrics.paymentStatusChecks.inc({ source: 'upstream' });
     await this.store.set(answerKey, JSON.stringify(answer), { ttlMs: this.refreshMs }).catch(() => false);
+    await this.sessionCharges.follow(reservationId, answer);
     return answer;
   }
 }

@@ -6,6 +6,7 @@ import { PaymentDiagnosticsController } from './payment-diagnostics.controller';
 import { PaymentDiagnostics } from './payment-diagnostics.service';
 import { PaymentStatusController } from './payment-status.controller';
 import { PaymentStatusPolls } from './payment-status-polls';
+import { SessionCharges } from './session-charges';
 
 /**
  * What the platform says about a reservation's money (money.payments): the payment status the site
@@ -14,7 +15,7 @@ import { PaymentStatusPolls } from './payment-status-polls';
 @Module({
   imports: [UpstreamModule, CheckoutModule, AbuseModule],
   controllers: [PaymentStatusController, PaymentDiagnosticsController],
-  providers: [PaymentDiagnostics, PaymentStatusPolls],
+  providers: [PaymentDiagnostics, PaymentStatusPolls, SessionCharges],
   exports: [PaymentStatusPolls],
 })
 export class PaymentsModule {}

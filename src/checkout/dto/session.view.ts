@@ -1,5 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
+class SessionChargeView {
+  @ApiProperty({
+    enum: ['nothing', 'authenticate', 'another_card'],
+    description:
+      "what the platform's charges ask of the guest, as payment-status last found them: nothing; authenticate a charge with the card issuer (redirectUrl); " +
+      'or give another card after a failed charge (lastError.code charge_failed): submit it to this session, which stays succeeded',
+  })
+  next!: string;
+
+  @ApiPropertyOptional({ description: "with authenticate: the card issuer's page for the charge" })
+  redirectUrl?: string;
+}
+
 class NextActionView {
   @ApiProperty({ enum: ['redirect'] })
   type!: 'redirect';
@@ -43,6 +56,9 @@ export class CheckoutSessionResponse {
 
   @ApiProperty()
   paymentProviderId!: string;
+
+  @ApiPropertyOptional({ type: SessionChargeView, description: 'once succeeded and payment-status was read: what the guest needs to do next' })
+  charge?: SessionChargeView;
 
   @ApiProperty({ example: 858 })
   amount!: number;

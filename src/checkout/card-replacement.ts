@@ -1,0 +1,31 @@
+import { UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types';
+
+/** Payments the platform will still charge on a card: scheduled, being charged or waiting for the guest. */
+const WAITING = new Set(['PENDING', 'PENDING_AUTH']);
+
+function timeOf(method: UpstreamPaymentMethod): number {
+  const time = Date.parse(method.createdAt ?? '');
+  return Number.isNaN(time) ? Number.NEGATIVE_INFINITY : time;
+}
+
+/** The card the reservation is charged on now: the newest active method on it (the list's order on a tie). */
+export function currentCard(methods: UpstreamPaymentMethod[], reservationId: string): UpstreamPaymentMethod | undefined {
+  return methods
+    .filter((method) => method.reservationId === reservationId && method.status !== 'INACTIVE')
+    .reduce<UpstreamPaymentMethod | undefined>((best, method) => (best === undefined || timeOf(method) >= timeOf(best) ? method : best), undefined);
+}
+
+/**
+ * The one way a second card reaches a reservation (docs/product-spec.md §6.5): the platform, read
+ * fresh, shows a failed charge on the card the reservation is charged on now, and nothing still
+ * waiting to be charged on it. Answers the id of the card to replace, or undefined when a
+ * replacement is not allowed (no failure, or the failed card was already replaced).
+ */
+export function replaceableCard(methods: UpstreamPaymentMethod[], payments: UpstreamPayment[], reservationId: string): string | undefined {
+  const card = currentCard(methods, reservationId);
+  if (!card) return undefined;
+  const own = payments.filter((payment) => payment.paymentMethodId === card._id);
+  const failed = own.some((payment) => payment.status === 'FAILED');
+  const waiting = own.some((payment) => WAITING.has(payment.status));
+  return failed && !waiting ? card._id : undefined;
+}

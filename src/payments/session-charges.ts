@@ -1,0 +1,66 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { CheckoutSession, SessionCharge } from '../checkout/checkout-session';
+import { CheckoutSessionsStore } from '../checkout/checkout-sessions.store';
+import { ReservationCards } from '../checkout/reservation-cards';
+import { PaymentDiagnosis } from './payment-diagnosis';
+
+/** What the guest needs next, from what payment-status found; undefined when it says nothing new. */
+function chargeOf(answer: PaymentDiagnosis): SessionCharge | undefined {
+  switch (answer.state) {
+    case 'failed':
+      return { next: 'another_card' };
+    case 'requires_authentication':
+      return { next: 'authenticate', ...(answer.nextAction ? { redirectUrl: answer.nextAction.redirectUrl } : {}) };
+    case 'paid':
+    case 'scheduled':
+      return { next: 'nothing' };
+    default:
+      return undefined;
+  }
+}
+
+function same(a: SessionCharge | undefined, b: SessionCharge): boolean {
+  return a?.next === b.next && a.redirectUrl === b.redirectUrl;
+}
+
+/**
+ * The checkout session that put the card on file follows what the platform did with its charges
+ * (docs/product-spec.md §3.2, §6.5): a failed charge shows as `lastError.code: charge_failed` on the
+ * still-succeeded session, which then takes a replacement card. Set from every fresh payment-status
+ * read (a poll or a webhook's refresh). The failure is cleared only by the replacement's attach, so
+ * a read racing the replacement cannot make the session forget it waits for one; the submission
+ * itself re-reads the platform before anything is sent.
+ */
+@Injectable()
+export class SessionCharges {
+  private readonly logger = new Logger('SessionCharges');
+
+  constructor(
+    private readonly cards: ReservationCards,
+    private readonly sessions: CheckoutSessionsStore,
+  ) {}
+
+  async follow(reservationId: string, answer: PaymentDiagnosis): Promise<void> {
+    const charge = chargeOf(answer);
+    if (!charge) return;
+    try {
+      const card = await this.cards.onFile(reservationId);
+      if (!card) return;
+      await this.sessions.update(card.sessionId, (current) => this.changed(current, charge, answer));
+    } catch (error) {
+      // The answer stands; the session learns it on the next read.
+      this.logger.warn({ err: error, reservationId }, 'could not note the state of the charges on the checkout session');
+    }
+  }
+
+  private changed(current: CheckoutSession, charge: SessionCharge, answer: PaymentDiagnosis): CheckoutSession | null {
+    if (current.status !== 'succeeded') return null;
+    const failed = charge.next === 'another_card' && current.lastError?.code !== 'charge_failed';
+    if (!failed && same(current.charge, charge)) return null;
+    return {
+      ...current,
+      charge,
+      ...(failed ? { lastError: { code: 'charge_failed', message: answer.diagnosis.message } } : {}),
+    };
+  }
+}

@@ -1,0 +1,100 @@
+import request from 'supertest';
+import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { awaitCharge, sandboxPayments } from '../utils/charges';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+
+const SETTLE_DELAY_MS = 500;
+
+/**
+ * A failed charge can be mended (docs/product-spec.md §6.5): the platform charges the card a moment
+ * after the attach; when that charge fails the session stays succeeded, says charge_failed, and
+ * takes one replacement card, attached through the journal exactly once.
+ */
+describe('mending a failed charge with another card', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(2, { env: { CHECKOUT_CARD_ATTEMPTS: '20/h' }, sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS } });
+  });
+
+  afterAll(() => world.close());
+
+  const site = (index = 0) => checkoutClient(world.apps[index].url);
+  const paymentStatus = (sessionId: string, index = 0) => request(world.apps[index].url).get(`/checkout/sessions/${sessionId}/payment-status`);
+  const methodsOn = (guestId: string, reservationId: string) => world.sandbox.control.getPaymentMethods(guestId).filter((method) => method.reservationId === reservationId);
+  const attaches = () => world.sandbox.control.counters.requests.paymentMethods ?? 0;
+
+  /** A session whose insufficient-funds card was attached, and whose charge the platform then reported failed. */
+  async function failedCharge() {
+    const reservation = freshReservation(world, 300);
+    const created = await site().createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+    const sessionId = created.body.id as string;
+    const paid = await site().submit(sessionId, cardBody(CARDS.processorError)).expect(200);
+    expect(paid.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '0341' } });
+    await awaitCharge(world, reservation.reservationId, 'FAILED', SETTLE_DELAY_MS);
+    const status = await paymentStatus(sessionId).expect(200);
+    expect(status.body).toMatchObject({ state: 'failed', diagnosis: { code: 'processor_error', category: 'insufficient_funds' } });
+    return { ...reservation, sessionId };
+  }
+
+  it('a card whose charge is scheduled: the session says nothing more is needed, and takes no other card', async () => {
+    const reservation = freshReservation(world, 300);
+    const created = await site().createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+    await site().submit(created.body.id, cardBody(CARDS.noThreeDs)).expect(200);
+    await paymentStatus(created.body.id).expect(200).expect((res) => expect(res.body.state).toBe('scheduled'));
+    const session = await site(1).getSession(created.body.id).expect(200);
+    expect(session.body).toMatchObject({ status: 'succeeded', charge: { next: 'nothing' } });
+    expect(session.body.lastError).toBeUndefined();
+    const before = attaches();
+    const again = await site().submit(created.body.id, cardBody(CARDS.noThreeDs)).expect(409);
+    expect(again.body.code).toBe('invalid_state');
+    expect(attaches()).toBe(before);
+  });
+
+  it('after a failed charge the session stays succeeded with charge_failed; a good card replaces it once, even with its answer lost', async () => {
+    const { sessionId, reservationId, guestId } = await failedCharge();
+    const told = await site(1).getSession(sessionId).expect(200);
+    expect(told.body).toMatchObject({ status: 'succeeded', lastError: { code: 'charge_failed' }, charge: { next: 'another_card' }, paymentMethod: { last4: '0341' } });
+    expect(told.body.lastError.message).not.toContain('Your card has insufficient funds.');
+
+    const before = attaches();
+    // The replacement lands, but its answer is lost: the journal finds it on the reservation.
+    world.sandbox.control.dropConnection('paymentMethods', { times: 1, afterHandling: true });
+    const key = 'replacement-key-1';
+    const mended = await site().submit(sessionId, cardBody(CARDS.noThreeDs), key).expect(200);
+    expect(mended.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
+    expect(mended.body.lastError).toBeUndefined();
+    expect(mended.body.charge).toBeUndefined();
+    // The key's retry on the other replica answers what landed.
+    const retried = await site(1).submit(sessionId, cardBody(CARDS.noThreeDs), key).expect(200);
+    expect(retried.body.paymentMethod).toEqual(mended.body.paymentMethod);
+    expect(attaches() - before).toBe(1);
+    expect(methodsOn(guestId, reservationId).map((method) => (method.card as { last4: string }).last4).sort()).toEqual(['0341', '4242']);
+
+    // The platform charges the replacement; payment-status reads it afresh (the attach dropped what it served).
+    await awaitCharge(world, reservationId, 'SUCCEEDED', SETTLE_DELAY_MS);
+    expect(sandboxPayments(world, reservationId).map((payment) => payment.status).sort()).toEqual(['FAILED', 'SUCCEEDED']);
+    const status = await paymentStatus(sessionId, 1).expect(200);
+    expect(status.body).toMatchObject({ state: 'paid', amountPaid: 300, amountDue: 0 });
+    await site().getSession(sessionId).expect(200).expect((res) => expect(res.body).toMatchObject({ status: 'succeeded', charge: { next: 'nothing' } }));
+
+    // Mended: a third card is refused, nothing sent.
+    const third = await site().submit(sessionId, cardBody(CARDS.noThreeDs)).expect(409);
+    expect(third.body.code).toBe('invalid_state');
+    expect(attaches() - before).toBe(1);
+  });
+
+  it('takes a replacement as a token made with the upstream form', async () => {
+    const { sessionId, reservationId, guestId } = await failedCharge();
+    const tokenized = await fetch(`${world.sandbox.urls.payUrl}/api/tokenize/v2`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ ...cardBody(CARDS.noThreeDs), paymentProviderId: 'pp-seaside', listingId: 'lst-seaside', threeDS: { amount: 300, currency: 'USD' } }),
+    });
+    const { _id } = (await tokenized.json()) as { _id: string };
+    const mended = await site(1).submit(sessionId, { token: _id }).expect(200);
+    expect(mended.body).toMatchObject({ status: 'succeeded', paymentMethod: { id: expect.any(String) } });
+    expect(mended.body.lastError).toBeUndefined();
+    expect(methodsOn(guestId, reservationId)).toHaveLength(2);
+  });
+});
