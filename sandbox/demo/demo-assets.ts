@@ -5,6 +5,8 @@ const TYPES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
   'demo.js': 'text/javascript; charset=utf-8',
   'demo.css': 'text/css; charset=utf-8',
+  'checkout-client.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
 };
 
 export interface DemoAsset {

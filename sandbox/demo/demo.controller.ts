@@ -4,7 +4,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { FastifyReply } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../../src/config/app-config';
-import { SANDBOX_RESERVATIONS } from '../fixture-guide';
+import { SANDBOX_LISTINGS, SANDBOX_RESERVATIONS } from '../fixture-guide';
 import { SANDBOX_TEST_CARDS } from '../pay/test-cards';
 import { DemoAsset, loadDemoAssets } from './demo-assets';
 import { EmbeddedSandbox } from './embedded-sandbox';
@@ -27,10 +27,15 @@ const CONTENT_SECURITY_POLICY = [
 export class DemoController {
   private readonly assets: Map<string, DemoAsset> = loadDemoAssets();
 
+  /** Cards on each fixture reservation at start: one more means a demo run used it up. */
+  private readonly seededCards: Map<string, number>;
+
   constructor(
     private readonly sandbox: EmbeddedSandbox,
     private readonly config: ConfigService<AppConfig, true>,
-  ) {}
+  ) {
+    this.seededCards = new Map(SANDBOX_RESERVATIONS.map(({ reservationId }) => [reservationId, this.cardsOn(reservationId)]));
+  }
 
   @Get()
   page(@Res() reply: FastifyReply): void {
@@ -40,10 +45,21 @@ export class DemoController {
   @Get('fixtures')
   fixtures() {
     return {
-      reservations: SANDBOX_RESERVATIONS.filter((reservation) => reservation.balanceDue > 0),
+      // usedUp: a card was put on it since start (fixtures are not renewed until restart: POST /demo/reservations makes fresh ones).
+      reservations: SANDBOX_RESERVATIONS.filter((reservation) => reservation.balanceDue > 0).map((reservation) => ({
+        ...reservation,
+        usedUp: this.cardsOn(reservation.reservationId) > (this.seededCards.get(reservation.reservationId) ?? 0),
+      })),
+      listings: SANDBOX_LISTINGS.map(({ listingId, currency, note }) => ({ listingId, currency, note })),
       cards: SANDBOX_TEST_CARDS.map(({ number, description }) => ({ number, description })),
-      extras: this.config.get('checkout', { infer: true }).extras.map(({ code, title, amount }) => ({ code, title, amount })),
+      paymentStatusRefreshSeconds: this.config.get('budget', { infer: true }).paymentStatusRefreshSeconds,
     };
+  }
+
+  private cardsOn(reservationId: string): number {
+    const guestId = this.sandbox.control.getReservation(reservationId)?.guestId;
+    if (typeof guestId !== 'string') return 0;
+    return this.sandbox.control.getPaymentMethods(guestId).filter((method) => method.reservationId === reservationId).length;
   }
 
   /** A fresh unpaid reservation, so the demo can be run again and again. */

@@ -5,23 +5,45 @@ import request from 'supertest';
 import { startSandboxMode } from '../../sandbox/sandbox-mode';
 import { RunningSandbox } from '../../sandbox/types';
 import { launchChromium } from '../utils/browser';
+import { CARDS } from '../utils/checkout-client';
 import { freePort } from '../utils/redis-server';
 import { ROOT } from '../utils/service-process';
 import { startTestApp, TestApp } from '../utils/test-app';
 import { testConfig } from '../utils/test-config';
 
 const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+const DAY_MS = 24 * 3600 * 1000;
+const AUTH_AT_CHARGE = '4000002760003184';
 
+const isoDay = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
+
+/**
+ * The demo page (sandbox/demo/public) in Debian's Chromium, at a phone's and a desktop's width,
+ * checked by what a guest sees: texts, and where the inputs are — never by pixels.
+ */
 describe('the demo checkout page in a real browser', () => {
   let service: TestApp;
   let sandbox: RunningSandbox;
   let browser: Browser;
   let page: Page;
   let requested: string[];
+  let failed: string[];
 
   beforeAll(async () => {
     const port = await freePort();
-    const mode = await startSandboxMode(testConfig({ SANDBOX: 'true', PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }));
+    const mode = await startSandboxMode(
+      testConfig({
+        SANDBOX: 'true',
+        PORT: String(port),
+        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+        PAYMENT_STATUS_REFRESH_SECONDS: '1',
+        CHECKOUT_IP_RATE_LIMIT: '10000/m',
+        CHECKOUT_IP_READ_LIMIT: '10000/m',
+        UPSTREAM_ANONYMOUS_SHARE: '100',
+      }),
+    );
     sandbox = mode.sandbox!;
     service = await startTestApp({}, { config: mode.config, sandbox });
     browser = await launchChromium();
@@ -33,38 +55,135 @@ describe('the demo checkout page in a real browser', () => {
     await sandbox.stop();
   });
 
-  beforeEach(async () => {
-    page = await browser.newPage();
-    page.setDefaultTimeout(10_000);
+  async function open(viewport: { width: number; height: number }): Promise<void> {
+    page = await browser.newPage({ viewport });
+    page.setDefaultTimeout(15_000);
     requested = [];
+    failed = [];
     page.on('request', (req) => requested.push(`${req.isNavigationRequest() ? 'nav' : 'sub'} ${req.url()}`));
+    page.on('response', (res) => {
+      if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`);
+    });
     await page.goto(`${service.url}/demo`);
-    await page.locator('#reservation option').first().waitFor({ state: 'attached' });
-  });
+    await page.locator('#calendar .day').first().waitFor();
+  }
 
-  afterEach(() => page.close());
+  afterEach(() => page?.close());
 
-  async function startAndEnterCard(number: string): Promise<void> {
-    await page.click('#start');
+  const status = (text: string) => page.locator('#final-status', { hasText: text }).waitFor();
+
+  /** Nothing wider than the screen, and the inputs of each visible row side by side, on one line. */
+  async function expectTidyLayout(width: number): Promise<void> {
+    // Measured in the page (a string: the test's own types know no DOM).
+    const layout: { scrollWidth: number; rows: number[][]; inputs: { left: number; right: number }[]; labels: number[] } = await page.evaluate(`(() => {
+      const shown = (element) => element.offsetParent !== null;
+      const rows = [...document.querySelectorAll('.row')].filter(shown);
+      return {
+        scrollWidth: document.documentElement.scrollWidth,
+        rows: rows.map((row) => [...row.querySelectorAll('input, select')].map((input) => Math.round(input.getBoundingClientRect().top))),
+        inputs: [...document.querySelectorAll('input, select, pre')]
+          .filter((element) => shown(element) && element.type !== 'radio')
+          .map((element) => element.getBoundingClientRect())
+          .map((box) => ({ left: box.left, right: box.right })),
+        labels: [...document.querySelectorAll('.field label')].filter(shown).map((label) => label.getBoundingClientRect().height),
+      };
+    })()`);
+    expect(layout.scrollWidth).toBeLessThanOrEqual(width);
+    for (const tops of layout.rows) expect(new Set(tops).size).toBe(1);
+    for (const box of layout.inputs) {
+      expect(box.left).toBeGreaterThanOrEqual(0);
+      expect(box.right).toBeLessThanOrEqual(width);
+    }
+    // One line each: a wrapped label is taller than two thirds of two lines.
+    for (const height of layout.labels) expect(height).toBeLessThan(32);
+  }
+
+  async function pickStay(fromDay: number, nights: number): Promise<void> {
+    await page.click(`[data-date="${isoDay(fromDay)}"]`);
+    await page.click(`[data-date="${isoDay(fromDay + nights)}"]`);
+    await page.click('#get-quote');
+    await page.locator('#rate-plans .plan').first().waitFor();
+  }
+
+  async function bookAndPay(fromDay: number, nights: number, card: string): Promise<void> {
+    await pickStay(fromDay, nights);
+    await page.click('#to-guest');
+    await page.click('#book');
     await page.locator('#step-card').waitFor();
-    await page.fill('#number', number);
+    await page.fill('#number', card);
     await page.click('#pay');
   }
 
-  const finalStatus = (text: string) => page.locator('#final-status', { hasText: text }).waitFor();
+  for (const viewport of [PHONE, DESKTOP]) {
+    it(`books a stay at ${viewport.width} px: calendar, quote, guest, card, confirmation code and payment schedule`, async () => {
+      await open(viewport);
+      const fromDay = viewport === PHONE ? 2 : 5;
+      await expectTidyLayout(viewport.width);
+      await pickStay(fromDay, 3);
+      const quoteText = await page.locator('#quote').innerText();
+      expect(quoteText).toContain('3 nights');
+      expect(quoteText).toMatch(/Flexible: \$[\d,.]+/);
+      expect(quoteText).toMatch(/cleaning \$60\.00/);
 
-  it('pays without 3-D Secure and shows the diagnostics', async () => {
-    await startAndEnterCard('4242424242424242');
-    await finalStatus('Succeeded');
-    await page.locator('#diagnostics', { hasText: '"code": "ok"' }).waitFor();
+      await page.click('#to-guest');
+      await expectTidyLayout(viewport.width);
+      await page.click('#book');
+      await page.locator('#step-card').waitFor();
+      // The card step says which stay is being paid for.
+      const payingFor = await page.locator('#paying-for').innerText();
+      expect(payingFor).toContain('Paying for:');
+      expect(payingFor).toContain('3 nights');
+      expect(payingFor).toContain(new Date(`${isoDay(fromDay)}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }));
+      await expectTidyLayout(viewport.width);
+
+      await page.fill('#number', CARDS.noThreeDs);
+      await page.click('#pay');
+      await status('Paid');
+      await page.locator('#confirmation', { hasText: /Booking confirmed — confirmation code \S+/ }).waitFor();
+      expect(await page.locator('#schedule').innerText()).toMatch(/\$[\d,.]+ — paid on/);
+      expect(await page.locator('#done-stay').innerText()).toContain('3 nights');
+      await expectTidyLayout(viewport.width);
+      expect(failed).toEqual([]);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: path.join(ARTIFACTS, `demo-booked-${viewport.width}.png`), fullPage: true });
+    });
+  }
+
+  it('shows a failed charge as a failure, with what to do, and offers no extras', async () => {
+    await open(PHONE);
+    await bookAndPay(11, 2, CARDS.processorError);
+    await status('Payment failed');
+    const shown = await page.locator('#step-done').innerText();
+    expect(shown).toContain('0341');
+    expect(shown).toMatch(/another card/i);
+    expect(shown).not.toMatch(/Paid —|Succeeded/);
+    expect(await page.locator('#final-status').getAttribute('class')).toContain('failed');
+    expect(await page.locator('#extras').isHidden()).toBe(true);
+    expect(await page.locator('#retry').isVisible()).toBe(true);
+    await expectTidyLayout(PHONE.width);
+  });
+
+  it('walks a charge that needs authentication through the issuer page, then shows it paid', async () => {
+    await open(PHONE);
+    await bookAndPay(14, 2, AUTH_AT_CHARGE);
+    await status('Your bank asks you to confirm the payment');
+    expect(await page.locator('#extras').isHidden()).toBe(true);
+    await page.click('#authenticate');
+    await page.getByRole('button', { name: 'Authenticate' }).click();
+    await page.locator('#result', { hasText: 'Payment authenticated' }).waitFor();
+    await page.goBack();
+    await page.goBack();
+    await status('Paid');
     expect(page.url()).toMatch(/\/demo\?session=cs_[^&]+&status=succeeded$/);
   });
 
-  it('goes through the issuer page and back, only to the service and the issuer', async () => {
-    await startAndEnterCard('4000000000003220');
+  it('goes through the 3-D Secure page and back, only to the service and the issuer', async () => {
+    await open(DESKTOP);
+    await bookAndPay(17, 2, CARDS.threeDs);
     await page.getByRole('button', { name: 'Authenticate' }).click();
-    await finalStatus('Succeeded');
-    await page.locator('#diagnostics', { hasText: '"state"' }).waitFor();
+    await status('Paid');
+    // The stay is said again on the page the issuer sent the guest back to.
+    expect(await page.locator('#done-stay').innerText()).toContain('2 nights');
     const serviceOrigin = new URL(service.url).origin;
     const issuerOrigin = new URL(sandbox.urls.payUrl).origin;
     for (const entry of requested) {
@@ -74,30 +193,46 @@ describe('the demo checkout page in a real browser', () => {
       else expect([serviceOrigin, issuerOrigin]).toContain(origin);
     }
     expect(requested.some((entry) => entry.startsWith(`nav ${issuerOrigin}`))).toBe(true);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'demo-3ds-succeeded.png'), fullPage: true });
   });
 
-  it('shows a failed authentication, then a second card succeeds', async () => {
-    await startAndEnterCard('4000000000003220');
-    await page.getByRole('button', { name: 'Fail' }).click();
-    await finalStatus('failed');
-    await page.click('#retry');
-    await page.fill('#number', '4242424242424242');
+  it('pays an existing reservation: a split payment shows what is scheduled and when, extras explained; the fixture is then marked used', async () => {
+    await open(PHONE);
+    await page.click('#mode-pay');
+    await page.selectOption('#reservation', 'res-checkout-eur');
+    await page.click('#start');
+    await page.locator('#step-card').waitFor();
+    expect(await page.locator('#paying-for').innerText()).toContain('res-checkout-eur');
+    await page.fill('#number', CARDS.noThreeDs);
     await page.click('#pay');
-    await finalStatus('Succeeded');
+    await status('Card on file — next payment');
+    expect(await page.locator('#final-status').innerText()).toMatch(/next payment €[\d,.]+ on \w{3},? \d{1,2} \w{3} \d{4}/);
+    expect(await page.locator('#schedule').innerText()).toMatch(/paid on[\s\S]*scheduled due/);
+    await page.locator('#extras-explain', { hasText: 'charged to your card ending 4242' }).waitFor();
+    await page.click('#add-extra');
+    await page.locator('#extra-result', { hasText: 'Added:' }).waitFor();
+
+    await page.goto(`${service.url}/demo`);
+    await page.click('#mode-pay');
+    const option = page.locator('#reservation option[value="res-checkout-eur"]');
+    expect(await option.innerText()).toContain('used');
+    expect(await option.isDisabled()).toBe(true);
   });
 
   it('shows a validation error next to its field', async () => {
-    await startAndEnterCard('4242424242424241');
-    const fieldError = page.locator('.field-error[data-for="card.number"]');
-    await fieldError.filter({ hasText: 'valid card number' }).waitFor();
+    await open(PHONE);
+    await page.click('#mode-pay');
+    await page.click('#start');
+    await page.locator('#step-card').waitFor();
+    await page.fill('#number', '4242424242424241');
+    await page.click('#pay');
+    await page.locator('.field-error[data-for="card.number"]', { hasText: 'valid card number' }).waitFor();
     expect(await page.getAttribute('#number', 'aria-invalid')).toBe('true');
   });
 
-  it('is served with a strict Content-Security-Policy, and only in sandbox mode', async () => {
+  it('is served with a strict Content-Security-Policy, and a favicon', async () => {
     const answer = await request(service.url).get('/demo').expect(200);
     expect(answer.headers['content-security-policy']).toContain("connect-src 'self'");
     expect(answer.headers['content-security-policy']).toContain("default-src 'none'");
+    await request(service.url).get('/demo/favicon.svg').expect(200).expect('Content-Type', /image\/svg\+xml/);
   });
 });

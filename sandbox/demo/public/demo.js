@@ -1,23 +1,18 @@
-// The reference integration of the checkout API: plain browser JavaScript, no build step.
-// Every call goes to this service only; the card goes to the service, which tokenizes it upstream.
-'use strict';
+// The reference integration of the checkout API: plain browser JavaScript, no build step of its own.
+// Every call to the service goes through the typed client (clients/checkout-client.ts, compiled to
+// /demo/checkout-client.js); only /demo/* (fixtures, fresh reservations) is the sandbox's own.
+import { CheckoutClient } from './checkout-client.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { session: null, extras: [] };
+const DAY_MS = 24 * 3600 * 1000;
+const CALENDAR_DAYS = 42;
+const state = { mode: 'book', fixtures: null, listingTitle: '', checkIn: null, checkOut: null, quote: null, session: null, status: null, extras: [], watch: null };
+let client = new CheckoutClient();
 
-/** Calls the checkout API; resolves the JSON body or throws the problem details (RFC 9457). */
-async function api(method, path, body, idempotencyKey) {
-  const headers = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw Object.assign(new Error(data.detail || `HTTP ${response.status}`), { problem: data });
-  return data;
-}
+// ---------- small helpers ----------
 
 function setProgress(step) {
-  const order = ['session', 'card', '3ds', 'done'];
+  const order = ['start', 'guest', 'card', 'done'];
   for (const item of $('progress').children) {
     const index = order.indexOf(item.dataset.step);
     item.classList.toggle('active', item.dataset.step === step);
@@ -26,11 +21,24 @@ function setProgress(step) {
 }
 
 function show(section) {
-  for (const id of ['step-session', 'step-card', 'step-done']) $(id).hidden = id !== section;
+  for (const id of ['step-stay', 'step-guest', 'step-session', 'step-card', 'step-done']) $(id).hidden = id !== section;
 }
 
 function money(amount, currency) {
-  return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(amount);
+  return new Intl.NumberFormat('en', { style: 'currency', currency }).format(amount);
+}
+
+/** 2031-07-14 → "Mon 14 Jul 2031" (calendar dates are dates, not instants: formatted in UTC). */
+function dateText(date, withYear = true) {
+  return new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', ...(withYear ? { year: 'numeric' } : {}), timeZone: 'UTC' }).format(new Date(`${date.slice(0, 10)}T00:00:00Z`));
+}
+
+function isoDay(offsetDays) {
+  return new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
+}
+
+function nightsBetween(checkIn, checkOut) {
+  return Math.round((Date.parse(checkOut) - Date.parse(checkIn)) / DAY_MS);
 }
 
 function clearFieldErrors() {
@@ -38,7 +46,7 @@ function clearFieldErrors() {
   for (const input of document.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
 }
 
-/** Shows a problem's detail, and each field error next to its field when there is one. */
+/** Shows a problem's detail (a CheckoutError from the client), and each field error next to its field. */
 function showProblem(error, generalTarget) {
   const problem = error.problem || {};
   const unplaced = [];
@@ -52,13 +60,35 @@ function showProblem(error, generalTarget) {
   $(generalTarget).textContent = [problem.detail || error.message, ...unplaced].join(' ');
 }
 
+/** The stay being paid for, kept per session so the page can say it again after the issuer's page. */
+function rememberStay(sessionId, text) {
+  sessionStorage.setItem(`demo-stay:${sessionId}`, text);
+  $('paying-for').textContent = text;
+  $('done-stay').textContent = text;
+}
+
+function recalledStay(sessionId) {
+  return sessionStorage.getItem(`demo-stay:${sessionId}`) || '';
+}
+
+// ---------- start: fixtures, modes ----------
+
 async function loadFixtures() {
-  const fixtures = await api('GET', '/demo/fixtures');
-  state.extras = fixtures.extras;
+  const answer = await fetch('/demo/fixtures', { headers: { Accept: 'application/json' } });
+  const fixtures = await answer.json();
+  state.fixtures = fixtures;
+  client = new CheckoutClient({ paymentStatusRefreshSeconds: fixtures.paymentStatusRefreshSeconds });
+
+  const listing = $('listing');
+  for (const item of fixtures.listings) listing.add(new Option(`${item.listingId} (${item.currency}, ${item.note})`, item.listingId));
+  listing.addEventListener('change', () => loadCalendar().catch((error) => showProblem(error, 'quote-error')));
+
   const select = $('reservation');
   for (const reservation of fixtures.reservations) {
-    const option = new Option(`${reservation.reservationId} — ${reservation.guestEmail} (${reservation.purpose})`, reservation.reservationId);
+    const label = `${reservation.reservationId} — ${reservation.guestEmail} (${reservation.usedUp ? 'used: a card is on it; pick a new one' : reservation.purpose})`;
+    const option = new Option(label, reservation.reservationId);
     option.dataset.email = reservation.guestEmail;
+    option.disabled = reservation.usedUp;
     select.add(option);
   }
   select.add(new Option('A new demo reservation (fresh, unpaid)', 'new'));
@@ -66,6 +96,7 @@ async function loadFixtures() {
     $('email').value = select.selectedOptions[0].dataset.email || '';
   });
   select.value = 'new';
+
   for (const card of fixtures.cards) {
     const item = document.createElement('li');
     const code = document.createElement('code');
@@ -75,7 +106,158 @@ async function loadFixtures() {
     item.append(code, ` — ${card.description}`);
     $('test-cards').append(item);
   }
+  state.extras = await client.extrasCatalogue().catch(() => []);
 }
+
+function setMode(mode) {
+  state.mode = mode;
+  for (const [id, value] of [['mode-book', 'book'], ['mode-pay', 'pay']]) {
+    $(id).classList.toggle('active', mode === value);
+    $(id).setAttribute('aria-pressed', String(mode === value));
+  }
+  setProgress('start');
+  show(mode === 'book' ? 'step-stay' : 'step-session');
+}
+
+// ---------- booking: calendar, quote, guest ----------
+
+async function loadCalendar() {
+  state.checkIn = null;
+  state.checkOut = null;
+  $('quote').hidden = true;
+  $('get-quote').disabled = true;
+  $('quote-error').textContent = '';
+  const listingId = $('listing').value;
+  const [calendar, summary] = await Promise.all([client.calendar(listingId, isoDay(1), isoDay(CALENDAR_DAYS)), client.listing(listingId).catch(() => null)]);
+  state.listingTitle = summary ? [summary.title, summary.city].filter(Boolean).join(', ') : listingId;
+  $('listing-title').textContent = state.listingTitle;
+  const grid = $('calendar');
+  grid.replaceChildren();
+  for (const name of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']) {
+    const head = document.createElement('span');
+    head.className = 'weekday';
+    head.textContent = name;
+    grid.append(head);
+  }
+  const first = new Date(`${calendar.days[0].date}T00:00:00Z`).getUTCDay();
+  for (let blank = 0; blank < (first + 6) % 7; blank++) grid.append(document.createElement('span'));
+  for (const day of calendar.days) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'day';
+    button.dataset.date = day.date;
+    // A taken day may still be a departure day (its night is not part of the stay).
+    button.classList.toggle('taken', !day.available);
+    button.title = day.available ? `${dateText(day.date)}: ${day.price === null ? '' : money(day.price, calendar.currency || 'USD')}, at least ${day.minNights} nights` : `${dateText(day.date)}: taken`;
+    const number = document.createElement('span');
+    number.textContent = String(Number(day.date.slice(8, 10)));
+    const price = document.createElement('small');
+    price.textContent = day.available && day.price !== null ? String(Math.round(day.price)) : '—';
+    button.append(number, price);
+    button.addEventListener('click', () => pickDay(day, calendar.days));
+    grid.append(button);
+  }
+  paintSelection();
+}
+
+/** The arrival, then the departure: every night between must be free, the departure day itself need not be. */
+function pickDay(day, days) {
+  const nightsFree = state.checkIn && days.every((other) => other.date < state.checkIn || other.date >= day.date || other.available);
+  // Past a taken night, a click starts a new stay instead.
+  const asDeparture = state.checkIn && !state.checkOut && day.date > state.checkIn && nightsFree;
+  if (!asDeparture) {
+    if (!day.available || !day.checkInAllowed) {
+      $('calendar-hint').textContent = `${dateText(day.date)} is not available for arrival. Pick another day.`;
+      return;
+    }
+    state.checkIn = day.date;
+    state.checkOut = null;
+    $('calendar-hint').textContent = `Arrival ${dateText(day.date)} (at least ${day.minNights} nights). Now pick the departure day.`;
+  } else {
+    state.checkOut = day.date;
+    $('calendar-hint').textContent = `${dateText(state.checkIn)} → ${dateText(state.checkOut)}, ${nightsBetween(state.checkIn, state.checkOut)} nights.`;
+  }
+  $('get-quote').disabled = !(state.checkIn && state.checkOut);
+  $('quote').hidden = true;
+  paintSelection();
+}
+
+function paintSelection() {
+  for (const button of $('calendar').querySelectorAll('.day')) {
+    const date = button.dataset.date;
+    const inStay = state.checkIn && state.checkOut && date >= state.checkIn && date <= state.checkOut;
+    button.classList.toggle('chosen', date === state.checkIn || date === state.checkOut || Boolean(inStay));
+    button.setAttribute('aria-pressed', String(date === state.checkIn || date === state.checkOut));
+  }
+}
+
+async function getQuote() {
+  $('quote-error').textContent = '';
+  $('get-quote').disabled = true;
+  try {
+    const coupon = $('coupon').value.trim();
+    const quote = await client.quote({ listingId: $('listing').value, checkIn: state.checkIn, checkOut: state.checkOut, guestsCount: Number($('guests').value), ...(coupon ? { coupon } : {}) });
+    state.quote = quote;
+    $('quote-stay').textContent = `${state.listingTitle} · ${dateText(quote.checkIn)} → ${dateText(quote.checkOut)} · ${quote.nights} nights · ${quote.guestsCount} guests`;
+    const plans = $('rate-plans');
+    plans.replaceChildren();
+    quote.ratePlans.forEach((plan, index) => {
+      const label = document.createElement('label');
+      label.className = 'plan';
+      const radio = document.createElement('input');
+      radio.type = 'radio';
+      radio.name = 'rate-plan';
+      radio.value = plan.id;
+      radio.checked = index === 0;
+      const text = document.createElement('span');
+      const { accommodation, cleaning, fees, taxes, discount } = plan.breakdown;
+      const parts = [`${quote.nights} nights ${money(accommodation, quote.currency)}`, discount ? `discount −${money(discount, quote.currency)}` : '', `cleaning ${money(cleaning, quote.currency)}`, fees ? `fees ${money(fees, quote.currency)}` : '', `taxes ${money(taxes, quote.currency)}`].filter(Boolean);
+      const strong = document.createElement('strong');
+      strong.textContent = `${plan.name}: ${money(plan.total, quote.currency)}`;
+      const small = document.createElement('small');
+      small.textContent = parts.join(' · ');
+      text.append(strong, small);
+      label.append(radio, text);
+      plans.append(label);
+    });
+    $('quote').hidden = false;
+  } catch (error) {
+    showProblem(error, 'quote-error');
+  } finally {
+    $('get-quote').disabled = !(state.checkIn && state.checkOut);
+  }
+}
+
+function toGuest() {
+  if (!$('guest-email').value) $('guest-email').value = `demo-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  setProgress('guest');
+  show('step-guest');
+}
+
+async function book(event) {
+  event.preventDefault();
+  clearFieldErrors();
+  $('book-error').textContent = '';
+  $('book').disabled = true;
+  try {
+    const phone = $('phone').value.trim();
+    const guest = { firstName: $('first-name').value.trim(), lastName: $('last-name').value.trim(), email: $('guest-email').value.trim(), ...(phone ? { phone } : {}) };
+    const ratePlanId = document.querySelector('input[name="rate-plan"]:checked')?.value;
+    // One attempt per press: the client retries it with the same key only if the answer is lost.
+    const session = await client.book({ quoteId: state.quote.id, ratePlanId, guest });
+    state.session = session;
+    const plan = state.quote.ratePlans.find((item) => item.id === ratePlanId) || state.quote.ratePlans[0];
+    const held = session.booking?.holdExpiresAt ? `; dates held until ${new Date(session.booking.holdExpiresAt).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}` : '';
+    rememberStay(session.id, `Paying for: ${state.listingTitle}, ${dateText(state.quote.checkIn)} → ${dateText(state.quote.checkOut)} (${state.quote.nights} nights, ${plan.name}), reservation ${session.booking?.confirmationCode ?? session.reservationId}${held}.`);
+    toCard(session);
+  } catch (error) {
+    showProblem(error, 'book-error');
+  } finally {
+    $('book').disabled = false;
+  }
+}
+
+// ---------- paying an existing reservation ----------
 
 async function startCheckout() {
   $('session-error').textContent = '';
@@ -83,19 +265,29 @@ async function startCheckout() {
   try {
     let reservationId = $('reservation').value;
     if (reservationId === 'new') {
-      const created = await api('POST', '/demo/reservations', {});
+      const created = await (await fetch('/demo/reservations', { method: 'POST' })).json();
       reservationId = created.reservationId;
       $('email').value = created.guestEmail;
     }
-    state.session = await api('POST', '/checkout/sessions', { reservationId, email: $('email').value });
-    $('amount').textContent = money(state.session.amount, state.session.currency);
-    setProgress('card');
-    show('step-card');
+    const session = await client.startSession({ reservationId, email: $('email').value });
+    state.session = session;
+    const listing = await client.listing(session.listingId).catch(() => null);
+    rememberStay(session.id, `Paying for: reservation ${session.reservationId}${listing ? ` at ${[listing.title, listing.city].filter(Boolean).join(', ')}` : ''}.`);
+    toCard(session);
   } catch (error) {
     showProblem(error, 'session-error');
   } finally {
     $('start').disabled = false;
   }
+}
+
+// ---------- the card ----------
+
+function toCard(session) {
+  $('amount').textContent = money(session.amount, session.currency);
+  $('card-error').textContent = '';
+  setProgress('card');
+  show('step-card');
 }
 
 function cardBody() {
@@ -115,13 +307,9 @@ async function pay(event) {
   $('card-error').textContent = '';
   $('pay').disabled = true;
   try {
-    // One key per attempt: a retry of this very request (e.g. after a network error) reuses it.
-    const session = await api('POST', `/checkout/sessions/${state.session.id}/payment-method`, cardBody(), crypto.randomUUID());
-    if (session.status === 'requires_action' && session.nextAction) {
-      setProgress('3ds');
-      window.location.assign(session.nextAction.redirectUrl);
-      return;
-    }
+    // A new card is a new attempt (a new Idempotency-Key); the client reuses it only to retry this one.
+    const session = await client.submitPaymentMethod(state.session.id, cardBody(), client.newAttempt());
+    if (session.status === 'requires_action' && client.redirectToAuthentication(session)) return;
     history.replaceState(null, '', `/demo?session=${encodeURIComponent(session.id)}&status=${session.status}`);
     await showResult(session.id);
   } catch (error) {
@@ -131,51 +319,155 @@ async function pay(event) {
   }
 }
 
-/** The return page after 3-D Secure (this page is CHECKOUT_RETURN_URL in sandbox mode). */
+// ---------- the result: the session, then the truth about the money ----------
+
+const STATUS_WORDS = {
+  SUCCEEDED: 'paid',
+  PENDING: 'scheduled',
+  PENDING_AUTH: 'waiting for your bank',
+  FAILED: 'failed',
+};
+
+function renderSchedule(status) {
+  const list = $('schedule');
+  list.replaceChildren();
+  for (const payment of status.payments || []) {
+    const item = document.createElement('li');
+    const when = payment.paidAt ? `on ${dateText(payment.paidAt)}` : payment.dueAt ? `due ${dateText(payment.dueAt)}` : '';
+    item.className = `payment ${String(payment.status).toLowerCase()}`;
+    item.textContent = `${money(payment.amount, payment.currency)} — ${STATUS_WORDS[payment.status] || payment.status.toLowerCase()} ${when}`.trim();
+    list.append(item);
+  }
+  $('schedule-box').hidden = list.children.length === 0;
+}
+
+function renderStatus(status) {
+  const session = state.session;
+  const card = session.paymentMethod ? `card ending ${session.paymentMethod.last4}` : 'the card';
+  const currency = status.currency || session.currency;
+  const headline = {
+    paid: ['paid', `Paid — ${money(status.amountPaid ?? session.amount, currency)} received`],
+    scheduled: ['scheduled', status.nextPayment ? `Card on file — next payment ${money(status.nextPayment.amount, currency)} on ${dateText(status.nextPayment.dueAt)}` : `Card on file — payment scheduled`],
+    requires_authentication: ['action', 'Your bank asks you to confirm the payment'],
+    failed: ['failed', 'Payment failed'],
+    payment_method_attached: ['pending', `Card on file (${card}) — waiting for the payment to show…`],
+    missing: ['failed', 'No payment on file'],
+  }[status.state] || ['pending', status.state];
+  $('final-status').className = `status ${headline[0]}`;
+  $('final-status').textContent = headline[1];
+  $('final-message').textContent = status.state === 'failed' ? `${status.diagnosis.message} Use another card below, or contact us.` : status.diagnosis.message;
+  $('authenticate').hidden = !(status.state === 'requires_authentication' && status.nextAction);
+  $('retry').hidden = !(status.state === 'failed' || status.state === 'missing');
+  state.status = status;
+  $('diagnostics').textContent = JSON.stringify(status, null, 2);
+  renderSchedule(status);
+  // Extras only when the money side allows it: the card is on file and nothing failed or waits.
+  const allowed = (status.state === 'paid' || status.state === 'scheduled') && state.extras.length > 0;
+  $('extras').hidden = !allowed;
+  if (allowed) {
+    $('extras-explain').textContent = `Each extra is added to this booking's invoice and charged to your ${card} with the booking's payments, in ${currency}; the status above shows it as due until it is paid.`;
+    if ($('extra').options.length === 0) $('extra').replaceChildren(...state.extras.map((extra) => new Option(`${extra.title} — ${money(extra.amount, currency)}`, extra.code)));
+  }
+}
+
+async function watchMoney(sessionId) {
+  state.watch?.abort();
+  const watch = new AbortController();
+  state.watch = watch;
+  try {
+    await client.watchPaymentStatus(sessionId, { signal: watch.signal, onUpdate: (status) => { if (!watch.signal.aborted) renderStatus(status); } });
+  } catch (error) {
+    if (!watch.signal.aborted) showProblem(error, 'final-error');
+  }
+}
+
+async function showBooking(session) {
+  if (!session.booking) return;
+  const confirmed = await client.waitForSession(session.id, (current) => current.booking?.status !== 'reserved', { timeoutMs: 15_000 });
+  const booking = confirmed.booking;
+  const words = { confirmed: 'Booking confirmed', reserved: 'Booking requested (the property confirms it)', expired: 'The hold expired', canceled: 'Booking canceled' };
+  $('confirmation').textContent = `${words[booking.status] || booking.status} — confirmation code ${booking.confirmationCode}`;
+  $('confirmation').hidden = false;
+}
+
+/** The return page after 3-D Secure too (this page is CHECKOUT_RETURN_URL in sandbox mode). */
 async function showResult(sessionId) {
   setProgress('done');
   show('step-done');
+  $('final-error').textContent = '';
+  const stay = recalledStay(sessionId);
+  $('done-stay').textContent = stay;
+  $('paying-for').textContent = stay;
+  let session;
   try {
-    state.session = await api('GET', `/checkout/sessions/${encodeURIComponent(sessionId)}`);
+    session = await client.session(sessionId);
+    if (session.status === 'processing') {
+      $('final-status').className = 'status pending';
+      $('final-status').textContent = 'We are confirming your card…';
+      session = await client.waitForSession(sessionId, (current) => current.status !== 'processing');
+    }
   } catch (error) {
     showProblem(error, 'final-error');
     return;
   }
-  const session = state.session;
-  const status = $('final-status');
-  status.className = `status ${session.status}`;
-  status.textContent = session.status === 'succeeded'
-    ? `Succeeded — card ending ${session.paymentMethod.last4} attached for ${money(session.amount, session.currency)}`
-    : `Status: ${session.status}`;
-  $('final-error').textContent = session.lastError ? session.lastError.message : '';
-  $('retry').hidden = session.status !== 'failed';
+  state.session = session;
   $('amount').textContent = money(session.amount, session.currency);
-  const diagnostics = await api('GET', `/checkout/sessions/${encodeURIComponent(sessionId)}/payment-status`).catch((error) => error.problem);
-  $('diagnostics').textContent = JSON.stringify(diagnostics, null, 2);
-  $('extras').hidden = session.status !== 'succeeded' || state.extras.length === 0;
-  $('extra').replaceChildren(...state.extras.map((extra) => new Option(`${extra.title} — ${money(extra.amount, session.currency)}`, extra.code)));
+  if (session.status !== 'succeeded') {
+    $('final-status').className = 'status failed';
+    $('final-status').textContent = session.status === 'failed' ? 'Payment failed — the card was not accepted' : `Not paid yet (${session.status.replaceAll('_', ' ')})`;
+    $('final-message').textContent = session.lastError ? `${session.lastError.message} Please use another card.` : '';
+    $('retry').hidden = false;
+    $('authenticate').hidden = true;
+    $('extras').hidden = true;
+    return;
+  }
+  $('final-status').className = 'status pending';
+  $('final-status').textContent = `Card ending ${session.paymentMethod.last4} on file — checking the payment…`;
+  await Promise.all([watchMoney(sessionId), showBooking(session).catch((error) => showProblem(error, 'final-error'))]);
 }
 
 async function addExtra() {
   $('extra-error').textContent = '';
   $('extra-result').textContent = '';
+  $('add-extra').disabled = true;
   try {
-    const quantity = Number($('quantity').value);
-    const added = await api('POST', `/checkout/sessions/${state.session.id}/extras`, { items: [{ code: $('extra').value, quantity }] }, crypto.randomUUID());
-    $('extra-result').textContent = added.items.map((item) => `Added: ${item.title} × ${item.quantity} = ${money(item.amount, state.session.currency)}`).join('; ');
+    const added = await client.addExtras(state.session.id, [{ code: $('extra').value, quantity: Number($('quantity').value) }]);
+    $('extra-result').textContent = added.items.map((item) => `Added: ${item.title} × ${item.quantity} = ${money(item.amount, state.session.currency)}, to be charged to your card on file.`).join(' ');
+    await watchMoney(state.session.id);
   } catch (error) {
     showProblem(error, 'extra-error');
+  } finally {
+    $('add-extra').disabled = false;
   }
 }
 
 document.addEventListener('DOMContentLoaded', async () => {
   $('exp_year').value = String(new Date().getFullYear() + 2);
+  $('mode-book').addEventListener('click', () => setMode('book'));
+  $('mode-pay').addEventListener('click', () => setMode('pay'));
+  $('get-quote').addEventListener('click', getQuote);
+  $('to-guest').addEventListener('click', toGuest);
+  $('guest-form').addEventListener('submit', book);
   $('start').addEventListener('click', startCheckout);
   $('card-form').addEventListener('submit', pay);
   $('add-extra').addEventListener('click', addExtra);
-  $('retry').addEventListener('click', () => { setProgress('card'); show('step-card'); });
-  await loadFixtures().catch((error) => showProblem(error, 'session-error'));
+  $('authenticate').addEventListener('click', () => client.redirectToAuthentication(state.status || {}));
+  $('retry').addEventListener('click', () => { state.watch?.abort(); toCard(state.session); });
+  try {
+    await loadFixtures();
+  } catch (error) {
+    showProblem(error, 'quote-error');
+  }
   const returned = new URLSearchParams(window.location.search).get('session');
   if (returned) await showResult(returned);
-  else setProgress('session');
+  else {
+    setMode('book');
+    await loadCalendar().catch((error) => showProblem(error, 'quote-error'));
+  }
+});
+
+// Back from the issuer's page by the browser's Back button: the page may come from its cache; ask again.
+window.addEventListener('pageshow', (event) => {
+  const returned = new URLSearchParams(window.location.search).get('session');
+  if (event.persisted && returned) void showResult(returned);
 });
