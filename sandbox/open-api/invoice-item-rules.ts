@@ -1,11 +1,18 @@
-/** The upstream's invoice-item rules (docs/upstream.md "Invoice items"), shared by both endpoints. */
+/** The upstream's invoice-item rules (docs/upstream.md "Invoice items"), for both endpoints (secondIdentifier differs). */
 import type { RealizationDate } from '../state/records';
 import type { FieldProblem } from '../http/errors';
+import { INVOICE_ITEM_SECOND_IDENTIFIERS } from '../../src/config/invoice-item-rules';
 
 /** The accommodation fare `AF` is the upstream's own and may not be added. */
 export const INVOICE_NORMAL_TYPES: readonly string[] = [
   'CF', 'CFE', 'PCM', 'LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT', 'AFE',
 ];
+
+/**
+ * The reference's `secondIdentifier` enum (the type of an additional fee), as the platform checks it:
+ * the product's list, which a unit test keeps equal to the published reference.
+ */
+export const SECOND_IDENTIFIERS: readonly string[] = INVOICE_ITEM_SECOND_IDENTIFIERS;
 
 const TAX_TYPES = new Set(['LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT']);
 
@@ -72,10 +79,14 @@ export function validateInvoiceItem(
   if (typeof normalType !== 'string' || !INVOICE_NORMAL_TYPES.includes(normalType)) {
     problems.push({ field: 'normalType', message: `must be one of ${INVOICE_NORMAL_TYPES.join(', ')}` });
   }
-  if (normalType === 'AFE') {
-    if (typeof secondIdentifier !== 'string' || secondIdentifier.trim() === '') {
-      problems.push({ field: 'secondIdentifier', message: 'is required when normalType is AFE' });
-    }
+  const hasSecondIdentifier = typeof secondIdentifier === 'string' && secondIdentifier.trim() !== '';
+  if (secondIdentifier !== undefined && !(typeof secondIdentifier === 'string' && SECOND_IDENTIFIERS.includes(secondIdentifier))) {
+    problems.push({ field: 'secondIdentifier', message: `must be one of ${SECOND_IDENTIFIERS.join(', ')}` });
+  } else if (endpoint === 'deprecated') {
+    // The deprecated endpoint requires it on every item, whatever the normalType.
+    if (!hasSecondIdentifier) problems.push({ field: 'secondIdentifier', message: 'is required' });
+  } else if (normalType === 'AFE') {
+    if (!hasSecondIdentifier) problems.push({ field: 'secondIdentifier', message: 'is required when normalType is AFE' });
   } else if (secondIdentifier !== undefined) {
     problems.push({ field: 'secondIdentifier', message: 'is only allowed when normalType is AFE' });
   }

@@ -1,4 +1,14 @@
-import { isCalendarDate, isInvoiceItemNormalType, secondIdentifierProblem } from './invoice-item-rules';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { INVOICE_ITEM_SECOND_IDENTIFIERS, isCalendarDate, isInvoiceItemNormalType, secondIdentifierProblem } from './invoice-item-rules';
+
+/** The current endpoint's secondIdentifier enum in the published reference kept in the repository. */
+function referenceSecondIdentifiers(): string[] {
+  const reference = JSON.parse(readFileSync(path.join(__dirname, '../../docs/upstream-reference/open-api-subset.json'), 'utf8')) as {
+    paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { properties: { secondIdentifier: { enum: string[] } } } } } } } }>;
+  };
+  return reference.paths['/invoice-items/reservation/{reservationId}'].post.requestBody.content['application/json'].schema.properties.secondIdentifier.enum;
+}
 
 describe('invoice-item rules', () => {
   it.each(['2026-01-01', '2028-02-29', '2026-12-31'])('takes the calendar date %s', (date) => {
@@ -23,5 +33,19 @@ describe('invoice-item rules', () => {
     expect(secondIdentifierProblem('AFE', undefined)).toMatch(/required/);
     expect(secondIdentifierProblem('CF', 'PET')).toMatch(/only allowed/);
     expect(secondIdentifierProblem('CF', undefined)).toBeNull();
+  });
+
+  it("knows exactly the reference's secondIdentifier values (62), and refuses any other", () => {
+    expect([...INVOICE_ITEM_SECOND_IDENTIFIERS]).toEqual(referenceSecondIdentifiers());
+    expect(INVOICE_ITEM_SECOND_IDENTIFIERS).toHaveLength(62);
+    expect(secondIdentifierProblem('AFE', 'TOWELS')).toBeNull();
+    expect(secondIdentifierProblem('AFE', 'TOWELS_EXTRA')).toMatch(/^secondIdentifier "TOWELS_EXTRA" is not one of the platform's values \(ADDITIONAL_BED, .*GUEST_SERVICE\)$/);
+  });
+
+  it('with the deprecated endpoint, requires secondIdentifier on every item (any normalType), from the same values', () => {
+    expect(secondIdentifierProblem('CF', undefined, 'deprecated')).toMatch(/required on every item.*INVOICE_ITEMS_ENDPOINT=deprecated/);
+    expect(secondIdentifierProblem('AFE', '', 'deprecated')).toMatch(/required on every item/);
+    expect(secondIdentifierProblem('CF', 'LATE_CHECKOUT', 'deprecated')).toBeNull();
+    expect(secondIdentifierProblem('CF', 'LATE', 'deprecated')).toMatch(/not one of the platform's values/);
   });
 });

@@ -1,12 +1,27 @@
 /*
  * Invoice-item rules of the upstream's public reference (open-api-docs, "Add invoice item to a
- * reservation"; collected in docs/upstream.md): `title`, `amount`, `normalType` required;
- * `normalType` from this set (the accommodation fare `AF` is not allowed); `secondIdentifier`
- * required when `normalType` is `AFE` and refused otherwise.
+ * reservation"; collected in docs/upstream.md, the schema in docs/upstream-reference/open-api-subset.json):
+ * `title`, `amount`, `normalType` required; `normalType` from this set (the accommodation fare `AF`
+ * is not allowed); `secondIdentifier` one of the reference's values, required when `normalType` is
+ * `AFE` and refused otherwise on the current endpoint, required on every item on the deprecated one.
  */
 export const INVOICE_ITEM_NORMAL_TYPES = [
   'CF', 'CFE', 'PCM', 'LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT', 'AFE',
 ] as const;
+
+/** The current endpoint's `secondIdentifier` enum, as the reference lists it (a unit test compares the two). */
+export const INVOICE_ITEM_SECOND_IDENTIFIERS = [
+  'ADDITIONAL_BED', 'AIR_CONDITIONING', 'EARLY_CHECK_IN', 'LATE_CHECK_IN', 'BABY_BED', 'CLEANING', 'CLUB_CARD',
+  'CONCIERGE', 'EARLY_CHECKOUT', 'LATE_CHECKOUT', 'DEPOSIT', 'ELECTRICITY', 'FOOD', 'HEATING', 'INTERNET', 'LAUNDRY',
+  'LINENS', 'TOWELS', 'MANAGEMENT', 'OIL', 'PARKING', 'PET', 'POOL', 'POOL_HEATING', 'RESORT', 'SERVICE',
+  'TOILETRIES', 'TOUR', 'TRANSPORTATION', 'CAR_RENTAL', 'WATER', 'WOOD', 'TRANSFER', 'HOUSEKEEPING', 'INSURANCE',
+  'COMMUNITY', 'CREDIT_CARD_PROCESSING_FEE', 'DAMAGE_WAIVER', 'VIP_SERVICES', 'PAYMENT_FEE', 'ADDITIONAL_CHARGE',
+  'MISCELLANEOUS', 'SHIPPING', 'VALET', 'ACTIVITIES', 'FLIGHTS', 'GIFT_BASKET', 'SPA', 'CHEF', 'MEET_AND_GREET',
+  'DOCK_FEE', 'UTILITY_FEE', 'HOT_TUB', 'BOOKING_FEE', 'BREAKFAST', 'BEVERAGE', 'MEAL', 'WELLNESS', 'MINIBAR',
+  'BUSINESS_CENTER', 'WIFI', 'GUEST_SERVICE',
+] as const;
+
+export type InvoiceItemsEndpoint = 'current' | 'deprecated';
 
 export type InvoiceItemNormalType = (typeof INVOICE_ITEM_NORMAL_TYPES)[number];
 
@@ -16,9 +31,18 @@ export function isInvoiceItemNormalType(value: unknown): value is InvoiceItemNor
   return typeof value === 'string' && (INVOICE_ITEM_NORMAL_TYPES as readonly string[]).includes(value);
 }
 
-/** The problem with an item's normalType / secondIdentifier pair, or null when it follows the rules. */
-export function secondIdentifierProblem(normalType: string, secondIdentifier: string | undefined): string | null {
+/**
+ * The problem with an item's normalType / secondIdentifier pair for the endpoint the service uses
+ * (INVOICE_ITEMS_ENDPOINT), or null when it follows the rules.
+ */
+export function secondIdentifierProblem(normalType: string, secondIdentifier: string | undefined, endpoint: InvoiceItemsEndpoint = 'current'): string | null {
   const given = secondIdentifier !== undefined && secondIdentifier !== '';
+  if (given && !(INVOICE_ITEM_SECOND_IDENTIFIERS as readonly string[]).includes(secondIdentifier)) {
+    return `secondIdentifier "${secondIdentifier}" is not one of the platform's values (${INVOICE_ITEM_SECOND_IDENTIFIERS.join(', ')})`;
+  }
+  if (endpoint === 'deprecated') {
+    return given ? null : 'secondIdentifier is required on every item: this service uses the deprecated invoice-items endpoint (INVOICE_ITEMS_ENDPOINT=deprecated), which requires it';
+  }
   if (normalType === NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER && !given) {
     return `secondIdentifier is required when normalType is ${NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER}`;
   }

@@ -84,6 +84,24 @@ describe('parseConfiguration', () => {
     ]);
   });
 
+  it("refuses at start a catalogue whose secondIdentifier is not one of the reference's values", () => {
+    const towels = [{ code: 'towels', normalType: 'AFE', secondIdentifier: 'TOWELS_EXTRA', title: 'Towels', amount: 8 }];
+    expect(problemsOf({ CHECKOUT_EXTRAS: JSON.stringify(towels) })).toEqual([
+      expect.stringMatching(/^CHECKOUT_EXTRAS\[0\] secondIdentifier "TOWELS_EXTRA" is not one of the platform's values/),
+    ]);
+  });
+
+  it('with INVOICE_ITEMS_ENDPOINT=deprecated, refuses at start a catalogue item without secondIdentifier, and takes one on any normalType', () => {
+    const items = [
+      { code: 'late', normalType: 'CF', title: 'Late checkout', amount: 40 },
+      { code: 'towels', normalType: 'CF', secondIdentifier: 'TOWELS', title: 'Towels', amount: 8 },
+    ];
+    expect(problemsOf({ INVOICE_ITEMS_ENDPOINT: 'deprecated', CHECKOUT_EXTRAS: JSON.stringify(items) })).toEqual([
+      expect.stringMatching(/^CHECKOUT_EXTRAS\[0\] secondIdentifier is required on every item.*INVOICE_ITEMS_ENDPOINT=deprecated/),
+    ]);
+    expect(parseConfiguration({ INVOICE_ITEMS_ENDPOINT: 'deprecated', CHECKOUT_EXTRAS: JSON.stringify(items.slice(1)) }).checkout.extras).toEqual(items.slice(1));
+  });
+
   it('refuses malformed rates, booleans and enums with the variable named', () => {
     expect(problemsOf({ UPSTREAM_RATE_LIMITS: '15/s,lots', DOCS_ENABLED: 'maybe', INVOICE_ITEMS_ENDPOINT: 'v2', TRUST_PROXY: '-1' })).toEqual([
       'TRUST_PROXY must be a whole number from 0 to 10',

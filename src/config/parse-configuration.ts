@@ -157,6 +157,8 @@ function parseCorsOrigins(read: EnvironmentReader): string[] {
 function parseExtras(read: EnvironmentReader): ExtraDefinition[] {
   const raw = read.text('CHECKOUT_EXTRAS');
   if (raw === undefined) return [];
+  // Checked for the endpoint the items will be sent to (INVOICE_ITEMS_ENDPOINT, itself checked below).
+  const endpoint = read.text('INVOICE_ITEMS_ENDPOINT') === 'deprecated' ? 'deprecated' : 'current';
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -194,7 +196,7 @@ function parseExtras(read: EnvironmentReader): ExtraDefinition[] {
       if (item[key] !== undefined && typeof item[key] !== 'string') read.problem(where, `${key} must be a string`);
     }
     if (typeof item.normalType === 'string') {
-      const pairProblem = secondIdentifierProblem(item.normalType, item.secondIdentifier as string | undefined);
+      const pairProblem = secondIdentifierProblem(item.normalType, item.secondIdentifier as string | undefined, endpoint);
       if (pairProblem) read.problem(where, pairProblem);
     }
     if (read.problems.length === problemsBefore) {

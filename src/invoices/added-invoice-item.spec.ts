@@ -8,6 +8,13 @@ describe('added invoice items', () => {
     expect(addedItem(answer, sent)).toEqual({ _id: 'ii_1', ...sent });
   });
 
+  it("finds the added item's id in the updated folio the current endpoint answers: like it, and not there before", () => {
+    const folio = { reservationId: 'res-1', invoiceItems: [{ _id: 'ii_old', ...sent }, { _id: 'ii_cleaning', title: 'Cleaning', amount: 50, normalType: 'CF' }, { _id: 'ii_new', ...sent, isTax: false }] };
+    expect(addedItem(folio, sent, ['ii_old', 'ii_cleaning'])).toEqual({ _id: 'ii_new', ...sent });
+    // A folio kept under money, as a reservation shows it.
+    expect(addedItem({ money: { invoiceItems: folio.invoiceItems } }, sent, ['ii_old'])).toEqual({ _id: 'ii_new', ...sent });
+  });
+
   it('answers the item as sent when the upstream answered something else (a folio)', () => {
     expect(addedItem({ invoiceItems: [] }, sent)).toEqual(sent);
   });

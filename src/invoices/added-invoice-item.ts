@@ -27,11 +27,26 @@ export function toAdded(item: UpstreamInvoiceItem | InvoiceItemRequest): AddedIn
   };
 }
 
+/** The items of a folio answer: at its top level, or under `money` as a reservation shows them. */
+function folioItems(answer: unknown): UpstreamInvoiceItem[] | undefined {
+  const folio = answer as { invoiceItems?: unknown; money?: { invoiceItems?: unknown } } | null;
+  const items = folio?.invoiceItems ?? folio?.money?.invoiceItems;
+  return Array.isArray(items) ? items.flatMap((entry) => asItem(entry) ?? []) : undefined;
+}
+
 /**
- * The upstream's answer when it is the item, else the item as sent: the reference says the current
- * endpoint may answer "the updated folio or item", and a folio does not say which entry is new.
+ * The item the upstream added. The current endpoint answers the updated folio (the reference: "The
+ * updated folio with the new invoice item"): the new entry is the last one like the item sent whose
+ * id was not among `before` (the ids read before the write). An answer that is the item itself is
+ * taken as it is; with neither, the item as sent (without an id).
  */
-export function addedItem(answer: unknown, sent: InvoiceItemRequest): AddedInvoiceItem {
+export function addedItem(answer: unknown, sent: InvoiceItemRequest, before: readonly string[] = []): AddedInvoiceItem {
+  const items = folioItems(answer);
+  if (items) {
+    const known = new Set(before);
+    const added = items.filter((item) => isLike(item, sent) && typeof item._id === 'string' && !known.has(item._id)).pop();
+    return toAdded(added ? { ...sent, ...added } : sent);
+  }
   return toAdded(asItem(answer) ?? sent);
 }
 

@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
+import { secondIdentifierProblem } from '../config/invoice-item-rules';
 import { GuestyClient, Priority } from '../upstream/guesty-client';
 import { InvoiceItemRequest, UpstreamInvoiceItem } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
@@ -78,9 +79,10 @@ export class InvoiceItems implements OnModuleInit {
           context,
           snapshot: async () => {
             known ??= await this.currentItems(lease.reservationId, priority);
-            return known.flatMap((existing) => (existing._id ? [existing._id] : []));
+            return idsOf(known);
           },
-          send: async () => addedItem(await this.guesty.addInvoiceItem(lease.reservationId, item), item),
+          // The current endpoint answers the updated folio: the item is the one like it that was not there before.
+          send: async () => addedItem(await this.guesty.addInvoiceItem(lease.reservationId, item), item, idsOf(known ?? [])),
           refused: refusedBeforeEffect,
         })
         .catch((error: unknown) => {
@@ -92,9 +94,16 @@ export class InvoiceItems implements OnModuleInit {
     return added;
   }
 
-  /** The deprecated endpoint takes no realizationDates: refuse, before anything is sent, rather than drop them. */
+  /**
+   * What the endpoint in use refuses, before anything is sent or kept: secondIdentifier required for
+   * AFE and refused otherwise (current), or required on every item (deprecated); the deprecated
+   * endpoint takes no realizationDates either (refused rather than dropped).
+   */
   assertSendable(items: InvoiceItemRequest[]): void {
-    if (this.config.get('guesty', { infer: true }).invoiceItemsEndpoint !== 'deprecated') return;
+    const endpoint = this.config.get('guesty', { infer: true }).invoiceItemsEndpoint;
+    const problem = items.map((item) => secondIdentifierProblem(item.normalType, item.secondIdentifier, endpoint)).find((found) => found !== null);
+    if (problem) throw DomainError.validation([{ field: 'secondIdentifier', message: problem }]);
+    if (endpoint !== 'deprecated') return;
     if (items.some((item) => item.realizationDates !== undefined)) {
       throw DomainError.validation([
         {
@@ -120,4 +129,8 @@ export class InvoiceItems implements OnModuleInit {
     if (!landed) return { notLanded: 'no new invoice item like it on the reservation' };
     return { landed: { ...toAdded(intent.request), ...toAdded(landed) } };
   }
+}
+
+function idsOf(items: UpstreamInvoiceItem[]): string[] {
+  return items.flatMap((existing) => (existing._id ? [existing._id] : []));
 }

@@ -13,6 +13,7 @@ const BAD_ITEMS: { name: string; body: Record<string, unknown>; field: string }[
   { name: 'AFE without secondIdentifier', body: { ...lateCheckout, normalType: 'AFE' }, field: 'secondIdentifier' },
   { name: 'AFE with an empty secondIdentifier', body: { ...lateCheckout, normalType: 'AFE', secondIdentifier: '' }, field: 'secondIdentifier' },
   { name: 'a secondIdentifier on CF', body: { ...lateCheckout, secondIdentifier: 'LATE_CHECKOUT' }, field: 'secondIdentifier' },
+  { name: "a secondIdentifier outside the platform's values (TOWELS_EXTRA)", body: { ...lateCheckout, normalType: 'AFE', secondIdentifier: 'TOWELS_EXTRA' }, field: 'secondIdentifier' },
   { name: 'no title', body: { normalType: 'CF', amount: 40 }, field: 'title' },
   { name: 'an amount sent as text', body: { ...lateCheckout, amount: '40' }, field: 'amount' },
   { name: 'no amount', body: { normalType: 'CF', title: 'Late checkout' }, field: 'amount' },

@@ -4,7 +4,10 @@ import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { startTestApp, TestApp } from '../utils/test-app';
 import { ADMIN_KEY, adminClient, invoiceItemsAt, untouched, withoutRequestId, writesAt } from './invoice-test-helpers';
 
-const lateCheckout = { normalType: 'CF', title: 'Late checkout', amount: 40 };
+// The deprecated endpoint requires a secondIdentifier on every item, whatever its normalType.
+const lateCheckout = { normalType: 'CF', title: 'Late checkout', amount: 40, secondIdentifier: 'LATE_CHECKOUT' };
+// The same item for the current endpoint, where a secondIdentifier is refused on CF.
+const { secondIdentifier: _omitted, ...plainLateCheckout } = lateCheckout;
 
 describe('operator invoice items, deprecated endpoint (INVOICE_ITEMS_ENDPOINT=deprecated)', () => {
   let world: SandboxedApps;
@@ -23,6 +26,23 @@ describe('operator invoice items, deprecated endpoint (INVOICE_ITEMS_ENDPOINT=de
     expect(res.body).toEqual({ _id: expect.any(String), ...lateCheckout, description: 'Check out at 14:00' });
     expect(writesAt(world)).toEqual({ current: before.current, deprecated: before.deprecated + 1 });
     expect(invoiceItemsAt(world, reservationId).map((item) => item._id)).toContain(res.body._id);
+  });
+
+  it('refuses an item without secondIdentifier with a clear field error, nothing sent or kept', async () => {
+    const { reservationId } = freshReservation(world);
+    const state = await untouched(world, reservationId);
+    const res = await admin().addItem(reservationId, plainLateCheckout).expect(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.errors).toEqual([{ field: 'secondIdentifier', message: expect.stringMatching(/required on every item.*INVOICE_ITEMS_ENDPOINT=deprecated/) }]);
+    await state.verify();
+  });
+
+  it("refuses a secondIdentifier outside the platform's values, nothing sent or kept", async () => {
+    const { reservationId } = freshReservation(world);
+    const state = await untouched(world, reservationId);
+    const res = await admin().addItem(reservationId, { ...lateCheckout, secondIdentifier: 'TOWELS_EXTRA' }).expect(400);
+    expect(res.body.errors).toEqual([{ field: 'secondIdentifier', message: expect.stringMatching(/not one of the platform's values/) }]);
+    await state.verify();
   });
 
   it('refuses an item with realizationDates with a clear field error, before anything is sent', async () => {
@@ -50,8 +70,8 @@ describe('operator key (ADMIN_API_KEY)', () => {
   });
 
   it('without a configured key, answers exactly as for an unknown route', async () => {
-    const hidden = await adminClient(keyless.url).addItem('res-checkout-usd', lateCheckout, { authorization: `Bearer ${ADMIN_KEY}` });
-    const unknown = await request(keyless.url).post('/admin/no-such-route').set('Authorization', `Bearer ${ADMIN_KEY}`).send(lateCheckout);
+    const hidden = await adminClient(keyless.url).addItem('res-checkout-usd', plainLateCheckout, { authorization: `Bearer ${ADMIN_KEY}` });
+    const unknown = await request(keyless.url).post('/admin/no-such-route').set('Authorization', `Bearer ${ADMIN_KEY}`).send(plainLateCheckout);
     expect(hidden.status).toBe(404);
     expect(hidden.body.code).toBe('not_found');
     expect(withoutRequestId(hidden.body)).toEqual(withoutRequestId(unknown.body));
@@ -67,7 +87,7 @@ describe('operator key (ADMIN_API_KEY)', () => {
   ])('answers 401 with WWW-Authenticate to %s, nothing sent or kept', async (_name, authorization) => {
     const { reservationId } = freshReservation(world);
     const state = await untouched(world, reservationId);
-    const res = await adminClient(world.apps[0].url).addItem(reservationId, lateCheckout, { authorization });
+    const res = await adminClient(world.apps[0].url).addItem(reservationId, plainLateCheckout, { authorization });
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('unauthorized');
     expect(res.headers['www-authenticate']).toBe('Bearer');
@@ -76,6 +96,6 @@ describe('operator key (ADMIN_API_KEY)', () => {
 
   it('lets the right key through', async () => {
     const { reservationId } = freshReservation(world);
-    await adminClient(world.apps[0].url).addItem(reservationId, lateCheckout, { authorization: `bearer ${ADMIN_KEY}` }).expect(201);
+    await adminClient(world.apps[0].url).addItem(reservationId, plainLateCheckout, { authorization: `bearer ${ADMIN_KEY}` }).expect(201);
   });
 });

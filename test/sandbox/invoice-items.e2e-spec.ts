@@ -25,30 +25,37 @@ describe('sandbox invoice items', () => {
       realizationDates: [{ date: '2028-02-29' }, { from: '2028-03-01', to: '2028-03-02' }],
     });
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual({
-      _id: expect.any(String),
-      title: 'Late checkout',
-      amount: 40,
-      normalType: 'AFE',
-      secondIdentifier: 'LATE_CHECKOUT',
-      description: 'Leave at 2 pm',
-      realizationDates: [{ date: '2028-02-29' }, { from: '2028-03-01', to: '2028-03-02' }],
-    });
+    // The updated folio with the new item, as the reference says, not the item alone.
+    expect(answer.body).toMatchObject({ reservationId: 'res-unpaid', currency: expect.any(String) });
+    const added = (answer.body.invoiceItems as { _id: string; title: string }[]).filter((item) => item.title === 'Late checkout');
+    expect(added).toEqual([
+      {
+        _id: expect.any(String),
+        title: 'Late checkout',
+        amount: 40,
+        normalType: 'AFE',
+        secondIdentifier: 'LATE_CHECKOUT',
+        description: 'Leave at 2 pm',
+        isTax: false,
+        realizationDates: [{ date: '2028-02-29' }, { from: '2028-03-01', to: '2028-03-02' }],
+      },
+    ]);
     const money = (await client.api('/v1/reservations/res-unpaid')).body.money;
     expect(money.balanceDue).toBe(634);
     expect(money.invoiceItems).toContainEqual(
-      expect.objectContaining({ _id: answer.body._id, normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', isTax: false }),
+      expect.objectContaining({ _id: added[0]._id, normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', isTax: false }),
     );
   });
 
   it('adds an item on the deprecated endpoint but refuses realizationDates there', async () => {
-    const added = await deprecated('res-unpaid', { title: 'Cleaning', amount: 25, normalType: 'CF' });
+    const added = await deprecated('res-unpaid', { title: 'Cleaning', amount: 25, normalType: 'CF', secondIdentifier: 'CLEANING' });
     expect(added.status).toBe(200);
-    expect(added.body).toMatchObject({ title: 'Cleaning', amount: 25, normalType: 'CF' });
+    expect(added.body).toMatchObject({ title: 'Cleaning', amount: 25, normalType: 'CF', secondIdentifier: 'CLEANING' });
     const refused = await deprecated('res-unpaid', {
       title: 'Cleaning',
       amount: 25,
       normalType: 'CF',
+      secondIdentifier: 'CLEANING',
       realizationDates: [{ date: '2028-01-01' }],
     });
     expect(refused.status).toBe(400);
@@ -79,7 +86,22 @@ describe('sandbox invoice items', () => {
     const answer = await current('res-unpaid', { title: 'City tax', amount: 5.5, normalType: 'CT' });
     expect(answer.status).toBe(200);
     const items = (await client.api('/v1/reservations/res-unpaid')).body.money.invoiceItems;
-    expect(items).toContainEqual(expect.objectContaining({ _id: answer.body._id, isTax: true, secondIdentifier: null }));
+    expect(items).toContainEqual(expect.objectContaining({ title: 'City tax', isTax: true, secondIdentifier: null }));
+  });
+
+  it("refuses a secondIdentifier outside the reference's values on both endpoints, and none on the deprecated one", async () => {
+    const before = (await client.api('/v1/reservations/res-unpaid')).body.money.invoiceItems.length;
+    for (const answer of [
+      await current('res-unpaid', { title: 'Towels', amount: 8, normalType: 'AFE', secondIdentifier: 'TOWELS_EXTRA' }),
+      await deprecated('res-unpaid', { title: 'Towels', amount: 8, normalType: 'AFE', secondIdentifier: 'TOWELS_EXTRA' }),
+    ]) {
+      expect(answer.status).toBe(400);
+      expect(answer.body.details).toEqual([{ field: 'secondIdentifier', message: expect.stringContaining('must be one of ADDITIONAL_BED') }]);
+    }
+    const missing = await deprecated('res-unpaid', { title: 'Cleaning', amount: 25, normalType: 'CF' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details).toEqual([{ field: 'secondIdentifier', message: 'is required' }]);
+    expect((await client.api('/v1/reservations/res-unpaid')).body.money.invoiceItems).toHaveLength(before);
   });
 
   it('answers 404 for an unknown reservation and 400 for malformed JSON', async () => {

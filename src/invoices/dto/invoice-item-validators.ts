@@ -1,18 +1,20 @@
 import { registerDecorator, ValidationArguments, ValidationOptions } from 'class-validator';
-import { isCalendarDate, NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER, secondIdentifierProblem } from '../../config/invoice-item-rules';
+import { INVOICE_ITEM_SECOND_IDENTIFIERS, isCalendarDate, secondIdentifierProblem } from '../../config/invoice-item-rules';
 
 const SECOND_IDENTIFIER_MAX = 50;
 
-function secondIdentifierMessage(value: unknown, normalType: unknown): string | null {
+function secondIdentifierMessage(value: unknown): string | null {
   if (value !== undefined && (typeof value !== 'string' || value.trim() === '' || value.length > SECOND_IDENTIFIER_MAX)) {
     return `secondIdentifier must be a non-empty string of at most ${SECOND_IDENTIFIER_MAX} characters`;
   }
-  return typeof normalType === 'string' ? secondIdentifierProblem(normalType, value) : null;
+  if (typeof value === 'string' && !(INVOICE_ITEM_SECOND_IDENTIFIERS as readonly string[]).includes(value)) return secondIdentifierProblem('AFE', value);
+  return null;
 }
 
 /**
- * `secondIdentifier` against its item's `normalType`: required for AFE, refused otherwise. Runs
- * when the field is absent too (no @IsOptional): absence is exactly what AFE must refuse.
+ * `secondIdentifier`'s shape and the platform's values. Whether it is required or refused for the
+ * item's `normalType` depends on the endpoint the service uses (INVOICE_ITEMS_ENDPOINT), so
+ * InvoiceItems.assertSendable checks that, before the Idempotency-Key is claimed.
  */
 export function MatchesNormalType(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>
@@ -22,10 +24,10 @@ export function MatchesNormalType(options?: ValidationOptions): PropertyDecorato
       propertyName: String(propertyName),
       options,
       validator: {
-        validate: (value: unknown, args: ValidationArguments) => secondIdentifierMessage(value, (args.object as { normalType?: unknown }).normalType) === null,
+        validate: (value: unknown) => secondIdentifierMessage(value) === null,
         defaultMessage: (args: ValidationArguments) =>
-          secondIdentifierMessage(args.value, (args.object as { normalType?: unknown }).normalType) ??
-          `secondIdentifier does not fit normalType (required only for ${NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER})`,
+          secondIdentifierMessage(args.value) ??
+          `secondIdentifier is not one of the platform's values`,
       },
     });
 }

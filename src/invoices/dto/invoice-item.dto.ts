@@ -1,14 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsNotEmpty, IsNumber, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { INVOICE_ITEM_NORMAL_TYPES } from '../../config/invoice-item-rules';
+import { INVOICE_ITEM_NORMAL_TYPES, INVOICE_ITEM_SECOND_IDENTIFIERS } from '../../config/invoice-item-rules';
 import { IsCalendarDate, MatchesNormalType } from './invoice-item-validators';
 
 /*
  * The invoice item of docs/upstream-seed.md §2.4, validated as the upstream's public reference describes it
  * (open-api-docs "Add invoice item to a reservation", collected in shared/docs/upstream.md "Invoice
  * items"): title, amount and normalType required; normalType from the documented set, without the
- * accommodation fare AF; secondIdentifier required for AFE and refused otherwise. Of the reference's
+ * accommodation fare AF; secondIdentifier from the reference's values (whether it is required is
+ * the endpoint's rule, InvoiceItems.assertSendable). Of the reference's
  * realizationDates shapes, the product takes `{date}` (docs/upstream-seed.md §2.4, docs/product-spec.md §4).
  */
 
@@ -39,7 +40,11 @@ export class InvoiceItemDto {
   @MaxLength(500)
   description?: string;
 
-  @ApiPropertyOptional({ example: 'LATE_CHECKOUT', description: 'required when normalType is AFE, refused otherwise' })
+  @ApiPropertyOptional({
+    enum: INVOICE_ITEM_SECOND_IDENTIFIERS,
+    example: 'LATE_CHECKOUT',
+    description: "one of the platform's values; required when normalType is AFE and refused otherwise, or required on every item when the service uses the deprecated endpoint (INVOICE_ITEMS_ENDPOINT=deprecated)",
+  })
   @MatchesNormalType()
   secondIdentifier?: string;
 
