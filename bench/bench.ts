@@ -4,8 +4,10 @@
  * prints a table per scenario. Scenarios 1 and 2 count upstream calls and run everything in this
  * process; 3 to 5 measure time, so there the instances and the sandbox run in processes of their own.
  * Scenario 6 floods the service with anonymous reads beside steady checkouts (budget shares, §7).
+ * Scenario 7 counts the Open API calls of a complete booking and loads the cached calendar read.
  */
 import { anonymousFlood } from './anonymous-flood';
+import { bookings } from './bookings';
 import { checkouts } from './checkouts';
 import { coldStart } from './cold-start';
 import { overload } from './overload';
@@ -27,6 +29,7 @@ async function main(): Promise<void> {
   if (runs(3)) await checkouts({ instances, concurrency: number('--checkouts', 50), rounds: number('--rounds', 10) });
   if (runs(4) || runs(5)) await processFigures({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
   if (runs(6)) await anonymousFlood({ instances, seconds: number('--flood-seconds', 60) });
+  if (runs(7)) await bookings({ bookings: number('--bookings', 10), seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
 }
 
 main().then(

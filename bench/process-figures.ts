@@ -6,13 +6,13 @@ import { freePort, rssMb, startServiceProcess, waitForOk } from './processes';
 const SUMMARY = '{"id":"lst-seaside","title":"Seaside Villa with Ocean View","city":"Miami Beach","country":"US","picture":"https://images.example.com/seaside/1.jpg","currency":"USD"}';
 const CONNECTIONS = 50;
 
-interface Load {
+export interface Load {
   requestsPerSecond: number;
   p99: number;
 }
 
 /** autocannon as its own process, so the load generator does not share the server's CPU time slice. */
-function autocannon(url: string, seconds: number): Promise<Load> {
+export function autocannon(url: string, seconds: number): Promise<Load> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [require.resolve('autocannon/autocannon.js'), '-j', '-c', String(CONNECTIONS), '-d', String(seconds), url], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
@@ -28,7 +28,20 @@ function autocannon(url: string, seconds: number): Promise<Load> {
   });
 }
 
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+/** A warm-up of each, then `rounds` alternating runs, so a noisy moment of the machine does not land on one side only. */
+export async function alternatingLoads(serviceUrl: string, bareUrl: string, options: { seconds: number; rounds: number }): Promise<{ service: Load[]; bare: Load[] }> {
+  await autocannon(serviceUrl, 2);
+  await autocannon(bareUrl, 2);
+  const service: Load[] = [];
+  const bare: Load[] = [];
+  for (let round = 0; round < options.rounds; round += 1) {
+    service.push(await autocannon(serviceUrl, options.seconds));
+    bare.push(await autocannon(bareUrl, options.seconds));
+  }
+  return { service, bare };
+}
+
+export const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 
 /**
  * Scenarios 4 and 5 — the built service as its own process (sandbox mode, real Redis): time from
@@ -49,14 +62,7 @@ export async function processFigures(options: { seconds: number; rounds: number 
     const bareUrl = `http://127.0.0.1:${barePort}/`;
     await waitForOk(summaryUrl, 10_000);
     await waitForOk(bareUrl, 5_000);
-    await autocannon(summaryUrl, 2);
-    await autocannon(bareUrl, 2);
-    const cached: Load[] = [];
-    const baseline: Load[] = [];
-    for (let round = 0; round < options.rounds; round += 1) {
-      cached.push(await autocannon(summaryUrl, options.seconds));
-      baseline.push(await autocannon(bareUrl, options.seconds));
-    }
+    const { service: cached, bare: baseline } = await alternatingLoads(summaryUrl, bareUrl, options);
     const rss = rssMb(service.child);
     const serviceRate = median(cached.map((load) => load.requestsPerSecond));
     const bareRate = median(baseline.map((load) => load.requestsPerSecond));

@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { benchKeyPrefix, benchRedisUrl, deleteKeys, serviceEnvironment } from './bench-world';
+import { printTable } from './cold-start';
+import { alternatingLoads, median } from './process-figures';
+import { freePort, ServiceProcess, startSandboxProcess, startServiceProcess, waitForOk } from './processes';
+
+const PLENTY = { perSecond: 100_000, perMinute: 1_000_000, perHour: 10_000_000 };
+const LISTING = 'lst-seaside';
+const CARD = {
+  card: { number: '4242424242424242', exp_month: '12', exp_year: String(new Date().getUTCFullYear() + 2), cvc: '123' },
+  billing_details: { name: 'Bench Guest', address: { line1: '1 Bench Street', city: 'Miami Beach', postal_code: '33139', country: 'US' } },
+};
+
+const day = (daysAhead: number) => new Date(Date.now() + daysAhead * 86_400_000).toISOString().slice(0, 10);
+const post = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+async function answer<T>(response: Response, expected: number, step: string): Promise<T> {
+  const body = (await response.json()) as T;
+  if (response.status !== expected) throw new Error(`bench booking: ${step} answered ${response.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** One complete booking as a site makes it: the month's calendar, a quote, the booking session, the card, then the confirmation. */
+async function book(url: string, index: number): Promise<void> {
+  // Two nights each, three days apart, past the fixtures' owner blocks and seeded reservations.
+  const checkIn = day(40 + 3 * index);
+  const checkOut = day(42 + 3 * index);
+  await answer(await fetch(`${url}/checkout/listings/${LISTING}/calendar?from=${checkIn}&to=${day(42 + 3 * index + 28)}`), 200, 'calendar');
+  const quote = await answer<{ id: string }>(await fetch(`${url}/checkout/quotes`, post({ listingId: LISTING, checkIn, checkOut, guestsCount: 2 })), 201, 'quote');
+  const guest = { firstName: 'Bench', lastName: 'Guest', email: `bench-${randomUUID().slice(0, 8)}@example.com` };
+  const session = await answer<{ id: string }>(await fetch(`${url}/checkout/sessions`, post({ quoteId: quote.id, guest }, { 'Idempotency-Key': randomUUID() })), 201, 'booking session');
+  const paid = await answer<{ status: string }>(await fetch(`${url}/checkout/sessions/${session.id}/payment-method`, post(CARD, { 'Idempotency-Key': randomUUID() })), 200, 'card');
+  if (paid.status !== 'succeeded') throw new Error(`bench booking: the card ended ${paid.status}`);
+  // The confirm runs after the attach was answered (spaced at the platform): the session shows it when it lands.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const seen = await answer<{ booking?: { status: string } }>(await fetch(`${url}/checkout/sessions/${session.id}`), 200, 'session');
+    if (seen.booking?.status === 'confirmed') return;
+    if (Date.now() > deadline) throw new Error(`bench booking: not confirmed within 30 s (${seen.booking?.status})`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Scenario 7 — booking (issue 16): Open API calls per complete booking with warm caches (calendar → quote → booking
+ * session → card → confirmed), one instance and the sandbox in processes of their own; then the cached calendar read
+ * under 50 connections next to a bare node:http server answering the same JSON, loaded in turns like scenario 4.
+ */
+export async function bookings(options: { bookings: number; seconds: number; rounds: number }): Promise<void> {
+  const sandbox = await startSandboxProcess({ latencyMs: 20, rateLimits: PLENTY });
+  const redisUrl = benchRedisUrl();
+  const prefix = benchKeyPrefix();
+  let service: ServiceProcess | undefined;
+  const barePort = await freePort();
+  let bare: ReturnType<typeof spawn> | undefined;
+  try {
+    service = await startServiceProcess({
+      ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
+      NODE_ENV: 'development',
+      UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h',
+      // One client address sends every request here: the per-IP limits are not what this measures.
+      CHECKOUT_IP_RATE_LIMIT: '1000000/m',
+      CHECKOUT_IP_READ_LIMIT: '1000000/s',
+      CHECKOUT_CARD_ATTEMPTS: '1000/h',
+    });
+    const url = service.url;
+    // Warm: the token minted, the listing's provider and the calendar months cached, the code paths compiled.
+    await book(url, 0);
+    const before = await sandbox.openApiCalls();
+    const started = performance.now();
+    for (let i = 1; i <= options.bookings; i += 1) await book(url, i);
+    const perBooking = ((await sandbox.openApiCalls()) - before) / options.bookings;
+    const bookingMs = (performance.now() - started) / options.bookings;
+
+    const calendarUrl = `${url}/checkout/listings/${LISTING}/calendar?from=${day(200)}&to=${day(230)}`;
+    const body = await (await fetch(calendarUrl)).text();
+    bare = spawn(process.execPath, ['-e', `require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end(${JSON.stringify(body)})}).listen(${barePort},'127.0.0.1')`], { stdio: 'ignore' });
+    const bareUrl = `http://127.0.0.1:${barePort}/`;
+    await waitForOk(bareUrl, 5_000);
+    const { service: cached, bare: baseline } = await alternatingLoads(calendarUrl, bareUrl, options);
+    const serviceRate = median(cached.map((load) => load.requestsPerSecond));
+    const bareRate = median(baseline.map((load) => load.requestsPerSecond));
+    printTable(`7. booking: calendar → quote → booking session → card → confirmed (${options.bookings} bookings, warm caches; one instance, sandbox latency 20 ms)`, [
+      ['Open API calls per complete booking (goal ≤ 6)', perBooking.toFixed(2)],
+      ['wall time per booking, confirmation included (ms)', bookingMs.toFixed(0)],
+      [`cached calendar (31 days, ${body.length} bytes) requests/s, p99`, `${serviceRate.toFixed(0)}, ${median(cached.map((load) => load.p99))} ms`],
+      ['bare node:http, same JSON, requests/s, p99', `${bareRate.toFixed(0)}, ${median(baseline.map((load) => load.p99))} ms`],
+      [`service / bare (median of ${options.rounds} alternating ${options.seconds} s runs; goal ≥ 50 %)`, `${((100 * serviceRate) / bareRate).toFixed(0)} %`],
+    ]);
+  } finally {
+    bare?.kill('SIGTERM');
+    await service?.stop();
+    await sandbox.stop();
+    await deleteKeys(redisUrl, prefix);
+  }
+}
