@@ -118,6 +118,8 @@ export interface Session {
   paymentMethod?: { id: string; last4: string; brand?: string };
   lastError?: { code: string; message: string };
   booking?: Booking;
+  /** Once succeeded and payment-status was read: what the charges ask of the guest (another_card: submit a replacement to this session). */
+  charge?: { next: 'nothing' | 'authenticate' | 'another_card'; redirectUrl?: string };
 }
 
 export interface CardDetails {

@@ -135,7 +135,7 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     expect(first.key).not.toBe(second.key);
   });
 
-  it('polls payment-status no more than once per refresh period and stops at the failed charge', async () => {
+  it('polls payment-status no more than once per refresh period, stops at the failed charge, then pays with another card', async () => {
     const site = client();
     const { session } = await bookedSession(site, 59);
     await site.submitPaymentMethod(session.id, cardBody(CARDS.processorError));
@@ -147,6 +147,13 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     expect(reads).toHaveLength(seen.length);
     for (let index = 1; index < reads.length; index++) expect(reads[index].at - reads[index - 1].at).toBeGreaterThanOrEqual(REFRESH_SECONDS * 1000 - 5);
     expect(seen.slice(0, -1).every((answer) => answer.state !== 'failed')).toBe(true);
+
+    // What to do: another card on the same session, a new attempt with its own key.
+    expect((await site.session(session.id)).charge).toMatchObject({ next: 'another_card' });
+    await site.submitPaymentMethod(session.id, cardBody(CARDS.noThreeDs));
+    expect(await site.watchPaymentStatus(session.id)).toMatchObject({ state: 'paid', amountDue: 0 });
+    const keys = sent.filter((entry) => entry.path.endsWith('/payment-method')).map((entry) => entry.key);
+    expect(new Set(keys).size).toBe(2);
   });
 
   it('waits as long as Retry-After says before reading again', async () => {
