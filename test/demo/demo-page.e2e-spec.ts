@@ -223,6 +223,23 @@ describe('the demo checkout page in a real browser', () => {
     expect(await option.isDisabled()).toBe(true);
   });
 
+  it('pays a fresh reservation: a failed 3-D Secure authentication, then a second card', async () => {
+    await open(DESKTOP);
+    await page.click('#mode-pay');
+    await page.click('#start');
+    await page.locator('#step-card').waitFor();
+    await page.fill('#number', CARDS.threeDs);
+    await page.click('#pay');
+    await page.getByRole('button', { name: 'Fail' }).click();
+    await status('Payment failed — the card was not accepted');
+    expect(await page.locator('#extras').isHidden()).toBe(true);
+    await page.click('#retry');
+    await page.fill('#number', CARDS.noThreeDs);
+    await page.click('#pay');
+    await status('Paid');
+    expect(await page.locator('#done-stay').innerText()).toMatch(/Paying for: reservation res-\S+ at Seaside Villa/);
+  });
+
   it('shows a validation error next to its field', async () => {
     await open(PHONE);
     await page.click('#mode-pay');
