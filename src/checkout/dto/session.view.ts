@@ -40,6 +40,27 @@ class LastErrorView {
   message!: string;
 }
 
+/** The reservation a booking session made from a quote (POST /checkout/sessions with quoteId). */
+class SessionBookingView {
+  @ApiProperty()
+  reservationId!: string;
+
+  @ApiProperty({ example: 'SBX-18D455' })
+  confirmationCode!: string;
+
+  @ApiProperty({ enum: ['reserved', 'confirmed', 'expired', 'canceled'], description: 'reserved (dates held) until the card is on file; confirmed after it with BOOKING_CONFIRMATION=instant' })
+  status!: string;
+
+  @ApiProperty({ example: '2031-07-14' })
+  checkIn!: string;
+
+  @ApiProperty({ example: '2031-07-17' })
+  checkOut!: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'the dates are held until then unless paid (BOOKING_HOLD)' })
+  holdExpiresAt?: string;
+}
+
 /** For the OpenAPI description of the session answers. */
 export class CheckoutSessionResponse {
   @ApiProperty({ example: 'cs_3q2...' })
@@ -77,6 +98,9 @@ export class CheckoutSessionResponse {
 
   @ApiPropertyOptional({ type: LastErrorView, description: 'after a failed attempt (`failed`, or `requires_payment_method` again)' })
   lastError?: LastErrorView;
+
+  @ApiPropertyOptional({ type: SessionBookingView, description: 'only on a session that booked a quote' })
+  booking?: SessionBookingView;
 }
 
 const SESSION_BASE = {
