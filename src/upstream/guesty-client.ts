@@ -94,9 +94,9 @@ export class GuestyClient {
       path: '/payment-providers/provider-by-listing', query: { listingId },
     });
     if (answer.status === 404) return null;
-    const { _id, paymentProviderId, status, paymentProcessorKey, paymentProcessorName, providerType, accountId, accountName, defaultCurrency, country } =
+    const { _id, paymentProviderId, status, accountName } =
       this.expect(answer, 'getPaymentProvider') as PaymentProvider & { apiKey?: unknown };
-    return { _id, paymentProviderId, status, paymentProcessorKey, paymentProcessorName, providerType, accountId, accountName, defaultCurrency, country };
+    return { _id, paymentProviderId, status, accountName };
   }
 
   async getReservation(reservationId: string, priority: Priority = 'checkout'): Promise<UpstreamReservation | null> {

@@ -19,7 +19,6 @@ export interface UpstreamListing {
   prices?: { currency?: string; basePrice?: number };
   accommodates?: number;
   bedrooms?: number;
-  bathrooms?: number;
   propertyType?: string;
 }
 
@@ -30,18 +29,15 @@ export interface UpstreamListingPage {
   skip: number;
 }
 
-/** The listing's payment provider, without its apiKey (dropped as soon as the answer is read). */
+/**
+ * The listing's payment provider, without its apiKey (dropped as soon as the answer is read): only
+ * the fields the reference publishes for provider-by-listing (the contract test holds it to that).
+ */
 export interface PaymentProvider {
   _id: string;
   paymentProviderId: string;
   status: string;
-  paymentProcessorKey?: string;
-  paymentProcessorName?: string;
-  providerType?: string;
-  accountId?: string;
   accountName?: string;
-  defaultCurrency?: string;
-  country?: string;
 }
 
 export interface UpstreamPaymentAttempt {
