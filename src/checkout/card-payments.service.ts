@@ -179,7 +179,8 @@ export class CardPayments implements OnModuleInit {
         status: current.status === 'succeeded' ? 'succeeded' : 'requires_action',
         nextAction: { type: 'redirect', redirectUrl: authUrl },
         pendingAttempt: attempt,
-        lastError: undefined,
+        // A replacement keeps charge_failed until it is attached: that is what lets its return attach it.
+        lastError: current.status === 'succeeded' ? current.lastError : undefined,
       }));
       return toView(waiting);
     });
@@ -485,9 +486,11 @@ export class CardPayments implements OnModuleInit {
   /** Records the failure on the session (a new card may follow), then answers it. */
   private async fail(session: CheckoutSession, error: DomainError, code: string = error.code): Promise<never> {
     await this.sessions
-      .update(session.id, (current) =>
-        current.status === 'succeeded' ? null : { ...current, status: 'failed', lastError: { code, message: error.detail }, nextAction: undefined, pendingAttempt: undefined },
-      )
+      .update(session.id, (current) => {
+        // A succeeded session (a replacement that failed) stays succeeded; only its 3-D Secure wait ends.
+        if (current.status === 'succeeded') return current.pendingAttempt || current.nextAction ? { ...current, nextAction: undefined, pendingAttempt: undefined } : null;
+        return { ...current, status: 'failed', lastError: { code, message: error.detail }, nextAction: undefined, pendingAttempt: undefined };
+      })
       .catch((cause: unknown) => this.logger.warn({ err: cause, code }, 'could not record a failed payment step on its session'));
     throw error;
   }

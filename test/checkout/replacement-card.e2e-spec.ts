@@ -4,6 +4,8 @@ import { awaitCharge, sandboxPayments } from '../utils/charges';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 const SETTLE_DELAY_MS = 500;
+// The sandbox's card whose charge waits for the guest's authentication (docs/sandbox.md).
+const AUTHENTICATION_CARD = '4000002760003184';
 
 /**
  * A failed charge can be mended (docs/product-spec.md §6.5): the platform charges the card a moment
@@ -96,5 +98,59 @@ describe('mending a failed charge with another card', () => {
     expect(mended.body).toMatchObject({ status: 'succeeded', paymentMethod: { id: expect.any(String) } });
     expect(mended.body.lastError).toBeUndefined();
     expect(methodsOn(guestId, reservationId)).toHaveLength(2);
+  });
+  it('a charge waiting for authentication: the session says authenticate, with the issuer page, and takes no other card', async () => {
+    const reservation = freshReservation(world, 300);
+    const created = await site().createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+    await site().submit(created.body.id, cardBody(AUTHENTICATION_CARD)).expect(200);
+    await awaitCharge(world, reservation.reservationId, 'PENDING_AUTH', SETTLE_DELAY_MS);
+    const status = await paymentStatus(created.body.id).expect(200);
+    expect(status.body).toMatchObject({ state: 'requires_authentication', nextAction: { type: 'redirect', redirectUrl: expect.stringContaining('/authenticate') } });
+    const session = await site(1).getSession(created.body.id).expect(200);
+    expect(session.body).toMatchObject({ status: 'succeeded', charge: { next: 'authenticate', redirectUrl: status.body.nextAction.redirectUrl } });
+    expect(session.body.lastError).toBeUndefined();
+    const before = attaches();
+    await site().submit(created.body.id, cardBody(CARDS.noThreeDs)).expect(409);
+    expect(attaches()).toBe(before);
+  });
+
+  it('a replacement card that asks for 3-D Secure: the session stays succeeded with nextAction, and the return attaches it once', async () => {
+    const { sessionId, reservationId, guestId } = await failedCharge();
+    const waiting = await site().submit(sessionId, cardBody(CARDS.threeDs)).expect(200);
+    expect(waiting.body).toMatchObject({ status: 'succeeded', lastError: { code: 'charge_failed' }, nextAction: { type: 'redirect' } });
+    const authUrl = waiting.body.nextAction.redirectUrl as string;
+    expect((await fetch(authUrl).then((page) => page.text()))).toMatch(/Authenticate/);
+    const pressed = await fetch(`${authUrl}/authenticate`, { method: 'POST', redirect: 'manual' });
+    expect(pressed.status).toBe(303);
+    const successUrl = new URL(pressed.headers.get('location')!);
+    const onReplica = new URL(world.apps[1].url);
+    successUrl.host = onReplica.host;
+    for (let visit = 0; visit < 2; visit += 1) {
+      // The return, then a reload of it: one attach.
+      const landed = await fetch(successUrl, { redirect: 'manual' });
+      expect(landed.status).toBe(303);
+      expect(new URL(landed.headers.get('location')!).searchParams.get('status')).toBe('succeeded');
+    }
+    const mended = await site().getSession(sessionId).expect(200);
+    expect(mended.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '3220' } });
+    expect(mended.body.lastError).toBeUndefined();
+    expect(mended.body.nextAction).toBeUndefined();
+    expect(methodsOn(guestId, reservationId)).toHaveLength(2);
+  });
+
+  it('a replacement whose 3-D Secure fails: the session stays succeeded with charge_failed, and another card may follow', async () => {
+    const { sessionId } = await failedCharge();
+    const waiting = await site().submit(sessionId, cardBody(CARDS.threeDs)).expect(200);
+    const authUrl = waiting.body.nextAction.redirectUrl as string;
+    const pressed = await fetch(`${authUrl}/fail`, { method: 'POST', redirect: 'manual' });
+    const failureUrl = new URL(pressed.headers.get('location')!);
+    failureUrl.host = new URL(world.apps[0].url).host;
+    const landed = await fetch(failureUrl, { redirect: 'manual' });
+    // The return tells the page this attempt failed; the session (what the page trusts) still has its card on file.
+    expect(new URL(landed.headers.get('location')!).searchParams.get('status')).toBe('failed');
+    const session = await site().getSession(sessionId).expect(200);
+    expect(session.body).toMatchObject({ status: 'succeeded', lastError: { code: 'charge_failed' }, paymentMethod: { last4: '0341' } });
+    expect(session.body.nextAction).toBeUndefined();
+    await site().submit(sessionId, cardBody(CARDS.noThreeDs)).expect(200).expect((res) => expect(res.body.paymentMethod.last4).toBe('4242'));
   });
 });
