@@ -66,9 +66,12 @@ export function getCalendar(ctx: RequestContext): SandboxAnswer {
   return jsonAnswer(200, { status: 200, data: { days: calendarDays(store, listing, startDate as string, endDate as string, ctx.now) } });
 }
 
-function quoteView(quote: QuoteRecord): Record<string, unknown> {
+function quoteView(quote: QuoteRecord, accountId: string | undefined): Record<string, unknown> {
   return {
     _id: quote._id,
+    // The reference's required fields: the account, and the listing as the unit type it books.
+    accountId,
+    unitTypeId: quote.listingId,
     status: 'valid',
     listingId: quote.listingId,
     checkInDateLocalized: quote.checkIn,
@@ -117,7 +120,7 @@ export function createQuote(ctx: RequestContext): SandboxAnswer {
     expiresAt: ctx.now + QUOTE_VALIDITY_MS,
   };
   bookingState(store, ctx.now).quotes.set(quote._id, quote);
-  return jsonAnswer(201, quoteView(quote));
+  return jsonAnswer(201, quoteView(quote, store.currentProviderOf(quote.listingId)?.accountId));
 }
 
 function liveQuote(ctx: RequestContext, quoteId: string): QuoteRecord {
@@ -128,7 +131,8 @@ function liveQuote(ctx: RequestContext, quoteId: string): QuoteRecord {
 }
 
 export function getQuote(ctx: RequestContext): SandboxAnswer {
-  return jsonAnswer(200, quoteView(liveQuote(ctx, ctx.params.id)));
+  const quote = liveQuote(ctx, ctx.params.id);
+  return jsonAnswer(200, quoteView(quote, ctx.runtime.store.currentProviderOf(quote.listingId)?.accountId));
 }
 
 /** Guests are merged by email: the same email answers the same guest, `returningGuest: true`. */

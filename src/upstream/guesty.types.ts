@@ -182,7 +182,6 @@ export interface UpstreamRatePlanMoney {
 export interface UpstreamQuote {
   _id: string;
   status?: string;
-  listingId?: string;
   checkInDateLocalized?: string;
   checkOutDateLocalized?: string;
   guestsCount?: number;
