@@ -1,10 +1,5 @@
-import { FailingStore, quietLogs, SteppingClock, unitConfig } from '../../test/utils/unit-kit';
+import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
 import { RequestLimits } from '../common/abuse/request-limits';
-import { ReservationLeases } from '../journal/reservation-leases';
-import { WriteJournal } from '../journal/write-journal';
-import { MetricsService } from '../metrics/metrics.service';
-import { RedisKeys } from '../redis/redis-keys';
-import { StoreOutbox } from '../redis/store-outbox';
 import { GuestyClient } from '../upstream/guesty-client';
 import { AttachPaymentMethodRequest, UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
@@ -64,16 +59,9 @@ class FakePlatform {
 beforeAll(quietLogs);
 
 function setUp() {
-  const clock = new SteppingClock();
-  const store = new FailingStore(() => clock.now());
-  const keys = new RedisKeys('t:');
-  const metrics = new MetricsService();
-  const outbox = new StoreOutbox(metrics);
-  const { service: config } = unitConfig({ RESERVATION_WRITE_SPACING_MS: '0', CHECKOUT_CARD_ATTEMPTS: '100/h' });
+  const { clock, store, keys, metrics, outbox, config, leases, journal } = journalWorld({ CHECKOUT_CARD_ATTEMPTS: '100/h' });
   const platform = new FakePlatform();
   const sessions = new CheckoutSessionsStore(store, keys, clock, metrics, outbox);
-  const leases = new ReservationLeases(store, keys, clock, config);
-  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics);
   const attachedHeard: string[] = [];
   const paymentHooks = new PaymentHooks();
   paymentHooks.register({ cardAttached: (reservationId) => Promise.resolve(void attachedHeard.push(reservationId)) });

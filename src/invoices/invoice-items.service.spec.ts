@@ -1,9 +1,4 @@
-import { FailingStore, quietLogs, SteppingClock, unitConfig } from '../../test/utils/unit-kit';
-import { ReservationLeases } from '../journal/reservation-leases';
-import { WriteJournal } from '../journal/write-journal';
-import { MetricsService } from '../metrics/metrics.service';
-import { RedisKeys } from '../redis/redis-keys';
-import { StoreOutbox } from '../redis/store-outbox';
+import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
 import { GuestyClient } from '../upstream/guesty-client';
 import { InvoiceItemRequest, UpstreamInvoiceItem, UpstreamReservation } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
@@ -54,13 +49,7 @@ class FakeFolio {
 beforeAll(quietLogs);
 
 function setUp() {
-  const clock = new SteppingClock();
-  const store = new FailingStore(() => clock.now());
-  const keys = new RedisKeys('t:');
-  const metrics = new MetricsService();
-  const { service: config } = unitConfig({ RESERVATION_WRITE_SPACING_MS: '0' });
-  const leases = new ReservationLeases(store, keys, clock, config);
-  const journal = new WriteJournal(store, keys, leases, new StoreOutbox(metrics), clock, metrics);
+  const { clock, config, leases, journal } = journalWorld();
   const folio = new FakeFolio();
   const items = new InvoiceItems(folio.asClient(), config, leases, journal);
   items.onModuleInit();

@@ -1,13 +1,8 @@
-import { ConfigService } from '@nestjs/config';
-import { FailingStore, quietLogs, SteppingClock } from '../../test/utils/unit-kit';
+import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
 import { DomainError } from '../common/errors/domain-error';
-import { AppConfig } from '../config/app-config';
-import { MetricsService } from '../metrics/metrics.service';
-import { RedisKeys } from '../redis/redis-keys';
-import { StoreOutbox } from '../redis/store-outbox';
-import { ReservationLease, ReservationLeases } from './reservation-leases';
+import { ReservationLease } from './reservation-leases';
 import { canMove, IntentState, Reconciliation, WriteIntent } from './write-intent';
-import { dueMember, Reconciler, SETTLE_MS, WriteJournal, WriteSpec } from './write-journal';
+import { dueMember, Reconciler, SETTLE_MS, WriteSpec } from './write-journal';
 
 const RESERVATION = 'res-1';
 
@@ -29,14 +24,7 @@ class ScriptedReconciler implements Reconciler<string> {
 }
 
 function setUp(options: { spacingMs?: number } = {}) {
-  const clock = new SteppingClock();
-  const store = new FailingStore(() => clock.now());
-  const keys = new RedisKeys('t:');
-  const metrics = new MetricsService();
-  const outbox = new StoreOutbox(metrics);
-  const config = { get: () => ({ leaseMs: 10_000, spacingMs: options.spacingMs ?? 0 }) } as unknown as ConfigService<AppConfig, true>;
-  const leases = new ReservationLeases(store, keys, clock, config);
-  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics);
+  const { clock, store, keys, outbox, leases, journal } = journalWorld({ RESERVATION_WRITE_SPACING_MS: String(options.spacingMs ?? 0) });
   const reconciler = new ScriptedReconciler();
   journal.register('invoice-item', reconciler);
   const lease: ReservationLease = { reservationId: RESERVATION, held: () => true };

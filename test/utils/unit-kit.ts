@@ -5,6 +5,11 @@ import { AppConfig } from '../../src/config/app-config';
 import { parseConfiguration } from '../../src/config/parse-configuration';
 import { BatchStep, SetOptions } from '../../src/redis/key-value-store';
 import { MemoryKeyValueStore } from '../../src/redis/memory-key-value-store';
+import { ReservationLeases } from '../../src/journal/reservation-leases';
+import { WriteJournal } from '../../src/journal/write-journal';
+import { MetricsService } from '../../src/metrics/metrics.service';
+import { RedisKeys } from '../../src/redis/redis-keys';
+import { StoreOutbox } from '../../src/redis/store-outbox';
 
 /**
  * The seams of the unit tier: a clock whose time moves only when the code under test waits (no
@@ -61,4 +66,20 @@ export function unitConfig(env: Record<string, string> = {}): { config: AppConfi
 /** Unit specs test outcomes, not log lines: Nest's console logger stays quiet. */
 export function quietLogs(): void {
   Logger.overrideLogger(false);
+}
+
+/**
+ * The write journal's floor for a unit spec: the stepping clock, the failing store, the key
+ * builder, the outbox, the configuration, the leases and the journal itself, all real.
+ */
+export function journalWorld(env: Record<string, string> = {}) {
+  const clock = new SteppingClock();
+  const store = new FailingStore(() => clock.now());
+  const keys = new RedisKeys('t:');
+  const metrics = new MetricsService();
+  const outbox = new StoreOutbox(metrics);
+  const { service: config } = unitConfig({ RESERVATION_WRITE_SPACING_MS: '0', ...env });
+  const leases = new ReservationLeases(store, keys, clock, config);
+  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics);
+  return { clock, store, keys, metrics, outbox, config, leases, journal };
 }
