@@ -49,12 +49,12 @@ class FakeFolio {
 beforeAll(quietLogs);
 
 function setUp() {
-  const { clock, config, leases, journal } = journalWorld();
+  const { clock, store, outbox, config, leases, journal } = journalWorld();
   const folio = new FakeFolio();
   const items = new InvoiceItems(folio.asClient(), config, leases, journal);
   items.onModuleInit();
   const add = (lines: InvoiceItemRequest[], scope: string) => leases.withLease(RESERVATION, (lease) => items.addEach(lease, lines, 'checkout', scope));
-  return { clock, folio, add };
+  return { clock, store, outbox, folio, add };
 }
 
 describe('InvoiceItems (each line through the write journal)', () => {
@@ -114,5 +114,19 @@ describe('InvoiceItems (each line through the write journal)', () => {
     await expect(world.add([LATE_CHECKOUT], 'request-1')).rejects.toMatchObject({ code: 'validation_failed', detail: expect.stringContaining('Some of the request parameters are invalid') });
     await expect(world.add([LATE_CHECKOUT], 'request-1')).resolves.toHaveLength(1);
     expect(world.folio.writes).toHaveLength(2);
+  });
+
+  it('answers a line that landed while Redis was failing, records it when Redis answers, and never sends it again', async () => {
+    const world = setUp();
+    world.folio.afterWrite = () => (world.store.down = true);
+    const [added] = await world.add([LATE_CHECKOUT], 'request-1');
+    expect(added).toMatchObject({ _id: 'ii_1', title: 'Late checkout' });
+    world.folio.afterWrite = undefined;
+    world.store.down = false;
+    expect(world.outbox.pending).toBeGreaterThan(0);
+    await world.outbox.flush();
+    expect(world.outbox.pending).toBe(0);
+    await expect(world.add([LATE_CHECKOUT], 'request-1')).resolves.toEqual([expect.objectContaining({ _id: 'ii_1' })]);
+    expect(world.folio.writes).toHaveLength(1);
   });
 });

@@ -170,6 +170,22 @@ describe('exactly once: card attaches and extras under faults', () => {
     expect(itemsLike()).toHaveLength(1);
   });
 
+  it('6. the same extras request pressed on two replicas at once adds each line once', async () => {
+    const { sessionId, reservationId } = await newSession();
+    await site(0).submit(sessionId, cardBody(CARDS.noThreeDs)).expect(200);
+    const key = randomUUID();
+    const extras = (replica: number) =>
+      request(world.apps[replica].url).post(`/checkout/sessions/${sessionId}/extras`).set('Idempotency-Key', key).send({ items: [{ code: 'late-checkout' }] });
+    const answers = await Promise.all([extras(0), extras(1)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
+    const items = ((world.sandbox.control.getReservation(reservationId) as { money: { invoiceItems: { title: string }[] } }).money.invoiceItems ?? []).filter(
+      (item) => item.title === 'Late checkout',
+    );
+    expect(items).toHaveLength(1);
+    // The one that was turned away gets the first's answer once it retries.
+    await extras(1).expect(201);
+  });
+
   it('7. the failure return\'s state does not open the success path', async () => {
     const { sessionId, reservationId, guestId } = await newSession();
     const submitted = await site(0).submit(sessionId, cardBody(CARDS.threeDs)).expect(200);
