@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { GuestyClient, Priority } from '../upstream/guesty-client';
 import { UpstreamPaymentMethod, UpstreamReservation } from '../upstream/guesty.types';
-import { sleep } from '../upstream/retry-policy';
 import { MetricsService } from '../metrics/metrics.service';
 import { PaymentProviders } from '../checkout/payment-providers';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
@@ -45,6 +45,7 @@ export class PaymentDiagnostics {
     private readonly providers: PaymentProviders,
     private readonly metrics: MetricsService,
     config: ConfigService<AppConfig, true>,
+    private readonly clock: Clock,
   ) {
     // The guest is sent only to an issuer's web address (https in production), as for the 3-D Secure authURL.
     const production = config.get('runtime', { infer: true }).production;
@@ -81,7 +82,7 @@ export class PaymentDiagnostics {
       return this.answer(providerMismatchVerdict({ ...method, paymentProviderId: tokenizedUnder }, listingProvider, listingId), money, methods, known);
     }
     for (const delay of RE_READ_DELAYS_MS) {
-      await sleep(delay);
+      await this.clock.sleep(delay);
       // A failed re-read ends the waiting: the answer is then what the earlier reads showed.
       const again = await this.read(reservationId, priority).catch(() => null);
       if (!again) break;
