@@ -27,6 +27,8 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     setRouteDelay: (route, ms) => runtime.faults.setDelay(checkedRoute(route), ms),
     forceStatus: (route, status, options) => runtime.faults.force(checkedRoute(route), status, options),
     dropConnection: (route, options) => runtime.faults.drop(checkedRoute(route), options),
+    slowWrite: (route, options) => runtime.faults.slowWrite(checkedRoute(route), options),
+    whenActed: (route, times = 1) => runtime.whenActed(checkedRoute(route), times),
     clearFaults: () => runtime.faults.clear(),
     revokeAllTokens: () => revokeAllTokens(runtime),
 

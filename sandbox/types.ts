@@ -77,6 +77,28 @@ export interface DropConnectionOptions {
   afterHandling?: boolean;
 }
 
+/** A write the platform carries out late: it acts `actAfterMs` after the request arrives, answers later or never. */
+export interface SlowWriteOptions {
+  /** How long after arrival the platform carries the request out. */
+  actAfterMs: number;
+  /** How long after arrival the answer is sent (at least `actAfterMs`; that when absent). */
+  answerAfterMs?: number;
+  /** The platform acts, then the connection is destroyed without an answer. */
+  dropAnswer?: boolean;
+  /** How many requests are slowed; unlimited when absent. */
+  times?: number;
+}
+
+/** What the platform did with one request it carried out. */
+export interface ActedRequest {
+  route: SandboxRoute | 'unknown';
+  method: string;
+  /** The status of the answer it prepared (whether or not the answer reached the caller). */
+  status: number;
+  /** Sandbox clock when it acted, in ms. */
+  time: number;
+}
+
 export interface SandboxCounters {
   tokensMinted: number;
   requests: Partial<Record<SandboxRoute | 'unknown', number>>;
@@ -131,6 +153,10 @@ export interface SandboxControl {
   setRouteDelay(route: SandboxRoute, ms: number): void;
   forceStatus(route: SandboxRoute, status: number, options?: ForceStatusOptions): void;
   dropConnection(route: SandboxRoute, options?: DropConnectionOptions): void;
+  /** The platform carries the route's requests out late (past the caller's timeout), then answers late or drops. */
+  slowWrite(route: SandboxRoute, options: SlowWriteOptions): void;
+  /** Resolves when the route's next `times` (1) requests, counted from this call, have been carried out. */
+  whenActed(route: SandboxRoute, times?: number): Promise<ActedRequest[]>;
   clearFaults(): void;
   revokeAllTokens(): void;
   setListingProvider(listingId: string, paymentProviderId: string): void;

@@ -140,38 +140,54 @@ async function serve(
   }
   await sleep(runtime.options.latencyMs + runtime.faults.delayOf(routeName), timers);
 
+  const slow = runtime.faults.takeSlowWrite(routeName);
+  if (slow) {
+    await sleep(slow.actAfterMs, timers);
+    const answer = handle(runtime, host, found, { method, url, headers: req.headers, rawBody });
+    if (slow.dropAnswer) {
+      req.socket.destroy();
+      finish(0);
+      return;
+    }
+    await sleep(slow.answerAfterMs - slow.actAfterMs, timers);
+    finish(write(res, answer, requestId));
+    return;
+  }
+
   const fault = runtime.faults.take(routeName);
   if (fault.drop && !fault.drop.afterHandling) {
     req.socket.destroy();
     finish(0);
     return;
   }
-  let answer: SandboxAnswer;
-  if (fault.forced) {
-    answer = forcedAnswer(fault.forced);
-  } else {
-    runtime.settle();
-    const ctx: RequestContext = {
-      runtime,
-      method,
-      url,
-      params: found.params,
-      headers: req.headers,
-      rawBody,
-      now: runtime.now(),
-    };
-    try {
-      answer = found.route ? found.route.handle(ctx) : host.unmatched(ctx, found.status ?? 404);
-    } catch (error) {
-      answer = answerForRefusal(error);
-    }
-  }
+  const answer = fault.forced
+    ? forcedAnswer(fault.forced)
+    : handle(runtime, host, found, { method, url, headers: req.headers, rawBody });
   if (fault.drop) {
     req.socket.destroy();
     finish(0);
     return;
   }
   finish(write(res, answer, requestId));
+}
+
+/** Carries the request out now (whether or not its caller still listens) and tells the waiters it did. */
+function handle(
+  runtime: SandboxRuntime,
+  host: HostDefinition,
+  found: Match,
+  request: Pick<RequestContext, 'method' | 'url' | 'headers' | 'rawBody'>,
+): SandboxAnswer {
+  runtime.settle();
+  const ctx: RequestContext = { runtime, ...request, params: found.params, now: runtime.now() };
+  let answer: SandboxAnswer;
+  try {
+    answer = found.route ? found.route.handle(ctx) : host.unmatched(ctx, found.status ?? 404);
+  } catch (error) {
+    answer = answerForRefusal(error);
+  }
+  runtime.acted({ route: found.route?.name ?? 'unknown', method: request.method, status: answer.status, time: ctx.now });
+  return answer;
 }
 
 export function createHostServer(runtime: SandboxRuntime, host: HostDefinition, timers: TimerSet): Server {

@@ -1,9 +1,15 @@
-import type { DropConnectionOptions, ForceStatusOptions, SandboxRoute } from '../types';
+import type { DropConnectionOptions, ForceStatusOptions, SandboxRoute, SlowWriteOptions } from '../types';
 
 export interface ForcedAnswer {
   status: number;
   body?: unknown;
   headers: Record<string, string>;
+}
+
+export interface SlowWrite {
+  actAfterMs: number;
+  answerAfterMs: number;
+  dropAnswer: boolean;
 }
 
 export interface FaultDecision {
@@ -21,6 +27,7 @@ export class FaultPlan {
   private readonly delays = new Map<string, number>();
   private readonly forced = new Map<string, ForcedAnswer & Countdown>();
   private readonly drops = new Map<string, { afterHandling: boolean } & Countdown>();
+  private readonly slowWrites = new Map<string, SlowWrite & Countdown>();
 
   setDelay(route: SandboxRoute, ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) throw new Error('A route delay is a non-negative number of ms');
@@ -46,10 +53,28 @@ export class FaultPlan {
     this.drops.set(route, { afterHandling: options.afterHandling ?? false, remaining: options.times ?? Infinity });
   }
 
+  slowWrite(route: SandboxRoute, options: SlowWriteOptions): void {
+    const { actAfterMs, answerAfterMs = actAfterMs, dropAnswer = false, times = Infinity } = options;
+    if (!Number.isFinite(actAfterMs) || actAfterMs < 0) throw new Error('A slow write acts after a non-negative number of ms');
+    if (!Number.isFinite(answerAfterMs) || answerAfterMs < actAfterMs) {
+      throw new Error('A slow write answers after it acts: answerAfterMs must be at least actAfterMs');
+    }
+    this.slowWrites.set(route, { actAfterMs, answerAfterMs, dropAnswer, remaining: times });
+  }
+
   clear(): void {
+    this.slowWrites.clear();
     this.delays.clear();
     this.forced.clear();
     this.drops.clear();
+  }
+
+  /** Consumes one slow write aimed at this route, taken when the request arrives. */
+  takeSlowWrite(route: string): SlowWrite | undefined {
+    const slow = this.slowWrites.get(route);
+    if (!slow) return undefined;
+    if (--slow.remaining <= 0) this.slowWrites.delete(route);
+    return { actAfterMs: slow.actAfterMs, answerAfterMs: slow.answerAfterMs, dropAnswer: slow.dropAnswer };
   }
 
   /** Consumes one use of whichever fault applies to this request; a dropped request uses no forced status. */

@@ -1,12 +1,14 @@
 import { seedFixtures } from '../state/fixtures';
 import type { SandboxStore } from '../state/store';
 import {
+  type ActedRequest,
   SANDBOX_CLIENT_ID,
   SANDBOX_CLIENT_SECRET,
   type RequestLogEntry,
   type SandboxCounters,
   type SandboxOptions,
   type SandboxRateLimits,
+  type SandboxRoute,
 } from '../types';
 import { SandboxClock } from './clock';
 import { FaultPlan } from './faults';
@@ -58,6 +60,13 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   };
 }
 
+interface ActedWaiter {
+  route: SandboxRoute;
+  times: number;
+  seen: ActedRequest[];
+  resolve: (acted: ActedRequest[]) => void;
+}
+
 function emptyCounters(): SandboxCounters {
   return { tokensMinted: 0, requests: {}, rateLimited: 0, tokenizeWithAuthorization: 0 };
 }
@@ -72,6 +81,7 @@ export class SandboxRuntime {
   requestLog: RequestLogEntry[] = [];
   payUrl = '';
   readonly webhooks: WebhookSender;
+  private actedWaiters: ActedWaiter[] = [];
 
   constructor(readonly options: ResolvedOptions) {
     this.clock = new SandboxClock(options.clock);
@@ -118,6 +128,21 @@ export class SandboxRuntime {
         ...(payment.paidAt === undefined ? {} : { paidAt: new Date(payment.paidAt).toISOString() }),
       },
     });
+  }
+
+  /** Tells whoever waits on this route that the platform carried one of its requests out. */
+  acted(request: ActedRequest): void {
+    for (const waiter of this.actedWaiters) {
+      if (waiter.route !== request.route) continue;
+      waiter.seen.push(request);
+      if (waiter.seen.length >= waiter.times) waiter.resolve(waiter.seen);
+    }
+    this.actedWaiters = this.actedWaiters.filter((waiter) => waiter.seen.length < waiter.times);
+  }
+
+  whenActed(route: SandboxRoute, times: number): Promise<ActedRequest[]> {
+    if (!Number.isInteger(times) || times < 1) throw new Error('whenActed waits for a whole number of requests, at least 1');
+    return new Promise((resolve) => this.actedWaiters.push({ route, times, seen: [], resolve }));
   }
 
   log(entry: RequestLogEntry): void {

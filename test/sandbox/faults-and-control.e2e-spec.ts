@@ -70,6 +70,51 @@ describe('sandbox fault knobs, counters and reset', () => {
     expect((await addItem()).status).toBe(200);
   });
 
+  it('carries a slow write out after the caller gave up, then answers late', async () => {
+    client.control.slowWrite('invoiceItems', { actAfterMs: 300, answerAfterMs: 600, times: 1 });
+    const acted = client.control.whenActed('invoiceItems');
+    const arrived = client.control.now();
+    const pending = addItem();
+    const [done] = await acted;
+    expect(done).toEqual(expect.objectContaining({ route: 'invoiceItems', method: 'POST', status: 200 }));
+    expect(done.time - arrived).toBeGreaterThanOrEqual(290);
+    expect(await balance()).toBe(624);
+    expect((await pending).status).toBe(200);
+    expect((await addItem()).status).toBe(200);
+  });
+
+  it('carries a slow write out and then drops its answer', async () => {
+    client.control.slowWrite('invoiceItems', { actAfterMs: 100, dropAnswer: true, times: 1 });
+    const acted = client.control.whenActed('invoiceItems');
+    await expect(addItem()).rejects.toThrow();
+    await acted;
+    expect(await balance()).toBe(624);
+    expect(client.control.requestLog.filter((entry) => entry.route === 'invoiceItems')).toEqual([
+      expect.objectContaining({ method: 'POST', status: 0 }),
+    ]);
+  });
+
+  it('carries a slow write out although its caller aborted at its own timeout', async () => {
+    client.control.slowWrite('invoiceItems', { actAfterMs: 400, answerAfterMs: 800 });
+    const token = await client.mintToken();
+    const acted = client.control.whenActed('invoiceItems');
+    const aborted = await fetch(`${client.urls.apiUrl}/v1/invoice-items/reservation/res-unpaid`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(item),
+      signal: AbortSignal.timeout(100),
+    }).catch((error: unknown) => error);
+    expect(String(aborted)).toMatch(/abort|timeout/i);
+    expect(await balance()).toBe(594);
+    await acted;
+    expect(await balance()).toBe(624);
+  });
+
+  it('refuses a slow write that would answer before it acts', () => {
+    expect(() => client.control.slowWrite('invoiceItems', { actAfterMs: 500, answerAfterMs: 100 })).toThrow(/answers after it acts/);
+    expect(() => client.control.slowWrite('nope' as never, { actAfterMs: 1 })).toThrow(/Unknown sandbox route/);
+  });
+
   it('counts requests per route, 429s and tokens, and logs each request', async () => {
     client.control.setRateLimits({ perSecond: 2 });
     await client.api('/v1/listings');
