@@ -16,6 +16,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 
+const { requireNode } = require('./check-node');
 const { provide, say } = require('./provision');
 
 const root = path.resolve(__dirname, '..');
@@ -96,6 +97,7 @@ function summaryLine() {
 }
 
 async function main() {
+  requireNode();
   if (process.argv[2] === '--summary') {
     const s = summaryLine();
     console.log(s ? `${s.passed} passed, ${s.failed} failed` : '0 passed, 1 failed');
