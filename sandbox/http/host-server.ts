@@ -190,11 +190,16 @@ function handle(
   return answer;
 }
 
+/** Idle connections stay open as long as a cloud load balancer keeps them (Node's 5 s closes them under a slow client). */
+const KEEP_ALIVE_MS = 60_000;
+
 export function createHostServer(runtime: SandboxRuntime, host: HostDefinition, timers: TimerSet): Server {
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     serve(runtime, host, timers, req, res).catch((error: unknown) => {
       if (!res.headersSent) write(res, answerForRefusal(error), newRequestId());
       else res.destroy();
     });
   });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  return server;
 }

@@ -1,7 +1,7 @@
 /** The upstream's invoice-item rules (docs/upstream.md "Invoice items"), for both endpoints (secondIdentifier differs). */
 import type { RealizationDate } from '../state/records';
 import type { FieldProblem } from '../http/errors';
-import { INVOICE_ITEM_SECOND_IDENTIFIERS } from '../../src/config/invoice-item-rules';
+import { INVOICE_ITEM_SECOND_IDENTIFIERS, isTaxNormalType } from '../../src/config/invoice-item-rules';
 
 /** The accommodation fare `AF` is the upstream's own and may not be added. */
 export const INVOICE_NORMAL_TYPES: readonly string[] = [
@@ -14,10 +14,8 @@ export const INVOICE_NORMAL_TYPES: readonly string[] = [
  */
 export const SECOND_IDENTIFIERS: readonly string[] = INVOICE_ITEM_SECOND_IDENTIFIERS;
 
-const TAX_TYPES = new Set(['LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT']);
-
 export function isTaxType(normalType: string): boolean {
-  return TAX_TYPES.has(normalType);
+  return isTaxNormalType(normalType);
 }
 
 export interface InvoiceItemInput {

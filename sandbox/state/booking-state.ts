@@ -49,7 +49,7 @@ export interface RatePlanMoney {
   totalTaxes: number;
   subTotalPrice: number;
   hostPayout: number;
-  invoiceItems: { title: string; amount: number; normalType: string; isTax: boolean }[];
+  invoiceItems: { title: string; amount: number; currency: string; normalType: string; isTax: boolean }[];
 }
 
 export interface QuoteRatePlan {
@@ -217,14 +217,15 @@ function planMoney(store: SandboxStore, listing: ListingRecord, stay: { checkIn:
     fareAccommodationAdjusted: adjusted,
     fareAccommodationDiscount: discount,
     fareCleaning: cleaning,
-    totalFees: 0,
+    // The platform's fees include the cleaning fee (docs/upstream-reference/examples/booking-engine-quote.json).
+    totalFees: cleaning,
     totalTaxes: taxes,
     subTotalPrice: subTotal,
     hostPayout: roundMoney(subTotal + taxes),
     invoiceItems: [
-      { title: 'Accommodation fare', amount: adjusted, normalType: 'AF', isTax: false },
-      { title: 'Cleaning fee', amount: cleaning, normalType: 'CF', isTax: false },
-      { title: terms.taxType === 'VAT' ? 'VAT' : 'Occupancy tax', amount: taxes, normalType: terms.taxType, isTax: isTaxType(terms.taxType) },
+      { title: 'Accommodation fare', amount: adjusted, currency: listing.prices.currency, normalType: 'AF', isTax: false },
+      { title: 'Cleaning fee', amount: cleaning, currency: listing.prices.currency, normalType: 'CF', isTax: false },
+      { title: terms.taxType === 'VAT' ? 'VAT' : 'Occupancy tax', amount: taxes, currency: listing.prices.currency, normalType: terms.taxType, isTax: isTaxType(terms.taxType) },
     ],
   };
 }

@@ -10,23 +10,15 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamQuote, UpstreamRatePlanMoney } from '../upstream/guesty.types';
 import { QuoteRequestDto } from './dto/quote-request.dto';
 import { QuoteView, RatePlanView, StoredQuote } from './quote';
+import { ratePlanMoney } from './rate-plan-money';
 import { dayNumber, isCalendarDate, today } from './stay-dates';
 
 const MAX_NIGHTS = 365;
 /** A quote about to expire is not handed out again: the guest needs time to book it. */
 const REUSE_MARGIN_MS = 60_000;
 
-const money = (value: number | undefined) => (typeof value === 'number' && Number.isFinite(value) ? Math.round(value * 100) / 100 : 0);
-
 function ratePlanView(plan: { _id?: string; name?: string; money?: UpstreamRatePlanMoney }, index: number): RatePlanView {
-  const m = plan.money ?? {};
-  const accommodation = money(m.fareAccommodation);
-  const adjusted = m.fareAccommodationAdjusted !== undefined ? money(m.fareAccommodationAdjusted) : accommodation - money(m.fareAccommodationDiscount);
-  const discount = money(accommodation - adjusted);
-  const cleaning = money(m.fareCleaning);
-  const fees = money(m.totalFees);
-  const taxes = money(m.totalTaxes);
-  return { id: plan._id ?? `plan-${index + 1}`, name: plan.name ?? 'Rate plan', total: money(adjusted + cleaning + fees + taxes), breakdown: { accommodation, cleaning, fees, taxes, discount } };
+  return { id: plan._id ?? `plan-${index + 1}`, name: plan.name ?? 'Rate plan', ...ratePlanMoney(plan.money ?? {}) };
 }
 
 /**

@@ -21,6 +21,13 @@ export const INVOICE_ITEM_SECOND_IDENTIFIERS = [
   'BUSINESS_CENTER', 'WIFI', 'GUEST_SERVICE',
 ] as const;
 
+/** The normal types that are taxes (the platform's `isTax` lines). */
+export const INVOICE_ITEM_TAX_TYPES: readonly string[] = ['LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT'];
+
+export function isTaxNormalType(normalType: string | undefined): boolean {
+  return normalType !== undefined && INVOICE_ITEM_TAX_TYPES.includes(normalType);
+}
+
 export type InvoiceItemsEndpoint = 'current' | 'deprecated';
 
 export type InvoiceItemNormalType = (typeof INVOICE_ITEM_NORMAL_TYPES)[number];

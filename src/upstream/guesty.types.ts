@@ -177,6 +177,8 @@ export interface UpstreamRatePlanMoney {
   totalTaxes?: number;
   subTotalPrice?: number;
   hostPayout?: number;
+  /** The lines the total is made of (docs/upstream-reference/examples/booking-engine-quote.json). */
+  invoiceItems?: { title?: string; amount?: number; normalType?: string; type?: string }[];
 }
 
 export interface UpstreamQuote {

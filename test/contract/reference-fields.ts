@@ -49,3 +49,15 @@ export function referenceHas(schema: Schema, field: string): boolean {
   }
   return true;
 }
+
+/** Whether a published example (docs/upstream-reference/examples/) shows the field (a path from productFields). */
+export function exampleHas(example: unknown, field: string): boolean {
+  let nodes: unknown[] = [example];
+  for (const part of field.split('.').flatMap((segment) => segment.split(/(?=\[\])/))) {
+    nodes = part === '[]'
+      ? nodes.flatMap((node) => (Array.isArray(node) ? node : []))
+      : nodes.flatMap((node) => (node !== null && typeof node === 'object' && part.replace(/^\[\]/, '') in node ? [(node as Record<string, unknown>)[part.replace(/^\[\]/, '')]] : []));
+    if (nodes.length === 0) return false;
+  }
+  return true;
+}

@@ -1,16 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 class BreakdownResponse {
-  @ApiProperty({ example: 720, description: 'the nights at the calendar prices' })
+  @ApiProperty({ example: 720, description: 'the nights at the calendar prices, before any discount (the platform’s accommodation fare line plus the discount)' })
   accommodation!: number;
 
-  @ApiProperty({ example: 60 })
+  @ApiProperty({ example: 60, description: 'the platform’s cleaning-fee lines (normalType CF)' })
   cleaning!: number;
 
-  @ApiProperty({ example: 0 })
+  @ApiProperty({ example: 0, description: 'every other line the platform counts in the total (additional fees): total − (accommodation − discount + cleaning + taxes)' })
   fees!: number;
 
-  @ApiProperty({ example: 78 })
+  @ApiProperty({ example: 78, description: 'the platform’s tax lines' })
   taxes!: number;
 
   @ApiProperty({ example: 0, description: 'taken off the accommodation (rate plan, coupon)' })
@@ -24,7 +24,11 @@ class RatePlanResponse {
   @ApiProperty({ example: 'Flexible' })
   name!: string;
 
-  @ApiProperty({ example: 858, description: 'accommodation − discount + cleaning + fees + taxes' })
+  @ApiProperty({
+    example: 858,
+    description:
+      'the platform’s own total for this rate plan (its hostPayout, or subTotalPrice + totalTaxes where that is absent): what the reservation’s balance will be, what the bank is asked to authenticate and what the session charges. The breakdown is read from the platform’s invoice lines by type and always adds up to it: accommodation − discount + cleaning + fees + taxes = total.',
+  })
   total!: number;
 
   @ApiProperty({ type: BreakdownResponse })

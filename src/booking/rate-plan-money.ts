@@ -1,0 +1,43 @@
+import { isTaxNormalType } from '../config/invoice-item-rules';
+import { UpstreamRatePlanMoney } from '../upstream/guesty.types';
+import { RatePlanView } from './quote';
+
+
+const round = (value: number) => Math.round(value * 100) / 100;
+const amount = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? round(value) : undefined);
+
+type Breakdown = RatePlanView['breakdown'];
+
+/**
+ * The platform's total for a rate plan: `hostPayout`, or `subTotalPrice + totalTaxes` where that is
+ * absent. Never a sum of our own: the platform's `totalFees` already counts the cleaning fee
+ * (docs/upstream-reference/examples/booking-engine-quote.json).
+ */
+export function ratePlanTotal(money: UpstreamRatePlanMoney): number | undefined {
+  const payout = amount(money.hostPayout);
+  if (payout !== undefined) return payout;
+  const subTotal = amount(money.subTotalPrice);
+  return subTotal === undefined ? undefined : round(subTotal + (amount(money.totalTaxes) ?? 0));
+}
+
+/**
+ * The breakdown of a rate plan's total from the platform's `invoiceItems` by `normalType`:
+ * accommodation is the fare before any discount (the `AF` line plus the discount), cleaning the `CF`
+ * lines, taxes every tax line, and fees whatever else the total holds — so that
+ * accommodation − discount + cleaning + fees + taxes is the total to the cent. Without invoice items,
+ * the rate plan's own fields stand in for them (`totalFees` includes the cleaning fee).
+ */
+export function ratePlanMoney(money: UpstreamRatePlanMoney): { total: number; breakdown: Breakdown } {
+  const fare = amount(money.fareAccommodation);
+  const adjusted = amount(money.fareAccommodationAdjusted) ?? (fare !== undefined ? round(fare - (amount(money.fareAccommodationDiscount) ?? 0)) : undefined);
+  const discount = fare !== undefined && adjusted !== undefined ? Math.max(0, round(fare - adjusted)) : 0;
+  const items = (money.invoiceItems ?? []).filter((item) => amount(item.amount) !== undefined);
+  const sum = (keep: (item: (typeof items)[number]) => boolean) => round(items.filter(keep).reduce((total, item) => total + (amount(item.amount) ?? 0), 0));
+  const isTax = (item: (typeof items)[number]) => item.type === 'TAX' || isTaxNormalType(item.normalType);
+  const parts = items.length > 0
+    ? { accommodation: round(sum((item) => item.normalType === 'AF') + discount), cleaning: sum((item) => item.normalType === 'CF'), taxes: sum(isTax) }
+    : { accommodation: fare ?? round((adjusted ?? 0) + discount), cleaning: amount(money.fareCleaning) ?? 0, taxes: amount(money.totalTaxes) ?? 0 };
+  const total = ratePlanTotal(money) ?? round(parts.accommodation - discount + Math.max(amount(money.totalFees) ?? 0, parts.cleaning) + parts.taxes);
+  const fees = round(total - (parts.accommodation - discount + parts.cleaning + parts.taxes));
+  return { total, breakdown: { ...parts, fees, discount } };
+}
