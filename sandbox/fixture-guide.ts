@@ -80,7 +80,7 @@ export function describeSandbox(urls: SandboxUrls): string {
       const balance = pad(`${r.balanceDue} ${r.currency}`, 12);
       return `    ${pad(r.reservationId, 18)}${pad(r.guestEmail, 20)}${balance}${r.purpose}`;
     }),
-    '  Test cards (any future expiry as MM / YYYY, any 3-digit CVC):',
+    '  Test cards (any future expiry as MM / YYYY, any 3-digit CVC, 4 for American Express):',
     ...SANDBOX_TEST_CARDS.map((card) => `    ${card.number}  ${card.description}`),
     '',
   ].join('\n');

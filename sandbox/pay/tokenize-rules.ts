@@ -1,7 +1,7 @@
 /** Seed §2.2: the tokenization request's fields and formats. Messages never repeat a card number or CVC. */
 import type { FieldProblem } from '../http/errors';
 import type { SandboxStore } from '../state/store';
-import { luhnValid } from './test-cards';
+import { cardBrand, luhnValid } from './test-cards';
 
 export interface TokenizeInput {
   paymentProviderId: string;
@@ -66,7 +66,9 @@ function checkCard(card: Json, now: number, problems: FieldProblem[]): TokenizeI
     pattern: /^\d{4}$/,
     message: 'must be 4 digits, as a string',
   });
-  stringAt(card, 'cvc', 'card.cvc', problems, { pattern: /^\d{3}$/, message: 'must be 3 digits, as a string' });
+  // American Express prints a 4-digit code; the reference's "three digits" is the other brands'.
+  const amex = cardBrand(number) === 'amex';
+  stringAt(card, 'cvc', 'card.cvc', problems, amex ? { pattern: /^\d{4}$/, message: 'must be 4 digits for American Express, as a string' } : { pattern: /^\d{3}$/, message: 'must be 3 digits, as a string' });
   const today = new Date(now);
   const expired =
     /^\d{4}$/.test(expYear) &&

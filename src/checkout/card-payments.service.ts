@@ -19,6 +19,7 @@ import { currentCard, replaceableCard } from './card-replacement';
 import { PaymentHooks } from './payment-hooks';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { cardBrand } from './dto/card-rules';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
 import { alreadyPaid, CardOnFile, ReservationCards } from './reservation-cards';
 import { ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
@@ -60,14 +61,6 @@ const SUBMITTABLE = new Set(['requires_payment_method', 'requires_action', 'fail
 const ATTEMPT_TTL_MS = 30 * 60_000;
 /** A 3-D Secure return waits this long for another step on the reservation before answering `processing`. */
 const RETURN_LEASE_WAIT_MS = 5_000;
-
-function cardBrand(number: string): string | undefined {
-  if (/^4/.test(number)) return 'visa';
-  if (/^(5[1-5]|2[2-7])/.test(number)) return 'mastercard';
-  if (/^3[47]/.test(number)) return 'amex';
-  if (/^6(011|5)/.test(number)) return 'discover';
-  return undefined;
-}
 
 function hasCode(error: unknown, code: string): error is DomainError {
   return error instanceof DomainError && error.code === code;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { freshReservation } from '../utils/checkout-client';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { ADMIN_KEY, adminClient, invoiceItemsAt, untouched, writesAt } from './invoice-test-helpers';
+import { expectOneMessageFor } from '../utils/field-errors';
 
 const lateCheckout = { normalType: 'CF', title: 'Late checkout', amount: 40, description: 'Check out at 14:00' };
 
@@ -63,7 +64,7 @@ describe('operator invoice items, current endpoint', () => {
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.body.code).toBe('validation_failed');
-    expect((res.body.errors as { field: string }[]).map((error) => error.field)).toContain(field);
+    expectOneMessageFor(res.body.errors, field);
     await state.verify();
   });
 

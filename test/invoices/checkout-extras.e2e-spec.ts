@@ -3,6 +3,7 @@ import request from 'supertest';
 import { cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { invoiceItemsAt, untouched, writesAt } from './invoice-test-helpers';
+import { expectOneMessageFor } from '../utils/field-errors';
 
 const CATALOGUE = [
   { code: 'late-checkout', normalType: 'CF', title: 'Late checkout', amount: 40, description: 'Check out at 14:00' },
@@ -89,7 +90,7 @@ describe('checkout extras', () => {
       const res = await addExtras(paid.sessionId, body);
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('validation_failed');
-      expect((res.body.errors as { field: string }[]).map((error) => error.field)).toContain(field);
+      expectOneMessageFor(res.body.errors, field);
       await state.verify();
     });
 

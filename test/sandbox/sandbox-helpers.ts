@@ -120,12 +120,13 @@ export function tokenizeBody(options: {
   paymentProviderId?: string;
   listingId?: string;
   number?: string;
+  cvc?: string;
   threeDS?: Record<string, unknown>;
 }): Record<string, JsonBody> {
   return {
     paymentProviderId: options.paymentProviderId ?? 'pp-seaside',
     listingId: options.listingId ?? 'lst-seaside',
-    card: { number: options.number ?? '4242424242424242', exp_month: '12', exp_year: '2099', cvc: '123' },
+    card: { number: options.number ?? '4242424242424242', exp_month: '12', exp_year: '2099', cvc: options.cvc ?? '123' },
     billing_details: {
       name: 'Una Wells',
       address: { line1: '1 Main Street', city: 'Springfield', postal_code: '12345', country: 'US' },

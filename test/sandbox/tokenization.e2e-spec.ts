@@ -63,6 +63,12 @@ describe('sandbox tokenization host (POST /api/tokenize/v2)', () => {
     expect(client.control.getToken(mastercard.body._id)?.card.brand).toBe('mastercard');
   });
 
+  it('tokenizes an American Express card with its 4-digit security code', async () => {
+    const amex = await client.tokenize(tokenizeBody({ number: '378282246310005', cvc: '1234' }));
+    expect(amex.body).toEqual({ _id: expect.any(String) });
+    expect(client.control.getToken(amex.body._id)?.card.brand).toBe('amex');
+  });
+
   it('documents Luhn-valid test cards', () => {
     expect(SANDBOX_TEST_CARDS.map((card) => card.outcome)).toEqual([
       'succeeds',
@@ -83,6 +89,7 @@ describe('sandbox tokenization host (POST /api/tokenize/v2)', () => {
     ['card.exp_year', { card: { number: '4242424242424242', exp_month: '01', exp_year: '2001', cvc: '123' } }],
     ['card.cvc', { card: { number: '4242424242424242', exp_month: '12', exp_year: '2099', cvc: 123 } }],
     ['card.cvc', { card: { number: '4242424242424242', exp_month: '12', exp_year: '2099', cvc: '1234' } }],
+    ['card.cvc', { card: { number: '378282246310005', exp_month: '12', exp_year: '2099', cvc: '123' } }],
     ['paymentProviderId', { paymentProviderId: 'pp-nowhere' }],
     ['paymentProviderId', { paymentProviderId: 'ppdoc-seaside' }],
     ['paymentProviderId', { paymentProviderId: 'pp-closed', listingId: 'lst-closed' }],

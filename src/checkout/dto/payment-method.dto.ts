@@ -1,13 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { IsISO31661Alpha2, IsNotEmpty, IsObject, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
-import { IsLuhnCardNumber, IsNotExpired } from './card-rules';
+import { cardDigits, IsCardCvc, IsCardNumber, IsNotExpired } from './card-rules';
 
 /* Formats as the tokenization host requires them (docs/upstream-seed.md §2.2). */
 
 export class CardDto {
-  @ApiProperty({ example: '4242424242424242', description: '13-19 digits, Luhn-valid' })
-  @IsLuhnCardNumber()
+  @ApiProperty({ example: '4242 4242 4242 4242', description: '13-19 digits, Luhn-valid; spaces and dashes between them are allowed and removed' })
+  @Transform(({ value }: { value: unknown }) => cardDigits(value))
+  @IsString()
+  @IsCardNumber()
   number!: string;
 
   @ApiProperty({ example: '12', description: 'two digits, 01-12' })
@@ -21,9 +23,9 @@ export class CardDto {
   @IsNotExpired()
   exp_year!: string;
 
-  @ApiProperty({ example: '123', description: 'three digits' })
+  @ApiProperty({ example: '123', description: '4 digits for American Express (numbers starting 34 or 37), 3 for the other brands' })
   @IsString()
-  @Matches(/^\d{3}$/, { message: 'card.cvc must be three digits' })
+  @IsCardCvc()
   cvc!: string;
 }
 

@@ -1,18 +1,26 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
 import { DomainError, FieldError } from '../errors/domain-error';
 
-/** Flattens class-validator's tree into one entry per failing field, with dotted paths (card.number). */
+/**
+ * Flattens class-validator's tree into one entry per failing field, with dotted paths (card.number).
+ * A field answers the first of its rules that fails, in the order the DTO writes them: decorators
+ * run bottom-up, so class-validator records a field's failures last rule first.
+ */
 export function fieldErrors(errors: ValidationError[], parent = ''): FieldError[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message: unknownFieldMessage(message, field) }));
+    const messages = Object.values(error.constraints ?? {});
+    const own = messages.length > 0 ? [{ field, message: firstRuleMessage(error, messages[messages.length - 1], field) }] : [];
     return [...own, ...fieldErrors(error.children ?? [], field)];
   });
 }
 
-// class-validator says "property x should not exist"; the field is named already.
-function unknownFieldMessage(message: string, field: string): string {
-  return /should not exist$/.test(message) ? `${field} is not an accepted field` : message;
+function firstRuleMessage(error: ValidationError, message: string, field: string): string {
+  if (error.value === undefined) return `${field} is required`;
+  // class-validator says "property x should not exist"; the field is named already.
+  if (/should not exist$/.test(message)) return `${field} is not an accepted field`;
+  // Its own messages name the property alone (email); the site needs the path (guest.email).
+  return message.startsWith(`${error.property} `) ? `${field}${message.slice(error.property.length)}` : message;
 }
 
 /** Deeper than any body of the contract (a card's billing address is 3 levels; an item's dates 3). */
@@ -51,8 +59,9 @@ export function createValidationPipe(): ValidationPipe {
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
-    // Values are never echoed back: a rejected card field must not reappear in an error body.
-    validationError: { target: false, value: false },
+    // The value tells a missing field from a wrong one; it never leaves fieldErrors, so a rejected
+    // card field cannot reappear in an error body.
+    validationError: { target: false, value: true },
     exceptionFactory: (errors) => DomainError.validation(fieldErrors(errors)),
   });
 }
