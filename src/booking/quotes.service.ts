@@ -6,6 +6,7 @@ import { DomainError, FieldError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
+import { SharedFetches } from '../redis/shared-fetches';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamQuote, UpstreamRatePlanMoney } from '../upstream/guesty.types';
 import { QuoteRequestDto } from './dto/quote-request.dto';
@@ -36,6 +37,7 @@ export class Quotes {
     private readonly keys: RedisKeys,
     private readonly clock: Clock,
     private readonly config: ConfigService<AppConfig, true>,
+    private readonly fetches: SharedFetches,
   ) {}
 
   async create(request: QuoteRequestDto): Promise<QuoteView> {
@@ -46,7 +48,7 @@ export class Quotes {
     if (reused) return reused;
     let pending = this.inFlight.get(digest);
     if (!pending) {
-      pending = this.quote(request, coupon, digest).finally(() => this.inFlight.delete(digest));
+      pending = (this.reuses() ? this.quoteOnce(request, coupon, digest) : this.quote(request, coupon, digest)).finally(() => this.inFlight.delete(digest));
       this.inFlight.set(digest, pending);
     }
     return pending;
@@ -77,8 +79,22 @@ export class Quotes {
     if (problems.length > 0) throw DomainError.validation(problems);
   }
 
+  private reuses(): boolean {
+    return this.config.get('booking', { infer: true }).quoteReuseSeconds > 0;
+  }
+
+  /** An identical request on another replica shares the quote one replica asks for (one upstream quote, however many replicas). */
+  private quoteOnce(request: QuoteRequestDto, coupon: string | undefined, digest: string): Promise<QuoteView> {
+    return this.fetches.once({
+      lockKey: this.keys.fetchLock('quote-request', digest),
+      kind: 'write',
+      published: async () => (await this.reusable(digest)) ?? undefined,
+      fetch: () => this.quote(request, coupon, digest),
+    });
+  }
+
   private async reusable(digest: string): Promise<QuoteView | null> {
-    if (this.config.get('booking', { infer: true }).quoteReuseSeconds === 0) return null;
+    if (!this.reuses()) return null;
     const id = await this.store.get(this.keys.quotes().byRequest(digest)).catch(() => null);
     const stored = id ? await this.load(id).catch(() => null) : null;
     return stored && Date.parse(stored.view.expiresAt) - this.clock.now() > REUSE_MARGIN_MS ? stored.view : null;

@@ -107,6 +107,11 @@ export class RedisKeys {
     return `${this.prefix}cache:${name}:${id}`;
   }
 
+  /** The lock of the one replica fetching a shared read (or an identical quote) for every replica. */
+  fetchLock(name: string, id: string): string {
+    return `${this.prefix}fetch-lock:${name}:${id}`;
+  }
+
   /**
    * The sliding-window logs of one share of the outbound budget (anonymous reads): taken in the same
    * atomic step as the budget's own windows, so they share its {upstream-budget} hash tag.

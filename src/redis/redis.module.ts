@@ -8,6 +8,7 @@ import { MemoryKeyValueStore } from './memory-key-value-store';
 import { RedisKeyValueStore } from './redis-key-value-store';
 import { RedisKeys } from './redis-keys';
 import { RedisHealthIndicator } from './redis.health';
+import { SharedFetches } from './shared-fetches';
 import { SharedReadCache } from './shared-read-cache';
 import { StoreOutbox } from './store-outbox';
 
@@ -36,9 +37,10 @@ const CONNECT_WAIT_MS = 3_000;
     },
     RedisHealthIndicator,
     StoreOutbox,
+    SharedFetches,
     SharedReadCache,
   ],
-  exports: [KeyValueStore, RedisKeys, RedisHealthIndicator, StoreOutbox, SharedReadCache],
+  exports: [KeyValueStore, RedisKeys, RedisHealthIndicator, StoreOutbox, SharedFetches, SharedReadCache],
 })
 export class RedisModule implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(KeyValueStore) private readonly store: KeyValueStore) {}

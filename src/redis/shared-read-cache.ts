@@ -3,6 +3,7 @@ import { Clock } from '../common/clock';
 import { MetricsService } from '../metrics/metrics.service';
 import { KeyValueStore } from './key-value-store';
 import { RedisKeys } from './redis-keys';
+import { SharedFetches } from './shared-fetches';
 
 export interface CachePolicy {
   /** How long Redis keeps a loaded value for every replica. */
@@ -25,7 +26,8 @@ const LOCAL_ENTRIES = 1000;
 
 /**
  * Upstream reads that many requests share (a listing's provider, its public summary), cached in
- * Redis for every replica. Concurrent misses in one replica share one load. A Redis failure is a
+ * Redis for every replica. A miss is loaded once for every replica: concurrent misses in one replica
+ * share one load, and one replica loads while the others wait for its answer (SharedFetches). A Redis failure is a
  * miss: the read goes upstream rather than failing. With `missTtlMs`, "not found" is cached too
  * (stored as JSON null).
  */
@@ -39,6 +41,7 @@ export class SharedReadCache {
     private readonly keys: RedisKeys,
     private readonly metrics: MetricsService,
     private readonly clock: Clock,
+    private readonly fetches: SharedFetches,
   ) {}
 
   async getOrLoad<T>(cache: string, id: string, policy: CachePolicy, load: () => Promise<T | null>): Promise<T | null> {
@@ -58,15 +61,26 @@ export class SharedReadCache {
     this.metrics.cacheLookups.inc({ cache, result: 'miss' });
     let pending = this.loading.get(key) as Promise<T | null> | undefined;
     if (!pending) {
-      pending = (async () => {
-        const value = await load();
-        const ttlMs = value !== null ? policy.ttlMs : policy.missTtlMs;
-        if (ttlMs !== undefined) {
-          await this.store.set(key, JSON.stringify(value), { ttlMs }).catch(() => false);
-          this.keepLocally(key, value, { ...policy, ttlMs });
-        }
-        return value;
-      })().finally(() => this.loading.delete(key));
+      pending = this.fetches
+        .once<string>({
+          lockKey: this.keys.fetchLock(cache, id),
+          kind: 'read',
+          published: async () => (await this.store.get(key).catch(() => null)) ?? undefined,
+          fetch: async () => {
+            const value = await load();
+            const ttlMs = value !== null ? policy.ttlMs : policy.missTtlMs;
+            const text = JSON.stringify(value);
+            if (ttlMs !== undefined) await this.store.set(key, text, { ttlMs }).catch(() => false);
+            return text;
+          },
+        })
+        .then((text) => {
+          const value = JSON.parse(text) as T | null;
+          const ttlMs = value !== null ? policy.ttlMs : policy.missTtlMs;
+          if (ttlMs !== undefined) this.keepLocally(key, value, { ...policy, ttlMs });
+          return value;
+        })
+        .finally(() => this.loading.delete(key));
       this.loading.set(key, pending);
     }
     return pending;
