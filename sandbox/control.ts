@@ -112,6 +112,13 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
       return [...runtime.store.guests.values()].filter((guest) => guest.email.toLowerCase() === wanted).map((guest) => ({ ...guest }));
     },
 
+    getGuestReservations(guestId) {
+      expireHolds(runtime.store, runtime.now());
+      return [...runtime.store.reservations.values()]
+        .filter((reservation) => reservation.guestId === guestId)
+        .map(({ _id, status, listingId }) => ({ _id, status, listingId }));
+    },
+
     getQuote(id) {
       const quote = bookingState(runtime.store, runtime.now()).quotes.get(id);
       return quote ? structuredClone(quote) as unknown as Record<string, unknown> : undefined;

@@ -171,6 +171,8 @@ export interface SandboxControl {
   getPaymentMethods(guestId: string): Record<string, unknown>[];
   /** Guests whose email is this one (case-insensitive): the upstream merges them, so at most one. */
   getGuestsByEmail(email: string): Record<string, unknown>[];
+  /** Every reservation the platform holds for this guest, whatever its status: how many a booking made. */
+  getGuestReservations(guestId: string): { _id: string; status: string; listingId: string }[];
   /** The upstream quote as the sandbox keeps it (its reservationId once booked). */
   getQuote(id: string): Record<string, unknown> | undefined;
   /** Charges what is due now (as the platform's scheduler would on its next tick) and sends its webhooks. */

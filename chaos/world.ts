@@ -1,0 +1,111 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { serviceEnvironment } from '../bench/bench-world';
+import { freePort } from '../bench/processes';
+import { startSandbox } from '../sandbox/start-sandbox';
+import type { RunningSandbox } from '../sandbox/types';
+import { type OwnRedis, startOwnRedis } from '../test/utils/redis-server';
+import { Replica, replicaLog } from './replica';
+import type { CampaignTiming } from './schedule';
+
+/** The clocks of a campaign: the platform slower than this timeout, freezes longer than this lease. */
+export const CAMPAIGN_TIMING: CampaignTiming = { upstreamTimeoutMs: 2_000, leaseMs: 2_000, settleSeconds: 8 };
+
+export const EXTRAS = [
+  { code: 'late-checkout', normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', title: 'Late checkout', amount: 40 },
+  { code: 'pet-fee', normalType: 'AFE', secondIdentifier: 'PET', title: 'Pet fee', amount: 30 },
+] as const;
+
+/** Where the 3-D Secure returns point: the balancer, which the campaign maps onto a replica. */
+export const BALANCER_URL = 'http://checkout.chaos.invalid';
+export const SITE_RETURN_URL = 'http://site.chaos.invalid/checkout/done';
+
+const PLENTY = { perSecond: 1_000, perMinute: 60_000, perHour: 1_000_000 };
+
+/**
+ * Three replicas of the built service (`node dist/src/main.js`) behind a balancer the campaign plays,
+ * one redis-server of the campaign's own (AOF, fsync always: a killed server comes back with what it
+ * acknowledged) and the sandbox as the platform, its record the judge.
+ */
+export interface ChaosWorld {
+  sandbox: RunningSandbox;
+  redis: OwnRedis;
+  replicas: Replica[];
+  timing: CampaignTiming;
+  /** A stay no earlier booking took: listing and dates. */
+  nextStay(): { listingId: string; checkIn: string; checkOut: string };
+  close(): Promise<void>;
+}
+
+export interface ChaosWorldOptions {
+  /** The built service's entry point (dist/src/main.js). */
+  mainScript: string;
+  replicas?: number;
+  timing?: CampaignTiming;
+  /** A folder for each replica's log (JSON lines), to read after a failing seed. */
+  logDir?: string;
+}
+
+export function replicaEnvironment(sandbox: RunningSandbox, redis: OwnRedis, timing: CampaignTiming): Record<string, string> {
+  return {
+    ...serviceEnvironment(sandbox.urls, redis.url, 'chaos:'),
+    PUBLIC_BASE_URL: BALANCER_URL,
+    CHECKOUT_RETURN_URL: SITE_RETURN_URL,
+    DOCS_ENABLED: 'false',
+    UPSTREAM_TIMEOUT_MS: String(timing.upstreamTimeoutMs),
+    UPSTREAM_DEADLINE_MS: String(Math.round(timing.upstreamTimeoutMs * 1.5)),
+    RESERVATION_LEASE_MS: String(timing.leaseMs),
+    RESERVATION_WRITE_SPACING_MS: '100',
+    WRITE_SETTLE_SECONDS: String(timing.settleSeconds),
+    PAYMENT_STATUS_REFRESH_SECONDS: '1',
+    UPSTREAM_RATE_LIMITS: '1000/s,60000/m,1000000/h',
+    CHECKOUT_IP_RATE_LIMIT: '1000000/m',
+    CHECKOUT_IP_READ_LIMIT: '1000000/m',
+    CHECKOUT_CARD_ATTEMPTS: '100000/h',
+    CHECKOUT_SESSIONS_PER_RESERVATION: '100000/h',
+    BOOKING_HOLDS_PER_IP: '100000/h',
+    BOOKING_UNPAID_HOLDS_PER_LISTING: '100000',
+    CHECKOUT_EXTRAS: JSON.stringify(EXTRAS),
+  };
+}
+
+export async function startChaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld> {
+  const timing = options.timing ?? CAMPAIGN_TIMING;
+  const redis = await startOwnRedis({ persistent: true });
+  const sandbox = await startSandbox({ paymentVisibilityDelayMs: 0, chargeSettleDelayMs: 300, rateLimits: PLENTY, tokensPerDay: 1_000 });
+  const env = replicaEnvironment(sandbox, redis, timing);
+  if (options.logDir) mkdirSync(options.logDir, { recursive: true });
+  const replicas: Replica[] = [];
+  for (let index = 0; index < (options.replicas ?? 3); index += 1) {
+    const log = replicaLog(options.logDir && path.join(options.logDir, `replica-${index}.log`));
+    replicas.push(new Replica(index, await freePort(), options.mainScript, env, log));
+  }
+  let stays = 0;
+  const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const world: ChaosWorld = {
+    sandbox,
+    redis,
+    replicas,
+    timing,
+    nextStay() {
+      // One night on the city loft (no minimum beyond one), past its owner blocks; then two on the villa.
+      const index = stays++;
+      if (index < 300) return { listingId: 'lst-city', checkIn: day(40 + index), checkOut: day(41 + index) };
+      const offset = 40 + 2 * (index - 300);
+      return { listingId: 'lst-seaside', checkIn: day(offset), checkOut: day(offset + 2) };
+    },
+    async close() {
+      await redis.start();
+      await Promise.all(replicas.map((replica) => replica.stop()));
+      await sandbox.stop();
+      await redis.dispose();
+    },
+  };
+  try {
+    await Promise.all(replicas.map((replica) => replica.start()));
+  } catch (error) {
+    await world.close();
+    throw error;
+  }
+  return world;
+}
