@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { Omittable } from '../../common/http/omittable';
 
 export class QuoteRequestDto {
   @ApiProperty({ example: 'lst-seaside' })
@@ -25,7 +26,7 @@ export class QuoteRequestDto {
   guestsCount!: number;
 
   @ApiPropertyOptional({ example: 'SANDBOX10' })
-  @IsOptional()
+  @Omittable()
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @MaxLength(40)

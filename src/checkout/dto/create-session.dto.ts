@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsEmail, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { IsEmail, IsNotEmpty, IsObject, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { Omittable } from '../../common/http/omittable';
 
 const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -27,7 +28,7 @@ export class BookingGuestDto {
   email!: string;
 
   @ApiPropertyOptional({ example: '+14155550123', description: 'E.164' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @Matches(/^\+[1-9]\d{6,14}$/, { message: 'guest.phone must be an E.164 number such as +14155550123' })
   phone?: string;
@@ -39,13 +40,13 @@ export class BookingGuestDto {
  */
 export class CreateSessionDto {
   @ApiPropertyOptional({ example: 'res-checkout-usd', description: 'paying an existing reservation: its id' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'reservationId must be a reservation id' })
   reservationId?: string;
 
   @ApiPropertyOptional({ example: 'olivia@example.com', description: "paying an existing reservation: its guest's email (case-insensitive)" })
-  @IsOptional()
+  @Omittable()
   @Transform(trimmed)
   @IsString()
   @MaxLength(254)
@@ -53,19 +54,19 @@ export class CreateSessionDto {
   email?: string;
 
   @ApiPropertyOptional({ example: 'q_5Jx2Yb0yq8VbS4m1tWc3dA', description: 'booking: a quote id from POST /checkout/quotes' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @Matches(/^q_[A-Za-z0-9_-]{22}$/, { message: 'quoteId must be a quote id from POST /checkout/quotes' })
   quoteId?: string;
 
   @ApiPropertyOptional({ example: 'rp-flexible', description: "booking: one of the quote's rate plans (default: its first)" })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'ratePlanId must be a rate plan id of the quote' })
   ratePlanId?: string;
 
   @ApiPropertyOptional({ type: BookingGuestDto, description: 'booking: the guest (created, or merged by email)' })
-  @IsOptional()
+  @Omittable()
   @IsObject()
   @ValidateNested()
   @Type(() => BookingGuestDto)

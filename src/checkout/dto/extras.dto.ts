@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Omittable } from '../../common/http/omittable';
 
 export const MAX_EXTRA_QUANTITY = 10;
 export const MAX_EXTRA_LINES = 10;
@@ -14,7 +15,7 @@ export class ExtraLineDto {
   code!: string;
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_EXTRA_QUANTITY, default: 1 })
-  @IsOptional()
+  @Omittable()
   @IsInt({ message: QUANTITY_MESSAGE })
   @Min(1, { message: QUANTITY_MESSAGE })
   @Max(MAX_EXTRA_QUANTITY, { message: QUANTITY_MESSAGE })

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsISO31661Alpha2, IsNotEmpty, IsObject, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { IsISO31661Alpha2, IsNotEmpty, IsObject, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { Omittable } from '../../common/http/omittable';
 import { cardDigits, IsCardCvc, IsCardNumber, IsNotExpired } from './card-rules';
 
 /* Formats as the tokenization host requires them (docs/upstream-seed.md §2.2). */
@@ -67,27 +68,24 @@ export class BillingDetailsDto {
   address!: BillingAddressDto;
 }
 
-/** Absent is allowed (the other shape may be sent); `null` is not, and is refused like any wrong type. */
-const unlessAbsent = ValidateIf((_object: unknown, value: unknown) => value !== undefined);
-
 /** Exactly one of: {card, billing_details}, or {token} from the upstream's own tokenization form. */
 export class PaymentMethodDto {
   @ApiPropertyOptional({ type: CardDto })
-  @unlessAbsent
+  @Omittable()
   @IsObject({ message: 'card must be an object' })
   @ValidateNested()
   @Type(() => CardDto)
   card?: CardDto;
 
   @ApiPropertyOptional({ type: BillingDetailsDto })
-  @unlessAbsent
+  @Omittable()
   @IsObject({ message: 'billing_details must be an object' })
   @ValidateNested()
   @Type(() => BillingDetailsDto)
   billing_details?: BillingDetailsDto;
 
   @ApiPropertyOptional({ example: 'tok_5f2b...', description: 'a token id made by the upstream tokenization form' })
-  @unlessAbsent
+  @Omittable()
   @IsString({ message: 'token must be a token id' })
   @Matches(/^[A-Za-z0-9_-]{1,128}$/, { message: 'token must be a token id' })
   token?: string;

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsNotEmpty, IsNumber, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsNotEmpty, IsNumber, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { INVOICE_ITEM_NORMAL_TYPES, INVOICE_ITEM_SECOND_IDENTIFIERS } from '../../config/invoice-item-rules';
 import { IsCalendarDate, MatchesNormalType } from './invoice-item-validators';
+import { Omittable } from '../../common/http/omittable';
 
 /*
  * The invoice item of docs/upstream-seed.md §2.4, validated as the upstream's public reference describes it
@@ -35,7 +36,7 @@ export class InvoiceItemDto {
   amount!: number;
 
   @ApiPropertyOptional({ example: 'Check out at 14:00', maxLength: 500 })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(500)
   description?: string;
@@ -52,7 +53,7 @@ export class InvoiceItemDto {
     type: [RealizationDateDto],
     description: 'accounting customers only; refused when the service uses the deprecated endpoint (INVOICE_ITEMS_ENDPOINT=deprecated)',
   })
-  @IsOptional()
+  @Omittable()
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(366)
