@@ -105,9 +105,11 @@ async function main() {
   }
   const unit = process.argv.includes('--unit');
   const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--unit');
-  if (unit) process.exit(await runJest(['--selectProjects', 'unit', ...jestArgs], {}));
-  // Some end-to-end tests run the built service as its own process, exactly as `npm start` does.
-  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  // --selectProjects takes every value after it: it goes last, so `npm run test:unit -- FILE` runs FILE.
+  if (unit) process.exit(await runJest([...jestArgs, '--selectProjects', 'unit'], {}));
+  // Some end-to-end tests run the built service as its own process, exactly as `npm start` does;
+  // `tsc -b` compiles only what changed since the last build.
+  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) {
     console.error('The build failed; no test ran.');
     console.log('0 passed, 1 failed');
