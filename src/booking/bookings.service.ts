@@ -195,7 +195,7 @@ export class Bookings implements OnModuleInit {
     await Promise.all([
       spacingMs > 0 ? this.store.set(this.keys.reservationWrites(reservation.reservationId).lastWrite, '1', { ttlMs: spacingMs }).catch(() => false) : undefined,
       this.quotes.booked(quote),
-      this.calendar.invalidate(quote.view.listingId, { from: quote.view.checkIn, to: quote.view.checkOut }).catch(() => undefined),
+      this.calendar.nightsTaken(quote.view.listingId, reservation.checkIn, reservation.checkOut).catch(() => undefined),
     ]);
     await this.limits.sessionOpened(reservation.reservationId);
     const provider = await this.providers.forListing(quote.view.listingId);

@@ -35,6 +35,7 @@ const LOCAL_COPY_MS = 3_000;
 const MISS_MS = 60_000;
 /** How many months ahead a listing-wide refresh (a webhook without dates) drops. */
 const REFRESH_MONTHS = 25;
+const DAY_MS = 86_400_000;
 
 function dayView(day: UpstreamCalendarDay): CalendarDayView {
   const available = day.status === 'available';
@@ -51,8 +52,9 @@ function dayView(day: UpstreamCalendarDay): CalendarDayView {
 /**
  * A listing's calendar (docs/product-spec.md §3.1), cached in Redis by listing and month for
  * CALENDAR_CACHE_SECONDS and on each replica for a few seconds; the upstream is read with the
- * anonymous share of the budget. The service's own bookings, and the platform's reservation and
- * calendar webhooks, drop the months they touch (`invalidate`).
+ * anonymous share of the budget. The platform's reservation and calendar webhooks drop the months
+ * they touch (`invalidate`); the service's own bookings mark their nights taken in the cached
+ * months instead (`nightsTaken`), so a booking does not turn the next visitor's read into a miss.
  */
 @Injectable()
 export class CalendarCache implements OnModuleInit {
@@ -86,6 +88,22 @@ export class CalendarCache implements OnModuleInit {
     if (months.some((month) => month === null)) throw new DomainError('listing_not_found', 'No listing has this id.');
     const days = months.flatMap((month) => month!.days).filter((day) => day.date >= from && day.date <= to);
     return { listingId, currency: months.find((month) => month?.currency)?.currency ?? null, days };
+  }
+
+  /**
+   * The service booked these nights (checkIn to the night before checkOut): the cached months show
+   * them taken at once, so the next visitor's read is still served from the cache. The platform's
+   * webhooks refresh the truth.
+   */
+  async nightsTaken(listingId: string, checkIn: string, checkOut: string): Promise<void> {
+    const lastNight = new Date(Date.parse(`${checkOut}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
+    if (lastNight < checkIn) return;
+    const taken = (day: CalendarDayView) => (day.date >= checkIn && day.date <= lastNight ? { ...day, available: false, checkInAllowed: false } : day);
+    await Promise.all(
+      monthsBetween(checkIn, lastNight).map((month) =>
+        this.cache.update<CalendarMonth>('calendar', `${listingId}:${month}`, (cached) => ({ ...cached, days: cached.days.map(taken) })),
+      ),
+    );
   }
 
   /**

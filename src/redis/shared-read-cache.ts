@@ -86,6 +86,27 @@ export class SharedReadCache {
     return pending;
   }
 
+  /**
+   * Changes a value every replica reads in place, keeping its expiry (this service's own change to what
+   * it cached, e.g. nights it booked). Absent: nothing to change. Other replicas' own copies live
+   * localTtlMs at most. If Redis fails midway the value is dropped instead, so no stale copy stays.
+   */
+  async update<T>(cache: string, id: string, change: (value: T) => T): Promise<void> {
+    const key = this.keys.cache(cache, id);
+    this.local.delete(key);
+    try {
+      const [text, ttlMs] = await this.store.batch([
+        { op: 'get', key },
+        { op: 'ttl', key },
+      ]);
+      const value = typeof text === 'string' ? (JSON.parse(text) as T | null) : null;
+      if (value === null || typeof ttlMs !== 'number' || ttlMs <= 0) return;
+      await this.store.set(key, JSON.stringify(change(value)), { ttlMs });
+    } catch {
+      await this.forget(cache, id);
+    }
+  }
+
   /** Drops a value everywhere this replica can: Redis and its own copy (other replicas' copies live localTtlMs at most). */
   async forget(cache: string, id: string): Promise<void> {
     const key = this.keys.cache(cache, id);

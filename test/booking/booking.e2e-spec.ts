@@ -279,8 +279,11 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       const quote = await site(0).quote({ listingId: 'lst-seaside', ...stay(112, 3), guestsCount: 2 }).expect(201);
       await site(0).book({ quoteId: quote.body.id, guest: newGuest() }).expect(201);
       const after = await site(0).calendar('lst-seaside', checkIn, to).expect(200);
-      const taken = (after.body.days as { date: string; available: boolean }[]).filter((day) => !day.available).map((day) => day.date);
-      expect(taken).toEqual([stay(112, 0).checkIn, stay(113, 0).checkIn, stay(114, 0).checkIn]);
+      const taken = (after.body.days as { date: string; available: boolean; checkInAllowed: boolean }[]).filter((day) => !day.available);
+      expect(taken.map((day) => day.date)).toEqual([stay(112, 0).checkIn, stay(113, 0).checkIn, stay(114, 0).checkIn]);
+      expect(taken.every((day) => !day.checkInAllowed)).toBe(true);
+      // The service's own booking updated the cached months: the next visitor's read is not a miss.
+      expect(count('calendar')).toBe(reads);
     });
 
     it.each([
