@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { Clock } from './common/clock';
 import { AppConfig } from './config/app-config';
 import { installHttpHooks } from './http-hooks';
+import { wrongMethodAnswers } from './common/http/method-not-allowed';
 import { installSecurityHeaders } from './common/http/security-headers';
 import { requestIdFor } from './common/http/request-id';
 import { createLogger } from './common/logging/create-logger';
@@ -47,6 +48,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
 
   const fastify = app.getHttpAdapter().getInstance();
   installHttpHooks(fastify, logger, app.get(MetricsService), app.get(ShutdownState));
+  const wrongMethods = wrongMethodAnswers(fastify);
   // JSON is the only body the API reads; anything else is a clear 415.
   fastify.removeContentTypeParser('text/plain');
 
@@ -63,6 +65,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   if (config.http.docsEnabled) setUpOpenApi(app);
 
   await app.init();
+  wrongMethods.answer();
   await fastify.ready();
   return { app, logger };
 }

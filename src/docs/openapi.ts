@@ -7,7 +7,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Booking checkout service')
     .setDescription(
       'The checkout API a booking website calls to pay for an existing reservation, and the operator routes. ' +
-        'Every error is RFC 9457 problem details (application/problem+json) with a stable `code` and the `requestId`.',
+        'Every error is RFC 9457 problem details (application/problem+json) with a stable `code` and the `requestId`. ' +
+        'A path below called with a method it does not list answers 405 `method_not_allowed`, its `Allow` header naming the methods it takes.',
     )
     .setVersion('1')
     // A plain shared key compared in constant time, not a JWT (addBearerAuth would say bearerFormat: JWT).

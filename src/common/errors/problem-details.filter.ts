@@ -26,7 +26,7 @@ const FASTIFY_ERRORS: Record<string, { code: ErrorCode; detail: string }> = {
 // Fixed texts: Nest passes Fastify's parser messages on, and those may quote the body.
 const STATUS_DETAILS: Record<number, string> = {
   400: 'The body could not be read as JSON.',
-  404: 'No route matches this method and path.',
+  404: 'No route has this path.',
   413: 'The request body is larger than the service accepts.',
   415: 'Send the body as application/json.',
 };
