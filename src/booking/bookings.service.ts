@@ -177,7 +177,7 @@ export class Bookings implements OnModuleInit {
       });
     } catch (error) {
       // The upstream refuses a second reservation from one quote: it was booked where Redis cannot tell.
-      if (error instanceof UpstreamError && error.code === 'upstream_error' && /already|used/i.test(error.upstreamMessage ?? '')) throw quoteUsed();
+      if (error instanceof UpstreamError && (error.code === 'upstream_error' || error.code === 'booking_refused') && /already|used/i.test(error.upstreamMessage ?? '')) throw quoteUsed();
       throw error;
     }
     this.logger.log({ reservationId: created.reservationId, source }, 'reservation created from a quote');

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/app-config';
 import { AccessToken, AccessTokens } from './access-tokens';
@@ -44,19 +44,41 @@ function upstreamMessage(data: unknown): string | undefined {
   return typeof message === 'string' ? scrubText(message).slice(0, 300) : undefined;
 }
 
-/**
- * The upstream refuses unavailable dates or broken stay terms with a 4xx whose message says so (its
- * reference even names 401): a booking answer, never a token problem (docs/product-spec.md §3.1).
- * A message about tokens or permissions stays the token's.
- */
-export function bookingRefusal(answer: UpstreamAnswer): 'dates_unavailable' | 'stay_not_allowed' | null {
-  if (answer.status < 400 || answer.status >= 500 || answer.status === 404 || answer.status === 429) return null;
+/** How long after a call the same token answered, a 4xx on a booking call is the booking's, not the token's. */
+const TOKEN_PROVEN_MS = 60_000;
+
+export type BookingRefusal = 'dates_unavailable' | 'stay_not_allowed' | 'booking_refused';
+
+function platformWords(answer: UpstreamAnswer): string {
   const data = answer.data as { message?: unknown; code?: unknown; error?: { message?: unknown; code?: unknown } } | null;
-  const words = [data?.message, data?.code, data?.error?.message, data?.error?.code].filter((part) => typeof part === 'string').join(' ');
-  if (!words || /token|permission|inactive|bearer|unauthori[sz]ed|credential/i.test(words)) return null;
+  return [data?.message, data?.code, data?.error?.message, data?.error?.code].filter((part) => typeof part === 'string').join(' ');
+}
+
+/**
+ * A 4xx answer to a quote or a reservation create, read as the booking's answer or not (null: the
+ * token's or the request's). The platform's reference says both "decline (401)" unavailable dates
+ * or broken terms, and a 401 may carry no more than "Unauthorized": only words that name a token
+ * problem (or the account's permissions) make it the token's; words about dates or terms say which
+ * refusal; anything else is a refusal of the booking when the same token was proven good within the
+ * last minute (`tokenProven`), and the token's otherwise (docs/product-spec.md §3.1).
+ */
+export function bookingRefusal(answer: UpstreamAnswer, tokenProven: boolean): BookingRefusal | null {
+  if (answer.status < 400 || answer.status >= 500 || [404, 410, 429].includes(answer.status)) return null;
+  const words = platformWords(answer);
+  if (/token|jwt|bearer|credential|permission|inactive/i.test(words)) return null;
   if (/availab|calendar|blocked|booked|occupied/i.test(words)) return 'dates_unavailable';
   if (/nights|terms|guests|arrival|departure|stay/i.test(words)) return 'stay_not_allowed';
-  return null;
+  return tokenProven ? 'booking_refused' : null;
+}
+
+/** What the guest is told of a refusal: the product's words; the platform's go to the log. */
+function refusalDetail(refusal: BookingRefusal, words: string): string {
+  if (refusal === 'dates_unavailable') return 'These dates are not available for this listing. Please choose other dates.';
+  if (refusal === 'booking_refused') return 'The property’s booking system declined this booking. Please try other dates, or contact the property.';
+  if (/guests/i.test(words)) return 'This stay does not meet the property’s terms: too many guests for this property.';
+  if (/arrival|departure/i.test(words)) return 'This stay does not meet the property’s terms: check-in or check-out is not allowed on these dates.';
+  if (/nights/i.test(words)) return 'This stay does not meet the property’s terms: the number of nights is outside what the property allows.';
+  return 'This stay does not meet the property’s terms.';
 }
 
 /**
@@ -66,6 +88,10 @@ export function bookingRefusal(answer: UpstreamAnswer): 'dates_unavailable' | 's
  */
 @Injectable()
 export class GuestyClient {
+  private readonly logger = new Logger('GuestyClient');
+  /** The last token an Open API call was answered 2xx with, and when: a later 4xx on a booking call is not that token's fault. */
+  private proven?: { token: string; at: number };
+
   constructor(
     private readonly http: UpstreamHttp,
     private readonly tokens: AccessTokens,
@@ -163,7 +189,7 @@ export class GuestyClient {
       operation: 'createQuote', kind: 'write', priority: 'anonymous', method: 'POST', path: '/quotes', json: request, bookingAnswer: true,
     });
     if (answer.status === 404) return null;
-    this.refuseBooking(answer, 'createQuote');
+    this.refuseBooking(answer, 'createQuote', answer.refusal);
     return this.expect(answer, 'createQuote') as UpstreamQuote;
   }
 
@@ -184,7 +210,7 @@ export class GuestyClient {
     const answer = await this.openApi({
       operation: 'createReservationFromQuote', kind: 'write', priority: 'checkout', method: 'POST', path: '/reservations-v3/quote', json: request, bookingAnswer: true,
     });
-    this.refuseBooking(answer, 'createReservationFromQuote');
+    this.refuseBooking(answer, 'createReservationFromQuote', answer.refusal);
     return this.expect(answer, 'createReservationFromQuote') as UpstreamReservationV3;
   }
 
@@ -195,15 +221,12 @@ export class GuestyClient {
     return this.expect(answer, 'setReservationStatus') as UpstreamReservationV3;
   }
 
-  /** A refusal of the dates or terms, in words the guest can act on; the upstream's reason is kept (scrubbed). */
-  private refuseBooking(answer: UpstreamAnswer, operation: string): void {
-    const refusal = bookingRefusal(answer);
+  /** A refusal of the dates or terms, in words the guest can act on; the platform's own words go to the log only. */
+  private refuseBooking(answer: UpstreamAnswer, operation: string, refusal: BookingRefusal | null): void {
     if (!refusal) return;
-    const reason = upstreamMessage(answer.data) ?? upstreamMessage((answer.data as { error?: unknown } | null)?.error);
-    const detail = refusal === 'dates_unavailable'
-      ? `These dates are not available for this listing${reason ? ` (${reason})` : ''}. Please choose other dates.`
-      : `This stay does not meet the property's terms${reason ? `: ${reason}` : ''}.`;
-    throw new UpstreamError(refusal, detail, { operation, upstreamStatus: answer.status, upstreamRequestId: answer.requestId, maybeSent: true, upstreamMessage: reason });
+    const words = scrubText(platformWords(answer)).slice(0, 300);
+    this.logger.warn({ operation, upstreamStatus: answer.status, upstreamRequestId: answer.requestId, refusal, platformSaid: words }, 'the platform refused a booking');
+    throw new UpstreamError(refusal, refusalDetail(refusal, words), { operation, upstreamStatus: answer.status, upstreamRequestId: answer.requestId, maybeSent: true, upstreamMessage: words || undefined });
   }
 
   /**
@@ -228,7 +251,7 @@ export class GuestyClient {
     });
   }
 
-  private async openApi(call: OpenApiCall): Promise<UpstreamAnswer> {
+  private async openApi(call: OpenApiCall): Promise<UpstreamAnswer & { refusal: BookingRefusal | null }> {
     const { callDeadlineMs } = this.config.get('guesty', { infer: true });
     const deadline = Date.now() + (call.kind === 'read' ? callDeadlineMs : callDeadlineMs * 1.5);
     let token: AccessToken = await this.tokens.current();
@@ -243,7 +266,10 @@ export class GuestyClient {
         if (retryable && (await this.backoff(attempt, deadline))) continue;
         throw error;
       }
-      if (call.bookingAnswer && bookingRefusal(answer)) return answer;
+      if (answer.status >= 200 && answer.status < 300) this.proven = { token: token.value, at: Date.now() };
+      const proven = this.proven?.token === token.value && Date.now() - this.proven.at < TOKEN_PROVEN_MS;
+      const refusal = call.bookingAnswer ? bookingRefusal(answer, proven) : null;
+      if (refusal) return { ...answer, refusal };
       if (answer.status === 401 || answer.status === 403) {
         // Both may mean "this token": replace it at most once for this call, then it is a real refusal.
         const replacement = reminted ? null : await this.tokens.rejected(token);
@@ -267,7 +293,7 @@ export class GuestyClient {
         });
       }
       if (answer.status >= 500 && call.kind === 'read' && (await this.backoff(attempt, deadline))) continue;
-      return answer;
+      return { ...answer, refusal: null };
     }
   }
 

@@ -125,8 +125,44 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       const short = await site(0).quote({ listingId: 'lst-seaside', ...stay(55, 1), guestsCount: 2 });
       expect(short.status).toBe(422);
       expect(short.body.code).toBe('stay_not_allowed');
-      expect(short.body.detail).toMatch(/minimum stay is 2 nights/);
+      expect(short.body.detail).toMatch(/number of nights/);
+      // The platform's own words go to the log, not the guest.
+      expect(short.body.detail).not.toMatch(/minimum stay is 2/);
       expect(world.sandbox.control.counters.tokensMinted).toBe(minted);
+    });
+  });
+
+  describe('refusals never cost a token', () => {
+    it('reads a bare 401 on the reservation create, just after the token answered, as the booking refused: 409 booking_refused, no token minted, no platform words shown', async () => {
+      const quote = await quoteFor(140);
+      const minted = world.sandbox.control.counters.tokensMinted;
+      world.sandbox.control.forceStatus('reservationFromQuote', 401, { times: 1, body: { error: { code: 'UNAUTHORIZED', message: 'Unauthorized' } } });
+      const refused = await site(0).book({ quoteId: quote.id, guest: newGuest() });
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('booking_refused');
+      expect(JSON.stringify(refused.body)).not.toMatch(/unauthori[sz]ed/i);
+      expect(world.sandbox.control.counters.tokensMinted).toBe(minted);
+    });
+
+    it('reads a 400 without words about dates or terms on a quote, just after the token answered, as the booking refused', async () => {
+      await quoteFor(144);
+      const minted = world.sandbox.control.counters.tokensMinted;
+      world.sandbox.control.forceStatus('createQuote', 400, { times: 1, body: { message: 'Request failed', code: 'BAD_REQUEST' } });
+      const refused = await site(0).quote({ listingId: 'lst-seaside', ...stay(146, 3), guestsCount: 2 });
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('booking_refused');
+      expect(refused.body.detail).not.toMatch(/Request failed/);
+      expect(world.sandbox.control.counters.tokensMinted).toBe(minted);
+    });
+
+    it('re-mints once for an answer that names the token, and books with the new one', async () => {
+      const quote = await quoteFor(150);
+      const minted = world.sandbox.control.counters.tokensMinted;
+      world.sandbox.control.forceStatus('reservationFromQuote', 401, { times: 1, body: { message: 'Access Token is expired' } });
+      const booked = await site(0).book({ quoteId: quote.id, guest: newGuest() });
+      expect(booked.status).toBe(201);
+      expect(booked.body.booking.status).toBe('reserved');
+      expect(world.sandbox.control.counters.tokensMinted).toBe(minted + 1);
     });
   });
 
@@ -169,7 +205,7 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
     });
 
     it('answers the same key on another replica with the same session, and no second reservation', async () => {
-      const quote = await quoteFor(72);
+      const quote = await quoteFor(144);
       const key = randomUUID();
       const body = { quoteId: quote.id, guest: newGuest() };
       const first = await site(0).book(body, key).expect(201);

@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   already_paid: { status: 409, title: 'A payment method is already on file for this reservation', meaning: 'This service already put a card on the reservation; no second one is sent. Read payment-status for the money side.' },
   quote_not_found: { status: 404, title: 'Quote not found or expired', meaning: 'The quote is unknown or expired: ask for a new quote.' },
   dates_unavailable: { status: 409, title: 'The dates are not available', meaning: 'The dates were taken meanwhile: let the guest choose other dates.' },
+  booking_refused: { status: 409, title: 'The property declined this booking', meaning: "The platform declined the quote or the reservation for a reason it did not name as dates or terms; its words go to the operator's log, not the guest. Let the guest try other dates or contact the property; nothing was booked." },
   quote_used: { status: 409, title: 'A reservation was already made from this quote', meaning: 'A reservation was already made from this quote with another Idempotency-Key: ask for a new quote.' },
   hold_expired: { status: 409, title: 'The reservation no longer holds its dates', meaning: "The reservation's hold ended before the card came; nothing was charged or sent. Start again with a new quote." },
   stay_not_allowed: { status: 422, title: "The stay does not meet the property's terms", meaning: "The stay breaks the property's terms (minimum nights, guests, closed to arrival); `detail` tells which." },
