@@ -3,7 +3,8 @@
  * the built service, one redis-server of its own and the sandbox (docs/write-journal.md). It prints
  * the seed first; the same seed replays the same schedule (`--trace` prints it as it runs).
  * Options: --concurrency C (guests at once, 3), --faults kind,kind and --kinds kind,kind (narrow
- * the schedule to shrink a failing seed), --logs DIR (each replica's log).
+ * the schedule to shrink a failing seed), --logs DIR (each replica's log), --service FILE (another
+ * build's dist/src/main.js, to hold two builds to the same seed).
  * Exits 1 when an invariant was violated.
  */
 import path from 'node:path';
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
   const operations = Number(option(args, '--operations') ?? 50);
   if (!Number.isInteger(seed) || !Number.isInteger(operations) || operations < 1) throw new Error('--seed and --operations are whole numbers');
   process.stdout.write(`chaos campaign — seed ${seed}, ${operations} operations, node ${process.version}, ${new Date().toISOString()}\n`);
-  const world = await startChaosWorld({ mainScript: path.resolve(__dirname, '../src/main.js'), logDir: option(args, '--logs') });
+  const world = await startChaosWorld({ mainScript: path.resolve(option(args, '--service') ?? path.join(__dirname, '../src/main.js')), logDir: option(args, '--logs') });
   // Interrupted: the replicas and the redis-server are this process's children; they go with it.
   process.once('SIGINT', () => void world.close().then(() => process.exit(130)));
   try {
