@@ -28,8 +28,10 @@ export class Replica {
     if (this.child) return;
     const child = spawn(process.execPath, [this.mainScript], {
       env: { PATH: process.env.PATH ?? '', ...this.env, PORT: String(this.port) },
-      stdio: ['ignore', this.log ? 'pipe' : 'ignore', this.log ? 'pipe' : 'ignore'],
+      stdio: ['ignore', this.log ? 'pipe' : 'ignore', 'pipe'],
     });
+    let lastWords = '';
+    child.stderr?.on('data', (chunk: Buffer) => (lastWords = `${lastWords}${chunk.toString('utf8')}`.slice(-2_000)));
     if (this.log) {
       child.stdout?.pipe(this.log, { end: false });
       child.stderr?.pipe(this.log, { end: false });
@@ -40,7 +42,12 @@ export class Replica {
       if (this.child === child) this.child = undefined;
     });
     // A loaded machine starts a Nest app slowly; a replica restarted mid-campaign is awaited as long.
-    await waitForOk(`${this.url}/health/ready`, 120_000);
+    const died = this.exited.then(() => {
+      throw new Error(`replica ${this.index} exited before it was ready: ${lastWords.trim()}`);
+    });
+    // Once ready, its later death (a kill the campaign asked for) is no error here.
+    died.catch(() => undefined);
+    await Promise.race([waitForOk(`${this.url}/health/ready`, 120_000), died]);
   }
 
   freeze(): void {

@@ -9,7 +9,7 @@ import { Replica, replicaLog } from './replica';
 import type { CampaignTiming } from './schedule';
 
 /** The clocks of a campaign: the platform slower than this timeout, freezes longer than this lease. */
-export const CAMPAIGN_TIMING: CampaignTiming = { upstreamTimeoutMs: 2_000, leaseMs: 2_000, settleSeconds: 8 };
+export const CAMPAIGN_TIMING: CampaignTiming = { upstreamTimeoutMs: 2_000, leaseMs: 2_000, settleSeconds: 10 };
 
 export const EXTRAS = [
   { code: 'late-checkout', normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', title: 'Late checkout', amount: 40 },
@@ -53,7 +53,7 @@ export function replicaEnvironment(sandbox: RunningSandbox, redis: OwnRedis, tim
     CHECKOUT_RETURN_URL: SITE_RETURN_URL,
     DOCS_ENABLED: 'false',
     UPSTREAM_TIMEOUT_MS: String(timing.upstreamTimeoutMs),
-    UPSTREAM_DEADLINE_MS: String(Math.round(timing.upstreamTimeoutMs * 1.5)),
+    UPSTREAM_DEADLINE_MS: String(timing.upstreamTimeoutMs),
     RESERVATION_LEASE_MS: String(timing.leaseMs),
     RESERVATION_WRITE_SPACING_MS: '100',
     WRITE_SETTLE_SECONDS: String(timing.settleSeconds),
