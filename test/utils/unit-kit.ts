@@ -1,9 +1,10 @@
-import { Logger } from '@nestjs/common';
+import { InjectionToken, Logger, Provider, Type } from '@nestjs/common';
+import { Test, TestingModule } from '@nestjs/testing';
 import { ConfigService } from '@nestjs/config';
 import { Clock } from '../../src/common/clock';
 import { AppConfig } from '../../src/config/app-config';
 import { parseConfiguration } from '../../src/config/parse-configuration';
-import { BatchStep, SetOptions } from '../../src/redis/key-value-store';
+import { BatchStep, KeyValueStore, SetOptions } from '../../src/redis/key-value-store';
 import { MemoryKeyValueStore } from '../../src/redis/memory-key-value-store';
 import { ReservationLeases } from '../../src/journal/reservation-leases';
 import { WriteJournal } from '../../src/journal/write-journal';
@@ -82,4 +83,29 @@ export function journalWorld(env: Record<string, string> = {}) {
   const leases = new ReservationLeases(store, keys, clock, config);
   const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics);
   return { clock, store, keys, metrics, outbox, config, leases, journal };
+}
+
+/** A fake standing in for the provider of `token` (a class, usually the seam under test). */
+export type Fake = [token: InjectionToken, value: unknown];
+
+/**
+ * The `classes` built by Nest's injector, as the app builds them: every constructor argument resolved
+ * by its type from the world's floor (clock, store, keys, metrics, outbox, configuration, leases,
+ * journal), the other classes listed and the `fakes`; lifecycle hooks run as at start. A dependency
+ * nobody provides fails here, naming it, as it would fail the app at start.
+ */
+export async function unitModule(world: ReturnType<typeof journalWorld>, classes: Type[], fakes: Fake[] = []): Promise<TestingModule> {
+  const floor: Provider[] = [
+    { provide: Clock, useValue: world.clock },
+    { provide: KeyValueStore, useValue: world.store },
+    { provide: RedisKeys, useValue: world.keys },
+    { provide: MetricsService, useValue: world.metrics },
+    { provide: StoreOutbox, useValue: world.outbox },
+    { provide: ConfigService, useValue: world.config },
+    { provide: ReservationLeases, useValue: world.leases },
+    { provide: WriteJournal, useValue: world.journal },
+  ];
+  const module = await Test.createTestingModule({ providers: [...floor, ...classes, ...fakes.map(([provide, useValue]) => ({ provide, useValue }))] }).compile();
+  await module.init();
+  return module;
 }

@@ -2,11 +2,11 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { createApp } from '../app.factory';
-import { parseConfiguration } from '../config/parse-configuration';
-import { buildOpenApiDocument } from './openapi';
+import { createApp } from './app.factory';
+import { parseConfiguration } from './config/parse-configuration';
+import { buildOpenApiDocument } from './docs/openapi';
 
-/** Where `npm run openapi` writes the document, for sites that generate their client from a file. */
+/** Where `npm run openapi` (this entry, beside main.ts: it builds the whole app) writes the document, for sites that generate their client from a file. */
 export const OPENAPI_FILE = 'docs/openapi.json';
 
 /**
@@ -34,7 +34,7 @@ export async function openApiText(): Promise<string> {
 }
 
 if (require.main === module) {
-  const root = resolve(__dirname, '../../..');
+  const root = resolve(__dirname, '../..');
   openApiText()
     .then((text) => {
       writeFileSync(resolve(root, OPENAPI_FILE), text);

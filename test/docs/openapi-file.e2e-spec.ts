@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { OPENAPI_FILE, openApiText } from './write-openapi';
+import { OPENAPI_FILE, openApiText } from '../../src/write-openapi';
 
 /** The first line where the committed document and the routes' own differ, to say what drifted. */
 function firstDifference(committed: string, current: string): string {

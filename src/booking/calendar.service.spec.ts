@@ -1,0 +1,99 @@
+import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
+import { DomainError } from '../common/errors/domain-error';
+import { SharedFetches } from '../redis/shared-fetches';
+import { SharedReadCache } from '../redis/shared-read-cache';
+import { GuestyClient } from '../upstream/guesty-client';
+import { UpstreamCalendarDay } from '../upstream/guesty.types';
+import { ReservationEvents } from '../webhooks/reservation-events';
+import { CalendarCache } from './calendar.service';
+
+beforeAll(quietLogs);
+
+/** The platform's calendar of one listing, one month per read, counting the reads. */
+class FakeCalendar {
+  reads: string[] = [];
+  listings = new Map<string, UpstreamCalendarDay[]>([
+    [
+      'lst-1',
+      [
+        { date: '2031-07-30', currency: 'USD', price: 120, minNights: 2, status: 'available' },
+        { date: '2031-07-31', currency: 'USD', price: 125, status: 'booked' },
+        { date: '2031-08-01', currency: 'USD', status: 'available', cta: true },
+        { date: '2031-08-02', currency: 'USD', price: 130, minNights: 0, status: 'available', ctd: true },
+      ],
+    ],
+  ]);
+
+  asClient(): GuestyClient {
+    const client: Partial<GuestyClient> = {
+      getCalendar: (listingId, from, to) => {
+        this.reads.push(`${listingId} ${from}..${to}`);
+        const days = this.listings.get(listingId);
+        return Promise.resolve(days ? days.filter((day) => day.date >= from && day.date <= to) : null);
+      },
+    };
+    return client as GuestyClient;
+  }
+}
+
+async function setUp() {
+  const world = journalWorld();
+  const platform = new FakeCalendar();
+  const module = await unitModule(world, [CalendarCache, SharedReadCache, SharedFetches, ReservationEvents], [[GuestyClient, platform.asClient()]]);
+  return { world, platform, calendar: module.get(CalendarCache), events: module.get(ReservationEvents) };
+}
+
+describe('CalendarCache', () => {
+  it('answers the asked days across months, each in the words of the site', async () => {
+    const { calendar, platform } = await setUp();
+    const view = await calendar.days('lst-1', '2031-07-31', '2031-08-02');
+    expect(view).toEqual({
+      listingId: 'lst-1',
+      currency: 'USD',
+      days: [
+        { date: '2031-07-31', available: false, price: 125, minNights: 1, checkInAllowed: false, checkOutAllowed: true },
+        { date: '2031-08-01', available: true, price: null, minNights: 1, checkInAllowed: false, checkOutAllowed: true },
+        { date: '2031-08-02', available: true, price: 130, minNights: 1, checkInAllowed: true, checkOutAllowed: false },
+      ],
+    });
+    expect(platform.reads.sort()).toEqual(['lst-1 2031-07-01..2031-07-31', 'lst-1 2031-08-01..2031-08-31']);
+  });
+
+  it('reads a month from the platform once while it is cached', async () => {
+    const { calendar, platform, world } = await setUp();
+    await calendar.days('lst-1', '2031-07-30', '2031-07-31');
+    world.clock.time += 60_000;
+    await calendar.days('lst-1', '2031-07-01', '2031-07-30');
+    expect(platform.reads).toEqual(['lst-1 2031-07-01..2031-07-31']);
+  });
+
+  it('refuses an unknown listing as listing_not_found and remembers it for a while', async () => {
+    const { calendar, platform } = await setUp();
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const refused = await calendar.days('lst-none', '2031-07-01', '2031-07-02').catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(DomainError);
+      expect((refused as DomainError).code).toBe('listing_not_found');
+    }
+    expect(platform.reads).toEqual(['lst-none 2031-07-01..2031-07-31']);
+  });
+
+  it("reads the platform again once a reservation webhook names the listing (the booking's dates are gone)", async () => {
+    const { calendar, platform, events, world } = await setUp();
+    world.clock.time = Date.parse('2031-07-15T00:00:00Z');
+    await calendar.days('lst-1', '2031-07-30', '2031-07-30');
+    platform.listings.set('lst-1', [{ date: '2031-07-30', currency: 'USD', price: 120, status: 'booked' }]);
+    await events.publish({ type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
+    const after = await calendar.days('lst-1', '2031-07-30', '2031-07-30');
+    expect(after.days.map((day) => day.available)).toEqual([false]);
+    expect(platform.reads).toHaveLength(2);
+  });
+
+  it('leaves other listings cached when a webhook names one', async () => {
+    const { calendar, platform, events } = await setUp();
+    await calendar.days('lst-1', '2031-07-30', '2031-07-30');
+    await events.publish({ type: 'reservation.updated', reservationId: 'res-2', listingId: 'lst-other' });
+    await events.publish({ type: 'calendar.updated' });
+    await calendar.days('lst-1', '2031-07-30', '2031-07-30');
+    expect(platform.reads).toHaveLength(1);
+  });
+});

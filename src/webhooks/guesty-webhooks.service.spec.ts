@@ -1,0 +1,77 @@
+import { Webhook } from 'standardwebhooks';
+import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
+import { DomainError } from '../common/errors/domain-error';
+import { PaymentStatusPolls } from '../payments/payment-status-polls';
+import { GuestyWebhooks } from './guesty-webhooks.service';
+import { ReservationEvent, ReservationEvents } from './reservation-events';
+
+const SECRET = `whsec_${Buffer.from('a webhook secret of the platform').toString('base64')}`;
+
+beforeAll(quietLogs);
+
+async function setUp() {
+  const world = journalWorld();
+  const refreshed: string[] = [];
+  const polls = { refresh: (reservationId: string) => Promise.resolve(void refreshed.push(reservationId)) };
+  const heard: ReservationEvent[] = [];
+  const module = await unitModule(world, [GuestyWebhooks, ReservationEvents], [[PaymentStatusPolls, polls]]);
+  const webhooks = module.get(GuestyWebhooks);
+  const events = module.get(ReservationEvents);
+  events.subscribe((event) => void heard.push(event));
+  let sent = 0;
+  /** A message as the platform signs and sends it, with the `svix-*` headers. */
+  const deliver = (payload: object, { id = `msg_${(sent += 1)}`, secret = SECRET, at = new Date() } = {}) => {
+    const body = JSON.stringify(payload);
+    const signature = new Webhook(secret).sign(id, at, body);
+    return webhooks.receive(SECRET, Buffer.from(body), { 'svix-id': id, 'svix-timestamp': String(Math.floor(at.getTime() / 1000)), 'svix-signature': signature });
+  };
+  return { world, webhooks, events, deliver, refreshed, heard };
+}
+
+describe('GuestyWebhooks', () => {
+  it('hands a reservation event to the rooms that listen, with the ids only', async () => {
+    const { deliver, heard } = await setUp();
+    await expect(deliver({ event: 'reservation.updated', reservation: { _id: 'res-7', listingId: 'lst-3', money: { totalPaid: 999 } } })).resolves.toBe('accepted');
+    expect(heard).toEqual([{ type: 'reservation.updated', reservationId: 'res-7', listingId: 'lst-3' }]);
+  });
+
+  it("re-reads a reservation's payments on a payments event, never trusting its figures", async () => {
+    const { deliver, refreshed, heard } = await setUp();
+    await expect(deliver({ event: 'payments.updated', payment: { reservationId: 'res-9', status: 'SUCCEEDED' } })).resolves.toBe('accepted');
+    expect(refreshed).toEqual(['res-9']);
+    expect(heard).toEqual([]);
+  });
+
+  it('handles one message id once, however often the platform sends it', async () => {
+    const { deliver, heard } = await setUp();
+    const message = { event: 'reservation.new', reservation: { _id: 'res-1', listingId: 'lst-1' } };
+    await expect(deliver(message, { id: 'msg_same' })).resolves.toBe('accepted');
+    await expect(deliver(message, { id: 'msg_same' })).resolves.toBe('duplicate');
+    expect(heard).toHaveLength(1);
+  });
+
+  it('refuses a bad or stale signature as unauthorized, remembering nothing and telling no one', async () => {
+    const { world, deliver, heard, refreshed } = await setUp();
+    const wrongSecret = `whsec_${Buffer.from('somebody else').toString('base64')}`;
+    for (const attempt of [{ secret: wrongSecret }, { at: new Date(Date.now() - 10 * 60_000) }]) {
+      const refused = await deliver({ event: 'payments.updated', payment: { reservationId: 'res-2' } }, { id: 'msg_forged', ...attempt }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(DomainError);
+      expect((refused as DomainError).code).toBe('unauthorized');
+    }
+    expect(await world.store.get(world.keys.webhookMessage('msg_forged'))).toBeNull();
+    expect({ heard, refreshed }).toEqual({ heard: [], refreshed: [] });
+  });
+
+  it('answers an event it does not act on as ignored, and a payments event without a usable reservation id too', async () => {
+    const { deliver, heard, refreshed } = await setUp();
+    await expect(deliver({ event: 'guest.created', guest: { _id: 'g-1' } })).resolves.toBe('ignored');
+    await expect(deliver({ event: 'payments.updated', payment: { reservationId: '../../etc' } })).resolves.toBe('ignored');
+    expect({ heard, refreshed }).toEqual({ heard: [], refreshed: [] });
+  });
+
+  it('keeps the webhook accepted when a listener fails', async () => {
+    const { events, deliver } = await setUp();
+    events.subscribe(() => Promise.reject(new Error('calendar cache down')));
+    await expect(deliver({ event: 'calendar.updated', listingId: 'lst-2' })).resolves.toBe('accepted');
+  });
+});
