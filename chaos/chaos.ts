@@ -2,8 +2,8 @@
  * `npm run chaos -- --operations N --seed S`: a randomized fault campaign against three replicas of
  * the built service, one redis-server of its own and the sandbox (docs/write-journal.md). It prints
  * the seed first; the same seed replays the same schedule (`--trace` prints it as it runs).
- * Options: --concurrency C (guests at once, 3), --faults kind,kind and --kinds kind,kind (narrow
- * the schedule to shrink a failing seed), --logs DIR (each replica's log), --service FILE (another
+ * Options: --concurrency C (guests at once, 3), --faults kind,kind (or none) and --kinds kind,kind
+ * (narrow the schedule to shrink a failing seed), --logs DIR (each replica's log), --service FILE (another
  * build's dist/src/main.js, to hold two builds to the same seed).
  * Exits 1 when an invariant was violated.
  */
@@ -22,7 +22,7 @@ function option(args: string[], flag: string): string | undefined {
 function listOption<T extends string>(args: string[], flag: string, known: readonly T[]): T[] | undefined {
   const value = option(args, flag);
   if (value === undefined) return undefined;
-  const items = value.split(',').filter(Boolean);
+  const items = value === 'none' ? [] : value.split(',').filter(Boolean);
   const unknown = items.filter((item) => !known.includes(item as T));
   if (unknown.length > 0) throw new Error(`${flag}: unknown ${unknown.join(', ')}; one of ${known.join(', ')}`);
   return items as T[];

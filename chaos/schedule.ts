@@ -82,6 +82,8 @@ export function* faultTimeline(seed: number, timing: CampaignTiming, kinds: read
   const scale = timing.upstreamTimeoutMs / PRODUCTION_TIMEOUT_MS;
   const weights: Record<TimelineFaultKind, number> = { slow_write: 4, answer_dropped: 3, redis_restart: 1, replica_frozen: 2, replica_killed: 1 };
   const entries = kinds.map((kind) => [kind, weights[kind]] as const);
+  // No kinds: the guests' own faults alone (duplicates, two sessions), the smallest schedule of a seed.
+  if (entries.length === 0) return;
   for (;;) {
     const afterMs = Math.round(random.between(200, 1_500));
     const kind = random.weighted(entries);
