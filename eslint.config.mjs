@@ -18,9 +18,21 @@ const ONLY_UPSTREAM_HTTP = [
 ];
 const ONLY_STORE_REDIS = [{ name: 'ioredis', message: 'only src/redis talks to Redis (KeyValueStore)' }];
 const FEATURES = ['checkout', 'payments', 'invoices', 'booking', 'webhooks'];
+/** The arrows between feature rooms that docs/architecture.md draws; every other one fails lint. */
+const FEATURE_ARROWS = {
+  invoices: [],
+  checkout: ['invoices'],
+  payments: ['checkout'],
+  webhooks: ['payments'],
+  booking: ['checkout', 'webhooks'],
+};
+const FLOOR = forbid([...FEATURES, 'journal'], 'the floor (config, common, redis, metrics, health, docs, upstream) never imports a feature or the journal');
+/** The wiring beside main.ts imports every room; a room importing it back would import everything. */
+const NO_APP = { regex: '^(\\.\\./)+(app\\.(factory|module)|http-hooks|main|write-openapi)$', message: "a room never imports the app's wiring (src/*.ts)" };
 const boundaries = (files, patterns, paths = [...ONLY_UPSTREAM_HTTP, ...ONLY_STORE_REDIS]) => ({
   files,
-  rules: { 'no-restricted-imports': ['error', { paths, patterns: [NO_SANDBOX, ...patterns] }] },
+  // One block per room carries all of its rules: a later block setting the rule replaces, never adds to, an earlier one.
+  rules: { 'no-restricted-imports': ['error', { paths, patterns: [NO_SANDBOX, NO_APP, ...patterns] }] },
 });
 
 export default tseslint.config(
@@ -50,14 +62,14 @@ export default tseslint.config(
     },
   },
   boundaries(['src/**/*.ts'], []),
-  boundaries(['src/{config,common,redis,metrics,health,docs}/**/*.ts'], [
-    forbid([...FEATURES, 'journal'], 'the floor (config, common, redis, metrics, health, upstream) never imports a feature or the journal'),
-  ]),
-  boundaries(['src/upstream/**/*.ts'], [forbid([...FEATURES, 'journal'], 'the floor never imports a feature or the journal')], ONLY_STORE_REDIS),
-  boundaries(['src/redis/**/*.ts'], [forbid([...FEATURES, 'journal'], 'the floor never imports a feature or the journal')], ONLY_UPSTREAM_HTTP),
+  boundaries(['src/{config,common,redis,metrics,health,docs}/**/*.ts'], [FLOOR]),
+  boundaries(['src/upstream/**/*.ts'], [FLOOR], ONLY_STORE_REDIS),
+  boundaries(['src/redis/**/*.ts'], [FLOOR], ONLY_UPSTREAM_HTTP),
   boundaries(['src/journal/**/*.ts'], [forbid(FEATURES, 'the journal is below the features: they register reconcilers with it')]),
-  boundaries(['src/invoices/**/*.ts'], [forbid(['checkout', 'payments', 'booking', 'webhooks'], 'invoices is used by the checkout, never the other way')]),
-  boundaries(['src/checkout/**/*.ts'], [forbid(['payments', 'booking', 'webhooks'], 'the checkout does not reach into payments, booking or webhooks')]),
+  // Rule 5: each feature room may import only the rooms its arrows in docs/architecture.md point to.
+  ...Object.entries(FEATURE_ARROWS).map(([from, to]) =>
+    boundaries([`src/${from}/**/*.ts`], [forbid(FEATURES.filter((room) => room !== from && !to.includes(room)), `${from}/ imports only ${[...to, 'journal', 'the floor'].join(', ')} (docs/architecture.md)`)]),
+  ),
   {
     // Plain ES modules the browser loads as they are: demo.js imports the compiled client (npm run client).
     files: ['sandbox/demo/public/**/*.js'],

@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
-/** The document of /docs-json, also written to docs/openapi.json by `npm run openapi` (src/docs/write-openapi.ts). */
+/** The document of /docs-json, also written to docs/openapi.json by `npm run openapi` (src/write-openapi.ts). */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const description = new DocumentBuilder()
     .setTitle('Booking checkout service')

@@ -1,0 +1,86 @@
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/*
+ * docs/architecture.md's map, as `npm run lint` enforces it: a probe file in each room importing
+ * across each forbidden arrow fails lint, and the arrows the map draws pass. The probes are text
+ * handed to ESLint's Node API with a path inside the room; no file is written.
+ */
+
+const root = resolve(__dirname, '..');
+
+interface Probe {
+  /** Where the probe claims to live. */
+  file: string;
+  imports: string;
+}
+
+/**
+ * The lint messages of each probe. ESLint runs in a child process: it loads eslint.config.mjs with
+ * import(), which jest's module sandbox refuses. Only the map's rule runs, without type information.
+ */
+function lint(probes: Probe[]): string[][] {
+  const script = `
+    const { ESLint } = require('eslint');
+    const probes = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+    const eslint = new ESLint({
+      cwd: process.cwd(),
+      ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports',
+      overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
+    });
+    Promise.all(probes.map((probe) => eslint.lintText("import '" + probe.imports + "';\\n", { filePath: probe.file })))
+      .then((results) => process.stdout.write(JSON.stringify(results.map(([result]) => result.messages.map((m) => m.ruleId + ': ' + m.message)))));
+  `;
+  const run = spawnSync(process.execPath, ['-e', script], { cwd: root, input: JSON.stringify(probes), encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`eslint did not run: ${run.stderr}`);
+  return JSON.parse(run.stdout) as string[][];
+}
+
+const FLOOR = ['config', 'common', 'redis', 'metrics', 'health', 'docs', 'upstream'];
+const FEATURES = ['checkout', 'payments', 'invoices', 'booking', 'webhooks'];
+/** The arrows between feature rooms drawn in docs/architecture.md. */
+const ARROWS: Record<string, string[]> = {
+  invoices: [],
+  checkout: ['invoices'],
+  payments: ['checkout'],
+  webhooks: ['payments'],
+  booking: ['checkout', 'webhooks'],
+};
+
+const probe = (from: string, imports: string): Probe => ({ file: `src/${from}/map-probe.ts`, imports });
+const into = (room: string) => `../${room}/something`;
+
+const forbidden: Probe[] = [
+  ...FLOOR.flatMap((from) => [...FEATURES, 'journal'].map((to) => probe(from, into(to)))),
+  ...FEATURES.map((to) => probe('journal', into(to))),
+  ...FEATURES.flatMap((from) => FEATURES.filter((to) => to !== from && !ARROWS[from].includes(to)).map((to) => probe(from, into(to)))),
+  ...[...FLOOR, 'journal', ...FEATURES].flatMap((from) => [probe(from, '../../sandbox/start-sandbox'), probe(from, '../app.factory'), probe(from, '../../app.module')]),
+  ...[...FLOOR, 'journal', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, 'axios')),
+  ...[...FLOOR, 'journal', ...FEATURES].filter((from) => from !== 'redis').map((from) => probe(from, 'ioredis')),
+  probe('common/errors', '../../checkout/checkout-session'),
+];
+
+const allowed: Probe[] = [
+  ...FEATURES.flatMap((from) => [...ARROWS[from], 'journal', ...FLOOR].map((to) => probe(from, into(to)))),
+  ...FLOOR.map((to) => probe('journal', into(to))),
+  probe('upstream', 'axios'),
+  probe('redis', 'ioredis'),
+  { file: 'src/main.ts', imports: './app.factory' },
+];
+
+describe('the map of docs/architecture.md, enforced by lint', () => {
+  const [refusals, passes] = ((all) => [all.slice(0, forbidden.length), all.slice(forbidden.length)])(lint([...forbidden, ...allowed]));
+
+  it('fails every forbidden arrow, saying which rule it breaks', () => {
+    const unrefused = forbidden.filter((_, index) => !refusals[index].some((message) => message.startsWith('no-restricted-imports: ')));
+    expect(unrefused).toEqual([]);
+    expect(refusals[forbidden.findIndex((p) => p.file.includes('/payments/') && p.imports.includes('booking'))]).toEqual([
+      'no-restricted-imports: \'../booking/something\' import is restricted from being used by a pattern. payments/ imports only checkout, journal, the floor (docs/architecture.md)',
+    ]);
+  });
+
+  it('passes the arrows the map draws', () => {
+    const refused = allowed.map((p, index) => ({ ...p, messages: passes[index] })).filter((p) => p.messages.length > 0);
+    expect(refused).toEqual([]);
+  });
+});
