@@ -25,6 +25,8 @@ export interface InvoiceItemInput {
   secondIdentifier?: string;
   description?: string;
   realizationDates?: RealizationDate[];
+  isUpsellFee?: boolean;
+  stayIndex?: number;
 }
 
 const CURRENT_FIELDS = new Set([
@@ -95,6 +97,11 @@ export function validateInvoiceItem(
     endpoint === 'current' && body.realizationDates !== undefined
       ? checkRealizationDates(body.realizationDates, problems)
       : undefined;
+  const { isUpsellFee, stayIndex } = body;
+  if (isUpsellFee !== undefined && typeof isUpsellFee !== 'boolean') problems.push({ field: 'isUpsellFee', message: 'must be a boolean' });
+  if (stayIndex !== undefined && !(typeof stayIndex === 'number' && Number.isInteger(stayIndex) && stayIndex >= 0)) {
+    problems.push({ field: 'stayIndex', message: 'must be a whole number, 0 or more' });
+  }
   return {
     item: {
       title: String(title),
@@ -103,6 +110,8 @@ export function validateInvoiceItem(
       ...(typeof secondIdentifier === 'string' ? { secondIdentifier } : {}),
       ...(typeof description === 'string' ? { description } : {}),
       ...(realizationDates ? { realizationDates } : {}),
+      ...(typeof isUpsellFee === 'boolean' ? { isUpsellFee } : {}),
+      ...(typeof stayIndex === 'number' ? { stayIndex } : {}),
     },
     problems,
   };

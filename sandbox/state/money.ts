@@ -84,6 +84,8 @@ export function reservationView(
         isTax: item.isTax,
         ...(item.description === undefined ? {} : { description: item.description }),
         ...(item.realizationDates === undefined ? {} : { realizationDates: item.realizationDates }),
+        ...(item.isUpsellFee === undefined ? {} : { isUpsellFee: item.isUpsellFee }),
+        ...(item.stayIndex === undefined ? {} : { stayIndex: item.stayIndex }),
       })),
       payments: payments.map(paymentView),
     },

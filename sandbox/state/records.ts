@@ -60,6 +60,9 @@ export interface InvoiceItemRecord {
   secondIdentifier?: string;
   description?: string;
   realizationDates?: RealizationDate[];
+  /** A guest's extra (the platform's changelog of 2026-04-27). */
+  isUpsellFee?: boolean;
+  stayIndex?: number;
   isTax: boolean;
 }
 

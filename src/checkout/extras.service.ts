@@ -19,7 +19,7 @@ interface ExtraLine {
 }
 
 /**
- * One invoice item per line, for the line's quantity: amount = catalogue amount × quantity, and the
+ * One invoice item per line, marked as an upsell fee, for the line's quantity: amount = catalogue amount × quantity, and the
  * description says "× N" when N > 1, so the guest's folio shows one line per extra chosen.
  */
 function invoiceItemFor({ definition, quantity }: ExtraLine): InvoiceItemRequest {
@@ -30,6 +30,8 @@ function invoiceItemFor({ definition, quantity }: ExtraLine): InvoiceItemRequest
     amount: Math.round(definition.amount * quantity * 100) / 100,
     ...(definition.secondIdentifier ? { secondIdentifier: definition.secondIdentifier } : {}),
     ...(description ? { description } : {}),
+    // A guest's own choice at checkout: the platform's upsell fee (changelog of 2026-04-27).
+    isUpsellFee: true,
   };
 }
 

@@ -35,11 +35,14 @@ describe('invoice-item rules', () => {
     expect(secondIdentifierProblem('CF', undefined)).toBeNull();
   });
 
-  it("knows exactly the reference's secondIdentifier values (62), and refuses any other", () => {
+  it("knows exactly the reference's secondIdentifier values (68 since the 2026-04-27 changelog), and refuses any other", () => {
     expect([...INVOICE_ITEM_SECOND_IDENTIFIERS]).toEqual(referenceSecondIdentifiers());
-    expect(INVOICE_ITEM_SECOND_IDENTIFIERS).toHaveLength(62);
+    expect(INVOICE_ITEM_SECOND_IDENTIFIERS).toHaveLength(68);
+    for (const added of ['DIRECT_SERVICE', 'GUESTY_BASIC_TRAVEL_COVERAGE', 'GUESTY_EXTENDED_TRAVEL_COVERAGE', 'GUESTY_SHIELD', 'PROPERTY_INSURANCE', 'TOTAL_PAYOUT_BASED']) {
+      expect(secondIdentifierProblem('AFE', added)).toBeNull();
+    }
     expect(secondIdentifierProblem('AFE', 'TOWELS')).toBeNull();
-    expect(secondIdentifierProblem('AFE', 'TOWELS_EXTRA')).toMatch(/^secondIdentifier "TOWELS_EXTRA" is not one of the platform's values \(ADDITIONAL_BED, .*GUEST_SERVICE\)$/);
+    expect(secondIdentifierProblem('AFE', 'TOWELS_EXTRA')).toMatch(/^secondIdentifier "TOWELS_EXTRA" is not one of the platform's values \(ADDITIONAL_BED, .*TOTAL_PAYOUT_BASED\)$/);
   });
 
   it('with the deprecated endpoint, requires secondIdentifier on every item (any normalType), from the same values', () => {

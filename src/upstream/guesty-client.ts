@@ -158,9 +158,14 @@ export class GuestyClient {
     return Array.isArray(data) ? data : (data?.results ?? []);
   }
 
-  /** Through the current endpoint, or the deprecated one when configured (which takes no realizationDates). */
-  async addInvoiceItem(reservationId: string, item: InvoiceItemRequest): Promise<UpstreamInvoiceItem> {
+  /**
+   * Through the current endpoint, or the deprecated one when configured, which takes no
+   * realizationDates (refused before this), nor isUpsellFee or stayIndex (left out here: it cannot say them).
+   */
+  async addInvoiceItem(reservationId: string, request: InvoiceItemRequest): Promise<UpstreamInvoiceItem> {
     const deprecated = this.config.get('guesty', { infer: true }).invoiceItemsEndpoint === 'deprecated';
+    const { isUpsellFee, stayIndex, ...item } = request;
+    if (!deprecated) Object.assign(item, isUpsellFee === undefined ? {} : { isUpsellFee }, stayIndex === undefined ? {} : { stayIndex });
     const answer = await this.openApi({
       operation: deprecated ? 'addInvoiceItemDeprecated' : 'addInvoiceItem', kind: 'write', priority: 'checkout', method: 'POST',
       path: deprecated ? `/reservations/${enc(reservationId)}/invoiceItems` : `/invoice-items/reservation/${enc(reservationId)}`,

@@ -120,7 +120,10 @@ export interface InvoiceItemRequest {
   amount: number;
   description?: string;
   secondIdentifier?: string;
-  realizationDates?: { date: string }[];
+  realizationDates?: ({ date: string } | { from: string; to: string })[];
+  /** What a guest's extras are (the platform's changelog of 2026-04-27); the current endpoint only. */
+  isUpsellFee?: boolean;
+  stayIndex?: number;
 }
 
 /** The tokenization request of docs/upstream-seed.md §2.2. Card fields pass through and are never logged or kept. */

@@ -19,7 +19,9 @@ const BAD_ITEMS: { name: string; body: Record<string, unknown>; field: string }[
   { name: 'an amount sent as text', body: { ...lateCheckout, amount: '40' }, field: 'amount' },
   { name: 'no amount', body: { normalType: 'CF', title: 'Late checkout' }, field: 'amount' },
   { name: 'an empty realizationDates', body: { ...lateCheckout, realizationDates: [] }, field: 'realizationDates' },
-  { name: 'an unknown field', body: { ...lateCheckout, isUpsellFee: true }, field: 'isUpsellFee' },
+  { name: 'an unknown field', body: { ...lateCheckout, upsell: true }, field: 'upsell' },
+  { name: 'an isUpsellFee that is not a boolean', body: { ...lateCheckout, isUpsellFee: 'yes' }, field: 'isUpsellFee' },
+  { name: 'a negative stayIndex', body: { ...lateCheckout, stayIndex: -1 }, field: 'stayIndex' },
 ];
 
 describe('operator invoice items, current endpoint', () => {

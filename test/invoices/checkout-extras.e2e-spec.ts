@@ -53,8 +53,8 @@ describe('checkout extras', () => {
     const res = await addExtras(sessionId, { items: [{ code: 'late-checkout', quantity: 2 }, { code: 'pet' }] }).expect(201);
     const stored = extrasAt(reservationId);
     expect(stored).toEqual([
-      expect.objectContaining({ title: 'Late checkout', amount: 80, normalType: 'CF', secondIdentifier: null, description: 'Check out at 14:00 × 2' }),
-      expect.objectContaining({ title: 'Pet fee', amount: 25.5, normalType: 'AFE', secondIdentifier: 'PET' }),
+      expect.objectContaining({ title: 'Late checkout', amount: 80, normalType: 'CF', secondIdentifier: null, description: 'Check out at 14:00 × 2', isUpsellFee: true }),
+      expect.objectContaining({ title: 'Pet fee', amount: 25.5, normalType: 'AFE', secondIdentifier: 'PET', isUpsellFee: true }),
     ]);
     expect(stored[1].description).toBeUndefined();
     expect(res.body).toEqual({

@@ -89,6 +89,20 @@ describe('sandbox invoice items', () => {
     expect(items).toContainEqual(expect.objectContaining({ title: 'City tax', isTax: true, secondIdentifier: null }));
   });
 
+  it('takes the 2026-04-27 additions: the new secondIdentifier values, isUpsellFee and stayIndex, and refuses them in the wrong type', async () => {
+    const added = await current('res-unpaid', { title: 'Travel cover', amount: 12, normalType: 'AFE', secondIdentifier: 'GUESTY_SHIELD', isUpsellFee: true, stayIndex: 0 });
+    expect(added.status).toBe(200);
+    expect(added.body.invoiceItems).toContainEqual(expect.objectContaining({ title: 'Travel cover', secondIdentifier: 'GUESTY_SHIELD', isUpsellFee: true, stayIndex: 0 }));
+    const before = (await client.api('/v1/reservations/res-unpaid')).body.money.invoiceItems.length;
+    const wrong = await current('res-unpaid', { title: 'Cover', amount: 5, normalType: 'AFE', secondIdentifier: 'DIRECT_SERVICE', isUpsellFee: 'yes', stayIndex: -1 });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.details).toEqual([
+      { field: 'isUpsellFee', message: 'must be a boolean' },
+      { field: 'stayIndex', message: 'must be a whole number, 0 or more' },
+    ]);
+    expect((await client.api('/v1/reservations/res-unpaid')).body.money.invoiceItems).toHaveLength(before);
+  });
+
   it("refuses a secondIdentifier outside the reference's values on both endpoints, and none on the deprecated one", async () => {
     const before = (await client.api('/v1/reservations/res-unpaid')).body.money.invoiceItems.length;
     for (const answer of [
