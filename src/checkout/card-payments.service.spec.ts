@@ -1,4 +1,4 @@
-import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
+import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { GuestyClient } from '../upstream/guesty-client';
 import { AttachPaymentMethodRequest, UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types';
@@ -58,30 +58,26 @@ class FakePlatform {
 
 beforeAll(quietLogs);
 
-function setUp() {
-  const { clock, store, keys, metrics, outbox, config, leases, journal } = journalWorld({ CHECKOUT_CARD_ATTEMPTS: '100/h' });
+async function setUp() {
+  const world = journalWorld({ CHECKOUT_CARD_ATTEMPTS: '100/h' });
+  const { clock, store, keys, outbox, journal } = world;
   const platform = new FakePlatform();
-  const sessions = new CheckoutSessionsStore(store, keys, clock, metrics, outbox);
   const attachedHeard: string[] = [];
   const paymentHooks = new PaymentHooks();
   paymentHooks.register({ cardAttached: (reservationId) => Promise.resolve(void attachedHeard.push(reservationId)) });
-  const providers = { forListing: () => Promise.resolve({ _id: 'prov', paymentProviderId: PROVIDER, status: 'ACTIVE' }) } as unknown as PaymentProviders;
-  const cards = new CardPayments(
-    platform.asClient(),
-    providers,
-    sessions,
-    new ThreeDsStates(store, keys),
-    new RequestLimits(store, keys, config, metrics),
-    config,
-    clock,
-    metrics,
-    leases,
-    journal,
-    new ReservationCards(store, keys, outbox),
-    undefined,
-    paymentHooks,
+  const providers = { forListing: () => Promise.resolve({ _id: 'prov', paymentProviderId: PROVIDER, status: 'ACTIVE' }) };
+  // No booking room here: CardPayments attaches cards without it.
+  const module = await unitModule(
+    world,
+    [CardPayments, CheckoutSessionsStore, ThreeDsStates, RequestLimits, ReservationCards],
+    [
+      [GuestyClient, platform.asClient()],
+      [PaymentProviders, providers],
+      [PaymentHooks, paymentHooks],
+    ],
   );
-  cards.onModuleInit();
+  const cards = module.get(CardPayments);
+  const sessions = module.get(CheckoutSessionsStore);
   const newSession = () =>
     sessions.create({
       id: sessions.newId(),
@@ -105,7 +101,7 @@ function setUp() {
 
 describe('CardPayments (the attach through the write journal)', () => {
   it('attaches once and puts the card on file; a second session on the reservation is refused before anything is sent', async () => {
-    const world = setUp();
+    const world = await setUp();
     const first = await world.newSession();
     const paid = await world.payWithToken(first, 'key-1');
     expect(paid).toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_1' } });
@@ -115,7 +111,7 @@ describe('CardPayments (the attach through the write journal)', () => {
   });
 
   it('answers the same key from the journal: never a second attach', async () => {
-    const world = setUp();
+    const world = await setUp();
     const session = await world.newSession();
     await world.payWithToken(session, 'key-1');
     // The session is succeeded; the retry with the key is answered from the journal's landed intent.
@@ -124,7 +120,7 @@ describe('CardPayments (the attach through the write journal)', () => {
   });
 
   it('finds an attach whose answer was lost on the reservation, and says succeeded', async () => {
-    const world = setUp();
+    const world = await setUp();
     const session = await world.newSession();
     world.platform.nextAttach = 'lose-answer';
     await expect(world.payWithToken(session, 'key-1')).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_1' } });
@@ -132,7 +128,7 @@ describe('CardPayments (the attach through the write journal)', () => {
   });
 
   it('keeps an attach it cannot check open: processing, outcome_pending, and the key\'s retry answers what landed', async () => {
-    const world = setUp();
+    const world = await setUp();
     const session = await world.newSession();
     world.platform.nextAttach = 'lose-answer';
     // The snapshot read before the attach works; every read after it fails.
@@ -148,7 +144,7 @@ describe('CardPayments (the attach through the write journal)', () => {
   });
 
   it('refuses when the platform already shows a card on the reservation, even with the journal lost', async () => {
-    const world = setUp();
+    const world = await setUp();
     world.platform.methods.push({ _id: 'pm_before', guestId: GUEST, reservationId: RESERVATION, paymentProviderId: PROVIDER, card: { last4: '1111' } });
     const session = await world.newSession();
     await expect(world.payWithToken(session, 'key-1')).rejects.toMatchObject({ code: 'already_paid' });
@@ -156,7 +152,7 @@ describe('CardPayments (the attach through the write journal)', () => {
   });
 
   it('records an answered refusal as failed; a new card under a new key may follow', async () => {
-    const world = setUp();
+    const world = await setUp();
     const session = await world.newSession();
     world.platform.nextAttach = 'refuse';
     await expect(world.payWithToken(session, 'key-1')).rejects.toMatchObject({ code: 'card_declined' });
@@ -166,7 +162,7 @@ describe('CardPayments (the attach through the write journal)', () => {
   });
 
   it('tells the guest succeeded for a card that landed while Redis was failing, and records it when Redis answers', async () => {
-    const world = setUp();
+    const world = await setUp();
     const session = await world.newSession();
     world.platform.afterLanding = () => (world.store.down = true);
     await expect(world.payWithToken(session, 'key-1')).resolves.toMatchObject({ status: 'succeeded' });
@@ -180,7 +176,7 @@ describe('CardPayments (the attach through the write journal)', () => {
 describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', () => {
   /** A session whose card pm_1 is on file and whose charge the platform reported failed. */
   async function failedCharge() {
-    const world = setUp();
+    const world = await setUp();
     const session = await world.newSession();
     await world.payWithToken(session, 'key-1');
     world.platform.payments.push({ _id: 'pay_1', amount: 300, currency: 'USD', status: 'FAILED', paymentMethodId: 'pm_1' });
@@ -212,7 +208,7 @@ describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', (
   });
 
   it('refuses a replacement when a fresh read shows no failed charge on the card on file', async () => {
-    const world = setUp();
+    const world = await setUp();
     const session = await world.newSession();
     await world.payWithToken(session, 'key-1');
     world.platform.payments.push({ _id: 'pay_1', amount: 300, currency: 'USD', status: 'PENDING', paymentMethodId: 'pm_1' });
