@@ -11,6 +11,7 @@ import { PaymentProviders } from '../checkout/payment-providers';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { Reconciliation, WriteIntent } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
+import { refusedBeforeEffect } from '../journal/refused-before-effect';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { GuestyClient } from '../upstream/guesty-client';
@@ -66,10 +67,6 @@ interface StatusRequest {
   status: 'confirmed';
 }
 
-function refusedBeforeEffect(error: unknown): boolean {
-  if (error instanceof UpstreamError) return !error.maybeSent || (error.upstreamStatus !== undefined && error.upstreamStatus < 500);
-  return error instanceof DomainError;
-}
 
 function quoteUsed(): DomainError {
   return new DomainError('quote_used', 'A reservation was already made from this quote. Ask for a new quote to book again.');

@@ -11,6 +11,7 @@ import { UpstreamError } from '../upstream/upstream-error';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { mayResend, Reconciliation, WriteIntent } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
+import { refusedBeforeEffect } from '../journal/refused-before-effect';
 import { MetricsService } from '../metrics/metrics.service';
 import { PaymentProviders } from './payment-providers';
 import { RedisKeys } from '../redis/redis-keys';
@@ -66,15 +67,6 @@ function hasCode(error: unknown, code: string): error is DomainError {
   return error instanceof DomainError && error.code === code;
 }
 
-/**
- * An attach surely did nothing when it never left, or the upstream answered with a refusal (4xx,
- * 429 included: refused before any effect). Errors raised before the request (budget, token,
- * store) are domain errors without an upstream status. Anything else may have landed.
- */
-function refusedBeforeEffect(error: unknown): boolean {
-  if (error instanceof UpstreamError) return !error.maybeSent || (error.upstreamStatus !== undefined && error.upstreamStatus < 500);
-  return error instanceof DomainError;
-}
 
 /** The journal's id for one logical attach: a retry of the same request finds the same intent. */
 function attachIntentId(sessionId: string, discriminator: string): string {

@@ -83,6 +83,8 @@ export interface ReservationWritesConfig {
   spacingMs: number;
   /** The writer's lease on a reservation; renewed every third of it while the work runs. */
   leaseMs: number;
+  /** WRITE_SETTLE_SECONDS: how long after its send a write may still land; only past it may "not there" be believed. */
+  settleMs: number;
 }
 
 export interface AppConfig {

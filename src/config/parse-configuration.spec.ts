@@ -32,7 +32,14 @@ describe('parseConfiguration', () => {
   });
 
   it('spaces and leases reservation writes by default (docs/product-spec.md §2, §6.3)', () => {
-    expect(parseConfiguration({}).reservationWrites).toEqual({ spacingMs: 1_500, leaseMs: 10_000 });
+    expect(parseConfiguration({}).reservationWrites).toEqual({ spacingMs: 1_500, leaseMs: 10_000, settleMs: 120_000 });
+  });
+
+  it('refuses a settle horizon that a write may outlive, naming the variable and what it must exceed', () => {
+    // 1.5 × 10 s deadline + 8 s timeout + 10 s lease + 2 s margin = 35 s.
+    expect(problemsOf({ WRITE_SETTLE_SECONDS: '35' })).toEqual([expect.stringMatching(/^WRITE_SETTLE_SECONDS must exceed 35 s: a write may leave until UPSTREAM_DEADLINE_MS × 1.5 \+ UPSTREAM_TIMEOUT_MS/)]);
+    expect(problemsOf({ WRITE_SETTLE_SECONDS: '36' })).toEqual([]);
+    expect(problemsOf({ WRITE_SETTLE_SECONDS: '60', RESERVATION_LEASE_MS: '40000' })).toEqual([expect.stringMatching(/^WRITE_SETTLE_SECONDS must exceed 65 s/)]);
   });
 
   it('refuses timeouts that would let the mint lock lapse under a running token request, naming the variable', () => {

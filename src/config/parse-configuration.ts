@@ -301,6 +301,7 @@ export function parseConfiguration(env: Environment): AppConfig {
     reservationWrites: {
       spacingMs: read.integer('RESERVATION_WRITE_SPACING_MS', 1_500, 0, 60_000),
       leaseMs: read.integer('RESERVATION_LEASE_MS', 10_000, 1, 120_000),
+      settleMs: read.integer('WRITE_SETTLE_SECONDS', 120, 1, 86_400) * 1000,
     },
     admin: { apiKey: read.text('ADMIN_API_KEY') },
     logging: { level: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'), pretty: read.boolean('LOG_PRETTY', !production && nodeEnv !== 'test') },
@@ -320,7 +321,12 @@ export function parseConfiguration(env: Environment): AppConfig {
   if (config.guesty.tokenReserve >= config.guesty.tokensPerDay) {
     read.problem('GUESTY_TOKEN_RESERVE', 'must be smaller than GUESTY_TOKENS_PER_DAY');
   }
-  for (const problem of timingProblems({ requestTimeoutMs: config.guesty.requestTimeoutMs, reservationLeaseMs: config.reservationWrites.leaseMs })) {
+  for (const problem of timingProblems({
+    requestTimeoutMs: config.guesty.requestTimeoutMs,
+    callDeadlineMs: config.guesty.callDeadlineMs,
+    reservationLeaseMs: config.reservationWrites.leaseMs,
+    writeSettleMs: config.reservationWrites.settleMs,
+  })) {
     read.problems.push(problem);
   }
   if (config.admin.apiKey !== undefined && config.admin.apiKey.length < 16) {

@@ -9,6 +9,7 @@ import { UpstreamError } from '../upstream/upstream-error';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { Reconciliation, WriteIntent } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
+import { refusedBeforeEffect } from '../journal/refused-before-effect';
 import { RedisKeys } from '../redis/redis-keys';
 import { AddedInvoiceItem, addedItem, isLike, toAdded } from './added-invoice-item';
 
@@ -21,11 +22,6 @@ function refusal(error: UpstreamError): DomainError {
   return error;
 }
 
-/** Surely nothing happened: the request never left, or the upstream answered with a refusal. */
-function refusedBeforeEffect(error: unknown): boolean {
-  if (error instanceof UpstreamError) return !error.maybeSent || (error.upstreamStatus !== undefined && error.upstreamStatus < 500);
-  return error instanceof DomainError;
-}
 
 /** The journal's id for one line of one request (an Idempotency-Key and the line's place in it). */
 export function invoiceItemIntentId(scope: string, index: number): string {

@@ -4,6 +4,7 @@ import { Clock } from '../common/clock';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { ReservationLeases } from './reservation-leases';
+import { isOpen } from './write-intent';
 import { fromDueMember, WriteJournal } from './write-journal';
 
 const SWEEP_EVERY_MS = 5_000;
@@ -72,7 +73,7 @@ export class JournalSweep implements OnApplicationBootstrap, OnApplicationShutdo
             this.logger.debug({ err: error, intentId: named.intentId }, 'an open intent was not swept this time (its reservation is busy or Redis failed)');
             return null;
           });
-        if (state && state !== 'sent' && state !== 'unknown') settled += 1;
+        if (state && !isOpen(state)) settled += 1;
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'the journal sweep could not read the due intents; it tries again shortly');

@@ -10,6 +10,8 @@ import { RedisKeys } from '../redis/redis-keys';
 /** The writer's hold on one reservation while it works. */
 export interface ReservationLease {
   readonly reservationId: string;
+  /** The value this writer holds the lease key with: the journal's fence step checks it is still there. */
+  readonly owner: string;
   /** False once a renewal found the lease gone or could not reach Redis for a whole lease: send nothing more. */
   held(): boolean;
 }
@@ -69,7 +71,7 @@ export class ReservationLeases {
       );
     }, Math.max(50, Math.floor(this.leaseMs / 3)));
     renewal.unref();
-    const lease: ReservationLease = { reservationId, held: () => !lost && this.clock.now() - renewedAt < this.leaseMs };
+    const lease: ReservationLease = { reservationId, owner, held: () => !lost && this.clock.now() - renewedAt < this.leaseMs };
     try {
       return await work(lease);
     } finally {

@@ -1,13 +1,17 @@
 /**
  * One upstream write on a reservation, as the journal records it (docs/write-journal.md).
  *
- *   sent ──answer──▶ landed | refused
- *     └──no clear answer──▶ unknown ──reconciled──▶ landed | not_landed
+ *   prepared ──fence step (lease still held)──▶ sending ──answer──▶ landed | refused
+ *      │                                           └──no clear answer──▶ unknown
+ *      └──a later lease holder──▶ fenced          sending | unknown ──reconciled──▶ landed
+ *                                                 sending | unknown ──nothing shown past the horizon──▶ not_landed
  *
- * `sent` is written before the request leaves, so a replica that dies with its write on the wire
- * leaves a `sent` intent that the sweep reconciles like an `unknown` one.
+ * `prepared` is written before the writer waits for anything; a request can leave only after one
+ * atomic step has found the writer's lease still in Redis and moved the intent to `sending`. So a
+ * `prepared` intent found by anyone else was never sent and can be fenced at once, while a
+ * `sending` one may still land until the settle horizon has passed.
  */
-export type IntentState = 'sent' | 'landed' | 'refused' | 'unknown' | 'not_landed';
+export type IntentState = 'prepared' | 'sending' | 'landed' | 'refused' | 'unknown' | 'not_landed' | 'fenced';
 
 /** The writes the journal knows how to reconcile. */
 export type IntentKind = 'payment-method' | 'invoice-item' | 'reservation-create' | 'reservation-status';
@@ -23,36 +27,50 @@ export interface WriteIntent<Request = unknown, Outcome = unknown> {
   snapshot: string[];
   /** Who to tell when the outcome is found (a session), never a secret. */
   context: { sessionId?: string; attemptId?: string };
+  /** When the fence step let the request leave (when it was prepared, before that). */
   sentAt: number;
   updatedAt: number;
   /** Reconciliations that could not tell yet. */
   checks?: number;
-  /** Landed: what the upstream made; refused or not landed: why, in words safe to show. */
+  /** Landed: what the upstream made; refused, not landed or fenced: why, in words safe to show. */
   outcome?: Outcome;
   reason?: string;
 }
 
-/** Who may move an intent from each state: the writer with its answer, or a reconciler. */
+/** Who may move an intent from each state: the writer (its fence step, its answer) or a reconciler. */
 const NEXT: Record<IntentState, readonly IntentState[]> = {
-  sent: ['landed', 'refused', 'unknown', 'not_landed'],
+  prepared: ['sending', 'fenced'],
+  sending: ['landed', 'refused', 'unknown', 'not_landed'],
   unknown: ['landed', 'not_landed'],
   landed: [],
   refused: [],
   not_landed: [],
+  fenced: [],
 };
 
 export function canMove(from: IntentState, to: IntentState): boolean {
   return NEXT[from].includes(to);
 }
 
-/** Settled intents block nothing; `sent` and `unknown` block every other write on the reservation. */
+/** Open intents block every other write on the reservation until settled. */
 export function isOpen(state: IntentState): boolean {
-  return state === 'sent' || state === 'unknown';
+  return state === 'prepared' || state === 'sending' || state === 'unknown';
+}
+
+/** The request may have left: only the platform's record or the settle horizon can close it. */
+export function mayHaveLeft(state: IntentState): boolean {
+  return state === 'sending' || state === 'unknown';
 }
 
 /** A new write may reuse an intent id only when the earlier write surely did not happen. */
 export function mayResend(state: IntentState): boolean {
-  return state === 'refused' || state === 'not_landed';
+  return state === 'refused' || state === 'not_landed' || state === 'fenced';
+}
+
+/** Intents written before the fence existed said `sent` for what is now `sending`. */
+export function readIntent<Request, Outcome>(raw: string): WriteIntent<Request, Outcome> {
+  const intent = JSON.parse(raw) as Omit<WriteIntent<Request, Outcome>, 'state'> & { state: IntentState | 'sent' };
+  return { ...intent, state: intent.state === 'sent' ? 'sending' : intent.state };
 }
 
 /** What a reconciler found upstream: the write landed, surely did not, or cannot be told yet. */

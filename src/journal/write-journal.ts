@@ -1,17 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
+import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { ReservationLease, ReservationLeases } from './reservation-leases';
-import { IntentKind, IntentState, Reconciliation, WriteIntent, canMove, isOpen, mayResend } from './write-intent';
+import { IntentKind, IntentState, Reconciliation, WriteIntent, canMove, isOpen, mayResend, readIntent } from './write-intent';
 
 /** Re-reads right after a write without a clear answer: the upstream shows a write after a moment. */
 export const RECONCILE_DELAYS_MS = [250, 1_000, 2_000];
-/** A read may say "not there" only this long after the write was sent; before, it may not show yet. */
-export const SETTLE_MS = 3_000;
 /** When the sweep looks at an intent again while it stays unknown. */
 const RECHECK_AFTER_MS = [5_000, 15_000, 30_000, 60_000, 300_000];
 /** Open intents are evidence until reconciled; settled ones answer retries of their key for a day. */
@@ -54,6 +54,10 @@ export function fromDueMember(member: string): { reservationId: string; intentId
   return reservationId && intentId ? { reservationId, intentId } : null;
 }
 
+function tookOver(): DomainError {
+  return new DomainError('invalid_state', 'Another payment step for this reservation took over; nothing was sent. Try again in a moment.', { retryAfterSeconds: 1 });
+}
+
 function pending(cause?: unknown): DomainError {
   return DomainError.outcomePending('The booking platform has not confirmed this step yet; we are checking and will not repeat it. Try again in a moment.', cause);
 }
@@ -68,6 +72,8 @@ function pending(cause?: unknown): DomainError {
 export class WriteJournal {
   private readonly logger = new Logger('WriteJournal');
   private readonly reconcilers = new Map<IntentKind, Reconciler<unknown>>();
+  /** WRITE_SETTLE_SECONDS: until this long after its send, a write may still land (docs/write-journal.md). */
+  readonly settleMs: number;
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -76,7 +82,10 @@ export class WriteJournal {
     private readonly outbox: StoreOutbox,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
-  ) {}
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.settleMs = config.get('reservationWrites', { infer: true }).settleMs;
+  }
 
   register<Outcome>(kind: IntentKind, reconciler: Reconciler<Outcome>): void {
     this.reconcilers.set(kind, reconciler);
@@ -84,7 +93,7 @@ export class WriteJournal {
 
   async load<Request = unknown, Outcome = unknown>(reservationId: string, intentId: string): Promise<WriteIntent<Request, Outcome> | null> {
     const raw = await this.storeCall(() => this.store.get(this.keys.reservationWrites(reservationId).intent(intentId)));
-    return raw ? (JSON.parse(raw) as WriteIntent<Request, Outcome>) : null;
+    return raw ? readIntent<Request, Outcome>(raw) : null;
   }
 
   /**
@@ -102,7 +111,7 @@ export class WriteJournal {
     );
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
     const raw = text(intent);
-    return { intent: raw ? (JSON.parse(raw) as WriteIntent<Request, Outcome>) : null, openIntentId: text(openIntentId), also: also.map(text) };
+    return { intent: raw ? readIntent<Request, Outcome>(raw) : null, openIntentId: text(openIntentId), also: also.map(text) };
   }
 
   /**
@@ -120,9 +129,10 @@ export class WriteJournal {
 
   /**
    * Performs one write exactly once: an earlier intent with the same id is answered from the
-   * journal (or reconciled), never sent again unless it surely did not happen. Throws the send's
-   * own error for a refusal, `outcome_pending` while the outcome is unknown, and a retryable
-   * `upstream_unavailable` when reconciliation showed that nothing happened.
+   * journal (or reconciled), never sent again unless it surely did not happen. The intent is
+   * written `prepared`; the request leaves only after the fence step found this writer's lease
+   * still in Redis and moved it to `sending`. Throws the send's own error for a refusal, and
+   * `outcome_pending` whenever the request may have left without a clear answer.
    */
   async perform<Request, Outcome>(lease: ReservationLease, spec: WriteSpec<Request, Outcome>): Promise<Outcome> {
     const { reservationId } = lease;
@@ -134,14 +144,14 @@ export class WriteJournal {
     }
     // Only lease holders begin intents, so what the caller settled under this lease is still settled.
     if (!spec.openSettled && (await this.settleOpen(lease))) throw pending();
-    if (!lease.held()) throw new DomainError('invalid_state', 'Another payment step for this reservation took over; try again in a moment.', { retryAfterSeconds: 1 });
+    if (!lease.held()) throw tookOver();
 
     const now = this.clock.now();
-    const intent: WriteIntent<Request, Outcome> = {
+    const prepared: WriteIntent<Request, Outcome> = {
       id: spec.intentId,
       kind: spec.kind,
       reservationId,
-      state: 'sent',
+      state: 'prepared',
       request: spec.request,
       snapshot: await spec.snapshot(),
       context: spec.context,
@@ -149,9 +159,9 @@ export class WriteJournal {
       updatedAt: now,
     };
     // Journal first: if this fails, nothing was sent. The same step reads the spacing left.
-    const spacingLeft = await this.storeCall(() => this.writeOpen(intent, now + SETTLE_MS + RECHECK_AFTER_MS[0]));
+    const spacingLeft = await this.storeCall(() => this.writeOpen(prepared, now + RECHECK_AFTER_MS[0]));
     if (spacingLeft > 0) await this.clock.sleep(spacingLeft);
-    intent.sentAt = this.clock.now();
+    const intent = await this.fence(lease, prepared);
     let outcome: Outcome;
     try {
       outcome = await spec.send();
@@ -162,18 +172,37 @@ export class WriteJournal {
       }
       this.logger.warn({ reservationId, kind: spec.kind, intentId: intent.id, err: error }, 'an upstream write has no clear answer; reconciling before anything else is sent');
       const unknown = await this.move(intent, 'unknown', {});
+      // The platform may carry the request out long after our timeout: only its record can say it landed.
       const settled = await this.reconcileInline(unknown, RECONCILE_DELAYS_MS.length, error, spec.alsoOnLanded);
       if (settled.state === 'landed') return settled.outcome as Outcome;
-      if (settled.state === 'not_landed') {
-        throw new DomainError('upstream_unavailable', 'The booking platform did not carry out the request: it was not added, and nothing was changed. It is safe to retry with the same Idempotency-Key.', {
-          retryAfterSeconds: 1,
-          cause: error,
-        });
-      }
       throw pending(error);
     }
     await this.settle(intent, 'landed', { outcome }, spec.alsoOnLanded?.(outcome) ?? []);
     return outcome;
+  }
+
+  /**
+   * The fence step, one atomic Redis step right before the request leaves: only while this writer's
+   * lease is still the one in Redis, and its intent is still the `prepared` one it wrote (not fenced
+   * by a later lease holder), does the intent become `sending`. Otherwise nothing is sent.
+   */
+  private async fence<R, O>(lease: ReservationLease, prepared: WriteIntent<R, O>): Promise<WriteIntent<R, O>> {
+    const writes = this.keys.reservationWrites(prepared.reservationId);
+    const now = this.clock.now();
+    const sending: WriteIntent<R, O> = { ...prepared, state: 'sending', sentAt: now, updatedAt: now };
+    const [leaseHeld, stillPrepared] = await this.storeCall(() =>
+      this.store.batch([
+        { op: 'requireEquals', key: writes.lease, value: lease.owner },
+        { op: 'requireEquals', key: writes.intent(prepared.id), value: JSON.stringify(prepared) },
+        { op: 'set', key: writes.intent(prepared.id), value: JSON.stringify(sending), ttlMs: OPEN_TTL_MS },
+      ]),
+    );
+    if (leaseHeld !== true || stillPrepared !== true) {
+      this.logger.warn({ reservationId: prepared.reservationId, kind: prepared.kind, intentId: prepared.id }, 'a writer lost its lease before sending; its write was fenced and not sent');
+      throw tookOver();
+    }
+    this.metrics.journalIntents.inc({ kind: prepared.kind, state: 'sending' });
+    return sending;
   }
 
   /** The sweep: one reconciliation of an open intent whose writer is gone (the caller holds its lease). */
@@ -199,15 +228,23 @@ export class WriteJournal {
 
   private async reconcileOnce<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown, alsoOnLanded?: (outcome: O) => BatchStep[]): Promise<WriteIntent<R, O>> {
     const reconciler = this.reconcilers.get(intent.kind) as Reconciler<O> | undefined;
+    let settled: WriteIntent<R, O>;
+    if (intent.state === 'prepared') {
+      // Its writer lost the lease before the fence step (the caller holds it now): it can never be sent.
+      settled = await this.settle(intent, 'fenced', { reason: 'its writer lost the reservation before sending it' });
+      this.logger.log({ reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id }, 'a prepared write whose writer is gone was fenced');
+      if (tellOthers && reconciler) await reconciler.settled(settled);
+      return settled;
+    }
     let found: Reconciliation<O>;
     try {
       found = reconciler ? await reconciler.reconcile(intent) : { unknown: `no reconciler for ${intent.kind}` };
     } catch (error) {
       found = { unknown: error instanceof Error ? error.message : 'the upstream could not be read' };
     }
-    // "Not there" right after the write may only mean "not shown yet".
-    if ('notLanded' in found && this.clock.now() - intent.sentAt < SETTLE_MS) found = { unknown: 'too early to tell' };
-    let settled: WriteIntent<R, O>;
+    // "Not there" while the write may still be carried out (the platform slower than our timeout) is no evidence.
+    const horizon = intent.sentAt + this.settleMs;
+    if ('notLanded' in found && this.clock.now() < horizon) found = { unknown: 'the write may still land until its settle horizon' };
     if ('landed' in found) {
       settled = await this.settle(intent, 'landed', { outcome: found.landed }, alsoOnLanded?.(found.landed) ?? []);
     } else if ('notLanded' in found) {
@@ -216,8 +253,10 @@ export class WriteJournal {
       // The writer's own re-reads right after the write do not lengthen the sweep's wait.
       const checks = (intent.checks ?? 0) + (tellOthers ? 1 : 0);
       const next = { ...intent, state: 'unknown' as const, checks, updatedAt: this.clock.now() };
-      const recheckAt = this.clock.now() + RECHECK_AFTER_MS[Math.min(Math.max(checks - 1, 0), RECHECK_AFTER_MS.length - 1)];
-      if (intent.state === 'sent') this.metrics.journalIntents.inc({ kind: intent.kind, state: 'unknown' });
+      const nextCheck = this.clock.now() + RECHECK_AFTER_MS[Math.min(Math.max(checks - 1, 0), RECHECK_AFTER_MS.length - 1)];
+      // Looked at again right when the horizon passes, so that every write settles within it.
+      const recheckAt = this.clock.now() < horizon ? Math.min(nextCheck, horizon) : nextCheck;
+      if (intent.state === 'sending') this.metrics.journalIntents.inc({ kind: intent.kind, state: 'unknown' });
       await this.outbox.write(this.keys.reservationWrites(intent.reservationId).intent(intent.id), `intent ${intent.id} unknown`, () =>
         this.writeOpen(next, recheckAt).then(() => undefined),
       );
@@ -262,17 +301,20 @@ export class WriteJournal {
   }
 
   /**
-   * The intent, the reservation's pointer to it, and when the sweep should look at it. Answers the
-   * write spacing left (ms) since the reservation's last write, read in the same step.
+   * The intent, the reservation's pointer to it, and when the sweep should look at it (both at
+   * once: a `prepared` intent in the index is fenced by the sweep once its writer is gone). Answers
+   * the write spacing left (ms) since the reservation's last write, read in the same step.
    */
   private async writeOpen(intent: WriteIntent, recheckAt: number): Promise<number> {
     const writes = this.keys.reservationWrites(intent.reservationId);
-    const [, , spacingLeft] = await this.store.batch([
-      { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
-      { op: 'set', key: writes.openIntent, value: intent.id, ttlMs: OPEN_TTL_MS },
-      { op: 'ttl', key: writes.lastWrite },
+    const [[, , spacingLeft]] = await Promise.all([
+      this.store.batch([
+        { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
+        { op: 'set', key: writes.openIntent, value: intent.id, ttlMs: OPEN_TTL_MS },
+        { op: 'ttl', key: writes.lastWrite },
+      ]),
+      this.store.indexAdd(this.keys.journal().due, dueMember(intent.reservationId, intent.id), recheckAt),
     ]);
-    await this.store.indexAdd(this.keys.journal().due, dueMember(intent.reservationId, intent.id), recheckAt);
     return typeof spacingLeft === 'number' ? spacingLeft : 0;
   }
 

@@ -10,9 +10,14 @@ export type BatchStep =
   | { op: 'get'; key: string }
   | { op: 'set'; key: string; value: string; ttlMs: number }
   | { op: 'deleteIfEquals'; key: string; value: string }
-  | { op: 'ttl'; key: string };
+  | { op: 'ttl'; key: string }
+  /** A guard: when the key does not hold `value`, no later step of the batch runs (a fencing check). */
+  | { op: 'requireEquals'; key: string; value: string };
 
-/** One answer per step: get → the value or null; set → true; deleteIfEquals → whether it deleted; ttl → ms left or null. */
+/**
+ * One answer per step: get → the value or null; set → true; deleteIfEquals → whether it deleted; ttl → ms left or null;
+ * requireEquals → whether it held. Steps after a guard that failed answer null and did nothing.
+ */
 export type BatchAnswer = string | number | boolean | null;
 
 /** One window of a shared budget, as the store counts it. */

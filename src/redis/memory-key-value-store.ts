@@ -100,8 +100,14 @@ export class MemoryKeyValueStore extends KeyValueStore {
 
   /** The same steps in one synchronous turn: just as atomic as the script. */
   batch(steps: BatchStep[]): Promise<BatchAnswer[]> {
+    let guarded = true;
     const answers = steps.map((step): BatchAnswer => {
+      if (!guarded) return null;
       const entry = this.live(step.key);
+      if (step.op === 'requireEquals') {
+        guarded = entry?.value === step.value;
+        return guarded;
+      }
       if (step.op === 'get') return entry?.value ?? null;
       if (step.op === 'set') {
         this.entries.set(step.key, { value: step.value, expiresAt: this.now() + Math.max(1, Math.ceil(step.ttlMs)) });

@@ -31,6 +31,12 @@ for i = 1, #KEYS do
     else
       answers[i] = 0
     end
+  elseif op == 'requireEquals' then
+    if redis.call('GET', KEYS[i]) ~= a then
+      answers[i] = 0
+      return answers
+    end
+    answers[i] = 1
   else
     answers[i] = redis.call('PTTL', KEYS[i])
   end
@@ -254,7 +260,7 @@ export class RedisKeyValueStore extends KeyValueStore {
     if (steps.length === 0) return [];
     const args = steps.flatMap((step): (string | number)[] => {
       if (step.op === 'set') return [step.op, step.value, Math.max(1, Math.ceil(step.ttlMs))];
-      if (step.op === 'deleteIfEquals') return [step.op, step.value, ''];
+      if (step.op === 'deleteIfEquals' || step.op === 'requireEquals') return [step.op, step.value, ''];
       return [step.op, '', ''];
     });
     const reply = (await this.failFast(() => this.client.eval(BATCH, steps.length, ...steps.map((step) => step.key), ...args))) as (string | number | null)[];
@@ -262,7 +268,7 @@ export class RedisKeyValueStore extends KeyValueStore {
       const answer = reply[index] ?? null;
       if (step.op === 'get') return answer === null ? null : String(answer);
       if (step.op === 'set') return true;
-      if (step.op === 'deleteIfEquals') return answer === 1;
+      if (step.op === 'deleteIfEquals' || step.op === 'requireEquals') return answer === 1;
       return typeof answer === 'number' && answer >= 0 ? answer : null;
     });
   }

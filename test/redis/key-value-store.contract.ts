@@ -101,6 +101,24 @@ export function describeKeyValueStoreContract(name: string, open: () => Promise<
       await expect(store.batch([])).resolves.toEqual([]);
     });
 
+    it('stops a batch at a guard that does not hold: nothing after it is done (a fencing check)', async () => {
+      await store.set(key('{g}:lease'), 'writer-b');
+      const fenced = await store.batch([
+        { op: 'get', key: key('{g}:lease') },
+        { op: 'requireEquals', key: key('{g}:lease'), value: 'writer-a' },
+        { op: 'set', key: key('{g}:intent'), value: 'sending', ttlMs: 60_000 },
+      ]);
+      expect(fenced).toEqual(['writer-b', false, null]);
+      await expect(store.get(key('{g}:intent'))).resolves.toBeNull();
+      const held = await store.batch([
+        { op: 'requireEquals', key: key('{g}:lease'), value: 'writer-b' },
+        { op: 'set', key: key('{g}:intent'), value: 'sending', ttlMs: 60_000 },
+      ]);
+      expect(held).toEqual([true, true]);
+      await expect(store.get(key('{g}:intent'))).resolves.toBe('sending');
+      await expect(store.batch([{ op: 'requireEquals', key: key('{g}:absent'), value: 'x' }, { op: 'get', key: key('{g}:intent') }])).resolves.toEqual([false, null]);
+    });
+
     it('keeps a sorted index and answers the members due, lowest score first', async () => {
       await store.indexAdd(key('idx'), 'late', 300);
       await store.indexAdd(key('idx'), 'early', 100);

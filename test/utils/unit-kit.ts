@@ -81,7 +81,7 @@ export function journalWorld(env: Record<string, string> = {}) {
   const outbox = new StoreOutbox(metrics);
   const { service: config } = unitConfig({ RESERVATION_WRITE_SPACING_MS: '0', ...env });
   const leases = new ReservationLeases(store, keys, clock, config);
-  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics);
+  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config);
   return { clock, store, keys, metrics, outbox, config, leases, journal };
 }
 
