@@ -71,6 +71,21 @@ export default tseslint.config(
     boundaries([`src/${from}/**/*.ts`], [forbid(FEATURES.filter((room) => room !== from && !to.includes(room)), `${from}/ imports only ${[...to, 'journal', 'the floor'].join(', ')} (docs/architecture.md)`)]),
   ),
   {
+    // Every upstream write goes through the write journal: only the files that declare a write kind
+    // (its send, how to find it on the platform) call the upstream client's write methods.
+    files: ['src/**/*.ts'],
+    ignores: ['src/upstream/**', 'src/checkout/card-payments.service.ts', 'src/invoices/invoice-items.service.ts', 'src/booking/bookings.service.ts', '**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[property.name=/^(attachPaymentMethod|addInvoiceItem|createGuest|createReservationFromQuote|setReservationStatus)$/]',
+          message: 'an upstream write is sent only by its write kind, through the write journal (docs/write-journal.md)',
+        },
+      ],
+    },
+  },
+  {
     // Plain ES modules the browser loads as they are: demo.js imports the compiled client (npm run client).
     files: ['sandbox/demo/public/**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -188,9 +188,8 @@ export class Bookings implements OnModuleInit {
       if (existing) return toView(existing);
     }
     // The attach that follows is spaced from the create, though the create was journaled under the quote.
-    const spacingMs = this.leases.spacingMs;
     await Promise.all([
-      spacingMs > 0 ? this.store.set(this.keys.reservationWrites(reservation.reservationId).lastWrite, '1', { ttlMs: spacingMs }).catch(() => false) : undefined,
+      this.journal.startSpacing(reservation.reservationId),
       this.quotes.booked(quote),
       this.calendar.nightsTaken(quote.view.listingId, reservation.checkIn, reservation.checkOut).catch(() => undefined),
     ]);

@@ -190,15 +190,18 @@ export class CardPayments implements OnModuleInit {
   }
 
   private async applyThreeDs(sessionId: string, outcome: ThreeDsOutcome, stateValue: string | undefined): Promise<{ status: ThreeDsReturnStatus; counted: string }> {
-    let state;
+    let presented;
     try {
-      state = await this.states.consume(outcome, stateValue);
+      presented = await this.states.consume(sessionId, outcome, stateValue);
     } catch (error) {
       // Nothing was consumed or sent: the return can be repeated once Redis answers.
       this.logger.warn({ err: error, outcome }, 'a 3-D Secure return could not be read from the store; nothing was attached');
       return { status: 'failed', counted: 'store_unavailable' };
     }
-    if (!state || state.sessionId !== sessionId) return this.refusedReturn(sessionId);
+    if (!presented || presented.state.sessionId !== sessionId) return this.refusedReturn(sessionId);
+    // The same return twice (a double submit): the first one is attaching or did; never "failed" for it.
+    if (presented.duplicate) return this.duplicateReturn(sessionId, outcome);
+    const { state } = presented;
     const known = await this.sessionForReturn(sessionId);
     if (!known) return this.refusedReturn(sessionId);
     const attempt = state.attemptId;
@@ -234,6 +237,14 @@ export class CardPayments implements OnModuleInit {
       this.logger.warn({ err: error }, 'a 3-D Secure return could not read its session; the browser is sent on with what is known');
       return null;
     });
+  }
+
+  /** The second arrival of a return: what the first made of the session, `processing` while it still works. */
+  private async duplicateReturn(sessionId: string, outcome: ThreeDsOutcome): Promise<{ status: ThreeDsReturnStatus; counted: string }> {
+    const session = await this.sessionForReturn(sessionId);
+    if (session?.status === 'succeeded' && !session.pendingAttempt) return { status: 'succeeded', counted: 'duplicate' };
+    if (session?.status === 'failed' || outcome === 'failure') return { status: 'failed', counted: 'duplicate' };
+    return { status: 'processing', counted: 'duplicate' };
   }
 
   /** A return that may do nothing: it reports what the session shows. */
@@ -282,8 +293,11 @@ export class CardPayments implements OnModuleInit {
    */
   private async submittable(sessionId: string, lease: ReservationLease, standing: { openIntentId: string | null; card: CardOnFile | null }): Promise<CheckoutSession> {
     if (standing.openIntentId) {
-      if (await this.journal.settleOpen(lease, standing.openIntentId)) {
-        throw DomainError.outcomePending('An earlier payment step on this reservation is still being confirmed with the booking platform; try again in a moment.');
+      const open = await this.journal.settleOpen(lease, standing.openIntentId);
+      if (open) {
+        // This session's own card may still land (its replica died or timed out): the session says so.
+        if (open.kind === 'payment-method' && open.context.sessionId === sessionId) await this.markProcessing(sessionId);
+        throw DomainError.outcomePending('An earlier payment step on this reservation is still being confirmed with the booking platform; nothing else is sent until it is. Try again in a moment.');
       }
       // Settling it may have put a card on file.
       standing = { openIntentId: null, card: await this.cards.onFile(lease.reservationId) };
@@ -392,10 +406,7 @@ export class CardPayments implements OnModuleInit {
   private async attachFailed(session: CheckoutSession, error: unknown): Promise<never> {
     if (hasCode(error, 'already_paid') || hasCode(error, 'store_unavailable') || hasCode(error, 'invalid_state')) throw error;
     if (hasCode(error, 'outcome_pending')) {
-      // The guest is told "we are confirming", and the site polls the session (docs/product-spec.md §6.6).
-      await this.sessions
-        .update(session.id, (current) => (current.status === 'succeeded' ? null : { ...current, status: 'processing', nextAction: undefined, lastError: undefined }))
-        .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a checkout session processing; the journal keeps the open attach'));
+      await this.markProcessing(session.id);
       throw error;
     }
     if (error instanceof UpstreamError && error.upstreamStatus !== undefined && error.upstreamStatus < 500) {
@@ -406,6 +417,13 @@ export class CardPayments implements OnModuleInit {
     }
     if (error instanceof DomainError) return this.fail(session, error);
     throw error;
+  }
+
+  /** The guest is told "we are confirming", and the site polls the session (docs/product-spec.md §6.6). */
+  private async markProcessing(sessionId: string): Promise<void> {
+    await this.sessions
+      .update(sessionId, (current) => (current.status === 'succeeded' || current.status === 'processing' ? null : { ...current, status: 'processing', nextAction: undefined, lastError: undefined }))
+      .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a checkout session processing; the journal keeps the open attach'));
   }
 
   /** The journal recorded the card on file with the outcome (or the reconciler did): the session follows. */
@@ -455,7 +473,7 @@ export class CardPayments implements OnModuleInit {
       if (now) this.bookingHooks?.cardAttached(now);
       return;
     }
-    if (intent.state === 'not_landed') {
+    if (intent.state === 'not_landed' || intent.state === 'fenced') {
       await this.sessions
         .update(sessionId, (current) =>
           current.status === 'processing'

@@ -12,12 +12,19 @@ export interface ThreeDsState {
 }
 
 const STATE = /^[A-Za-z0-9_-]{32}$/;
+/** How long a used state still tells a second arrival of the same return that it is a duplicate. */
+const USED_TTL_MS = 30 * 60_000;
+
+/** A return's state as presented: the attempt it opens, or a duplicate of a return that already used it. */
+export type PresentedState = { state: ThreeDsState; duplicate: boolean };
 
 /**
  * The one-time states carried by the 3-D Secure return URLs: 192 random bits each, one for the
- * success path and one for the failure path, stored server-side under a digest of the path and the
- * value and consumed atomically. A state opens only the path it was issued for (docs/product-spec.md §6.7); a
- * forged, replayed, swapped or expired state finds nothing and consumes nothing.
+ * success path and one for the failure path, stored server-side under a digest of the session, the
+ * path and the value, and consumed atomically. A state opens only the path and the session it was
+ * issued for (docs/product-spec.md §6.7): a forged, swapped, misrouted or expired state finds
+ * nothing and consumes nothing. A used state is remembered for a while, so that the same return
+ * arriving twice (a double submit) is told apart from a forged one.
  */
 @Injectable()
 export class ThreeDsStates {
@@ -29,21 +36,31 @@ export class ThreeDsStates {
   async issue(state: ThreeDsState, ttlMs: number): Promise<Record<ThreeDsOutcome, string>> {
     const values = { success: randomBytes(24).toString('base64url'), failure: randomBytes(24).toString('base64url') };
     for (const outcome of ['success', 'failure'] as const) {
-      await this.store.set(this.key(outcome, values[outcome]), JSON.stringify(state), { ttlMs }).catch((cause: unknown) => {
+      await this.store.set(this.key(state.sessionId, outcome, values[outcome]), JSON.stringify(state), { ttlMs }).catch((cause: unknown) => {
         throw DomainError.storeUnavailable(cause);
       });
     }
     return values;
   }
 
-  /** The state's attempt, once, on its own path; null for anything else. Throws only when Redis fails. */
-  async consume(outcome: ThreeDsOutcome, value: string | undefined): Promise<ThreeDsState | null> {
+  /**
+   * The state's attempt, once, on its own session's own path (`duplicate: false`); the same state
+   * presented again on that path (`duplicate: true`); null for anything else, which consumes nothing.
+   * Throws only when Redis fails.
+   */
+  async consume(sessionId: string, outcome: ThreeDsOutcome, value: string | undefined): Promise<PresentedState | null> {
     if (!value || !STATE.test(value)) return null;
-    const raw = await this.store.take(this.key(outcome, value));
-    return raw ? (JSON.parse(raw) as ThreeDsState) : null;
+    const key = this.key(sessionId, outcome, value);
+    const raw = await this.store.take(key);
+    if (raw) {
+      await this.store.set(`${key}:used`, raw, { ttlMs: USED_TTL_MS }).catch(() => false);
+      return { state: JSON.parse(raw) as ThreeDsState, duplicate: false };
+    }
+    const used = await this.store.get(`${key}:used`);
+    return used ? { state: JSON.parse(used) as ThreeDsState, duplicate: true } : null;
   }
 
-  private key(outcome: ThreeDsOutcome, value: string): string {
-    return this.keys.threeDsState(RedisKeys.digest(`${outcome}:${value}`));
+  private key(sessionId: string, outcome: ThreeDsOutcome, value: string): string {
+    return this.keys.threeDsState(RedisKeys.digest(`${sessionId}:${outcome}:${value}`));
   }
 }

@@ -205,6 +205,15 @@ export class WriteJournal {
     return sending;
   }
 
+  /**
+   * Starts the write spacing on a reservation whose first write was journaled under another lease
+   * (a reservation created from a quote): the next write to it waits like any other.
+   */
+  async startSpacing(reservationId: string): Promise<void> {
+    if (this.leases.spacingMs <= 0) return;
+    await this.store.set(this.keys.reservationWrites(reservationId).lastWrite, '1', { ttlMs: this.leases.spacingMs }).catch(() => false);
+  }
+
   /** The sweep: one reconciliation of an open intent whose writer is gone (the caller holds its lease). */
   async reconcileDue(reservationId: string, intentId: string): Promise<IntentState | null> {
     const intent = await this.load(reservationId, intentId);

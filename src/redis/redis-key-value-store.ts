@@ -265,6 +265,8 @@ export class RedisKeyValueStore extends KeyValueStore {
     });
     const reply = (await this.failFast(() => this.client.eval(BATCH, steps.length, ...steps.map((step) => step.key), ...args))) as (string | number | null)[];
     return steps.map((step, index) => {
+      // Past a guard that did not hold, the script returned early: those steps did nothing.
+      if (index >= reply.length) return null;
       const answer = reply[index] ?? null;
       if (step.op === 'get') return answer === null ? null : String(answer);
       if (step.op === 'set') return true;

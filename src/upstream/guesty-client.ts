@@ -263,6 +263,12 @@ export class GuestyClient {
     let reminted = false;
     for (let attempt = 0; ; attempt += 1) {
       await this.limiter.acquire(call.priority, deadline);
+      // A write never leaves past its deadline (a stalled loop, a frozen process): the journal's settle horizon counts on it.
+      if (call.kind === 'write' && Date.now() > deadline) {
+        throw new UpstreamError('upstream_unavailable', 'The booking platform could not be reached in time; the request was not sent. Please try again shortly.', {
+          operation: call.operation, maybeSent: false, retryAfterSeconds: 1,
+        });
+      }
       let answer: UpstreamAnswer;
       try {
         answer = await this.http.send({ ...call, host: 'api', headers: { Authorization: `Bearer ${token.value}` } });

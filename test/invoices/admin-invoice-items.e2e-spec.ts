@@ -96,14 +96,19 @@ describe('operator invoice items, current endpoint', () => {
     expect(writesAt(world).current).toBe(before.current + 1);
   });
 
-  it('answers 503 "not added, safe to retry" when a failed write did not land, and the retry adds it once', async () => {
+  it('answers 503 outcome_pending (never "safe to retry") for a write answered 500, and adds it once when retried past the settle horizon', async () => {
     const { reservationId } = freshReservation(world);
     const key = randomUUID();
     world.sandbox.control.forceStatus('invoiceItems', 500, { times: 1, body: { message: 'Internal error' } });
     const failed = await admin().addItem(reservationId, lateCheckout, { key }).expect(503);
-    expect(failed.body.code).toBe('upstream_unavailable');
-    expect(failed.body.detail).toMatch(/not added.*safe to retry/);
+    expect(failed.body.code).toBe('outcome_pending');
+    expect(failed.body.detail).not.toMatch(/not added|safe to retry|nothing was changed/i);
     expect(invoiceItemsAt(world, reservationId).filter((item) => item.title === lateCheckout.title)).toHaveLength(0);
+    const sentBefore = writesAt(world).current;
+    await admin().addItem(reservationId, lateCheckout, { key }).expect(503);
+    expect(writesAt(world).current).toBe(sentBefore);
+    // Past WRITE_SETTLE_SECONDS with nothing on the folio, it surely did not land: the retry adds it.
+    world.clocks[0].advance(121_000);
     await admin().addItem(reservationId, lateCheckout, { key }).expect(201);
     expect(invoiceItemsAt(world, reservationId).filter((item) => item.title === lateCheckout.title)).toHaveLength(1);
   });

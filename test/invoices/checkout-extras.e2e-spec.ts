@@ -117,7 +117,7 @@ describe('checkout extras', () => {
     });
   });
 
-  it('after a line that did not land, the retry with the same key adds only the rest', async () => {
+  it('after a line answered 500, nothing more is sent until the settle horizon; then the retry with the same key adds only the rest', async () => {
     const { sessionId, reservationId } = await session();
     const key = randomUUID();
     const before = writesAt(world).current;
@@ -131,10 +131,17 @@ describe('checkout extras', () => {
     world.sandbox.control.setRouteDelay('invoiceItems', 0);
     world.sandbox.control.forceStatus('invoiceItems', 500, { times: 1, body: { message: 'Internal error' } });
     const failed = await first;
+    // A 500 does not prove the platform will not act: the guest is never told it is safe to retry.
     expect(failed.status).toBe(503);
-    expect(failed.body.code).toBe('upstream_unavailable');
-    expect(failed.body.detail).toMatch(/safe to retry with the same Idempotency-Key/);
+    expect(failed.body.code).toBe('outcome_pending');
+    expect(failed.headers['retry-after']).toMatch(/^\d+$/);
+    expect(failed.body.detail).not.toMatch(/safe to retry|nothing was changed/i);
     expect(extrasAt(reservationId).map((item) => item.title)).toEqual(['Late checkout']);
+    const early = await addExtras(sessionId, { items: [{ code: 'late-checkout' }, { code: 'pet' }] }, key).expect(503);
+    expect(early.body.code).toBe('outcome_pending');
+    expect(writesAt(world).current).toBe(before + 2);
+    // Past WRITE_SETTLE_SECONDS with nothing on the folio, the line surely did not land.
+    world.clocks[0].advance(121_000);
     const retried = await addExtras(sessionId, { items: [{ code: 'late-checkout' }, { code: 'pet' }] }, key).expect(201);
     expect(retried.body.items.map((item: { code: string }) => item.code)).toEqual(['late-checkout', 'pet']);
     expect(extrasAt(reservationId).map((item) => item.title)).toEqual(['Late checkout', 'Pet fee']);
