@@ -74,7 +74,9 @@ export class Replica {
     if (!child) return;
     this.thaw();
     child.kill('SIGTERM');
-    const stopped = await Promise.race([this.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 15_000))]);
+    let timer: NodeJS.Timeout | undefined;
+    const stopped = await Promise.race([this.exited.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000)))]);
+    clearTimeout(timer);
     if (!stopped) await this.kill();
   }
 }
