@@ -24,7 +24,7 @@ const FEATURE_ARROWS = {
   checkout: ['invoices'],
   payments: ['checkout'],
   webhooks: ['payments'],
-  booking: ['checkout', 'webhooks'],
+  booking: ['checkout'],
 };
 const FLOOR = forbid([...FEATURES, 'journal'], 'the floor (config, common, redis, metrics, health, docs, upstream) never imports a feature or the journal');
 /** The wiring beside main.ts imports every room; a room importing it back would import everything. */

@@ -11,6 +11,7 @@ import { installSecurityHeaders } from './common/http/security-headers';
 import { requestIdFor } from './common/http/request-id';
 import { createLogger } from './common/logging/create-logger';
 import { PinoLoggerService } from './common/logging/pino-logger.service';
+import { ProductEventBus } from './common/events/product-event-bus';
 import { setUpOpenApi } from './docs/openapi';
 import { ShutdownState } from './health/shutdown-state';
 import { MetricsService } from './metrics/metrics.service';
@@ -65,6 +66,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   if (config.http.docsEnabled) setUpOpenApi(app);
 
   await app.init();
+  // A product event without its consumer is a wiring mistake: refuse to start rather than drop it.
+  app.get(ProductEventBus).assertConsumed();
   wrongMethods.answer();
   await fastify.ready();
   return { app, logger };

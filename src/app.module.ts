@@ -14,6 +14,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
 import { PaymentsModule } from './payments/payments.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { ProductEventsModule } from './common/events/product-events.module';
 
 /**
  * The whole service for one validated configuration. Global pipe and filter are APP_* providers so
@@ -30,6 +31,7 @@ export class AppModule {
       imports: [
         // Configuration was read and validated once, from the environment, in config/.
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...config })] }),
+        ProductEventsModule,
         RedisModule,
         MetricsModule,
         HealthModule,

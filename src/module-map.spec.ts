@@ -44,7 +44,7 @@ const ARROWS: Record<string, string[]> = {
   checkout: ['invoices'],
   payments: ['checkout'],
   webhooks: ['payments'],
-  booking: ['checkout', 'webhooks'],
+  booking: ['checkout'],
 };
 
 const probe = (from: string, imports: string): Probe => ({ file: `src/${from}/map-probe.ts`, imports });

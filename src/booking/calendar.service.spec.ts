@@ -1,10 +1,11 @@
 import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { DomainError } from '../common/errors/domain-error';
+import { ProductEventBus } from '../common/events/product-event-bus';
+import { ProductEventsModule } from '../common/events/product-events.module';
 import { SharedFetches } from '../redis/shared-fetches';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamCalendarDay } from '../upstream/guesty.types';
-import { ReservationEvents } from '../webhooks/reservation-events';
 import { CalendarCache } from './calendar.service';
 
 beforeAll(quietLogs);
@@ -39,8 +40,8 @@ class FakeCalendar {
 async function setUp() {
   const world = journalWorld();
   const platform = new FakeCalendar();
-  const module = await unitModule(world, [CalendarCache, SharedReadCache, SharedFetches, ReservationEvents], [[GuestyClient, platform.asClient()]]);
-  return { world, platform, calendar: module.get(CalendarCache), events: module.get(ReservationEvents) };
+  const module = await unitModule(world, [CalendarCache, SharedReadCache, SharedFetches], [[GuestyClient, platform.asClient()]], [ProductEventsModule]);
+  return { world, platform, calendar: module.get(CalendarCache), events: module.get(ProductEventBus) };
 }
 
 describe('CalendarCache', () => {
@@ -82,7 +83,7 @@ describe('CalendarCache', () => {
     world.clock.time = Date.parse('2031-07-15T00:00:00Z');
     await calendar.days('lst-1', '2031-07-30', '2031-07-30');
     platform.listings.set('lst-1', [{ date: '2031-07-30', currency: 'USD', price: 120, status: 'booked' }]);
-    await events.publish({ type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
+    await events.publish('reservation.changed', { type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
     const after = await calendar.days('lst-1', '2031-07-30', '2031-07-30');
     expect(after.days.map((day) => day.available)).toEqual([false]);
     expect(platform.reads).toHaveLength(2);
@@ -91,8 +92,8 @@ describe('CalendarCache', () => {
   it('leaves other listings cached when a webhook names one', async () => {
     const { calendar, platform, events } = await setUp();
     await calendar.days('lst-1', '2031-07-30', '2031-07-30');
-    await events.publish({ type: 'reservation.updated', reservationId: 'res-2', listingId: 'lst-other' });
-    await events.publish({ type: 'calendar.updated' });
+    await events.publish('reservation.changed', { type: 'reservation.updated', reservationId: 'res-2', listingId: 'lst-other' });
+    await events.publish('reservation.changed', { type: 'calendar.updated' });
     await calendar.days('lst-1', '2031-07-30', '2031-07-30');
     expect(platform.reads).toHaveLength(1);
   });

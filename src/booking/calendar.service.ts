@@ -1,12 +1,13 @@
-import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
+import { OnProductEvent } from '../common/events/on-product-event';
+import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamCalendarDay } from '../upstream/guesty.types';
-import { ReservationEvents } from '../webhooks/reservation-events';
 import { monthBounds, monthsBetween, today } from './stay-dates';
 
 export interface CalendarDayView {
@@ -57,7 +58,7 @@ function dayView(day: UpstreamCalendarDay): CalendarDayView {
  * months instead (`nightsTaken`), so a booking does not turn the next visitor's read into a miss.
  */
 @Injectable()
-export class CalendarCache implements OnModuleInit {
+export class CalendarCache {
   private readonly logger = new Logger('CalendarCache');
   private readonly ttlMs: number;
 
@@ -66,18 +67,16 @@ export class CalendarCache implements OnModuleInit {
     private readonly cache: SharedReadCache,
     private readonly clock: Clock,
     config: ConfigService<AppConfig, true>,
-    @Optional() private readonly events?: ReservationEvents,
   ) {
     this.ttlMs = config.get('booking', { infer: true }).calendarCacheSeconds * 1000;
   }
 
   /** The platform's `reservation.*` and calendar webhooks that name a listing drop its cached months. */
-  onModuleInit(): void {
-    this.events?.subscribe(async (event) => {
-      if (!event.listingId) return;
-      await this.invalidate(event.listingId);
-      this.logger.debug({ listingId: event.listingId, type: event.type }, 'calendar refreshed by a webhook');
-    });
+  @OnProductEvent('reservation.changed')
+  async onReservationChanged(event: ProductEvents['reservation.changed']): Promise<void> {
+    if (!event.listingId) return;
+    await this.invalidate(event.listingId);
+    this.logger.debug({ listingId: event.listingId, type: event.type }, 'calendar refreshed by a webhook');
   }
 
   async days(listingId: string, from: string, to: string): Promise<CalendarView> {

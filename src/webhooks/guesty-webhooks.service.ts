@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { DomainError } from '../common/errors/domain-error';
+import { ProductEventBus } from '../common/events/product-event-bus';
 import { MetricsService } from '../metrics/metrics.service';
 import { PaymentStatusPolls } from '../payments/payment-status-polls';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
-import { ReservationEvents } from './reservation-events';
 
 /** A message id is handled once for this long, across replicas (docs/product-spec.md §4). */
 const HANDLED_TTL_MS = 24 * 3_600_000;
@@ -30,7 +30,7 @@ function idOf(value: unknown): string | undefined {
  * raw body as received: its 5 min timestamp tolerance, `v1,` signatures (several may be listed).
  * Svix's `svix-*` headers are the same values as the scheme's `webhook-*` ones. A verified event is
  * a hint: payments.* make the service re-read that reservation's payments at background priority;
- * reservation.* and calendar events go to ReservationEvents. Nothing in the payload is taken as fact.
+ * reservation.* and calendar events are published as `reservation.changed`. Nothing in the payload is taken as fact.
  */
 @Injectable()
 export class GuestyWebhooks {
@@ -40,7 +40,7 @@ export class GuestyWebhooks {
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     private readonly keys: RedisKeys,
     private readonly polls: PaymentStatusPolls,
-    private readonly events: ReservationEvents,
+    private readonly events: ProductEventBus,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -83,7 +83,7 @@ export class GuestyWebhooks {
       return 'accepted';
     }
     if (type.startsWith('reservation.') || type.startsWith('calendar.') || type.startsWith('listing.calendar')) {
-      await this.events.publish({
+      await this.events.publish('reservation.changed', {
         type,
         reservationId: idOf(body.reservation?._id) ?? idOf(body.reservationId),
         listingId: idOf(body.reservation?.listingId) ?? idOf(body.listingId),

@@ -1,4 +1,4 @@
-import { InjectionToken, Logger, Provider, Type } from '@nestjs/common';
+import { InjectionToken, Logger, LoggerService, Provider, Type } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { ConfigService } from '@nestjs/config';
 import { Clock } from '../../src/common/clock';
@@ -85,16 +85,20 @@ export function journalWorld(env: Record<string, string> = {}) {
   return { clock, store, keys, metrics, outbox, config, leases, journal };
 }
 
+/** Nest's testing module prints errors unless told otherwise; unit specs read outcomes, not logs. */
+export const SILENT_LOGGER: LoggerService = { log: () => undefined, error: () => undefined, warn: () => undefined };
+
 /** A fake standing in for the provider of `token` (a class, usually the seam under test). */
 export type Fake = [token: InjectionToken, value: unknown];
 
 /**
  * The `classes` built by Nest's injector, as the app builds them: every constructor argument resolved
  * by its type from the world's floor (clock, store, keys, metrics, outbox, configuration, leases,
- * journal), the other classes listed and the `fakes`; lifecycle hooks run as at start. A dependency
+ * journal), the other classes listed, the `fakes` and the `modules` (e.g. the product's events);
+ * lifecycle hooks run as at start. A dependency
  * nobody provides fails here, naming it, as it would fail the app at start.
  */
-export async function unitModule(world: ReturnType<typeof journalWorld>, classes: Type[], fakes: Fake[] = []): Promise<TestingModule> {
+export async function unitModule(world: ReturnType<typeof journalWorld>, classes: Type[], fakes: Fake[] = [], modules: Type[] = []): Promise<TestingModule> {
   const floor: Provider[] = [
     { provide: Clock, useValue: world.clock },
     { provide: KeyValueStore, useValue: world.store },
@@ -105,7 +109,9 @@ export async function unitModule(world: ReturnType<typeof journalWorld>, classes
     { provide: ReservationLeases, useValue: world.leases },
     { provide: WriteJournal, useValue: world.journal },
   ];
-  const module = await Test.createTestingModule({ providers: [...floor, ...classes, ...fakes.map(([provide, useValue]) => ({ provide, useValue }))] }).compile();
+  const module = await Test.createTestingModule({ imports: modules, providers: [...floor, ...classes, ...fakes.map(([provide, useValue]) => ({ provide, useValue }))] })
+    .setLogger(SILENT_LOGGER)
+    .compile();
   await module.init();
   return module;
 }

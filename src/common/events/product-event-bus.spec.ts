@@ -1,0 +1,48 @@
+import { Injectable } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { SILENT_LOGGER } from '../../../test/utils/unit-kit';
+import { OnProductEvent } from './on-product-event';
+import { ProductEventBus } from './product-event-bus';
+import { ProductEvents } from './product-events';
+import { ProductEventsModule } from './product-events.module';
+
+type ReservationChanged = ProductEvents['reservation.changed'];
+
+@Injectable()
+class CalendarLike {
+  readonly heard: ReservationChanged[] = [];
+  failing = false;
+
+  @OnProductEvent('reservation.changed')
+  async onReservationChanged(event: ReservationChanged): Promise<void> {
+    await Promise.resolve();
+    if (this.failing) throw new Error('the cache is down');
+    this.heard.push(event);
+  }
+}
+
+async function started(consumers: (typeof CalendarLike)[]) {
+  const module = await Test.createTestingModule({ imports: [ProductEventsModule], providers: consumers }).setLogger(SILENT_LOGGER).compile();
+  await module.init();
+  return module;
+}
+
+describe('ProductEventBus', () => {
+  it('hands an event to its consumer and resolves once the consumer is done', async () => {
+    const module = await started([CalendarLike]);
+    await module.get(ProductEventBus).publish('reservation.changed', { type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
+    expect(module.get(CalendarLike).heard).toEqual([{ type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' }]);
+    expect(() => module.get(ProductEventBus).assertConsumed()).not.toThrow();
+  });
+
+  it('refuses to start when an event the product needs has no consumer, naming it', async () => {
+    const module = await started([]);
+    expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(/no room consumes the product event\(s\) reservation\.changed/);
+  });
+
+  it('never fails the publisher when a consumer fails', async () => {
+    const module = await started([CalendarLike]);
+    module.get(CalendarLike).failing = true;
+    await expect(module.get(ProductEventBus).publish('reservation.changed', { type: 'calendar.updated', listingId: 'lst-2' })).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,19 @@
+/**
+ * What happens in the product that another room acts on: one map from event name to payload, so a
+ * publisher and its consumers agree on both by type (ProductEventBus publishes, @OnProductEvent consumes).
+ */
+export interface ProductEvents {
+  /**
+   * A verified platform webhook about a reservation or a listing's calendar. Ids only: a consumer
+   * re-reads the platform, never takes the payload's figures as facts. The booking calendar consumes it.
+   */
+  'reservation.changed': { type: string; reservationId?: string; listingId?: string };
+}
+
+export type ProductEventName = keyof ProductEvents;
+
+/**
+ * Events the product needs a consumer for: the app refuses to start without one, so a wiring mistake
+ * cannot silently drop, say, the calendar refresh a reservation webhook asks for.
+ */
+export const CONSUMED_EVENTS: readonly ProductEventName[] = ['reservation.changed'];
