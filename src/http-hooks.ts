@@ -4,6 +4,7 @@ import { ShutdownState } from './health/shutdown-state';
 import { MetricsService } from './metrics/metrics.service';
 import { PROBLEM_CONTENT_TYPE, problemDetails } from './common/errors/problem-details';
 import { requestContext } from './common/logging/request-context';
+import { nameServerSpan } from './common/telemetry/current-trace';
 
 const QUIET_PATHS = /^\/(health\/|metrics$)/;
 // The extras catalogue is public and the same for everyone: browsers and CDNs may keep it (its own Cache-Control).
@@ -19,6 +20,7 @@ const FORM_PATHS = /^\/checkout\/3ds\//;
 export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metrics: MetricsService, shutdown: ShutdownState): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
+    nameServerSpan(request.method, request.routeOptions.url);
     requestContext.run({ requestId: request.id }, done);
   });
 

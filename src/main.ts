@@ -1,3 +1,4 @@
+import './common/telemetry/register-tracing';
 import 'reflect-metadata';
 import { createApp, CreateAppOptions } from './app.factory';
 import { ConfigurationError, parseConfiguration } from './config/parse-configuration';

@@ -9,6 +9,7 @@ import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { ReservationLease, ReservationLeases } from './reservation-leases';
 import { IntentKind, IntentState, Reconciliation, WriteIntent, canMove, isOpen, mayResend, readIntent } from './write-intent';
+import { inSpan } from '../common/telemetry/in-span';
 
 /** Re-reads right after a write without a clear answer: the upstream shows a write after a moment. */
 export const RECONCILE_DELAYS_MS = [250, 1_000, 2_000];
@@ -134,7 +135,11 @@ export class WriteJournal {
    * still in Redis and moved it to `sending`. Throws the send's own error for a refusal, and
    * `outcome_pending` whenever the request may have left without a clear answer.
    */
-  async perform<Request, Outcome>(lease: ReservationLease, spec: WriteSpec<Request, Outcome>): Promise<Outcome> {
+  perform<Request, Outcome>(lease: ReservationLease, spec: WriteSpec<Request, Outcome>): Promise<Outcome> {
+    return inSpan(`journal ${spec.kind}`, { 'journal.kind': spec.kind }, () => this.performOnce(lease, spec));
+  }
+
+  private async performOnce<Request, Outcome>(lease: ReservationLease, spec: WriteSpec<Request, Outcome>): Promise<Outcome> {
     const { reservationId } = lease;
     const earlier = spec.earlier !== undefined ? spec.earlier : await this.load<Request, Outcome>(reservationId, spec.intentId);
     if (earlier && !mayResend(earlier.state)) {
@@ -159,12 +164,12 @@ export class WriteJournal {
       updatedAt: now,
     };
     // Journal first: if this fails, nothing was sent. The same step reads the spacing left.
-    const spacingLeft = await this.storeCall(() => this.writeOpen(prepared, now + RECHECK_AFTER_MS[0]));
+    const spacingLeft = await inSpan('journal record intent', { 'journal.kind': spec.kind }, () => this.storeCall(() => this.writeOpen(prepared, now + RECHECK_AFTER_MS[0])));
     if (spacingLeft > 0) await this.clock.sleep(spacingLeft);
-    const intent = await this.fence(lease, prepared);
+    const intent = await inSpan('journal fence', { 'journal.kind': spec.kind }, () => this.fence(lease, prepared));
     let outcome: Outcome;
     try {
-      outcome = await spec.send();
+      outcome = await inSpan('journal send', { 'journal.kind': spec.kind }, spec.send);
     } catch (error) {
       if (spec.refused(error)) {
         await this.settle(intent, 'refused', { reason: error instanceof DomainError ? error.detail : 'refused' });
@@ -235,7 +240,11 @@ export class WriteJournal {
     return current;
   }
 
-  private async reconcileOnce<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown, alsoOnLanded?: (outcome: O) => BatchStep[]): Promise<WriteIntent<R, O>> {
+  private reconcileOnce<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown, alsoOnLanded?: (outcome: O) => BatchStep[]): Promise<WriteIntent<R, O>> {
+    return inSpan('journal reconcile', { 'journal.kind': intent.kind }, () => this.reconcileRead(intent, tellOthers, cause, alsoOnLanded));
+  }
+
+  private async reconcileRead<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown, alsoOnLanded?: (outcome: O) => BatchStep[]): Promise<WriteIntent<R, O>> {
     const reconciler = this.reconcilers.get(intent.kind) as Reconciler<O> | undefined;
     let settled: WriteIntent<R, O>;
     if (intent.state === 'prepared') {
@@ -291,7 +300,11 @@ export class WriteJournal {
    * Records a final state, clears the reservation's pointer and starts the write spacing, in one
    * step; kept and retried when Redis is down, because the upstream has acted.
    */
-  private async settle<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>, also: BatchStep[] = []): Promise<WriteIntent<R, O>> {
+  private settle<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>, also: BatchStep[] = []): Promise<WriteIntent<R, O>> {
+    return inSpan('journal settle', { 'journal.kind': intent.kind, 'journal.state': state }, () => this.settleAs(intent, state, fields, also));
+  }
+
+  private async settleAs<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>, also: BatchStep[] = []): Promise<WriteIntent<R, O>> {
     if (!canMove(intent.state, state)) throw new Error(`a write intent cannot move from ${intent.state} to ${state}`);
     const next = { ...intent, ...fields, state, updatedAt: this.clock.now() };
     this.metrics.journalIntents.inc({ kind: intent.kind, state });

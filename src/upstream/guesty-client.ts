@@ -26,6 +26,7 @@ import { readTokenizeAnswer, TokenizeAnswer } from './tokenize-answer';
 import { UpstreamError } from './upstream-error';
 import { UpstreamAnswer, UpstreamCall, UpstreamHttp } from './upstream-http';
 import { scrubText } from '../common/logging/redaction';
+import { inSpan } from '../common/telemetry/in-span';
 
 type Kind = 'read' | 'write';
 export type { Priority };
@@ -262,7 +263,7 @@ export class GuestyClient {
     let token: AccessToken = await this.tokens.current();
     let reminted = false;
     for (let attempt = 0; ; attempt += 1) {
-      await this.limiter.acquire(call.priority, deadline);
+      await inSpan('upstream rate limit wait', { 'upstream.priority': call.priority }, () => this.limiter.acquire(call.priority, deadline));
       // A write never leaves past its deadline (a stalled loop, a frozen process): the journal's settle horizon counts on it.
       if (call.kind === 'write' && Date.now() > deadline) {
         throw new UpstreamError('upstream_unavailable', 'The booking platform could not be reached in time; the request was not sent. Please try again shortly.', {

@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { AxiosError, AxiosRequestConfig } from 'axios';
 import { AppConfig } from '../config/app-config';
 import { scrubText } from '../common/logging/redaction';
+import { inSpan } from '../common/telemetry/in-span';
 import { UpstreamError } from './upstream-error';
 import { UpstreamMetrics } from './upstream-metrics';
 
@@ -66,7 +67,12 @@ export class UpstreamHttp {
     this.timeoutMs = guesty.requestTimeoutMs;
   }
 
-  async send(call: UpstreamCall): Promise<UpstreamAnswer> {
+  /** One call, as a span named by its operation: the HTTP client span beneath it carries the trace on to the platform. */
+  send(call: UpstreamCall): Promise<UpstreamAnswer> {
+    return inSpan(call.operation, { 'upstream.operation': call.operation, 'upstream.host': call.host }, () => this.attempt(call));
+  }
+
+  private async attempt(call: UpstreamCall): Promise<UpstreamAnswer> {
     const started = performance.now();
     const request: AxiosRequestConfig = {
       method: call.method,

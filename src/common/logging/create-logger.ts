@@ -2,10 +2,11 @@ import pino, { DestinationStream, Logger } from 'pino';
 import { AppConfig } from '../../config/app-config';
 import { redactForLog, scrubText } from './redaction';
 import { currentRequestId } from './request-context';
+import { currentTrace } from '../telemetry/current-trace';
 
 /**
- * The one structured logger: JSON lines, the request id on every line written while serving a
- * request, sensitive fields and card-like digits redacted. Pretty output only when asked
+ * The one structured logger: JSON lines, the request id (and, with tracing on, the trace and span ids)
+ * on every line written while serving a request, sensitive fields and card-like digits redacted. Pretty output only when asked
  * (development default).
  */
 export function createLogger(config: AppConfig['logging'], destination?: DestinationStream): Logger {
@@ -17,7 +18,7 @@ export function createLogger(config: AppConfig['logging'], destination?: Destina
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin: () => {
       const requestId = currentRequestId();
-      return requestId ? { requestId } : {};
+      return { ...(requestId ? { requestId } : {}), ...currentTrace() };
     },
     formatters: {
       level: (label) => ({ level: label }),

@@ -1,0 +1,16 @@
+import { trace } from '@opentelemetry/api';
+
+/** The ids of the span being served, for log lines; nothing when tracing is off (no span is active then). */
+export function currentTrace(): { trace_id?: string; span_id?: string } {
+  const context = trace.getActiveSpan()?.spanContext();
+  if (!context || !trace.isSpanContextValid(context)) return {};
+  return { trace_id: context.traceId, span_id: context.spanId };
+}
+
+/** The server span takes the route's template (never the path: ids in a checkout path are capabilities). */
+export function nameServerSpan(method: string, route: string | undefined): void {
+  const span = trace.getActiveSpan();
+  if (!span || !route) return;
+  span.updateName(`${method} ${route}`);
+  span.setAttribute('http.route', route);
+}
