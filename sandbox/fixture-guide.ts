@@ -27,6 +27,7 @@ export const SANDBOX_LISTINGS: readonly SandboxListingGuide[] = [
   { listingId: 'lst-city', paymentProviderId: 'pp-city', currency: 'EUR', note: 'active provider' },
   { listingId: 'lst-mountain', paymentProviderId: 'pp-mountain', currency: 'GBP', note: 'active provider' },
   { listingId: 'lst-closed', paymentProviderId: 'pp-closed', currency: 'USD', note: 'provider INACTIVE' },
+  { listingId: 'lst-suites', paymentProviderId: 'pp-suites', currency: 'USD', note: 'multi-unit (3 units): availability by allotment' },
 ];
 
 const reservation = (

@@ -63,7 +63,10 @@ export function getCalendar(ctx: RequestContext): SandboxAnswer {
   if (problems.length === 0 && nightsBetween(startDate as string, endDate as string) > 731) problems.push({ field: 'endDate', message: 'at most two years at once' });
   if (problems.length > 0) throw invalidParameters(problems);
   expireHolds(store, ctx.now);
-  return jsonAnswer(200, { status: 200, data: { days: calendarDays(store, listing, startDate as string, endDate as string, ctx.now) } });
+  const days = calendarDays(store, listing, startDate as string, endDate as string, ctx.now);
+  // Like the platform, the allotment of a multi-unit listing's days only when asked for.
+  const withAllotment = ctx.url.searchParams.get('includeAllotment') === 'true';
+  return jsonAnswer(200, { status: 200, data: { days: withAllotment ? days : days.map(({ allotment: _allotment, ...day }) => day) } });
 }
 
 function quoteView(quote: QuoteRecord, accountId: string | undefined): Record<string, unknown> {

@@ -23,6 +23,8 @@ export interface BookingTerms {
   blockedOffsets: number[];
   /** Weekdays (0 = Sunday) closed to arrival. */
   closedToArrival: number[];
+  /** A multi-unit listing's like units: its days carry an `allotment` (units left), and `status` stops telling availability. */
+  units?: number;
 }
 
 /** Per listing id; listings without an entry book on one night, 10 % tax, nothing blocked. */
@@ -31,6 +33,7 @@ export const BOOKING_TERMS: Record<string, BookingTerms> = {
   'lst-city': { minNights: 1, taxType: 'VAT', taxRate: 0.1, blockedOffsets: [15, 16], closedToArrival: [] },
   'lst-mountain': { minNights: 3, taxType: 'VAT', taxRate: 0.2, blockedOffsets: [20, 21, 22], closedToArrival: [0] },
   'lst-closed': { minNights: 2, taxType: 'TAX', taxRate: 0.1, blockedOffsets: [], closedToArrival: [] },
+  'lst-suites': { minNights: 1, taxType: 'TAX', taxRate: 0.1, blockedOffsets: [12], closedToArrival: [], units: 3 },
 };
 
 const DEFAULT_TERMS: BookingTerms = { minNights: 1, taxType: 'TAX', taxRate: 0.1, blockedOffsets: [], closedToArrival: [] };
@@ -122,12 +125,10 @@ export function holdOf(store: SandboxStore, reservationId: string, now: number):
 
 const BLOCKING = new Set(['confirmed', 'reserved']);
 
-function bookingOn(store: SandboxStore, listingId: string, date: string): ReservationRecord | undefined {
-  for (const reservation of store.reservations.values()) {
-    if (reservation.listingId !== listingId || !BLOCKING.has(reservation.status)) continue;
-    if (reservation.checkIn.slice(0, 10) <= date && date < reservation.checkOut.slice(0, 10)) return reservation;
-  }
-  return undefined;
+function bookingsOn(store: SandboxStore, listingId: string, date: string): ReservationRecord[] {
+  return [...store.reservations.values()].filter(
+    (reservation) => reservation.listingId === listingId && BLOCKING.has(reservation.status) && reservation.checkIn.slice(0, 10) <= date && date < reservation.checkOut.slice(0, 10),
+  );
 }
 
 export interface CalendarDay {
@@ -140,6 +141,16 @@ export interface CalendarDay {
   cta: boolean;
   ctd: boolean;
   reservationId?: string;
+  /** Multi-unit listings only: units left that day. */
+  allotment?: number;
+}
+
+/**
+ * Whether a night can be booked, as the platform tells integrators: by the allotment where the day
+ * has one (a multi-unit listing), by the status otherwise (docs/upstream.md "Booking").
+ */
+export function isBookable(day: Pick<CalendarDay, 'status' | 'allotment'>): boolean {
+  return typeof day.allotment === 'number' ? day.allotment > 0 : day.status === 'available';
 }
 
 /** Fridays and Saturdays cost a quarter more. */
@@ -152,7 +163,8 @@ export function calendarDay(store: SandboxStore, listing: ListingRecord, date: s
   const terms = termsOf(listing._id);
   const { startedAt } = bookingState(store, now);
   const offset = Math.round((dayMs(date) - dayMs(dayString(startedAt))) / DAY_MS);
-  const booked = bookingOn(store, listing._id, date);
+  const bookings = bookingsOn(store, listing._id, date);
+  const booked = bookings[0];
   const blocked = terms.blockedOffsets.includes(offset);
   return {
     date,
@@ -164,6 +176,8 @@ export function calendarDay(store: SandboxStore, listing: ListingRecord, date: s
     cta: terms.closedToArrival.includes(new Date(dayMs(date)).getUTCDay()),
     ctd: false,
     ...(booked ? { reservationId: booked._id } : {}),
+    // A multi-unit listing's day is `booked` once one unit is, though others are left: read the allotment.
+    ...(terms.units ? { allotment: blocked ? 0 : Math.max(0, terms.units - bookings.length) } : {}),
   };
 }
 
@@ -183,7 +197,7 @@ export function stayRefusal(
   const nights = nightsBetween(stay.checkIn, stay.checkOut);
   for (let index = 0; index < nights; index += 1) {
     const day = calendarDay(store, listing, dayString(dayMs(stay.checkIn) + index * DAY_MS), now);
-    if (day.status !== 'available') {
+    if (!isBookable(day)) {
       return { kind: 'calendar', code: 'LISTING_CALENDAR_BLOCKED', message: `The listing is not available for the requested dates (${day.date} is ${day.status})` };
     }
   }

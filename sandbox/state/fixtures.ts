@@ -24,6 +24,7 @@ const PROVIDERS: ProviderSeed[] = [
   { key: 'city', accountName: 'City Lofts SARL', currency: 'EUR', country: 'FR', status: 'ACTIVE' },
   { key: 'mountain', accountName: 'Highland Chalets Ltd', currency: 'GBP', country: 'GB', status: 'ACTIVE' },
   { key: 'closed', accountName: 'Old Mill Cottages Inc', currency: 'USD', country: 'US', status: 'INACTIVE' },
+  { key: 'suites', accountName: 'Harbour Suites Co', currency: 'USD', country: 'US', status: 'ACTIVE' },
 ];
 
 interface ListingSeed {
@@ -60,6 +61,12 @@ const LISTINGS: ListingSeed[] = [
     key: 'closed', title: 'Old Mill Cottage', nickname: 'Closed Cottage', city: 'Asheville', country: 'US',
     street: '77 Mill Lane', currency: 'USD', basePrice: 150, cleaningFee: 35, rooms: [4, 2, 1],
     propertyType: 'Cottage',
+  },
+  {
+    // A multi-unit listing (three like suites): a day is bookable while a unit is left (its allotment).
+    key: 'suites', title: 'Harbour Suites', nickname: 'Harbour Suites', city: 'Boston', country: 'US',
+    street: '5 Long Wharf', currency: 'USD', basePrice: 200, cleaningFee: 30, rooms: [2, 1, 1],
+    propertyType: 'Serviced apartment',
   },
 ];
 
@@ -179,6 +186,7 @@ function seedPaymentPolicies(store: SandboxStore): void {
   store.paymentPolicies.set('lst-city', PAYMENT_POLICIES.split);
   store.paymentPolicies.set('lst-mountain', PAYMENT_POLICIES.beforeCheckIn);
   store.paymentPolicies.set('lst-closed', PAYMENT_POLICIES.atBooking);
+  store.paymentPolicies.set('lst-suites', PAYMENT_POLICIES.atBooking);
 }
 
 export function seedFixtures(now: number): SandboxStore {

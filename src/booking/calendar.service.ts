@@ -8,6 +8,7 @@ import { AppConfig } from '../config/app-config';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamCalendarDay } from '../upstream/guesty.types';
+import { isDayAvailable } from './day-availability';
 import { monthBounds, monthsBetween, today } from './stay-dates';
 
 export interface CalendarDayView {
@@ -28,6 +29,8 @@ export interface CalendarView {
 interface CalendarMonth {
   currency: string | null;
   days: CalendarDayView[];
+  /** A multi-unit listing's units left per date (kept server-side): one booking takes one of them. */
+  unitsLeft?: Record<string, number>;
 }
 
 /** A replica answers from its own copy this long: a busy site's calendar reads then skip Redis. */
@@ -39,7 +42,7 @@ const REFRESH_MONTHS = 25;
 const DAY_MS = 86_400_000;
 
 function dayView(day: UpstreamCalendarDay): CalendarDayView {
-  const available = day.status === 'available';
+  const available = isDayAvailable(day);
   return {
     date: day.date,
     available,
@@ -97,12 +100,17 @@ export class CalendarCache {
   async nightsTaken(listingId: string, checkIn: string, checkOut: string): Promise<void> {
     const lastNight = new Date(Date.parse(`${checkOut}T00:00:00Z`) - DAY_MS).toISOString().slice(0, 10);
     if (lastNight < checkIn) return;
-    const taken = (day: CalendarDayView) => (day.date >= checkIn && day.date <= lastNight ? { ...day, available: false, checkInAllowed: false } : day);
-    await Promise.all(
-      monthsBetween(checkIn, lastNight).map((month) =>
-        this.cache.update<CalendarMonth>('calendar', `${listingId}:${month}`, (cached) => ({ ...cached, days: cached.days.map(taken) })),
-      ),
-    );
+    const booked = (cached: CalendarMonth): CalendarMonth => {
+      const unitsLeft = { ...cached.unitsLeft };
+      const days = cached.days.map((day) => {
+        if (day.date < checkIn || day.date > lastNight) return day;
+        // A multi-unit listing's night stays available while another unit is left.
+        if (unitsLeft[day.date] !== undefined) unitsLeft[day.date] = Math.max(0, unitsLeft[day.date] - 1);
+        return unitsLeft[day.date] > 0 ? day : { ...day, available: false, checkInAllowed: false };
+      });
+      return { ...cached, days, ...(cached.unitsLeft ? { unitsLeft } : {}) };
+    };
+    await Promise.all(monthsBetween(checkIn, lastNight).map((month) => this.cache.update<CalendarMonth>('calendar', `${listingId}:${month}`, booked)));
   }
 
   /**
@@ -124,6 +132,12 @@ export class CalendarCache {
     const { first, last } = monthBounds(month);
     const days = await this.guesty.getCalendar(listingId, first, last);
     if (!days) return null;
-    return { currency: days.find((day) => day.currency)?.currency ?? null, days: days.filter((day) => typeof day.date === 'string').map(dayView) };
+    const dated = days.filter((day) => typeof day.date === 'string');
+    const allotted = dated.filter((day) => typeof day.allotment === 'number');
+    return {
+      currency: days.find((day) => day.currency)?.currency ?? null,
+      days: dated.map(dayView),
+      ...(allotted.length > 0 ? { unitsLeft: Object.fromEntries(allotted.map((day) => [day.date, day.allotment as number])) } : {}),
+    };
   }
 }

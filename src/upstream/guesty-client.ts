@@ -179,7 +179,7 @@ export class GuestyClient {
   async getCalendar(listingId: string, startDate: string, endDate: string): Promise<UpstreamCalendarDay[] | null> {
     const answer = await this.openApi({
       operation: 'getCalendar', kind: 'read', priority: 'anonymous', method: 'GET',
-      path: `/availability-pricing/api/calendar/listings/${enc(listingId)}`, query: { startDate, endDate },
+      path: `/availability-pricing/api/calendar/listings/${enc(listingId)}`, query: { startDate, endDate, includeAllotment: 'true' },
     });
     if (answer.status === 404) return null;
     const data = this.expect(answer, 'getCalendar') as UpstreamCalendarDay[] | { days?: UpstreamCalendarDay[]; data?: { days?: UpstreamCalendarDay[] } | UpstreamCalendarDay[] };

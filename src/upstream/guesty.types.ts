@@ -155,6 +155,8 @@ export interface UpstreamCalendarDay {
   minNights?: number;
   /** available | booked | reserved | unavailable … */
   status?: string;
+  /** Multi-unit listings: units left (asked with includeAllotment=true); it, not `status`, tells availability. */
+  allotment?: number;
   /** Closed to arrival / departure. */
   cta?: boolean;
   ctd?: boolean;

@@ -300,6 +300,22 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
   });
 
   describe('calendar', () => {
+    it('keeps a multi-unit listing’s night available while a unit is left (its allotment, not its status), and refuses it once none is', async () => {
+      const nights = stay(160, 2);
+      const [from, to] = [nights.checkIn, stay(162, 0).checkIn];
+      const free = async () => ((await site(0).calendar('lst-suites', from, to).expect(200)).body.days as { date: string; available: boolean }[]).map((day) => day.available);
+      expect(await free()).toEqual([true, true, true]);
+      for (let unit = 1; unit <= 3; unit += 1) {
+        const quote = await site(0).quote({ listingId: 'lst-suites', ...nights, guestsCount: 1 }).expect(201);
+        await site(0).book({ quoteId: quote.body.id, guest: newGuest() }).expect(201);
+        // The platform's status says `booked` after the first; two units, then one, are still left.
+        expect(await free()).toEqual(unit < 3 ? [true, true, true] : [false, false, true]);
+      }
+      const full = await site(0).quote({ listingId: 'lst-suites', ...nights, guestsCount: 1 });
+      expect(full.status).toBe(409);
+      expect(full.body.code).toBe('dates_unavailable');
+    });
+
     it('answers the days with prices, minimum nights and availability, and shows a new booking', async () => {
       const { checkIn } = stay(110, 0);
       const { checkIn: to } = stay(125, 0);
