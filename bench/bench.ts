@@ -5,6 +5,7 @@
  * process; 3 to 5 measure time, so there the instances and the sandbox run in processes of their own.
  * Scenario 6 floods the service with anonymous reads beside steady checkouts (budget shares, §7).
  * Scenario 7 counts the Open API calls of a complete booking and loads the cached calendar read.
+ * Scenario 8 loads one read with tracing off and on (OTLP export of every span).
  */
 import { anonymousFlood } from './anonymous-flood';
 import { bookings } from './bookings';
@@ -12,6 +13,7 @@ import { checkouts } from './checkouts';
 import { coldStart } from './cold-start';
 import { overload } from './overload';
 import { processFigures } from './process-figures';
+import { tracingCost } from './tracing-cost';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -30,6 +32,7 @@ async function main(): Promise<void> {
   if (runs(4) || runs(5)) await processFigures({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
   if (runs(6)) await anonymousFlood({ instances, seconds: number('--flood-seconds', 60) });
   if (runs(7)) await bookings({ bookings: number('--bookings', 10), seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
+  if (runs(8)) await tracingCost({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
 }
 
 main().then(
