@@ -1,12 +1,12 @@
 import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { RequestLimits } from '../common/abuse/request-limits';
+import { ProductEventBus } from '../common/events/product-event-bus';
 import { GuestyClient } from '../upstream/guesty-client';
 import { AttachPaymentMethodRequest, UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSession } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
-import { PaymentHooks } from './payment-hooks';
 import { PaymentProviders } from './payment-providers';
 import { ReservationCards } from './reservation-cards';
 import { ThreeDsStates } from './three-ds-states';
@@ -63,8 +63,9 @@ async function setUp() {
   const { clock, store, keys, outbox, journal } = world;
   const platform = new FakePlatform();
   const attachedHeard: string[] = [];
-  const paymentHooks = new PaymentHooks();
-  paymentHooks.register({ cardAttached: (reservationId) => Promise.resolve(void attachedHeard.push(reservationId)) });
+  const events: Pick<ProductEventBus, 'publish'> = {
+    publish: (name, payload) => Promise.resolve(void (name === 'card.attached' && attachedHeard.push((payload as { reservationId: string }).reservationId))),
+  };
   const providers = { forListing: () => Promise.resolve({ _id: 'prov', paymentProviderId: PROVIDER, status: 'ACTIVE' }) };
   // No booking room here: CardPayments attaches cards without it.
   const module = await unitModule(
@@ -73,7 +74,7 @@ async function setUp() {
     [
       [GuestyClient, platform.asClient()],
       [PaymentProviders, providers],
-      [PaymentHooks, paymentHooks],
+      [ProductEventBus, events],
     ],
   );
   const cards = module.get(CardPayments);

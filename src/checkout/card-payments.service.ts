@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
+import { ProductEventBus } from '../common/events/product-event-bus';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../upstream/guesty-client';
 import { cardOf, UpstreamPaymentMethod } from '../upstream/guesty.types';
@@ -17,7 +18,6 @@ import { PaymentProviders } from './payment-providers';
 import { RedisKeys } from '../redis/redis-keys';
 import { BookingHooks } from './booking-hooks';
 import { currentCard, replaceableCard } from './card-replacement';
-import { PaymentHooks } from './payment-hooks';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { cardBrand } from './dto/card-rules';
@@ -100,10 +100,9 @@ export class CardPayments implements OnModuleInit {
     private readonly leases: ReservationLeases,
     private readonly journal: WriteJournal,
     private readonly cards: ReservationCards,
+    private readonly events: ProductEventBus,
     // Optional: a checkout without the booking room (unit tests) attaches cards all the same.
     @Optional() private readonly bookingHooks?: BookingHooks,
-    // Optional: a checkout without the payments room (unit tests) has no payment status to drop.
-    @Optional() private readonly paymentHooks?: PaymentHooks,
   ) {}
 
   onModuleInit(): void {
@@ -430,7 +429,7 @@ export class CardPayments implements OnModuleInit {
   private async attached(session: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): Promise<CheckoutSessionView> {
     const succeeded = await this.sessions.recordOutcome(session.id, (current) => succeededWith(current, tokenizedUnder, method), session);
     this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
-    await this.paymentHooks?.cardAttached(session.reservationId);
+    await this.events.publish('card.attached', { reservationId: session.reservationId });
     this.bookingHooks?.cardAttached(succeeded);
     return toView(succeeded);
   }
@@ -468,7 +467,7 @@ export class CardPayments implements OnModuleInit {
         if (!hasCode(error, 'session_not_found')) throw error;
       });
       this.logger.log({ reservationId: intent.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached (reconciled)');
-      await this.paymentHooks?.cardAttached(intent.reservationId);
+      await this.events.publish('card.attached', { reservationId: intent.reservationId });
       const now = await this.sessions.load(sessionId).catch(() => null);
       if (now) this.bookingHooks?.cardAttached(now);
       return;

@@ -13,7 +13,6 @@ import { ExtrasController } from './extras.controller';
 import { Extras } from './extras.service';
 import { ListingSummaries } from './listing-summaries.service';
 import { ListingsController } from './listings.controller';
-import { PaymentHooks } from './payment-hooks';
 import { PaymentProviders } from './payment-providers';
 import { ReservationCards } from './reservation-cards';
 import { SessionsController } from './sessions.controller';
@@ -23,7 +22,7 @@ import { ThreeDsStates } from './three-ds-states';
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule],
   controllers: [SessionsController, ThreeDsController, ListingsController, ExtrasController, ExtrasCatalogueController],
-  providers: [BookingHooks, CheckoutSessions, CheckoutSessionsStore, CardPayments, ThreeDsStates, ListingSummaries, Extras, ReservationCards, PaymentProviders, PaymentHooks],
-  exports: [CheckoutSessionsStore, PaymentProviders, BookingHooks, PaymentHooks, ReservationCards],
+  providers: [BookingHooks, CheckoutSessions, CheckoutSessionsStore, CardPayments, ThreeDsStates, ListingSummaries, Extras, ReservationCards, PaymentProviders],
+  exports: [CheckoutSessionsStore, PaymentProviders, BookingHooks, ReservationCards],
 })
 export class CheckoutModule {}

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DomainError } from '../common/errors/domain-error';
+import { OnProductEvent } from '../common/events/on-product-event';
+import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { KeyValueStore } from '../redis/key-value-store';
@@ -11,7 +13,6 @@ import { forGuest } from './guest-diagnosis';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
 import { PaymentDiagnostics } from './payment-diagnostics.service';
 import { Priority } from '../upstream/guesty-client';
-import { PaymentHooks } from '../checkout/payment-hooks';
 import { SessionCharges } from './session-charges';
 
 /** Longer than one diagnosis may take (its reads and ~2.5 s of re-reads); a holder that died frees it then. */
@@ -26,7 +27,7 @@ const POLL_MS = 100;
  * answer is worded for the guest before it is stored.
  */
 @Injectable()
-export class PaymentStatusPolls implements OnModuleInit {
+export class PaymentStatusPolls {
   private readonly refreshMs: number;
   /** Concurrent polls of one reservation on this replica share one look-up. */
   private readonly pending = new Map<string, Promise<PaymentDiagnosis>>();
@@ -37,15 +38,15 @@ export class PaymentStatusPolls implements OnModuleInit {
     private readonly diagnostics: PaymentDiagnostics,
     private readonly metrics: MetricsService,
     config: ConfigService<AppConfig, true>,
-    private readonly hooks: PaymentHooks,
     private readonly sessionCharges: SessionCharges,
   ) {
     this.refreshMs = config.get('budget', { infer: true }).paymentStatusRefreshSeconds * 1000;
   }
 
   /** A card attached (first or replacement) makes what is served for its reservation stale at once. */
-  onModuleInit(): void {
-    this.hooks.register({ cardAttached: (reservationId) => this.forget(reservationId) });
+  @OnProductEvent('card.attached')
+  async onCardAttached({ reservationId }: ProductEvents['card.attached']): Promise<void> {
+    await this.forget(reservationId);
   }
 
   /**

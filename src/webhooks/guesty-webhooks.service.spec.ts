@@ -15,7 +15,7 @@ async function setUp() {
   const refreshed: string[] = [];
   const polls = { refresh: (reservationId: string) => Promise.resolve(void refreshed.push(reservationId)) };
   const heard: ProductEvents['reservation.changed'][] = [];
-  const bus: Pick<ProductEventBus, 'publish'> = { publish: (_name, event) => Promise.resolve(void heard.push(event)) };
+  const bus: Pick<ProductEventBus, 'publish'> = { publish: (_name, event) => Promise.resolve(void heard.push(event as ProductEvents['reservation.changed'])) };
   const module = await unitModule(world, [GuestyWebhooks], [
     [PaymentStatusPolls, polls],
     [ProductEventBus, bus],

@@ -21,7 +21,15 @@ class CalendarLike {
   }
 }
 
-async function started(consumers: (typeof CalendarLike)[]) {
+@Injectable()
+class PaymentStatusLike {
+  @OnProductEvent('card.attached')
+  onCardAttached(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+async function started(consumers: (typeof CalendarLike | typeof PaymentStatusLike)[]) {
   const module = await Test.createTestingModule({ imports: [ProductEventsModule], providers: consumers }).setLogger(SILENT_LOGGER).compile();
   await module.init();
   return module;
@@ -29,15 +37,17 @@ async function started(consumers: (typeof CalendarLike)[]) {
 
 describe('ProductEventBus', () => {
   it('hands an event to its consumer and resolves once the consumer is done', async () => {
-    const module = await started([CalendarLike]);
+    const module = await started([CalendarLike, PaymentStatusLike]);
     await module.get(ProductEventBus).publish('reservation.changed', { type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
     expect(module.get(CalendarLike).heard).toEqual([{ type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' }]);
     expect(() => module.get(ProductEventBus).assertConsumed()).not.toThrow();
   });
 
   it('refuses to start when an event the product needs has no consumer, naming it', async () => {
-    const module = await started([]);
-    expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(/no room consumes the product event\(s\) reservation\.changed/);
+    const module = await started([CalendarLike]);
+    expect(() => module.get(ProductEventBus).assertConsumed()).toThrow('no room consumes the product event(s) card.attached:');
+    const bare = await started([]);
+    expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow('no room consumes the product event(s) reservation.changed, card.attached:');
   });
 
   it('never fails the publisher when a consumer fails', async () => {

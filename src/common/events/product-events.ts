@@ -8,6 +8,12 @@ export interface ProductEvents {
    * re-reads the platform, never takes the payload's figures as facts. The booking calendar consumes it.
    */
   'reservation.changed': { type: string; reservationId?: string; listingId?: string };
+  /**
+   * A card was put on the reservation (first or replacement, answered or reconciled): what
+   * payment-status serves for it is stale at once. Awaited by the attach, so the guest's next poll
+   * reads the platform afresh. The payments room consumes it.
+   */
+  'card.attached': { reservationId: string };
 }
 
 export type ProductEventName = keyof ProductEvents;
@@ -16,4 +22,4 @@ export type ProductEventName = keyof ProductEvents;
  * Events the product needs a consumer for: the app refuses to start without one, so a wiring mistake
  * cannot silently drop, say, the calendar refresh a reservation webhook asks for.
  */
-export const CONSUMED_EVENTS: readonly ProductEventName[] = ['reservation.changed'];
+export const CONSUMED_EVENTS: readonly ProductEventName[] = ['reservation.changed', 'card.attached'];
