@@ -4,7 +4,7 @@ import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig, BookingHold } from '../config/app-config';
-import { BookingHooks, BookingRequest } from '../checkout/booking-hooks';
+import { AdmittedBooking, BookingHooks, BookingRequest } from '../checkout/booking-hooks';
 import { CheckoutSession, CheckoutSessionView, SessionBooking, toView } from '../checkout/checkout-session';
 import { CheckoutSessionsStore } from '../checkout/checkout-sessions.store';
 import { PaymentProviders } from '../checkout/payment-providers';
@@ -18,7 +18,7 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { ReservedUntil } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CalendarCache } from './calendar.service';
-import { StoredQuote } from './quote';
+import { RatePlanView, StoredQuote } from './quote';
 import { Quotes } from './quotes.service';
 
 /** BOOKING_HOLD in the upstream's `reservedUntil` words (docs/upstream-reference/open-api-subset.json). */
@@ -108,16 +108,21 @@ export class Bookings implements OnModuleInit {
       settled: () => Promise.resolve(),
     });
     this.hooks.register({
-      book: (request, key) => this.book(request, key),
+      admit: (request) => this.admit(request),
       cardAttached: (session) => this.confirmLater(session),
     });
   }
 
-  async book(request: BookingRequest, idempotencyKey: string): Promise<CheckoutSessionView> {
+  /** The quote and its rate plan, found before the booking's Idempotency-Key is claimed. */
+  async admit(request: BookingRequest): Promise<AdmittedBooking> {
     const quote = await this.quotes.load(request.quoteId);
     if (!quote) throw new DomainError('quote_not_found', 'This quote is unknown or has expired. Please ask for a new quote.');
     const plan = request.ratePlanId ? quote.view.ratePlans.find((candidate) => candidate.id === request.ratePlanId) : quote.view.ratePlans[0];
     if (!plan) throw DomainError.validation([{ field: 'ratePlanId', message: 'ratePlanId must be one of the quote’s rate plans' }]);
+    return { book: (idempotencyKey) => this.book(quote, plan, request, idempotencyKey) };
+  }
+
+  private async book(quote: StoredQuote, plan: RatePlanView, request: BookingRequest, idempotencyKey: string): Promise<CheckoutSessionView> {
     const keyDigest = RedisKeys.digest(idempotencyKey);
     const writesOf = `quote-${quote.upstreamQuoteId}`;
     const writes = this.keys.reservationWrites(writesOf);

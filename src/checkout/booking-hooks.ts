@@ -10,23 +10,32 @@ export interface BookingRequest {
 }
 
 /**
+ * A booking whose quote and rate plan were found: what is left runs under its Idempotency-Key, so a
+ * refused booking records nothing (docs/product-spec.md §7).
+ */
+export interface AdmittedBooking {
+  book(idempotencyKey: string): Promise<CheckoutSessionView>;
+}
+
+/**
  * Where the booking room plugs into the checkout without the checkout depending on it: it books
  * a quote for POST /checkout/sessions, and hears of a card put on file (to confirm the reservation).
  * Registered at start, like the journal's reconcilers.
  */
 @Injectable()
 export class BookingHooks {
-  private booker?: (request: BookingRequest, idempotencyKey: string) => Promise<CheckoutSessionView>;
+  private booker?: (request: BookingRequest) => Promise<AdmittedBooking>;
   private attachedListener?: (session: CheckoutSession) => void;
 
-  register(hooks: { book: BookingHooks['booker']; cardAttached: BookingHooks['attachedListener'] }): void {
-    this.booker = hooks.book;
+  register(hooks: { admit: BookingHooks['booker']; cardAttached: BookingHooks['attachedListener'] }): void {
+    this.booker = hooks.admit;
     this.attachedListener = hooks.cardAttached;
   }
 
-  book(request: BookingRequest, idempotencyKey: string): Promise<CheckoutSessionView> {
+  /** Finds the quote and its rate plan (404, 400 when not), before any Idempotency-Key is claimed. */
+  admit(request: BookingRequest): Promise<AdmittedBooking> {
     if (!this.booker) throw new DomainError('not_found', 'Booking is not available.');
-    return this.booker(request, idempotencyKey);
+    return this.booker(request);
   }
 
   /** Never awaited by the guest's request: the confirmation runs after the attach is answered. */

@@ -95,10 +95,12 @@ export class SessionsController {
   async create(@Body() body: CreateSessionDto, @Headers('idempotency-key') idempotencyKey: string | undefined): Promise<CheckoutSessionView> {
     const shape = sessionShape(body);
     if ('reservationId' in shape) return this.sessions.create(shape.reservationId, shape.email);
+    // An unknown quote or rate plan answers before the Idempotency-Key is stored: it writes nothing.
+    const booking = await this.bookings.admit(shape);
     const answer = await this.idempotency.run(`booking:${shape.quoteId}`, idempotencyKey, body, async () => ({
       status: 201,
       // run() has checked the key by now.
-      body: await this.bookings.book(shape, idempotencyKey!),
+      body: await booking.book(idempotencyKey!),
     }));
     return answer.body;
   }

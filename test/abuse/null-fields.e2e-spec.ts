@@ -3,6 +3,7 @@ import request from 'supertest';
 import { bookingClient, newGuest, stay } from '../booking/booking-client';
 import { ADMIN_KEY } from '../invoices/invoice-test-helpers';
 import { cardBody, checkoutClient, freshReservation, upstreamRequests } from '../utils/checkout-client';
+import { keysAdded } from '../utils/keys-added';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 interface Schema {
@@ -136,7 +137,7 @@ describe('null in any documented body field: 400 naming the field, nothing sent 
           const keys = await redis.redisKeys();
           const answer = await request(world.apps[0].url).post(url).set(headers).set('Idempotency-Key', randomUUID()).send(sent);
           const named = ((answer.body as { errors?: { field: string }[] }).errors ?? []).map((error) => error.field);
-          const newKeys = (await redis.redisKeys()).filter((key) => !keys.includes(key));
+          const newKeys = keysAdded(keys, await redis.redisKeys());
           const sentUpstream = upstreamRequests(world) - upstream;
           if (answer.status !== 400 || answer.body.code !== 'validation_failed' || !named.includes(field) || sentUpstream > 0 || newKeys.length > 0) {
             failures.push(`${route} ${field}=null in ${JSON.stringify(Object.keys(body))}: ${answer.status} ${answer.body.code} naming [${named.join(', ')}], ${sentUpstream} upstream, ${newKeys.length} new keys`);

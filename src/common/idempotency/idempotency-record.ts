@@ -36,6 +36,15 @@ export function isOutcomePending(error: unknown): error is DomainError {
   return error instanceof DomainError && error.code === 'outcome_pending';
 }
 
+/**
+ * A request refused for its body (400) or for a target that does not exist (404) is not recorded:
+ * it changed nothing, and a record per refusal would let anyone fill Redis for a day at the price of
+ * one request each (docs/product-spec.md §7). Asked again, it is refused again.
+ */
+export function isRefusal(error: unknown): error is DomainError {
+  return error instanceof DomainError && (error.status === 400 || error.status === 404);
+}
+
 export function isFinalError(error: unknown): error is DomainError {
   return error instanceof DomainError && error.status < 500 && error.status !== 429 && error.retryAfterSeconds === undefined;
 }

@@ -9,7 +9,7 @@ import { RedisKeys } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
 import { DomainError } from '../errors/domain-error';
 import { BodyFingerprint } from './body-fingerprint';
-import { IdempotencyRecord, StoredAnswer, isFinalError, isOutcomePending, parseRecord, replayedError, storedError } from './idempotency-record';
+import { IdempotencyRecord, StoredAnswer, isFinalError, isOutcomePending, isRefusal, parseRecord, replayedError, storedError } from './idempotency-record';
 
 export type { StoredAnswer } from './idempotency-record';
 
@@ -99,10 +99,10 @@ export class Idempotency {
       clearInterval(renewal);
       if (isOutcomePending(error)) {
         await this.keep(recordKey, { state: 'unknown', fingerprint });
-      } else if (isFinalError(error)) {
+      } else if (isFinalError(error) && !isRefusal(error)) {
         await this.keep(recordKey, { state: 'failed', fingerprint, error: storedError(error) });
       } else {
-        // Nothing final was answered: free the key so the client's retry with it runs again.
+        // Nothing final was answered, or only a refusal: free the key so the client's retry with it runs again.
         await this.store.deleteIfEquals(recordKey, claim).catch((cause: unknown) => {
           this.logger.warn({ err: cause }, 'could not release an Idempotency-Key claim; it expires on its own');
         });
