@@ -20,7 +20,7 @@ export class CalendarController {
   @UseGuards(ClientIpReadLimitGuard)
   @ApiOperation({
     summary: "A listing's days: availability, price, minimum nights, check-in and check-out allowed",
-    description: '`from` and `to` included, at most 366 days. Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS).',
+    description: '`from` and `to` included, at most 366 days; `from` at most a day in the past (400 otherwise), past days answered unavailable. Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS).',
   })
   @ApiQuery({ name: 'from', example: '2031-07-01' })
   @ApiQuery({ name: 'to', example: '2031-07-31' })

@@ -9,7 +9,7 @@ import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamCalendarDay } from '../upstream/guesty.types';
 import { isDayAvailable } from './day-availability';
-import { monthBounds, monthsBetween, today } from './stay-dates';
+import { dayNumber, monthBounds, monthsBetween, today } from './stay-dates';
 
 export interface CalendarDayView {
   date: string;
@@ -82,13 +82,23 @@ export class CalendarCache {
     this.logger.debug({ listingId: event.listingId, type: event.type }, 'calendar refreshed by a webhook');
   }
 
+  /**
+   * The days of `from`..`to`. A `from` before yesterday is refused (400), as a quote's past check-in
+   * is; yesterday is allowed (it is still today behind UTC) but, like any past day, answered as
+   * unavailable whatever the cached month says: the past is never offered.
+   */
   async days(listingId: string, from: string, to: string): Promise<CalendarView> {
+    const now = today(this.clock.now());
+    if (dayNumber(from) < dayNumber(now) - 1) throw DomainError.validation([{ field: 'from', message: 'from must not be more than a day in the past' }]);
     const policy = { ttlMs: this.ttlMs, localTtlMs: LOCAL_COPY_MS, missTtlMs: MISS_MS };
     const months = await Promise.all(
       monthsBetween(from, to).map((month) => this.cache.getOrLoad<CalendarMonth>('calendar', `${listingId}:${month}`, policy, () => this.loadMonth(listingId, month))),
     );
     if (months.some((month) => month === null)) throw new DomainError('listing_not_found', 'No listing has this id.');
-    const days = months.flatMap((month) => month!.days).filter((day) => day.date >= from && day.date <= to);
+    const days = months
+      .flatMap((month) => month!.days)
+      .filter((day) => day.date >= from && day.date <= to)
+      .map((day) => (day.date < now ? { ...day, available: false, checkInAllowed: false, checkOutAllowed: false } : day));
     return { listingId, currency: months.find((month) => month?.currency)?.currency ?? null, days };
   }
 
