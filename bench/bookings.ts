@@ -65,6 +65,8 @@ export async function bookings(options: { bookings: number; seconds: number; rou
       UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h',
       // One client address sends every request here: the per-IP limits are not what this measures.
       CHECKOUT_IP_RATE_LIMIT: '1000000/m',
+      BOOKING_HOLDS_PER_IP: '100000/h',
+      BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
       CHECKOUT_IP_READ_LIMIT: '1000000/s',
       CHECKOUT_CARD_ATTEMPTS: '1000/h',
     });

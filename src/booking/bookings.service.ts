@@ -108,24 +108,31 @@ export class Bookings implements OnModuleInit {
       settled: () => Promise.resolve(),
     });
     this.hooks.register({
-      admit: (request) => this.admit(request),
+      admit: (request, clientIp) => this.admit(request, clientIp),
       cardAttached: (session) => this.confirmLater(session),
     });
   }
 
   /** The quote and its rate plan, found before the booking's Idempotency-Key is claimed. */
-  async admit(request: BookingRequest): Promise<AdmittedBooking> {
+  async admit(request: BookingRequest, clientIp: string): Promise<AdmittedBooking> {
     const quote = await this.quotes.load(request.quoteId);
     if (!quote) throw new DomainError('quote_not_found', 'This quote is unknown or has expired. Please ask for a new quote.');
     const plan = request.ratePlanId ? quote.view.ratePlans.find((candidate) => candidate.id === request.ratePlanId) : quote.view.ratePlans[0];
     if (!plan) throw DomainError.validation([{ field: 'ratePlanId', message: 'ratePlanId must be one of the quote’s rate plans' }]);
-    return { book: (idempotencyKey) => this.book(quote, plan, request, idempotencyKey) };
+    // A long stay is quoted (the site shows its price) but not held online: a year's hold costs two requests.
+    const { maxNights } = this.config.get('booking', { infer: true });
+    if (quote.view.nights > maxNights) {
+      throw new DomainError('stay_not_allowed', `Stays longer than ${maxNights} nights cannot be booked online (BOOKING_MAX_NIGHTS); please contact the property to book this stay.`);
+    }
+    return { book: (idempotencyKey) => this.book(quote, plan, request, idempotencyKey, clientIp) };
   }
 
-  private async book(quote: StoredQuote, plan: RatePlanView, request: BookingRequest, idempotencyKey: string): Promise<CheckoutSessionView> {
+  private async book(quote: StoredQuote, plan: RatePlanView, request: BookingRequest, idempotencyKey: string, clientIp: string): Promise<CheckoutSessionView> {
     const keyDigest = RedisKeys.digest(idempotencyKey);
     const writesOf = `quote-${quote.upstreamQuoteId}`;
     const writes = this.keys.reservationWrites(writesOf);
+    // The session's id names its hold among the listing's unpaid ones: paying by card ends it there.
+    const sessionId = this.sessions.newId();
     const reservation = await this.leases.withLease(writesOf, async (lease) => {
       const intentId = RedisKeys.digest(`reservation-create:${quote.upstreamQuoteId}:${keyDigest}`);
       const { intent: earlier, openIntentId, also } = await this.journal.peek<CreateRequest, CreatedReservation>(writesOf, intentId, [writes.booking]);
@@ -137,11 +144,18 @@ export class Bookings implements OnModuleInit {
       }
       if (record && record.keyDigest !== keyDigest) throw quoteUsed();
       if (record) return record;
-      const guest = earlier ? { _id: earlier.request.guestId } : await this.guesty.createGuest(request.guest);
-      const created = await this.create(lease, quote, { upstreamQuoteId: quote.upstreamQuoteId, ratePlanId: plan.id, guestId: guest._id, keyDigest, quoteId: quote.view.id }, intentId, earlier);
-      return { keyDigest, reservation: created } satisfies BookingRecord;
+      // Counted once per booking, before anything is sent; a retry of a create already sent is not a new hold.
+      if (!earlier) await this.limits.unpaidHold(clientIp, quote.view.listingId, sessionId, this.holdMs());
+      try {
+        const guest = earlier ? { _id: earlier.request.guestId } : await this.guesty.createGuest(request.guest);
+        const created = await this.create(lease, quote, { upstreamQuoteId: quote.upstreamQuoteId, ratePlanId: plan.id, guestId: guest._id, keyDigest, quoteId: quote.view.id }, intentId, earlier);
+        return { keyDigest, reservation: created } satisfies BookingRecord;
+      } catch (error) {
+        if (refusedBeforeEffect(error)) await this.limits.unpaidHoldEnded(quote.view.listingId, sessionId).catch(() => undefined);
+        throw error;
+      }
     });
-    return this.openSession(quote, plan.total, reservation, writesOf);
+    return this.openSession(quote, plan.total, reservation, writesOf, sessionId);
   }
 
   private async create(lease: ReservationLease, quote: StoredQuote, request: CreateRequest, intentId: string, earlier: WriteIntent<CreateRequest, CreatedReservation> | null): Promise<CreatedReservation> {
@@ -186,7 +200,11 @@ export class Bookings implements OnModuleInit {
     return created;
   }
 
-  private async openSession(quote: StoredQuote, amount: number, record: BookingRecord, writesOf: string): Promise<CheckoutSessionView> {
+  private holdMs(): number {
+    return RESERVED_UNTIL[this.config.get('booking', { infer: true }).hold].ms;
+  }
+
+  private async openSession(quote: StoredQuote, amount: number, record: BookingRecord, writesOf: string, sessionId: string): Promise<CheckoutSessionView> {
     const { reservation } = record;
     if (record.sessionId) {
       const existing = await this.sessions.load(record.sessionId).catch(() => null);
@@ -213,7 +231,7 @@ export class Bookings implements OnModuleInit {
       ...(reservation.holdExpiresAt ? { holdExpiresAt: reservation.holdExpiresAt } : {}),
     };
     const session = await this.sessions.create({
-      id: this.sessions.newId(),
+      id: sessionId,
       status: 'requires_payment_method',
       reservationId: reservation.reservationId,
       listingId: quote.view.listingId,
@@ -234,6 +252,7 @@ export class Bookings implements OnModuleInit {
 
   /** Runs after the attach was answered (its lease released): the guest never waits for it. */
   private confirmLater(session: CheckoutSession): void {
+    this.limits.unpaidHoldEnded(session.listingId, session.id).catch((error: unknown) => this.logger.warn({ err: error }, 'a paid hold still counts among its listing’s unpaid holds until its hold ends'));
     if (this.config.get('booking', { infer: true }).confirmation !== 'instant' || session.booking?.status !== 'reserved') return;
     setImmediate(() => {
       this.confirm(session).catch((error: unknown) => this.logger.warn({ err: error, reservationId: session.reservationId }, 'a paid reservation could not be confirmed yet'));

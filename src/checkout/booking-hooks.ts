@@ -24,7 +24,7 @@ export interface AdmittedBooking {
  */
 @Injectable()
 export class BookingHooks {
-  private booker?: (request: BookingRequest) => Promise<AdmittedBooking>;
+  private booker?: (request: BookingRequest, clientIp: string) => Promise<AdmittedBooking>;
   private attachedListener?: (session: CheckoutSession) => void;
 
   register(hooks: { admit: BookingHooks['booker']; cardAttached: BookingHooks['attachedListener'] }): void {
@@ -32,10 +32,13 @@ export class BookingHooks {
     this.attachedListener = hooks.cardAttached;
   }
 
-  /** Finds the quote and its rate plan (404, 400 when not), before any Idempotency-Key is claimed. */
-  admit(request: BookingRequest): Promise<AdmittedBooking> {
+  /**
+   * Finds the quote and its rate plan (404, 400 when not) and checks the stay's length (422), before
+   * any Idempotency-Key is claimed; the client's address bounds its holds when it books.
+   */
+  admit(request: BookingRequest, clientIp: string): Promise<AdmittedBooking> {
     if (!this.booker) throw new DomainError('not_found', 'Booking is not available.');
-    return this.booker(request);
+    return this.booker(request, clientIp);
   }
 
   /** Never awaited by the guest's request: the confirmation runs after the attach is answered. */

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Ip, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError, FieldError } from '../common/errors/domain-error';
@@ -77,7 +77,9 @@ export class SessionsController {
       'With `reservationId` and `email`: amount and currency come from the reservation. With `quoteId` and `guest` (and an `Idempotency-Key`): ' +
       'the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the ' +
       'session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found`; ' +
-      'its dates taken meanwhile: 409 `dates_unavailable`.',
+      'its dates taken meanwhile: 409 `dates_unavailable`; ' +
+      'a stay longer than BOOKING_MAX_NIGHTS: 422 `stay_not_allowed` (it is still quoted); more unpaid holds than BOOKING_HOLDS_PER_IP from the address or ' +
+      'BOOKING_UNPAID_HOLDS_PER_LISTING on the listing: 429 `rate_limited`, before anything is sent to the platform.',
   })
   @ApiCreatedResponse({ type: CheckoutSessionResponse, examples: { requires_payment_method: SESSION_EXAMPLES.requires_payment_method } })
   @ApiProblems(
@@ -92,11 +94,11 @@ export class SessionsController {
     ...IDEMPOTENCY_PROBLEMS,
     ...UPSTREAM_PROBLEMS,
   )
-  async create(@Body() body: CreateSessionDto, @Headers('idempotency-key') idempotencyKey: string | undefined): Promise<CheckoutSessionView> {
+  async create(@Body() body: CreateSessionDto, @Headers('idempotency-key') idempotencyKey: string | undefined, @Ip() clientIp: string): Promise<CheckoutSessionView> {
     const shape = sessionShape(body);
     if ('reservationId' in shape) return this.sessions.create(shape.reservationId, shape.email);
     // An unknown quote or rate plan answers before the Idempotency-Key is stored: it writes nothing.
-    const booking = await this.bookings.admit(shape);
+    const booking = await this.bookings.admit(shape, clientIp);
     const answer = await this.idempotency.run(`booking:${shape.quoteId}`, idempotencyKey, body, async () => ({
       status: 201,
       // run() has checked the key by now.

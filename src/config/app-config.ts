@@ -127,4 +127,10 @@ export interface BookingConfig {
   hold: BookingHold;
   /** `instant`: confirmed once the card is on file; `request`: left `reserved` for the property manager (BOOKING_CONFIRMATION). */
   confirmation: 'instant' | 'request';
+  /** Reservations held without a card, per client network (BOOKING_HOLDS_PER_IP). */
+  holdsPerIp: RateLimit;
+  /** Reservations of one listing held without a card at once, all replicas (BOOKING_UNPAID_HOLDS_PER_LISTING). */
+  unpaidHoldsPerListing: number;
+  /** The longest stay booked online; a longer one is still quoted (BOOKING_MAX_NIGHTS). */
+  maxNights: number;
 }

@@ -96,6 +96,8 @@ export abstract class KeyValueStore {
    * every replica judges with one clock.
    */
   abstract takeSlot(request: SlotRequest): Promise<SlotAnswer>;
+  /** Gives one slot back before it leaves its window (a hold paid or never made stops counting). */
+  abstract releaseSlot(windowKeys: string[], member: string): Promise<void>;
   /** Pauses the budget for every replica for at least `ms` (keeps the longer of the current and the new pause). */
   abstract pauseSlots(pauseKey: string, ms: number): Promise<void>;
   abstract close(): Promise<void>;

@@ -180,6 +180,15 @@ export class MemoryKeyValueStore extends KeyValueStore {
     return Promise.resolve({ granted: true, retryAfterMs: 0 });
   }
 
+  releaseSlot(windowKeys: string[], member: string): Promise<void> {
+    for (const key of windowKeys) {
+      const log = this.logs.get(key);
+      const at = log?.findIndex((grant) => grant.member === member) ?? -1;
+      if (at >= 0) log!.splice(at, 1);
+    }
+    return Promise.resolve();
+  }
+
   pauseSlots(pauseKey: string, ms: number): Promise<void> {
     const current = this.live(pauseKey);
     const left = current === undefined ? -2 : current.expiresAt === null ? -1 : current.expiresAt - this.now();

@@ -301,6 +301,11 @@ export class RedisKeyValueStore extends KeyValueStore {
     return { granted: reply[0] === 1, retryAfterMs: Number(reply[1]) };
   }
 
+  async releaseSlot(windowKeys: string[], member: string): Promise<void> {
+    // One key at a time: the windows may sit in different Cluster slots.
+    for (const key of windowKeys) await this.failFast(() => this.client.zrem(key, member));
+  }
+
   async pauseSlots(pauseKey: string, ms: number): Promise<void> {
     await this.failFast(() => this.client.eval(PAUSE_SLOTS, 1, pauseKey, Math.max(1, Math.ceil(ms))));
   }

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 
-/** The request limits counted in Redis: per client network, card attempts and sessions per reservation. */
-export type RequestLimitName = 'client-ip' | 'card-attempts' | 'sessions';
+/**
+ * The request limits counted in Redis: per client network, card attempts and sessions per
+ * reservation, reservations held without a card per client network and per listing.
+ */
+export type RequestLimitName = 'client-ip' | 'card-attempts' | 'sessions' | 'booking-holds' | 'unpaid-holds';
 
 /**
  * Every Redis key the service uses is built here, under the configured prefix, so that several

@@ -23,6 +23,8 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       env: {
         RESERVATION_WRITE_SPACING_MS: String(SPACING_MS),
         CHECKOUT_IP_RATE_LIMIT: '10000/m',
+        BOOKING_HOLDS_PER_IP: '100000/h',
+        BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
         CHECKOUT_IP_READ_LIMIT: '10000/m',
         // Quotes are anonymous traffic; this file asks for many in a few seconds.
         UPSTREAM_ANONYMOUS_SHARE: '100',

@@ -204,6 +204,16 @@ export function describeKeyValueStoreContract(name: string, open: () => Promise<
         await expect(take()).resolves.toMatchObject({ granted: true });
       });
 
+      it('gives a released slot back at once, and ignores a member it does not hold', async () => {
+        const { windowKeys, pauseKey } = budget('release', [w(1, 60_000)]);
+        const takeAs = (member: string) => store.takeSlot({ windowKeys, pauseKey, windows: [w(1, 60_000)], member });
+        await expect(takeAs('hold-1')).resolves.toMatchObject({ granted: true });
+        await store.releaseSlot(windowKeys, 'hold-unknown');
+        await expect(takeAs('hold-2')).resolves.toMatchObject({ granted: false });
+        await store.releaseSlot(windowKeys, 'hold-1');
+        await expect(takeAs('hold-2')).resolves.toMatchObject({ granted: true });
+      });
+
       it('frees slots as they leave the window', async () => {
         const { take } = budget('expiry', [w(2, 200)]);
         await take();

@@ -23,6 +23,8 @@ export class RequestLimits {
   private readonly cardLimit: RateLimit;
   private readonly sessionLimit: RateLimit;
   private readonly readLimit: RateLimit;
+  private readonly holdLimit: RateLimit;
+  private readonly unpaidHoldsPerListing: number;
   private readonly local = new MemoryKeyValueStore();
 
   constructor(
@@ -36,6 +38,9 @@ export class RequestLimits {
     this.cardLimit = checkout.cardAttempts;
     this.sessionLimit = checkout.sessionsPerReservation;
     this.readLimit = config.get('budget', { infer: true }).ipReadLimit;
+    const booking = config.get('booking', { infer: true });
+    this.holdLimit = booking.holdsPerIp;
+    this.unpaidHoldsPerListing = booking.unpaidHoldsPerListing;
   }
 
   /**
@@ -82,25 +87,53 @@ export class RequestLimits {
     }
   }
 
-  private async take(limit: RequestLimitName, subject: string, rate: RateLimit): Promise<SlotAnswer> {
+  /**
+   * One reservation about to be held without a card, before anything is sent upstream: counted per
+   * client network (BOOKING_HOLDS_PER_IP) and among the listing's unpaid holds at once
+   * (BOOKING_UNPAID_HOLDS_PER_LISTING), each hold under `holdId` for `holdMs`, the longest it can
+   * hold its dates unpaid. Throws 429 `rate_limited` when either is over (then neither counts it).
+   */
+  async unpaidHold(ip: string, listingId: string, holdId: string, holdMs: number): Promise<void> {
+    const network = clientNetwork(ip);
+    const perAddress = await this.take('booking-holds', network, this.holdLimit, holdId);
+    if (!perAddress.granted) {
+      this.refuse('booking_holds', perAddress, 'Too many bookings waiting for payment from your network. Please complete one, or wait before booking again.');
+    }
+    const perListing = await this.take('unpaid-holds', listingId, { limit: this.unpaidHoldsPerListing, windowMs: holdMs, text: 'unpaid holds at once' }, holdId);
+    if (!perListing.granted) {
+      await this.releaseSlot('booking-holds', network, holdId);
+      this.refuse('unpaid_holds', perListing, 'This property has too many bookings waiting for payment right now. Please try again in a few minutes.');
+    }
+  }
+
+  /** The hold no longer blocks its listing: its card is on file, or it was never made. */
+  async unpaidHoldEnded(listingId: string, holdId: string): Promise<void> {
+    await this.releaseSlot('unpaid-holds', listingId, holdId);
+  }
+
+  private async releaseSlot(limit: RequestLimitName, subject: string, member: string): Promise<void> {
+    await this.store.releaseSlot([this.keys.requestLimit(limit, subject).window], member);
+  }
+
+  private async take(limit: RequestLimitName, subject: string, rate: RateLimit, member?: string): Promise<SlotAnswer> {
     try {
-      return await this.store.takeSlot(this.slotRequest(limit, subject, rate));
+      return await this.store.takeSlot(this.slotRequest(limit, subject, rate, member));
     } catch (cause) {
       throw DomainError.storeUnavailable(cause);
     }
   }
 
-  private slotRequest(limit: RequestLimitName, subject: string, rate: RateLimit): SlotRequest {
+  private slotRequest(limit: RequestLimitName, subject: string, rate: RateLimit, member: string = randomUUID()): SlotRequest {
     const keys = this.keys.requestLimit(limit, subject);
     return {
       windowKeys: [keys.window],
       pauseKey: keys.pause,
       windows: [{ limit: rate.limit, windowMs: rate.windowMs, reserve: 0 }],
-      member: randomUUID(),
+      member,
     };
   }
 
-  private refuse(limit: 'client_ip' | 'client_ip_read' | 'card_attempts' | 'sessions', answer: SlotAnswer, detail: string): never {
+  private refuse(limit: 'client_ip' | 'client_ip_read' | 'card_attempts' | 'sessions' | 'booking_holds' | 'unpaid_holds', answer: SlotAnswer, detail: string): never {
     this.metrics.requestLimitRefusals.inc({ limit });
     throw new DomainError('rate_limited', detail, { status: 429, retryAfterSeconds: Math.max(1, Math.ceil(answer.retryAfterMs / 1000)) });
   }

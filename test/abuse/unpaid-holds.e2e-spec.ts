@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { newGuest, stay } from '../booking/booking-client';
+import { cardBody, upstreamRequests } from '../utils/checkout-client';
+import { keysAdded } from '../utils/keys-added';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+
+const MAX_NIGHTS = 7;
+
+/**
+ * docs/product-spec.md §7: reservations held without a card are bounded per address
+ * (BOOKING_HOLDS_PER_IP), per listing (BOOKING_UNPAID_HOLDS_PER_LISTING, at once) and in length
+ * (BOOKING_MAX_NIGHTS); refusals come before anything is sent to the platform. Two replicas share the counts.
+ */
+describe('unpaid holds are bounded per address, per listing and in nights', () => {
+  let world: SandboxedApps;
+  let daysAhead = 100;
+  /** Sessions of the holds made so far, oldest first. */
+  const held: string[] = [];
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(2, {
+      env: {
+        BOOKING_HOLDS_PER_IP: '2/h',
+        BOOKING_UNPAID_HOLDS_PER_LISTING: '3',
+        BOOKING_MAX_NIGHTS: String(MAX_NIGHTS),
+        TRUST_PROXY: '1',
+        CHECKOUT_IP_RATE_LIMIT: '10000/m',
+        CHECKOUT_IP_READ_LIMIT: '10000/m',
+        UPSTREAM_ANONYMOUS_SHARE: '100',
+      },
+      sandbox: { paymentVisibilityDelayMs: 0 },
+    });
+  });
+
+  afterAll(() => world.close());
+
+  const from = (address: string, replica = 0) => ({
+    quote: async (nights = 2) => {
+      const checkIn = daysAhead;
+      daysAhead += nights + 1;
+      const answer = await request(world.apps[replica].url)
+        .post('/checkout/quotes')
+        .set('X-Forwarded-For', address)
+        .send({ listingId: 'lst-seaside', ...stay(checkIn, nights), guestsCount: 2 })
+        .expect(201);
+      return answer.body as { id: string };
+    },
+    book: async (quoteId: string) => {
+      const answer = await request(world.apps[replica].url).post('/checkout/sessions').set('X-Forwarded-For', address).set('Idempotency-Key', randomUUID()).send({ quoteId, guest: newGuest() });
+      if (answer.status === 201) held.push(answer.body.id as string);
+      return answer;
+    },
+  });
+
+  /** What a refusal must leave as it was: the platform asked nothing, no key but the counters written. */
+  async function refusedCleanly(send: () => Promise<request.Response>, status: number, code: string): Promise<request.Response> {
+    const upstream = upstreamRequests(world);
+    const keys = await world.apps[0].redisKeys();
+    const answer = await send();
+    expect({ status: answer.status, code: answer.body.code }).toEqual({ status, code });
+    expect(upstreamRequests(world)).toBe(upstream);
+    expect(keysAdded(keys, await world.apps[0].redisKeys()).filter((key) => !key.includes('{limit:'))).toEqual([]);
+    return answer;
+  }
+
+  it('quotes a stay longer than BOOKING_MAX_NIGHTS, but answers its booking 422 stay_not_allowed naming the limit', async () => {
+    const guest = from('198.51.100.1');
+    const quote = await guest.quote(MAX_NIGHTS + 1);
+    const answer = await refusedCleanly(() => guest.book(quote.id), 422, 'stay_not_allowed');
+    expect(answer.body.detail).toContain(`${MAX_NIGHTS} nights`);
+    // The same address may still book a stay within the limit: a refused length spent nothing.
+    expect((await guest.book((await guest.quote(MAX_NIGHTS)).id)).status).toBe(201);
+  });
+
+  it('refuses a third hold from one address within the hour with 429, on any replica, before the platform is asked', async () => {
+    const first = from('198.51.100.2', 0);
+    expect((await first.book((await first.quote()).id)).status).toBe(201);
+    expect((await first.book((await first.quote()).id)).status).toBe(201);
+    const third = from('198.51.100.2', 1);
+    const quote = await third.quote();
+    const answer = await refusedCleanly(() => third.book(quote.id), 429, 'rate_limited');
+    expect(answer.headers['retry-after']).toMatch(/^\d+$/);
+    expect(answer.body.detail).toMatch(/bookings/i);
+  });
+
+  it('refuses a fourth unpaid hold of one listing from another address; a hold paid by card stops counting', async () => {
+    // Holds so far: 1 (first test) + 2 (second test) = 3 unpaid on lst-seaside.
+    const other = from('198.51.100.3', 1);
+    const quote = await other.quote();
+    const refused = await refusedCleanly(() => other.book(quote.id), 429, 'rate_limited');
+    expect(refused.body.detail).toMatch(/property/i);
+
+    const paid = await request(world.apps[0].url).post(`/checkout/sessions/${held[0]}/payment-method`).set('Idempotency-Key', randomUUID()).send(cardBody()).expect(200);
+    expect(paid.body.status).toBe('succeeded');
+    expect((await other.book(quote.id)).status).toBe(201);
+  });
+});
