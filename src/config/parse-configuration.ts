@@ -317,7 +317,7 @@ export function parseConfiguration(env: Environment): AppConfig {
       hold: read.oneOf('BOOKING_HOLD', BOOKING_HOLDS, '30m'),
       confirmation: read.oneOf('BOOKING_CONFIRMATION', ['instant', 'request'] as const, 'instant'),
       holdsPerIp: read.rate('BOOKING_HOLDS_PER_IP', '3/h'),
-      unpaidHoldsPerListing: read.integer('BOOKING_UNPAID_HOLDS_PER_LISTING', 5, 1, 1000),
+      unpaidHoldsPerListing: read.integer('BOOKING_UNPAID_HOLDS_PER_LISTING', 5, 1, 1_000_000),
       maxNights: read.integer('BOOKING_MAX_NIGHTS', 31, 1, 365),
     },
   };
