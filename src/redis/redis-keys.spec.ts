@@ -48,7 +48,7 @@ describe('RedisKeys in a Redis Cluster', () => {
   // Every builder of RedisKeys, so that a new one is sorted here into single keys or a group.
   it('knows every key builder', () => {
     expect(Object.getOwnPropertyNames(RedisKeys.prototype).sort()).toEqual(
-      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'reservationWrites', 'journal', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare', 'paymentStatus', 'quotes', 'webhookMessage'].sort(),
+      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'reservationWrites', 'journal', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare', 'paymentStatus', 'quotes', 'webhookMessage', 'fetchLock'].sort(),
     );
   });
 
@@ -90,7 +90,7 @@ describe('RedisKeys in a Redis Cluster', () => {
     expect(slotsOf([...budget.windowKeys(WINDOWS), budget.pause]).size).toBeGreaterThan(1);
   });
 
-  // Sessions, their locks, 3-D Secure states, Idempotency-Key records and cache entries are only ever
+  // Sessions, their locks, 3-D Secure states, Idempotency-Key records, cache entries and fetch locks are only ever
   // used one key per command, so they need no tag; spreading them (and each subject's limits) keeps
   // one master from carrying all the checkout traffic.
   it('spreads per-subject keys over the cluster instead of one hot slot', () => {
@@ -102,5 +102,6 @@ describe('RedisKeys in a Redis Cluster', () => {
     expect(spread((id) => keys.idempotencyRecord(`payment-method:${id}`, 'key-1'))).toBeGreaterThan(190);
     expect(spread((id) => keys.threeDsState(RedisKeys.digest(id)))).toBeGreaterThan(190);
     expect(spread((id) => keys.webhookMessage(`msg_${id}`))).toBeGreaterThan(190);
+    expect(spread((id) => keys.fetchLock('calendar', `${id}:2031-07`))).toBeGreaterThan(190);
   });
 });
