@@ -73,7 +73,8 @@ export async function startChaosWorld(options: ChaosWorldOptions): Promise<Chaos
   const timing = options.timing ?? CAMPAIGN_TIMING;
   const redis = await startOwnRedis({ persistent: true });
   const sandbox = await startSandbox({ paymentVisibilityDelayMs: 0, chargeSettleDelayMs: 300, rateLimits: PLENTY, tokensPerDay: 1_000 });
-  const env = replicaEnvironment(sandbox, redis, timing);
+  // Kept logs are read after a failing seed: they say what each request did (info), not only what went wrong.
+  const env = { ...replicaEnvironment(sandbox, redis, timing), ...(options.logDir ? { LOG_LEVEL: 'info' } : {}) };
   if (options.logDir) mkdirSync(options.logDir, { recursive: true });
   const replicas: Replica[] = [];
   for (let index = 0; index < (options.replicas ?? 3); index += 1) {
