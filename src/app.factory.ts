@@ -58,7 +58,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   app.enableCors({
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
     methods: ['GET', 'POST'],
-    allowedHeaders: ['Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+    // traceparent and tracestate: a page that traces its own calls continues its trace here (W3C Trace Context).
+    allowedHeaders: ['Content-Type', 'Idempotency-Key', 'X-Request-Id', 'traceparent', 'tracestate'],
     exposedHeaders: ['X-Request-Id', 'Retry-After'],
     credentials: false,
     maxAge: 600,

@@ -94,6 +94,14 @@ describe('HTTP basics: health, problem details, request ids, CORS, headers', () 
     expect(preflight.headers['access-control-allow-origin']).toBe('https://booking.example.com');
     expect(preflight.headers['access-control-allow-headers']).toMatch(/Idempotency-Key/);
     expect(preflight.headers.vary).toMatch(/Origin/);
+    // A page that traces its own calls sends W3C trace context: the trace continues here.
+    const traced = await request(service.url)
+      .options('/checkout/quotes')
+      .set('Origin', 'https://booking.example.com')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'content-type,traceparent,tracestate');
+    expect(traced.headers['access-control-allow-headers']).toMatch(/traceparent/);
+    expect(traced.headers['access-control-allow-headers']).toMatch(/tracestate/);
 
     const simple = await request(service.url).get('/health/live').set('Origin', 'http://localhost:8080').expect(200);
     expect(simple.headers['access-control-allow-origin']).toBe('http://localhost:8080');
