@@ -33,8 +33,11 @@ interface CalendarMonth {
   unitsLeft?: Record<string, number>;
 }
 
-/** A replica answers from its own copy this long: a busy site's calendar reads then skip Redis. */
-const LOCAL_COPY_MS = 3_000;
+/**
+ * A replica answers from its own copy this long: a busy site's calendar reads then skip Redis, and a
+ * platform calendar webhook (which drops the months in Redis) shows on every replica within a second.
+ */
+const LOCAL_COPY_MS = 1_000;
 /** An unknown listing is remembered for a minute (docs/product-spec.md §7). */
 const MISS_MS = 60_000;
 /** How many months ahead a listing-wide refresh (a webhook without dates) drops. */
@@ -78,7 +81,7 @@ export class CalendarCache {
   @OnProductEvent('reservation.changed')
   async onReservationChanged(event: ProductEvents['reservation.changed']): Promise<void> {
     if (!event.listingId) return;
-    await this.invalidate(event.listingId);
+    await this.invalidate(event.listingId, event.dates);
     this.logger.debug({ listingId: event.listingId, type: event.type }, 'calendar refreshed by a webhook');
   }
 

@@ -19,6 +19,40 @@ interface WebhookBody {
   reservation?: { _id?: unknown; listingId?: unknown };
   reservationId?: unknown;
   listingId?: unknown;
+  /** calendar.updated.v2 (docs/upstream-reference/examples/calendar-updated-v2.json). */
+  dateRange?: { start?: unknown; end?: unknown };
+  /** listing.calendar.updated (docs/upstream-reference/examples/listing-calendar-updated.json). */
+  calendar?: unknown;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const CALENDAR_V2 = 'calendar.updated.v2';
+
+/**
+ * The event a delivery is: the `event` it names, or, for the platform's calendar.updated.v2 (whose
+ * published example has no `event` field), its shape: a listing and a date range.
+ */
+function eventOf(body: WebhookBody): string {
+  if (typeof body.event === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(body.event)) return body.event;
+  return idOf(body.listingId) && typeof body.dateRange === 'object' && body.dateRange !== null ? CALENDAR_V2 : 'unknown';
+}
+
+/** The listing days a calendar webhook names, from its date range (v2) or its changed days (legacy). */
+function calendarChanges(body: WebhookBody): { listingId: string; dates: { from: string; to: string } }[] {
+  const start = body.dateRange?.start;
+  const end = body.dateRange?.end;
+  const listingId = idOf(body.listingId);
+  if (listingId && typeof start === 'string' && typeof end === 'string' && DATE.test(start) && DATE.test(end) && start <= end) {
+    return [{ listingId, dates: { from: start, to: end } }];
+  }
+  const byListing = new Map<string, { from: string; to: string }>();
+  for (const day of Array.isArray(body.calendar) ? (body.calendar as { listingId?: unknown; date?: unknown }[]) : []) {
+    const id = idOf(day?.listingId);
+    if (!id || typeof day.date !== 'string' || !DATE.test(day.date)) continue;
+    const seen = byListing.get(id);
+    byListing.set(id, seen ? { from: day.date < seen.from ? day.date : seen.from, to: day.date > seen.to ? day.date : seen.to } : { from: day.date, to: day.date });
+  }
+  return [...byListing].map(([id, dates]) => ({ listingId: id, dates }));
 }
 
 function idOf(value: unknown): string | undefined {
@@ -59,7 +93,7 @@ export class GuestyWebhooks {
       this.logger.warn({ reason: why }, 'webhook refused: signature missing, bad or stale');
       throw new DomainError('unauthorized', 'The webhook signature is missing, does not verify, or is too old.');
     }
-    const type = typeof body.event === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(body.event) ? body.event : 'unknown';
+    const type = eventOf(body);
     const claimed = await this.store
       .set(this.keys.webhookMessage(signed['webhook-id']), '1', { ifAbsent: true, ttlMs: HANDLED_TTL_MS })
       .catch((cause: unknown) => {
@@ -82,7 +116,15 @@ export class GuestyWebhooks {
       void this.polls.refresh(reservationId).catch((error: unknown) => this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'));
       return 'accepted';
     }
-    if (type.startsWith('reservation.') || type.startsWith('calendar.') || type.startsWith('listing.calendar')) {
+    if (type.startsWith('calendar.') || type.startsWith('listing.calendar')) {
+      const changes = calendarChanges(body);
+      // A calendar webhook without readable dates drops the listing's months from now on.
+      const named = changes.length > 0 ? changes : idOf(body.listingId) ? [{ listingId: idOf(body.listingId)! }] : [];
+      if (named.length === 0) return 'ignored';
+      await Promise.all(named.map((change) => this.events.publish('reservation.changed', { type, ...change })));
+      return 'accepted';
+    }
+    if (type.startsWith('reservation.')) {
       await this.events.publish('reservation.changed', {
         type,
         reservationId: idOf(body.reservation?._id) ?? idOf(body.reservationId),

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { cardBody, CARDS, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { waitUntil } from '../utils/redis-server';
 import { startSandboxedApps, type SandboxedApps } from '../utils/sandboxed-apps';
 
 const SECRET = `whsec_${Buffer.from('a test webhook key of 32 bytes!!').toString('base64')}`;
@@ -25,6 +28,53 @@ describe('POST /webhooks/guesty: the platform\'s signed webhooks', () => {
     request(world.apps[replica].url).post('/webhooks/guesty').set(headers).send(body);
   const webhookKeys = async () => (await world.apps[0].redisKeys()).filter((key) => key.includes('webhook:'));
   const reservationReads = () => world.sandbox.control.requestLog.filter((entry) => entry.route === 'reservation').length;
+
+  describe('calendar webhooks, as the platform publishes them', () => {
+    const DAY_MS = 86_400_000;
+    const day = (ahead: number) => new Date(Date.now() + ahead * DAY_MS).toISOString().slice(0, 10);
+    const calendarReads = () => world.sandbox.control.requestLog.filter((entry) => entry.route === 'calendar').length;
+    const read = (replica: number, from: string, to: string) => request(world.apps[replica].url).get('/checkout/listings/lst-city/calendar').query({ from, to }).expect(200);
+    const published = (name: string) => JSON.parse(readFileSync(path.join(__dirname, `../../docs/upstream-reference/examples/${name}.json`), 'utf8')).example;
+
+    async function warm(from: string, to: string): Promise<number> {
+      await read(0, from, to);
+      await read(1, from, to);
+      return calendarReads();
+    }
+
+    it('calendar.updated.v2 (no event field, recognised by its shape) drops the named months only, for every replica', async () => {
+      const [from, to] = [day(200), day(202)];
+      const [otherFrom, otherTo] = [day(260), day(262)];
+      await warm(otherFrom, otherTo);
+      const before = await warm(from, to);
+      const body = JSON.stringify({ ...published('calendar-updated-v2'), listingId: 'lst-city', accountId: 'acc-1', currency: 'EUR', dateRange: { start: from, end: to } });
+      expect(body).not.toContain('"event"');
+      expect((await post(signed(body), body, 1)).status).toBe(204);
+      await refreshedOn(0, from, to, before + monthsOf(from, to));
+      // The months named are read again from the platform once; the others stay cached.
+      await read(1, from, to);
+      await read(0, otherFrom, otherTo);
+      expect(calendarReads()).toBe(before + monthsOf(from, to));
+    });
+
+    it('the legacy listing.calendar.updated drops the months of the days it lists', async () => {
+      const [from, to] = [day(300), day(301)];
+      const before = await warm(from, to);
+      const example = published('listing-calendar-updated');
+      const body = JSON.stringify({ ...example, calendar: [{ ...example.calendar[0], listingId: 'lst-city', date: from }, { ...example.calendar[0], listingId: 'lst-city', date: to }] });
+      expect((await post(signed(body), body, 0)).status).toBe(204);
+      await refreshedOn(1, from, to, before + monthsOf(from, to));
+    });
+
+    /** The other replica sees the platform's change within a second (its own copy lives no longer); the bound leaves room for a loaded machine. */
+    async function refreshedOn(replica: number, from: string, to: string, reads: number): Promise<void> {
+      await waitUntil(async () => (await read(replica, from, to)) && calendarReads() === reads, 2_500, 'the calendar re-read after the webhook');
+    }
+
+    function monthsOf(from: string, to: string): number {
+      return (Number(to.slice(0, 4)) - Number(from.slice(0, 4))) * 12 + Number(to.slice(5, 7)) - Number(from.slice(5, 7)) + 1;
+    }
+  });
 
   it('refuses a missing, bad or stale signature with a 401 problem, and changes nothing', async () => {
     const body = JSON.stringify({ event: 'payments.received', payment: { reservationId: 'res-checkout-usd' } });

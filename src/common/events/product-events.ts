@@ -7,7 +7,7 @@ export interface ProductEvents {
    * A verified platform webhook about a reservation or a listing's calendar. Ids only: a consumer
    * re-reads the platform, never takes the payload's figures as facts. The booking calendar consumes it.
    */
-  'reservation.changed': { type: string; reservationId?: string; listingId?: string };
+  'reservation.changed': { type: string; reservationId?: string; listingId?: string; dates?: { from: string; to: string } };
   /**
    * A card was put on the reservation (first or replacement, answered or reconciled): what
    * payment-status serves for it is stale at once. Awaited by the attach, so the guest's next poll
