@@ -16,6 +16,7 @@ import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { GuestyClient } from '../upstream/guesty-client';
 import { ReservedUntil } from '../upstream/guesty.types';
+import { Priority } from '../upstream/outbound-rate-limiter';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CalendarCache } from './calendar.service';
 import { RatePlanView, StoredQuote } from './quote';
@@ -32,6 +33,12 @@ const RESERVED_UNTIL: Record<BookingHold, { value: ReservedUntil; ms: number }> 
   '48h': { value: 'twoDays', ms: 48 * 3_600_000 },
   '72h': { value: 'threeDays', ms: 72 * 3_600_000 },
 };
+/**
+ * The guest and reservation creates of a booking come before any card is on file: anyone can send
+ * them, so they spend the anonymous share of the budget (UPSTREAM_ANONYMOUS_SHARE) and a flood of
+ * them never stops a checkout. The writes after a card (attach, confirm) keep checkout priority.
+ */
+const BEFORE_A_CARD: Priority = 'anonymous';
 /** The quote's booking record outlives any retry of its Idempotency-Key. */
 const BOOKING_RECORD_TTL_MS = 24 * 3_600_000;
 /** The confirmation waits this long for the attach's lease to be released. */
@@ -147,7 +154,7 @@ export class Bookings implements OnModuleInit {
       // Counted once per booking, before anything is sent; a retry of a create already sent is not a new hold.
       if (!earlier) await this.limits.unpaidHold(clientIp, quote.view.listingId, sessionId, this.holdMs());
       try {
-        const guest = earlier ? { _id: earlier.request.guestId } : await this.guesty.createGuest(request.guest);
+        const guest = earlier ? { _id: earlier.request.guestId } : await this.guesty.createGuest(request.guest, BEFORE_A_CARD);
         const created = await this.create(lease, quote, { upstreamQuoteId: quote.upstreamQuoteId, ratePlanId: plan.id, guestId: guest._id, keyDigest, quoteId: quote.view.id }, intentId, earlier);
         return { keyDigest, reservation: created } satisfies BookingRecord;
       } catch (error) {
@@ -179,7 +186,7 @@ export class Bookings implements OnModuleInit {
             ...(request.ratePlanId ? { ratePlanId: request.ratePlanId } : {}),
             reservedUntil: RESERVED_UNTIL[hold].value,
             guestId: request.guestId,
-          });
+          }, BEFORE_A_CARD);
           return {
             reservationId: answer.reservationId,
             confirmationCode: answer.confirmationCode ?? '',

@@ -207,14 +207,15 @@ export class GuestyClient {
   }
 
   /** Creates the guest, or answers the one the platform already has with this email (merged). */
-  async createGuest(request: GuestRequest): Promise<UpstreamGuest> {
-    const answer = await this.openApi({ operation: 'createGuest', kind: 'write', priority: 'checkout', method: 'POST', path: '/guests-crud', json: request });
+  /** `priority`: whose budget the write spends; a booking before its card is on file is anonymous traffic (docs/product-spec.md §7). */
+  async createGuest(request: GuestRequest, priority: Priority): Promise<UpstreamGuest> {
+    const answer = await this.openApi({ operation: 'createGuest', kind: 'write', priority, method: 'POST', path: '/guests-crud', json: request });
     return this.expect(answer, 'createGuest') as UpstreamGuest;
   }
 
-  async createReservationFromQuote(request: ReservationFromQuoteRequest): Promise<UpstreamReservationV3> {
+  async createReservationFromQuote(request: ReservationFromQuoteRequest, priority: Priority): Promise<UpstreamReservationV3> {
     const answer = await this.openApi({
-      operation: 'createReservationFromQuote', kind: 'write', priority: 'checkout', method: 'POST', path: '/reservations-v3/quote', json: request, bookingAnswer: true,
+      operation: 'createReservationFromQuote', kind: 'write', priority, method: 'POST', path: '/reservations-v3/quote', json: request, bookingAnswer: true,
     });
     this.refuseBooking(answer, 'createReservationFromQuote', answer.refusal);
     return this.expect(answer, 'createReservationFromQuote') as UpstreamReservationV3;
