@@ -28,6 +28,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     forceStatus: (route, status, options) => runtime.faults.force(checkedRoute(route), status, options),
     dropConnection: (route, options) => runtime.faults.drop(checkedRoute(route), options),
     slowWrite: (route, options) => runtime.faults.slowWrite(checkedRoute(route), options),
+    actNow: (route) => runtime.faults.actNow(checkedRoute(route)),
     whenActed: (route, times = 1) => runtime.whenActed(checkedRoute(route), times),
     clearFaults: () => runtime.faults.clear(),
     revokeAllTokens: () => revokeAllTokens(runtime),

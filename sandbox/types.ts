@@ -155,6 +155,8 @@ export interface SandboxControl {
   dropConnection(route: SandboxRoute, options?: DropConnectionOptions): void;
   /** The platform carries the route's requests out late (past the caller's timeout), then answers late or drops. */
   slowWrite(route: SandboxRoute, options: SlowWriteOptions): void;
+  /** The route's slow writes still waiting to act act now (the test decides when the platform acts); answers how many. */
+  actNow(route: SandboxRoute): number;
   /** Resolves when the route's next `times` (1) requests, counted from this call, have been carried out. */
   whenActed(route: SandboxRoute, times?: number): Promise<ActedRequest[]>;
   clearFaults(): void;

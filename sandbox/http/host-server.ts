@@ -142,14 +142,22 @@ async function serve(
 
   const slow = runtime.faults.takeSlowWrite(routeName);
   if (slow) {
-    await sleep(slow.actAfterMs, timers);
+    const actedAt = Date.now() + slow.actAfterMs;
+    await new Promise<void>((resolve) => {
+      const forget = runtime.faults.waitToAct(routeName, resolve);
+      void sleep(slow.actAfterMs, timers).then(() => {
+        forget();
+        resolve();
+      });
+    });
+    const early = Math.max(0, actedAt - Date.now());
     const answer = handle(runtime, host, found, { method, url, headers: req.headers, rawBody });
     if (slow.dropAnswer) {
       req.socket.destroy();
       finish(0);
       return;
     }
-    await sleep(slow.answerAfterMs - slow.actAfterMs, timers);
+    await sleep(slow.answerAfterMs - slow.actAfterMs - early, timers);
     finish(write(res, answer, requestId));
     return;
   }

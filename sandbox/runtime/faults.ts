@@ -28,6 +28,8 @@ export class FaultPlan {
   private readonly forced = new Map<string, ForcedAnswer & Countdown>();
   private readonly drops = new Map<string, { afterHandling: boolean } & Countdown>();
   private readonly slowWrites = new Map<string, SlowWrite & Countdown>();
+  /** Slow writes waiting to act, per route: `actNow` wakes them. */
+  private readonly waiting = new Map<string, Set<() => void>>();
 
   setDelay(route: SandboxRoute, ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) throw new Error('A route delay is a non-negative number of ms');
@@ -60,6 +62,23 @@ export class FaultPlan {
       throw new Error('A slow write answers after it acts: answerAfterMs must be at least actAfterMs');
     }
     this.slowWrites.set(route, { actAfterMs, answerAfterMs, dropAnswer, remaining: times });
+  }
+
+  /** Registers a slow write waiting to act; answers how to forget it once it acted. */
+  waitToAct(route: string, wake: () => void): () => void {
+    const set = this.waiting.get(route) ?? new Set<() => void>();
+    set.add(wake);
+    this.waiting.set(route, set);
+    return () => set.delete(wake);
+  }
+
+  /** The route's slow writes waiting to act act now; answers how many there were. */
+  actNow(route: SandboxRoute): number {
+    const set = this.waiting.get(route);
+    const woken = [...(set ?? [])];
+    set?.clear();
+    for (const wake of woken) wake();
+    return woken.length;
   }
 
   clear(): void {

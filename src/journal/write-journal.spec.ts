@@ -321,15 +321,27 @@ describe('WriteJournal', () => {
       expect(world.reconciler.told.map((intent) => [intent.id, intent.state])).toEqual([['a-card', 'fenced']]);
     });
 
-    it('the lease lapsed and nobody took it: the fence step still refuses, and the next writer fences the intent', async () => {
+    it('the lease lapsed before the writer prepared: nothing is written over the reservation, nothing sent', async () => {
       const world = setUp();
-      world.clock.sleep = () => Promise.resolve();
-      const frozen = { ...world.lease, held: () => true };
       await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, 'writer-1');
-      await expect(world.journal.perform(frozen, world.spec('p'))).rejects.toMatchObject({ code: 'invalid_state' });
+      await expect(world.journal.perform(world.lease, world.spec('o'))).rejects.toMatchObject({ code: 'invalid_state' });
+      expect(world.sends).toEqual([]);
+      expect(await world.openPointer()).toBeNull();
+    });
+
+    it('the lease lapsed while the writer waited and nobody took it: the fence step still refuses, and the next writer fences the intent', async () => {
+      const world = setUp({ spacingMs: 1_500 });
+      await world.store.set(world.keys.reservationWrites(RESERVATION).lastWrite, '1', { ttlMs: 1_000 });
+      world.clock.sleep = async (ms: number) => {
+        world.clock.time += ms;
+        await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, 'writer-1');
+      };
+      await expect(world.journal.perform(world.lease, world.spec('p'))).rejects.toMatchObject({ code: 'invalid_state' });
       expect(world.sends).toEqual([]);
       expect(await world.stored('p')).toMatchObject({ state: 'prepared' });
       // Its own retry, under a new lease: the prepared intent is fenced at once and the write goes.
+      world.clock.sleep = (ms: number) => Promise.resolve(void (world.clock.time += ms));
+      world.clock.time += 1_500;
       const next = await world.holding('writer-3');
       await expect(world.journal.perform(next, world.spec('p'))).resolves.toBe('made-p');
       expect(world.sends).toEqual(['p']);

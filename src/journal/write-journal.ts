@@ -164,7 +164,8 @@ export class WriteJournal {
       updatedAt: now,
     };
     // Journal first: if this fails, nothing was sent. The same step reads the spacing left.
-    const spacingLeft = await inSpan('journal record intent', { 'journal.kind': spec.kind }, () => this.storeCall(() => this.writeOpen(prepared, now + RECHECK_AFTER_MS[0])));
+    const spacingLeft = await inSpan('journal record intent', { 'journal.kind': spec.kind }, () => this.storeCall(() => this.writePrepared(prepared, now + RECHECK_AFTER_MS[0], lease.owner)));
+    if (spacingLeft === null) throw tookOver();
     if (spacingLeft > 0) await this.clock.sleep(spacingLeft);
     const intent = await inSpan('journal fence', { 'journal.kind': spec.kind }, () => this.fence(lease, prepared));
     let outcome: Outcome;
@@ -276,7 +277,7 @@ export class WriteJournal {
       const recheckAt = this.clock.now() < horizon ? Math.min(nextCheck, horizon) : nextCheck;
       if (intent.state === 'sending') this.metrics.journalIntents.inc({ kind: intent.kind, state: 'unknown' });
       await this.outbox.write(this.keys.reservationWrites(intent.reservationId).intent(intent.id), `intent ${intent.id} unknown`, () =>
-        this.writeOpen(next, recheckAt).then(() => undefined),
+        this.rewriteOpen(next, recheckAt),
       );
       this.logger.warn({ reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id, reason: found.unknown, err: cause }, 'the outcome of an upstream write is still unknown');
       return next;
@@ -291,7 +292,7 @@ export class WriteJournal {
     const next = { ...intent, ...fields, state, updatedAt: this.clock.now() };
     this.metrics.journalIntents.inc({ kind: intent.kind, state });
     await this.outbox.write(this.keys.reservationWrites(intent.reservationId).intent(intent.id), `intent ${intent.id} ${state}`, () =>
-      this.writeOpen(next, this.clock.now() + RECHECK_AFTER_MS[0]).then(() => undefined),
+      this.rewriteOpen(next, this.clock.now() + RECHECK_AFTER_MS[0]),
     );
     return next;
   }
@@ -323,21 +324,36 @@ export class WriteJournal {
   }
 
   /**
-   * The intent, the reservation's pointer to it, and when the sweep should look at it (both at
-   * once: a `prepared` intent in the index is fenced by the sweep once its writer is gone). Answers
-   * the write spacing left (ms) since the reservation's last write, read in the same step.
+   * The `prepared` intent, the reservation's pointer to it, and when the sweep should look at it
+   * (both at once: a `prepared` intent in the index is fenced by the sweep once its writer is gone),
+   * only while `leaseOwner` still holds the lease: a writer frozen before this step must not point
+   * the reservation at its intent over another writer's. Answers the write spacing left (ms) since
+   * the reservation's last write, read in the same step, or null when the lease was not ours.
    */
-  private async writeOpen(intent: WriteIntent, recheckAt: number): Promise<number> {
+  private async writePrepared(intent: WriteIntent, recheckAt: number, leaseOwner: string): Promise<number | null> {
     const writes = this.keys.reservationWrites(intent.reservationId);
-    const [[, , spacingLeft]] = await Promise.all([
+    const [[held, , , spacingLeft]] = await Promise.all([
       this.store.batch([
+        { op: 'requireEquals', key: writes.lease, value: leaseOwner },
         { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
         { op: 'set', key: writes.openIntent, value: intent.id, ttlMs: OPEN_TTL_MS },
         { op: 'ttl', key: writes.lastWrite },
       ]),
       this.store.indexAdd(this.keys.journal().due, dueMember(intent.reservationId, intent.id), recheckAt),
     ]);
+    if (held !== true) return null;
     return typeof spacingLeft === 'number' ? spacingLeft : 0;
+  }
+
+  /**
+   * An open intent's new state and when the sweep should look at it again. The reservation's pointer
+   * is left as it is: it was set when the intent was prepared, and only settling clears it.
+   */
+  private async rewriteOpen(intent: WriteIntent, recheckAt: number): Promise<void> {
+    await Promise.all([
+      this.store.set(this.keys.reservationWrites(intent.reservationId).intent(intent.id), JSON.stringify(intent), { ttlMs: OPEN_TTL_MS }),
+      this.store.indexAdd(this.keys.journal().due, dueMember(intent.reservationId, intent.id), recheckAt),
+    ]);
   }
 
   private async storeCall<R>(call: () => Promise<R>): Promise<R> {

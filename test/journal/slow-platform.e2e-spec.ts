@@ -8,17 +8,18 @@ import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 /**
  * The platform slower than our timeout (docs/write-journal.md, "Unknown means unknown"): it carries a
  * write out after the service gave up waiting. Scaled down as the real world is shaped: the service
- * times out after 1 s and re-reads for 3.25 s more, the platform acts 5.5 s after a request arrives
- * (past both), and the settle horizon (WRITE_SETTLE_SECONDS, 10 s) is past that.
+ * times out after 1 s and re-reads for 3.25 s more; the platform acts only once the first answer
+ * is out (the test says when: `actNow`, so no load on the machine can move it), and the settle
+ * horizon (WRITE_SETTLE_SECONDS, 30 s) is well past that.
  */
 const TIMEOUT_MS = 1_000;
-/** When the platform carries a slow write out, after the request arrived. */
-const ACTS_AFTER_MS = 5_500;
+/** Longer than any test here: the platform acts when the test calls actNow. */
+const ACTS_AFTER_MS = 120_000;
 const ENV = {
   UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS),
   UPSTREAM_DEADLINE_MS: '1000',
   RESERVATION_LEASE_MS: '1000',
-  WRITE_SETTLE_SECONDS: '10',
+  WRITE_SETTLE_SECONDS: '30',
   RESERVATION_WRITE_SPACING_MS: '0',
   CHECKOUT_RETURN_URL: 'http://localhost:8080/checkout/done',
   CHECKOUT_EXTRAS: JSON.stringify([{ code: 'late-checkout', normalType: 'CF', title: 'Late checkout', amount: 40 }]),
@@ -62,6 +63,7 @@ describe('a platform slower than our timeout: unknown means unknown', () => {
     // Another card on the reservation while it is unknown: nothing is sent either.
     expectPending(await site(1).submit(sessionId, cardBody('5555555555554444')));
     expect(sent('paymentMethods')).toBe(1);
+    expect(world.sandbox.control.actNow('paymentMethods')).toBe(1);
     await acted;
     const retried = await site(1).submit(sessionId, cardBody(), key).expect(200);
     expect(retried.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
@@ -78,6 +80,7 @@ describe('a platform slower than our timeout: unknown means unknown', () => {
     const acted = world.sandbox.control.whenActed('invoiceItems');
     const extras = () => request(world.apps[0].url).post(`/checkout/sessions/${sessionId}/extras`).set('Idempotency-Key', key).send({ items: [{ code: 'late-checkout' }] });
     expectPending(await extras());
+    world.sandbox.control.actNow('invoiceItems');
     await acted;
     const retried = await extras().expect(201);
     expect(retried.body.items.map((item: { code: string }) => item.code)).toEqual(['late-checkout']);
@@ -98,6 +101,7 @@ describe('a platform slower than our timeout: unknown means unknown', () => {
     const returned = await fetch(successUrl, { redirect: 'manual' });
     expect(new URL(returned.headers.get('location')!).searchParams.get('status')).toBe('processing');
     expect((await site(1).getSession(sessionId).expect(200)).body.status).toBe('processing');
+    world.sandbox.control.actNow('paymentMethods');
     await acted;
     // The journal's sweep (or the next request) finds the card on the reservation: the session follows.
     await waitUntil(async () => (await site(1).getSession(sessionId)).body.status === 'succeeded', 20_000, 'the session to show the card that landed');
@@ -116,6 +120,7 @@ describe('a platform slower than our timeout: unknown means unknown', () => {
     expectPending(await booking.book(body, key));
     // Another guest on the same quote while it is unknown: nothing is sent.
     expect((await bookingClient(world.apps[1].url).book({ ...body, guest: newGuest() })).status).toBe(503);
+    world.sandbox.control.actNow('reservationFromQuote');
     await acted;
     const retried = await bookingClient(world.apps[1].url).book(body, key).expect(201);
     const upstreamQuote = world.sandbox.control.getQuote(quote.body.id as string) as { reservationId?: string } | undefined;

@@ -16,6 +16,9 @@ describe('sandbox fault knobs, counters and reset', () => {
 
   const balance = async () => (await client.api('/v1/reservations/res-unpaid')).body.money.balanceDue as number;
   const addItem = () => client.api('/v1/invoice-items/reservation/res-unpaid', { body: item });
+  const waitForArrival = async () => {
+    while (!client.control.counters.requests.invoiceItems) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
 
   it('forces a status before handling, so a forced 500 performs nothing', async () => {
     client.control.forceStatus('invoiceItems', 500, { times: 1 });
@@ -108,6 +111,19 @@ describe('sandbox fault knobs, counters and reset', () => {
     expect(await balance()).toBe(594);
     await acted;
     expect(await balance()).toBe(624);
+  });
+
+  it('lets the test decide when a slow write acts', async () => {
+    client.control.slowWrite('invoiceItems', { actAfterMs: 60_000, answerAfterMs: 60_100, times: 1 });
+    const acted = client.control.whenActed('invoiceItems');
+    const pending = addItem();
+    await waitForArrival();
+    expect(await balance()).toBe(594);
+    expect(client.control.actNow('invoiceItems')).toBe(1);
+    await acted;
+    expect(await balance()).toBe(624);
+    expect((await pending).status).toBe(200);
+    expect(client.control.actNow('invoiceItems')).toBe(0);
   });
 
   it('refuses a slow write that would answer before it acts', () => {
