@@ -187,8 +187,9 @@ export function createReservationFromQuote(ctx: RequestContext): SandboxAnswer {
   const problems: FieldProblem[] = [];
   if (typeof quoteId !== 'string' || quoteId === '') problems.push({ field: 'quoteId', message: 'is required' });
   if (status !== 'inquiry' && status !== 'reserved' && status !== 'confirmed') problems.push({ field: 'status', message: 'must be inquiry, reserved or confirmed' });
-  const hold = typeof reservedUntil === 'number' || typeof reservedUntil === 'string' ? String(reservedUntil) : reservedUntil === undefined ? '-1' : 'invalid';
-  if (!(hold in RESERVED_UNTIL_MS)) problems.push({ field: 'reservedUntil', message: `must be one of ${Object.keys(RESERVED_UNTIL_MS).join(', ')}` });
+  // The reference types reservedUntil `string` (its example "-1"): a JSON number is refused as it would be.
+  const hold = typeof reservedUntil === 'string' ? reservedUntil : reservedUntil === undefined ? '-1' : 'invalid';
+  if (!(hold in RESERVED_UNTIL_MS)) problems.push({ field: 'reservedUntil', message: `must be a string, one of ${Object.keys(RESERVED_UNTIL_MS).join(', ')}` });
   if (typeof guestId !== 'string' || guestId === '') problems.push({ field: 'guestId', message: 'is required (create the guest first)' });
   if (ratePlanId !== undefined && typeof ratePlanId !== 'string') problems.push({ field: 'ratePlanId', message: 'must be a string' });
   if (problems.length > 0) throw invalidParameters(problems);

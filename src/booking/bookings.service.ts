@@ -22,11 +22,14 @@ import { CalendarCache } from './calendar.service';
 import { RatePlanView, StoredQuote } from './quote';
 import { Quotes } from './quotes.service';
 
-/** BOOKING_HOLD in the upstream's `reservedUntil` words (docs/upstream-reference/open-api-subset.json). */
+/**
+ * BOOKING_HOLD in the upstream's `reservedUntil` words, sent as strings: the reference types the field
+ * `string` (its example "-1"), though its enum lists the fractions as numbers (docs/upstream.md).
+ */
 const RESERVED_UNTIL: Record<BookingHold, { value: ReservedUntil; ms: number }> = {
-  '10m': { value: 0.17, ms: 10 * 60_000 },
-  '15m': { value: 0.25, ms: 15 * 60_000 },
-  '30m': { value: 0.5, ms: 30 * 60_000 },
+  '10m': { value: '0.17', ms: 10 * 60_000 },
+  '15m': { value: '0.25', ms: 15 * 60_000 },
+  '30m': { value: '0.5', ms: 30 * 60_000 },
   '12h': { value: 'twelveHours', ms: 12 * 3_600_000 },
   '24h': { value: 'day', ms: 24 * 3_600_000 },
   '36h': { value: 'thirtySixHours', ms: 36 * 3_600_000 },

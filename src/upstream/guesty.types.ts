@@ -210,8 +210,8 @@ export interface UpstreamGuest {
   returningGuest?: boolean;
 }
 
-/** The reference's `reservedUntil` enum: hours as fractions, named periods, or -1 (no limit). */
-export type ReservedUntil = 0.17 | 0.25 | 0.5 | 'twelveHours' | 'day' | 'thirtySixHours' | 'twoDays' | 'threeDays' | -1;
+/** The reference's `reservedUntil` values, in the form it declares (`type: string`, example "-1"): hours as fractions, named periods, or -1 (no limit). */
+export type ReservedUntil = '0.17' | '0.25' | '0.5' | 'twelveHours' | 'day' | 'thirtySixHours' | 'twoDays' | 'threeDays' | '-1';
 
 export interface ReservationFromQuoteRequest {
   quoteId: string;

@@ -188,6 +188,16 @@ describe('the sandbox answers as the published reference describes (contract)', 
     expect(unnamed).toEqual(KNOWN[operation.operation]?.fields ?? []);
   });
 
+  it('refuses reservedUntil as a JSON number, as the reference types it string (example "-1"), and takes its string form', async () => {
+    const quote = async () =>
+      (await sandbox.api('/v1/quotes', { body: { listingId: 'lst-city', checkInDateLocalized: '2030-06-04', checkOutDateLocalized: '2030-06-06', guestsCount: 1, source: 'website' } })).body._id as string;
+    const create = async (reservedUntil: unknown) => sandbox.api('/v1/reservations-v3/quote', { body: { quoteId: await quote(), status: 'reserved', reservedUntil, guestId: world.guestId } });
+    const number = await create(0.5);
+    expect(number.status).toBe(400);
+    expect(JSON.stringify(number.body)).toContain('reservedUntil');
+    expect((await create('0.5')).status).toBe(200);
+  });
+
   it('fails on a field the product reads that the reference does not name', () => {
     // The check itself, shown on a schema without the product's last4.
     const schema = { type: 'object', properties: { _id: { type: 'string' }, card: { type: 'object', properties: { brand: { type: 'string' } } } } };
