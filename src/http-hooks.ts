@@ -7,14 +7,13 @@ import { requestContext } from './common/logging/request-context';
 import { nameServerSpan } from './common/telemetry/current-trace';
 
 const QUIET_PATHS = /^\/(health\/|metrics$)/;
-// The extras catalogue is public and the same for everyone: browsers and CDNs may keep it (its own Cache-Control).
-const NO_STORE_PATHS = /^\/(?!checkout\/extras(\?|$))(checkout|admin)(\/|$)/;
+const NO_STORE_PATHS = /^\/(checkout|admin)(\/|$)/;
 const FORM_PATHS = /^\/checkout\/3ds\//;
 
 /**
  * Per-request plumbing at the Fastify level, where it sees every request (unknown routes and
  * body-parser errors included): the request id in the response header and the log context,
- * no-store on checkout answers, connection close while draining, one access-log line and the HTTP
+ * no-store on checkout answers (but the public reads, which set their own), connection close while draining, one access-log line and the HTTP
  * metrics.
  */
 export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metrics: MetricsService, shutdown: ShutdownState): void {
@@ -38,7 +37,8 @@ export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metri
   });
 
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (NO_STORE_PATHS.test(request.url)) void reply.header('Cache-Control', 'no-store');
+    // Public reads (calendar, listing summary, extras catalogue) set their own Cache-Control; every other answer, errors included, is no-store.
+    if (!reply.hasHeader('Cache-Control') && NO_STORE_PATHS.test(request.url)) void reply.header('Cache-Control', 'no-store');
     // While draining, a finished request must not leave a keep-alive connection holding the exit.
     if (shutdown.isShuttingDown) void reply.header('Connection', 'close');
     done(null, payload);

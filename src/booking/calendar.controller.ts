@@ -1,9 +1,12 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
-import { CalendarCache, CalendarView } from './calendar.service';
+import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
+import { sendPublicJson } from '../common/http/public-answer';
+import { CalendarCache } from './calendar.service';
 import { CalendarResponse } from './dto/calendar.view';
 import { dayNumber, isCalendarDate } from './stay-dates';
 
@@ -20,13 +23,16 @@ export class CalendarController {
   @UseGuards(ClientIpReadLimitGuard)
   @ApiOperation({
     summary: "A listing's days: availability, price, minimum nights, check-in and check-out allowed",
-    description: '`from` and `to` included, at most 366 days; `from` at most a day in the past (400 otherwise), past days answered unavailable. Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS).',
+    description:
+      '`from` and `to` included, at most 366 days; `from` at most a day in the past (400 otherwise), past days answered unavailable. ' +
+      'Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS); public and cacheable by a browser or CDN (ETag, If-None-Match → 304).',
   })
   @ApiQuery({ name: 'from', example: '2031-07-01' })
   @ApiQuery({ name: 'to', example: '2031-07-31' })
   @ApiOkResponse({ type: CalendarResponse })
+  @ApiPublicCaching('CALENDAR_CACHE_SECONDS')
   @ApiProblems('validation_failed', 'listing_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)
-  get(@Param('id') id: string, @Query('from') from: unknown, @Query('to') to: unknown): Promise<CalendarView> {
+  async get(@Param('id') id: string, @Query('from') from: unknown, @Query('to') to: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const problems: FieldError[] = [];
     for (const [field, value] of [['from', from], ['to', to]] as const) {
       if (typeof value !== 'string' || !isCalendarDate(value)) problems.push({ field, message: `${field} must be a calendar date (YYYY-MM-DD)` });
@@ -38,6 +44,6 @@ export class CalendarController {
     }
     if (problems.length > 0) throw DomainError.validation(problems);
     if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
-    return this.calendar.days(id, from as string, to as string);
+    sendPublicJson(request, reply, await this.calendar.daysText(id, from as string, to as string), this.calendar.caching);
   }
 }

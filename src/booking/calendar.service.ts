@@ -5,6 +5,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { OnProductEvent } from '../common/events/on-product-event';
 import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
+import { PublicCaching } from '../common/http/public-answer';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamCalendarDay } from '../upstream/guesty.types';
@@ -18,12 +19,6 @@ export interface CalendarDayView {
   minNights: number;
   checkInAllowed: boolean;
   checkOutAllowed: boolean;
-}
-
-export interface CalendarView {
-  listingId: string;
-  currency: string | null;
-  days: CalendarDayView[];
 }
 
 interface CalendarMonth {
@@ -67,6 +62,10 @@ function dayView(day: UpstreamCalendarDay): CalendarDayView {
 export class CalendarCache {
   private readonly logger = new Logger('CalendarCache');
   private readonly ttlMs: number;
+  /** Each month copy's days as JSON text: a hot read joins text instead of serialising objects. */
+  private readonly dayTexts = new WeakMap<CalendarMonth, string[]>();
+  /** A browser or CDN keeps an answer as long as a replica keeps its own copy, and may serve it stale while the cache lives. */
+  readonly caching: PublicCaching;
 
   constructor(
     private readonly guesty: GuestyClient,
@@ -74,7 +73,9 @@ export class CalendarCache {
     private readonly clock: Clock,
     config: ConfigService<AppConfig, true>,
   ) {
-    this.ttlMs = config.get('booking', { infer: true }).calendarCacheSeconds * 1000;
+    const { calendarCacheSeconds } = config.get('booking', { infer: true });
+    this.ttlMs = calendarCacheSeconds * 1000;
+    this.caching = { maxAgeSeconds: Math.min(LOCAL_COPY_MS / 1000, calendarCacheSeconds), staleWhileRevalidateSeconds: calendarCacheSeconds };
   }
 
   /** The platform's `reservation.*` and calendar webhooks that name a listing drop its cached months. */
@@ -86,23 +87,32 @@ export class CalendarCache {
   }
 
   /**
-   * The days of `from`..`to`. A `from` before yesterday is refused (400), as a quote's past check-in
+   * The days of `from`..`to` as the JSON text the route answers, joined from each cached month's day
+   * texts (made once per copy). A `from` before yesterday is refused (400), as a quote's past check-in
    * is; yesterday is allowed (it is still today behind UTC) but, like any past day, answered as
    * unavailable whatever the cached month says: the past is never offered.
    */
-  async days(listingId: string, from: string, to: string): Promise<CalendarView> {
+  async daysText(listingId: string, from: string, to: string): Promise<string> {
     const now = today(this.clock.now());
     if (dayNumber(from) < dayNumber(now) - 1) throw DomainError.validation([{ field: 'from', message: 'from must not be more than a day in the past' }]);
     const policy = { ttlMs: this.ttlMs, localTtlMs: LOCAL_COPY_MS, missTtlMs: MISS_MS };
     const months = await Promise.all(
       monthsBetween(from, to).map((month) => this.cache.getOrLoad<CalendarMonth>('calendar', `${listingId}:${month}`, policy, () => this.loadMonth(listingId, month))),
     );
-    if (months.some((month) => month === null)) throw new DomainError('listing_not_found', 'No listing has this id.');
-    const days = months
-      .flatMap((month) => month!.days)
-      .filter((day) => day.date >= from && day.date <= to)
-      .map((day) => (day.date < now ? { ...day, available: false, checkInAllowed: false, checkOutAllowed: false } : day));
-    return { listingId, currency: months.find((month) => month?.currency)?.currency ?? null, days };
+    const parts: string[] = [];
+    let currency: string | null = null;
+    for (const month of months) {
+      if (month === null) throw new DomainError('listing_not_found', 'No listing has this id.');
+      currency ??= month.currency;
+      let texts = this.dayTexts.get(month);
+      if (!texts) this.dayTexts.set(month, (texts = month.days.map((day) => JSON.stringify(day))));
+      for (let index = 0; index < month.days.length; index += 1) {
+        const { date } = month.days[index];
+        if (date < from || date > to) continue;
+        parts.push(date < now ? JSON.stringify({ ...month.days[index], available: false, checkInAllowed: false, checkOutAllowed: false }) : texts[index]);
+      }
+    }
+    return `{"listingId":${JSON.stringify(listingId)},"currency":${JSON.stringify(currency)},"days":[${parts.join(',')}]}`;
   }
 
   /**

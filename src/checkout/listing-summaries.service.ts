@@ -4,6 +4,7 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamListing } from '../upstream/guesty.types';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { ListingSummary } from './listing-summary';
+import { PublicCaching } from '../common/http/public-answer';
 
 /**
  * A public summary may be a few seconds staler on one replica than in Redis: the hottest read then
@@ -11,6 +12,9 @@ import { ListingSummary } from './listing-summary';
  * upstream one read per id and minute at most.
  */
 const SUMMARY_CACHE = { ttlMs: 5 * 60_000, localTtlMs: 10_000, missTtlMs: 60_000 };
+
+/** A browser or CDN keeps a summary as long as a replica keeps its own copy, and may serve it stale while Redis keeps it. */
+export const SUMMARY_CACHING: PublicCaching = { maxAgeSeconds: SUMMARY_CACHE.localTtlMs / 1000, staleWhileRevalidateSeconds: SUMMARY_CACHE.ttlMs / 1000 };
 
 export function summarise(listing: UpstreamListing): ListingSummary {
   const picture = listing.pictures?.[0];
@@ -26,6 +30,9 @@ export function summarise(listing: UpstreamListing): ListingSummary {
 
 @Injectable()
 export class ListingSummaries {
+  /** Each summary copy's JSON text, made once per copy this replica keeps. */
+  private readonly texts = new WeakMap<ListingSummary, string>();
+
   constructor(
     private readonly guesty: GuestyClient,
     private readonly cache: SharedReadCache,
@@ -38,5 +45,13 @@ export class ListingSummaries {
     });
     if (!summary) throw new DomainError('listing_not_found', 'No listing has this id.');
     return summary;
+  }
+
+  /** The summary as the JSON text a public read answers. */
+  async text(listingId: string): Promise<string> {
+    const summary = await this.get(listingId);
+    let text = this.texts.get(summary);
+    if (text === undefined) this.texts.set(summary, (text = JSON.stringify(summary)));
+    return text;
   }
 }

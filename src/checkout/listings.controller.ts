@@ -1,9 +1,12 @@
-import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
+import { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
+import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
+import { sendPublicJson } from '../common/http/public-answer';
 import { DomainError } from '../common/errors/domain-error';
-import { ListingSummaries } from './listing-summaries.service';
+import { ListingSummaries, SUMMARY_CACHING } from './listing-summaries.service';
 import { ListingSummary } from './listing-summary';
 
 const LISTING_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -18,9 +21,10 @@ export class ListingsController {
   @UseGuards(ClientIpReadLimitGuard)
   @ApiOperation({ summary: 'A short public summary of a listing (cached)' })
   @ApiOkResponse({ type: ListingSummary })
+  @ApiPublicCaching('the summary cache, 5 minutes')
   @ApiProblems('listing_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)
-  get(@Param('id') id: string): Promise<ListingSummary> {
+  async get(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
-    return this.summaries.get(id);
+    sendPublicJson(request, reply, await this.summaries.text(id), SUMMARY_CACHING);
   }
 }

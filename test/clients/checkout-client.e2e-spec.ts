@@ -110,7 +110,7 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
   it('serves the extras catalogue to anyone, cacheable', async () => {
     const answer = await fetch(`${world.apps[0].url}/checkout/extras`);
     expect(answer.status).toBe(200);
-    expect(answer.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(answer.headers.get('cache-control')).toBe('public, max-age=300, stale-while-revalidate=300');
     expect(await answer.json()).toEqual({ items: [{ code: 'late-checkout', title: 'Late checkout', amount: 40, description: 'Leave at 2 pm' }] });
   });
 

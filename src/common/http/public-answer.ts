@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import { FastifyReply, FastifyRequest } from 'fastify';
+
+/** How long a browser, proxy or CDN may keep a public answer, and serve it stale while it asks again. */
+export interface PublicCaching {
+  maxAgeSeconds: number;
+  staleWhileRevalidateSeconds: number;
+}
+
+/** A strong validator: the same bytes give the same tag on every replica. */
+export function strongEtag(text: string): string {
+  return `"${createHash('sha1').update(text).digest('base64url')}"`;
+}
+
+/** RFC 9110 §13.1.2: If-None-Match compares weakly; `*` matches any current answer. */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag === etag || tag === `W/${etag}`;
+  });
+}
+
+/**
+ * Sends a public read's JSON text with a strong ETag and `Cache-Control: public`: a browser or CDN
+ * in front may keep it, and a request whose If-None-Match names it gets 304 with no body.
+ */
+export function sendPublicJson(request: FastifyRequest, reply: FastifyReply, text: string, caching: PublicCaching): void {
+  const etag = strongEtag(text);
+  void reply.header('ETag', etag).header('Cache-Control', `public, max-age=${caching.maxAgeSeconds}, stale-while-revalidate=${caching.staleWhileRevalidateSeconds}`);
+  if (matches(request.headers['if-none-match'], etag)) {
+    void reply.status(304).send();
+    return;
+  }
+  void reply.type('application/json; charset=utf-8').send(text);
+}
