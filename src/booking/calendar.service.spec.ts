@@ -6,7 +6,7 @@ import { SharedFetches } from '../redis/shared-fetches';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamCalendarDay } from '../upstream/guesty.types';
-import { CalendarCache } from './calendar.service';
+import { CalendarCache, CalendarDayView } from './calendar.service';
 
 beforeAll(quietLogs);
 
@@ -37,6 +37,11 @@ class FakeCalendar {
   }
 }
 
+/** The answer a site reads, as the route sends it (JSON text joined from the cached months). */
+async function daysOf(calendar: CalendarCache, listingId: string, from: string, to: string) {
+  return JSON.parse(await calendar.daysText(listingId, from, to)) as { listingId: string; currency: string | null; days: CalendarDayView[] };
+}
+
 async function setUp() {
   const world = journalWorld();
   const platform = new FakeCalendar();
@@ -47,7 +52,7 @@ async function setUp() {
 describe('CalendarCache', () => {
   it('answers the asked days across months, each in the words of the site', async () => {
     const { calendar, platform } = await setUp();
-    const view = await calendar.days('lst-1', '2031-07-31', '2031-08-02');
+    const view = await daysOf(calendar, 'lst-1', '2031-07-31', '2031-08-02');
     expect(view).toEqual({
       listingId: 'lst-1',
       currency: 'USD',
@@ -62,16 +67,16 @@ describe('CalendarCache', () => {
 
   it('reads a month from the platform once while it is cached', async () => {
     const { calendar, platform, world } = await setUp();
-    await calendar.days('lst-1', '2031-07-30', '2031-07-31');
+    await daysOf(calendar, 'lst-1', '2031-07-30', '2031-07-31');
     world.clock.time += 60_000;
-    await calendar.days('lst-1', '2031-07-01', '2031-07-30');
+    await daysOf(calendar, 'lst-1', '2031-07-01', '2031-07-30');
     expect(platform.reads).toEqual(['lst-1 2031-07-01..2031-07-31']);
   });
 
   it('refuses an unknown listing as listing_not_found and remembers it for a while', async () => {
     const { calendar, platform } = await setUp();
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      const refused = await calendar.days('lst-none', '2031-07-01', '2031-07-02').catch((error: unknown) => error);
+      const refused = await daysOf(calendar, 'lst-none', '2031-07-01', '2031-07-02').catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(DomainError);
       expect((refused as DomainError).code).toBe('listing_not_found');
     }
@@ -81,20 +86,34 @@ describe('CalendarCache', () => {
   it("reads the platform again once a reservation webhook names the listing (the booking's dates are gone)", async () => {
     const { calendar, platform, events, world } = await setUp();
     world.clock.time = Date.parse('2031-07-15T00:00:00Z');
-    await calendar.days('lst-1', '2031-07-30', '2031-07-30');
+    await daysOf(calendar, 'lst-1', '2031-07-30', '2031-07-30');
     platform.listings.set('lst-1', [{ date: '2031-07-30', currency: 'USD', price: 120, status: 'booked' }]);
     await events.publish('reservation.changed', { type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
-    const after = await calendar.days('lst-1', '2031-07-30', '2031-07-30');
+    const after = await daysOf(calendar, 'lst-1', '2031-07-30', '2031-07-30');
     expect(after.days.map((day) => day.available)).toEqual([false]);
+    expect(platform.reads).toHaveLength(2);
+  });
+
+  it("marks the service's own booking's nights taken in the cached months, without reading the platform again", async () => {
+    const { calendar, platform } = await setUp();
+    await daysOf(calendar, 'lst-1', '2031-07-30', '2031-08-02');
+    await calendar.nightsTaken('lst-1', '2031-07-31', '2031-08-02');
+    const after = await daysOf(calendar, 'lst-1', '2031-07-30', '2031-08-02');
+    expect(after.days.map((day) => [day.date, day.available, day.checkInAllowed])).toEqual([
+      ['2031-07-30', true, true],
+      ['2031-07-31', false, false],
+      ['2031-08-01', false, false],
+      ['2031-08-02', true, true],
+    ]);
     expect(platform.reads).toHaveLength(2);
   });
 
   it('leaves other listings cached when a webhook names one', async () => {
     const { calendar, platform, events } = await setUp();
-    await calendar.days('lst-1', '2031-07-30', '2031-07-30');
+    await daysOf(calendar, 'lst-1', '2031-07-30', '2031-07-30');
     await events.publish('reservation.changed', { type: 'reservation.updated', reservationId: 'res-2', listingId: 'lst-other' });
     await events.publish('reservation.changed', { type: 'calendar.updated' });
-    await calendar.days('lst-1', '2031-07-30', '2031-07-30');
+    await daysOf(calendar, 'lst-1', '2031-07-30', '2031-07-30');
     expect(platform.reads).toHaveLength(1);
   });
 });
