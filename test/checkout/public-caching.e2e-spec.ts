@@ -18,7 +18,7 @@ describe('public reads a CDN may keep', () => {
 
   const { checkIn: from, checkOut: to } = stay(90, 20);
   const routes = [
-    { name: 'the calendar', path: `/checkout/listings/lst-seaside/calendar?from=${from}&to=${to}`, cacheControl: 'public, max-age=3, stale-while-revalidate=120' },
+    { name: 'the calendar', path: `/checkout/listings/lst-seaside/calendar?from=${from}&to=${to}`, cacheControl: 'public, max-age=1, stale-while-revalidate=120' },
     { name: 'a listing summary', path: '/checkout/listings/lst-seaside', cacheControl: 'public, max-age=10, stale-while-revalidate=300' },
     { name: 'the extras catalogue', path: '/checkout/extras', cacheControl: 'public, max-age=300, stale-while-revalidate=300' },
   ];
