@@ -31,7 +31,8 @@ export interface CampaignReport {
   seed: number;
   operations: number;
   operationsByKind: Partial<Record<OperationKind, number>>;
-  abandoned: number;
+  /** Operations that ended before their write, and why (not findings: the guest gave up on a read). */
+  abandoned: { operation: number; why: string }[];
   faults: Partial<Record<FaultKind, number>>;
   violations: Violation[];
   durationMs: number;
@@ -88,7 +89,7 @@ export async function runCampaign(world: ChaosWorld, options: CampaignOptions): 
     seed: options.seed,
     operations: plans.length,
     operationsByKind: Object.fromEntries(ledger.completed),
-    abandoned: ledger.abandoned.length,
+    abandoned: ledger.abandoned,
     faults: Object.fromEntries(ledger.faults),
     violations,
     durationMs: Date.now() - started,

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { runCampaign } from './campaign';
 import { newSeed } from './random';
 import { FAULT_KINDS, OPERATION_KINDS, type OperationKind, type TimelineFaultKind } from './schedule';
-import { campaignTable, violationLines } from './table';
+import { abandonedLines, campaignTable, violationLines } from './table';
 import { startChaosWorld } from './world';
 
 function option(args: string[], flag: string): string | undefined {
@@ -47,6 +47,7 @@ async function main(): Promise<void> {
       trace: args.includes('--trace') ? (line) => process.stdout.write(`  ${new Date().toISOString().slice(11, 23)} ${line}\n`) : undefined,
     });
     process.stdout.write(`\n${campaignTable(report)}\n\n`);
+    if (report.abandoned.length > 0) process.stdout.write(`${abandonedLines(report).join('\n')}\n\n`);
     if (report.violations.length > 0) process.stdout.write(`${violationLines(report).join('\n')}\n\nreplay: npm run chaos -- --operations ${operations} --seed ${seed} --trace\n`);
     process.exitCode = report.violations.length > 0 ? 1 : 0;
   } finally {

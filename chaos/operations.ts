@@ -73,15 +73,14 @@ async function pressUntilSettled(ctx: OperationContext, told: Told[], send: () =
   }
 }
 
-/** A read the guest's page makes: asked again on another replica until it answers. */
+/** A read the guest's page makes: asked again (on whichever replica) until it answers, as long as a guest waits. */
 async function read(ctx: OperationContext, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
-  let answer: Answer = { status: 0, body: {} };
-  for (let attempt = 0; attempt < READ_ATTEMPTS; attempt += 1) {
-    answer = await ctx.balancer.send(ctx.plan.random, method, path, { body });
-    if (answer.status > 0 && answer.status < 500 && answer.status !== 429) return answer;
+  const giveUpAt = Date.now() + ctx.openLimitMs;
+  for (;;) {
+    const answer = await ctx.balancer.send(ctx.plan.random, method, path, { body });
+    if ((answer.status > 0 && answer.status < 500 && answer.status !== 429) || Date.now() > giveUpAt) return answer;
     await pause(PRESS_AGAIN_MS);
   }
-  return answer;
 }
 
 /** The session as a page polling it sees it once nothing is being confirmed any more (or the guest gave up). */
