@@ -45,9 +45,12 @@ export class RedisKeys {
     };
   }
 
-  /** A checkout session; the id is ≥128 random bits, so it is used as it is. */
+  /**
+   * A checkout session, named by a digest of its id: the id is the guest's capability and lives in
+   * the guest's URLs only (docs/product-spec.md §7), so whoever lists Redis keys cannot take it over.
+   */
   checkoutSession(id: string): string {
-    return `${this.prefix}session:${id}`;
+    return `${this.prefix}session:${RedisKeys.digest(id)}`;
   }
 
   /**
