@@ -144,6 +144,16 @@ describe('CardPayments (the attach through the write journal)', () => {
     expect(world.platform.attaches).toHaveLength(1);
   });
 
+  it('answers a 3-D Secure return that cannot read its state processing, never failed, and sends nothing', async () => {
+    const { store, platform, cards, newSession, sessions } = await setUp();
+    const session = await newSession();
+    store.down = true;
+    await expect(cards.completeThreeDs(session.id, 'success', 'A'.repeat(32))).resolves.toBe('processing');
+    store.down = false;
+    expect(platform.attaches).toEqual([]);
+    expect((await sessions.require(session.id)).status).toBe('requires_payment_method');
+  });
+
   it('refuses when the platform already shows a card on the reservation, even with the journal lost', async () => {
     const world = await setUp();
     world.platform.methods.push({ _id: 'pm_before', guestId: GUEST, reservationId: RESERVATION, paymentProviderId: PROVIDER, card: { last4: '1111' } });

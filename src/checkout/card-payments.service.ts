@@ -193,9 +193,10 @@ export class CardPayments implements OnModuleInit {
     try {
       presented = await this.states.consume(sessionId, outcome, stateValue);
     } catch (error) {
-      // Nothing was consumed or sent: the return can be repeated once Redis answers.
-      this.logger.warn({ err: error, outcome }, 'a 3-D Secure return could not be read from the store; nothing was attached');
-      return { status: 'failed', counted: 'store_unavailable' };
+      // Nothing was consumed or sent: the return can be repeated once Redis answers, and another
+      // arrival of it (a duplicate on another replica) may be attaching the card right now. Never "failed".
+      this.logger.warn({ err: error, outcome }, 'a 3-D Secure return could not be read from the store; nothing was attached by it');
+      return { status: 'processing', counted: 'store_unavailable' };
     }
     if (!presented || presented.state.sessionId !== sessionId) return this.refusedReturn(sessionId);
     // The same return twice (a double submit): the first one is attaching or did; never "failed" for it.
