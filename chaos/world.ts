@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { serviceEnvironment } from '../bench/bench-world';
-import { freePort } from '../bench/processes';
+import { freePort, waitForOk } from '../bench/processes';
 import { startSandbox } from '../sandbox/start-sandbox';
 import type { RunningSandbox } from '../sandbox/types';
 import { type OwnRedis, startOwnRedis } from '../test/utils/redis-server';
@@ -104,6 +104,9 @@ export async function startChaosWorld(options: ChaosWorldOptions): Promise<Chaos
   };
   try {
     await Promise.all(replicas.map((replica) => replica.start()));
+    // A deployment has its access token before guests come: minted now, not under the first faults
+    // (a replica killed while minting holds the mint lock for its whole length).
+    await waitForOk(`${replicas[0].url}/checkout/listings/lst-seaside`, 60_000);
   } catch (error) {
     await world.close();
     throw error;
