@@ -17,12 +17,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Scenario 6 — anonymous flood (docs/product-spec.md §7): for `seconds`, anonymous reads of random listing ids at
  * 10× the upstream's 120/min budget, each from a client address of its own (TRUST_PROXY=1, so the
  * per-IP read limit does not stop them and the budget share must), while a checkout (session and
- * card) runs once a second. Then 100 payment-status polls of one paid session across the instances.
+ * card) runs once a second, and a quote then a booking with a made-up guest once a second, each from an
+ * address of its own (a booking before a card is anonymous traffic). Then 100 payment-status polls of one paid session across the instances.
  * Everything on loopback; the load is bounded by the duration.
  */
 export async function anonymousFlood(options: { instances: number; seconds: number }): Promise<void> {
   const world = await startBenchWorld(options.instances, {
-    env: { TRUST_PROXY: '1', UPSTREAM_ANONYMOUS_SHARE: String(ANONYMOUS_SHARE), CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h' },
+    env: { TRUST_PROXY: '1', UPSTREAM_ANONYMOUS_SHARE: String(ANONYMOUS_SHARE), CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h', BOOKING_UNPAID_HOLDS_PER_LISTING: '1000' },
   });
   try {
     const { control } = world.sandbox;
@@ -39,6 +40,23 @@ export async function anonymousFlood(options: { instances: number; seconds: numb
       await answer.arrayBuffer();
       if (answer.status === 404) reads.served += 1;
       else reads.refused += 1;
+    };
+    const bookings = { started: 0, made: 0, refused: {} as Record<string, number> };
+    // A quote then a booking with a made-up guest, from an address of its own, on dates of its own.
+    const bookOnce = async (i: number) => {
+      bookings.started += 1;
+      client += 1;
+      const forwarded = { 'X-Forwarded-For': `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client & 255}` };
+      const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+      const quote = await post(`${url(i)}/checkout/quotes`, { listingId: 'lst-seaside', checkIn: day(30 + 3 * i), checkOut: day(32 + 3 * i), guestsCount: 2 }, forwarded);
+      const quoted = (await quote.json()) as { id?: string; code?: string };
+      const refused = (why: string) => void (bookings.refused[why] = (bookings.refused[why] ?? 0) + 1);
+      if (!quoted.id) return refused(`quote ${quote.status} ${quoted.code ?? ''}`.trim());
+      const guest = { firstName: 'Flood', lastName: 'Guest', email: `flood-${randomUUID().slice(0, 8)}@example.com` };
+      const booked = await post(`${url(i)}/checkout/sessions`, { quoteId: quoted.id, guest }, { ...forwarded, 'Idempotency-Key': randomUUID() });
+      const answer = (await booked.json()) as { id?: string; code?: string };
+      if (answer.id) bookings.made += 1;
+      else refused(`booking ${booked.status} ${answer.code ?? ''}`.trim());
     };
     const checkoutOnce = async (i: number) => {
       checkouts.started += 1;
@@ -66,12 +84,15 @@ export async function anonymousFlood(options: { instances: number; seconds: numb
     for (let tick = 0; Date.now() < end; tick += 1) {
       pending.push(readOnce(tick).catch(() => void (reads.refused += 1)));
       if (tick % readsPerSecond === 0) pending.push(checkoutOnce(tick / readsPerSecond).catch(() => undefined));
+      if (tick % readsPerSecond === readsPerSecond / 2) pending.push(bookOnce(Math.floor(tick / readsPerSecond)).catch(() => undefined));
       await pause(1000 / readsPerSecond);
     }
     await Promise.allSettled(pending);
     const during = control.requestLog.slice(logStart);
-    const anonymous = during.filter((entry) => entry.route === 'listing').map((entry) => entry.time);
-    const checkoutCalls = during.filter((entry) => !['listing', 'token', 'tokenize', 'issuerPage', 'issuerAction'].includes(entry.route)).length;
+    // A booking's quote, guest and reservation creates are anonymous traffic, like the reads (docs/product-spec.md §7).
+    const ANONYMOUS_ROUTES = ['listing', 'createQuote', 'guests', 'reservationFromQuote', 'calendar'];
+    const anonymous = during.filter((entry) => ANONYMOUS_ROUTES.includes(entry.route)).map((entry) => entry.time);
+    const checkoutCalls = during.filter((entry) => ![...ANONYMOUS_ROUTES, 'token', 'tokenize', 'issuerPage', 'issuerAction'].includes(entry.route)).length;
     const minutes: string[] = [];
     for (let from = anonymous.length ? Math.min(...anonymous) : 0; anonymous.some((time) => time >= from); from += 60_000) {
       const used = anonymous.filter((time) => time >= from && time < from + 60_000).length;
@@ -107,9 +128,10 @@ export async function anonymousFlood(options: { instances: number; seconds: numb
       [`anonymous share used per minute (goal: ≤ ${ANONYMOUS_SHARE} %)`, minutes.join(', ') || 'none'],
       ['anonymous calls in the busiest 60 s / 1 s', `${busiestWindow(anonymous, 60_000)} of ${BUDGET_PER_MINUTE} / ${busiestWindow(anonymous, 1000)} of 15`],
       ['anonymous reads answered / refused', `${reads.served} / ${reads.refused} of ${reads.started}`],
+      ['anonymous bookings (quote + booking, 1/s, each from its own address) made / not', `${bookings.made} / ${bookings.started - bookings.made}${Object.keys(bookings.refused).length ? ` (${JSON.stringify(bookings.refused)})` : ''}`],
       ['payment-status upstream reads per 100 polls (goal: ≤ 2)', polled ? `${pollReads} (${polls.answered} answered 200, ${polls.other} other)` : 'no paid session to poll'],
     ];
-    printTable('6. anonymous flood at 10× the budget beside one checkout a second (limits 15/s, 120/min)', rows);
+    printTable('6. anonymous flood at 10× the budget and a booking a second beside one checkout a second (limits 15/s, 120/min)', rows);
   } finally {
     await world.close();
   }
