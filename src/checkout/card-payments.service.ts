@@ -14,8 +14,8 @@ import { mayResend, Reconciliation, WriteIntent } from '../journal/write-intent'
 import { WriteJournal } from '../journal/write-journal';
 import { refusedBeforeEffect } from '../journal/refused-before-effect';
 import { MetricsService } from '../metrics/metrics.service';
+import { attachIntentId } from './attach-intent-id';
 import { PaymentProviders } from './payment-providers';
-import { RedisKeys } from '../redis/redis-keys';
 import { BookingHooks } from './booking-hooks';
 import { currentCard, replaceableCard } from './card-replacement';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from './checkout-session';
@@ -69,10 +69,6 @@ function hasCode(error: unknown, code: string): error is DomainError {
 
 
 /** The journal's id for one logical attach: a retry of the same request finds the same intent. */
-function attachIntentId(sessionId: string, discriminator: string): string {
-  return RedisKeys.digest(`payment-method:${sessionId}:${discriminator}`);
-}
-
 function onReservation(method: UpstreamPaymentMethod, reservationId: string): boolean {
   return method.reservationId === reservationId && method.status !== 'INACTIVE';
 }

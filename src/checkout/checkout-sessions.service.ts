@@ -4,9 +4,12 @@ import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
+import { isOpen } from '../journal/write-intent';
+import { WriteJournal } from '../journal/write-journal';
 import { GuestyClient } from '../upstream/guesty-client';
+import { attachIntentId } from './attach-intent-id';
 import { PaymentProviders } from './payment-providers';
-import { CheckoutSessionView, holdEnded, toView } from './checkout-session';
+import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { alreadyPaid, ReservationCards } from './reservation-cards';
 
@@ -23,6 +26,7 @@ export class CheckoutSessions {
     private readonly clock: Clock,
     private readonly cards: ReservationCards,
     private readonly limits: RequestLimits,
+    private readonly journal: WriteJournal,
   ) {}
 
   async create(reservationId: string, email: string): Promise<CheckoutSessionView> {
@@ -62,8 +66,19 @@ export class CheckoutSessions {
 
   async get(id: string): Promise<CheckoutSessionView> {
     const session = await this.sessions.require(id);
-    const view = toView(session);
+    const view = (await this.attachUnderWay(session)) ? { ...toView(session), status: 'processing' as const, nextAction: undefined } : toView(session);
     // A hold that ended shows as such before anyone tries to pay it (docs/product-spec.md §3.1).
     return holdEnded(session, this.clock.now()) && view.booking ? { ...view, booking: { ...view.booking, status: 'expired' } } : view;
+  }
+
+  /**
+   * A 3-D Secure return sends the browser on before its attach is settled; if the replica carrying it
+   * dies mid-send, the session still reads `requires_action` until the journal settles the attach.
+   * While that attach is open the guest is told `processing`, never sent back to the issuer.
+   */
+  private async attachUnderWay(session: CheckoutSession): Promise<boolean> {
+    if (session.status !== 'requires_action' || !session.pendingAttempt) return false;
+    const intent = await this.journal.load(session.reservationId, attachIntentId(session.id, `attempt:${session.pendingAttempt.id}`)).catch(() => null);
+    return intent !== null && isOpen(intent.state);
   }
 }

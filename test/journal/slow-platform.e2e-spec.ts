@@ -174,6 +174,24 @@ describe('3-D Secure returns that arrive twice or on the wrong path', () => {
     expect(world.sandbox.control.getPaymentMethods(guestId)).toHaveLength(1);
   });
 
+  it('while a 3-D Secure return is attaching the card, the session reads processing on every replica, never requires_action', async () => {
+    const { sessionId, successUrl, guestId } = await authenticated();
+    // The platform holds the attach: were the return's replica killed now, only the journal would know.
+    world.sandbox.control.slowWrite('paymentMethods', { actAfterMs: 120_000, answerAfterMs: 120_500, times: 1 });
+    const acted = world.sandbox.control.whenActed('paymentMethods');
+    const attachesBefore = world.sandbox.control.counters.requests.paymentMethods ?? 0;
+    const returned = statusOf(successUrl, world.apps[0].url);
+    await waitUntil(() => Promise.resolve((world.sandbox.control.counters.requests.paymentMethods ?? 0) > attachesBefore), 10_000, 'the return to send its attach');
+    const seen = (await site(1).getSession(sessionId).expect(200)).body;
+    expect(seen.status).toBe('processing');
+    expect(seen.nextAction).toBeUndefined();
+    world.sandbox.control.actNow('paymentMethods');
+    await acted;
+    expect(['processing', 'succeeded']).toContain(await returned);
+    await waitUntil(async () => (await site(1).getSession(sessionId)).body.status === 'succeeded', 30_000, 'the session to show the card that landed');
+    expect(world.sandbox.control.getPaymentMethods(guestId)).toHaveLength(1);
+  });
+
   it("a state presented on another session's return path is not consumed and changes nothing; the rightful return then works", async () => {
     const mine = await authenticated();
     const other = await authenticated();
