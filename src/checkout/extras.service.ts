@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DomainError, FieldError } from '../common/errors/domain-error';
+import { ProductEventBus } from '../common/events/product-event-bus';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { AppConfig, ExtraDefinition } from '../config/app-config';
 import { InvoiceItemRequest } from '../upstream/guesty.types';
@@ -57,6 +58,7 @@ export class Extras {
     private readonly invoiceItems: InvoiceItems,
     private readonly idempotency: Idempotency,
     private readonly leases: ReservationLeases,
+    private readonly events: ProductEventBus,
   ) {
     this.catalogue = new Map(config.get('checkout', { infer: true }).extras.map((extra) => [extra.code, extra]));
   }
@@ -88,6 +90,7 @@ export class Extras {
   private async addLines(sessionId: string, reservationId: string, lines: ExtraLine[], idempotencyKey: string): Promise<AddedExtrasView> {
     const scope = `extras:${sessionId}:${RedisKeys.digest(idempotencyKey)}`;
     const added = await this.leases.withLease(reservationId, (lease) => this.invoiceItems.addEach(lease, lines.map(invoiceItemFor), 'checkout', scope, { sessionId }));
+    await this.events.publish('balance.changed', { reservationId });
     return { items: added.map((item, index) => view(lines[index], item)) };
   }
 

@@ -1,4 +1,5 @@
-import { FailureCategory, PaymentDiagnosis } from './payment-diagnosis';
+import { FailureCategory, PaymentDiagnosis, SafePayment } from './payment-diagnosis';
+import { dayText, moneyText } from './guest-formats';
 
 const LAST4 = /^\d{4}$/;
 
@@ -14,10 +15,10 @@ export function forGuest(answer: PaymentDiagnosis, last4?: string): PaymentDiagn
 }
 
 function guestMessage(answer: PaymentDiagnosis, card: string): string {
-  const currency = answer.currency ? ` ${answer.currency}` : '';
+  const amount = (value: number) => moneyText(value, answer.currency);
   switch (answer.diagnosis.code) {
     case 'processor_error':
-      return `${FAILURE_WORDS[answer.diagnosis.category ?? 'processing_error'](card)} Please add another card to pay the remaining ${answer.amountDue}${currency}.`;
+      return `${FAILURE_WORDS[answer.diagnosis.category ?? 'processing_error'](card)} Please add another card to pay the remaining ${amount(answer.amountDue)}.`;
     case 'authentication_required':
       return answer.nextAction
         ? `Your bank asks you to confirm the payment with ${card}. Please open the confirmation page and complete it.`
@@ -28,11 +29,30 @@ function guestMessage(answer: PaymentDiagnosis, card: string): string {
       return 'No card is on file for this booking yet. Please complete the checkout with a card.';
     case 'ok':
       if (answer.state === 'paid') return 'Your booking is paid. Nothing more to do.';
-      if (answer.state === 'scheduled' && answer.nextPayment) {
-        return `${capitalised(card)} is on file. Paid so far: ${answer.amountPaid}${currency}; the next payment of ${answer.nextPayment.amount}${currency} will be charged on ${answer.nextPayment.dueAt.slice(0, 10)}.`;
+      if (answer.state === 'balance_due') {
+        return `Paid so far: ${amount(answer.amountPaid)}. ${amount(answer.amountDue)} is still due and is not scheduled on ${card}: the host will collect it (they may charge ${card} or contact you). Nothing is being processed now.`;
       }
-      return `${capitalised(card)} is on file; the payment is being processed. Check again in a moment.`;
+      if (answer.state === 'scheduled' && answer.nextPayment) return scheduledMessage(answer, card, answer.nextPayment.dueAt);
+      return `${capitalised(card)} is on file; its payment does not show yet. Check again in a moment.`;
   }
+}
+
+/** The payments still to be charged: those due by the next payment's day are charged together. */
+function pendingPayments(payments: SafePayment[]): SafePayment[] {
+  return payments.filter((payment) => payment.status === 'PENDING');
+}
+
+function scheduledMessage(answer: PaymentDiagnosis, card: string, nextDueAt: string): string {
+  const amount = (value: number) => moneyText(value, answer.currency);
+  const pending = pendingPayments(answer.payments);
+  const together = pending.filter((payment) => (payment.dueAt ?? '').slice(0, 10) <= nextDueAt.slice(0, 10));
+  const next =
+    together.length > 1
+      ? `${together.length} payments (${amount(together.reduce((sum, payment) => sum + payment.amount, 0))} in all) will be charged on ${dayText(nextDueAt)}`
+      : `the next payment of ${amount(answer.nextPayment?.amount ?? 0)} will be charged on ${dayText(nextDueAt)}`;
+  const unscheduled = Math.round((answer.amountDue - pending.reduce((sum, payment) => sum + payment.amount, 0)) * 100) / 100;
+  const rest = unscheduled > 0 ? ` A further ${amount(unscheduled)} is due and not scheduled on the card: the host will collect it.` : '';
+  return `${capitalised(card)} is on file. Paid so far: ${amount(answer.amountPaid)}; ${next}.${rest}`;
 }
 
 /** What the guest is told about a failed charge: the reason in plain words, never the processor's. */

@@ -14,6 +14,7 @@ import {
   Verdict,
   amountsOf,
   attachedVerdict,
+  balanceDueVerdict,
   currentMethod,
   latestFailedPayment,
   notAttachedVerdict,
@@ -72,7 +73,7 @@ export class PaymentDiagnostics {
       const failed = latestFailedPayment(money.payments ?? []);
       return this.answer(failed ? processorErrorVerdict(failed) : notAttachedVerdict(), money, methods, known);
     }
-    const settled = scheduleVerdict(paymentsOf(money.payments ?? [], method.id), this.acceptable);
+    const settled = this.cardVerdict(money, method.id);
     if (settled) return this.answer(settled, money, methods, known);
 
     const listingId = reservation.listingId ?? known.listingId;
@@ -87,10 +88,16 @@ export class PaymentDiagnostics {
       const again = await this.read(reservationId, priority).catch(() => null);
       if (!again) break;
       money = again.money ?? {};
-      const verdict = paidVerdict(money) ?? scheduleVerdict(paymentsOf(money.payments ?? [], method.id), this.acceptable);
+      const verdict = paidVerdict(money) ?? this.cardVerdict(money, method.id);
       if (verdict) return this.answer(verdict, money, methods, known);
     }
     return this.answer(attachedVerdict(method, listingProvider), money, methods, known);
+  }
+
+  /** What the card's payments say: scheduled, waiting, failed, or a balance nobody scheduled; undefined while it shows none. */
+  private cardVerdict(money: Money, methodId: string): Verdict | undefined {
+    const payments = paymentsOf(money.payments ?? [], methodId);
+    return scheduleVerdict(payments, this.acceptable) ?? balanceDueVerdict(payments, money);
   }
 
   private read(reservationId: string, priority: Priority): Promise<UpstreamReservation | null> {

@@ -49,6 +49,12 @@ export class PaymentStatusPolls {
     await this.forget(reservationId);
   }
 
+  /** An extra added after paying: the "paid" served before it would be untrue. */
+  @OnProductEvent('balance.changed')
+  async onBalanceChanged({ reservationId }: ProductEvents['balance.changed']): Promise<void> {
+    await this.forget(reservationId);
+  }
+
   /**
    * What the site is served is stale (a webhook said money moved, or a card was attached): drop it
    * and re-read at the background priority, coalesced with any poll running on any replica.

@@ -2,6 +2,7 @@ import { UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types
 import {
   attachedVerdict,
   amountsOf,
+  balanceDueVerdict,
   currentMethod,
   notAttachedVerdict,
   paidVerdict,
@@ -94,6 +95,19 @@ describe('payment verdicts', () => {
     expect(scheduleVerdict([payment(), later, sooner], () => true)).toMatchObject({ state: 'scheduled', nextPayment: { amount: 264, dueAt: '2026-02-01T00:00:00.000Z' } });
     expect(scheduleVerdict([payment()], () => true)).toBeUndefined();
     expect(scheduleVerdict([], () => true)).toBeUndefined();
+  });
+
+  it('calls a balance no payment covers "due", never processing, once the card\'s payments went through', () => {
+    // An extra of 70 added after the 660 was paid: the platform shows the balance and schedules nothing.
+    const money = { balanceDue: 70, totalPaid: 660, currency: 'USD', payments: [payment({ amount: 660, currency: 'USD' })] };
+    expect(balanceDueVerdict(money.payments, money)).toEqual({
+      state: 'balance_due',
+      diagnosis: { code: 'ok', message: expect.stringMatching(/^70 USD is due and no payment of it is scheduled on the card: the host collects it/) },
+    });
+    // A card with no payment yet is still waiting for its first; one with a payment pending is scheduled.
+    expect(balanceDueVerdict([], { balanceDue: 70 })).toBeUndefined();
+    expect(balanceDueVerdict([payment(), payment({ status: 'PENDING' })], { balanceDue: 70 })).toBeUndefined();
+    expect(balanceDueVerdict([payment()], { balanceDue: 0 })).toBeUndefined();
   });
 
   it('names both providers and the remedy on a mismatch', () => {

@@ -197,6 +197,27 @@ export function scheduleVerdict(payments: UpstreamPayment[], acceptable: (url: s
   };
 }
 
+/**
+ * What remains due that the platform has not scheduled on the card (docs/product-spec.md §3.2): the
+ * card's payments all went through, none is pending, and the reservation still shows a balance, e.g.
+ * an extra added after the schedule was paid. Nothing is being processed; the host collects it.
+ * Undefined while the card shows no payment at all (its first payment may still be on its way).
+ */
+export function balanceDueVerdict(payments: UpstreamPayment[], money: Money): Verdict | undefined {
+  const { amountDue } = amountsOf(money);
+  if (amountDue <= 0 || !payments.some((payment) => payment.status === 'SUCCEEDED')) return undefined;
+  if (payments.some((payment) => ['PENDING', 'PENDING_AUTH', 'FAILED'].includes(payment.status))) return undefined;
+  return {
+    state: 'balance_due',
+    diagnosis: {
+      code: 'ok',
+      message:
+        `${formatAmount(amountDue, money.currency)} is due and no payment of it is scheduled on the card: the host collects it ` +
+        '(charging the card on file or another way). Nothing is being processed.',
+    },
+  };
+}
+
 /** The payments of this method; every payment when the upstream links none to a method. */
 export function paymentsOf(payments: UpstreamPayment[], methodId: string): UpstreamPayment[] {
   const linked = payments.some((payment) => payment.paymentMethodId !== undefined);

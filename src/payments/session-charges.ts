@@ -13,6 +13,7 @@ function chargeOf(answer: PaymentDiagnosis): SessionCharge | undefined {
       return { next: 'authenticate', ...(answer.nextAction ? { redirectUrl: answer.nextAction.redirectUrl } : {}) };
     case 'paid':
     case 'scheduled':
+    case 'balance_due':
       return { next: 'nothing' };
     default:
       return undefined;

@@ -14,6 +14,11 @@ export interface ProductEvents {
    * reads the platform afresh. The payments room consumes it.
    */
   'card.attached': { reservationId: string };
+  /**
+   * An extra was added to the reservation's invoice: what is due changed, so what payment-status
+   * serves for it (perhaps "paid") is stale at once. The payments room consumes it.
+   */
+  'balance.changed': { reservationId: string };
 }
 
 export type ProductEventName = keyof ProductEvents;
@@ -22,4 +27,4 @@ export type ProductEventName = keyof ProductEvents;
  * Events the product needs a consumer for: the app refuses to start without one, so a wiring mistake
  * cannot silently drop, say, the calendar refresh a reservation webhook asks for.
  */
-export const CONSUMED_EVENTS: readonly ProductEventName[] = ['reservation.changed', 'card.attached'];
+export const CONSUMED_EVENTS: readonly ProductEventName[] = ['reservation.changed', 'card.attached', 'balance.changed'];

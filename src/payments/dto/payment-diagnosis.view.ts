@@ -4,7 +4,7 @@ class DiagnosisView {
   @ApiProperty({ enum: ['ok', 'provider_mismatch', 'processor_error', 'not_attached', 'authentication_required'] })
   code!: string;
 
-  @ApiProperty({ description: 'plain language: what happened and what to do', example: 'Paid in full: 638 EUR received. Nothing to do.' })
+  @ApiProperty({ description: 'plain language: what happened and what to do', example: 'Your booking is paid. Nothing more to do.' })
   message!: string;
 
   @ApiPropertyOptional({
@@ -59,11 +59,12 @@ class NextActionView {
 /** For the OpenAPI description of both diagnostics routes (docs/product-spec.md §3.2). */
 export class PaymentDiagnosisResponse {
   @ApiProperty({
-    enum: ['paid', 'scheduled', 'requires_authentication', 'failed', 'payment_method_attached', 'missing'],
+    enum: ['paid', 'scheduled', 'requires_authentication', 'failed', 'payment_method_attached', 'balance_due', 'missing'],
     description:
       'paid: nothing is due; scheduled: the card is on file and payments are scheduled or being charged (nextPayment); ' +
       "requires_authentication: a charge waits for the guest's authentication (nextAction); failed: a charge failed (the guest adds another card); " +
-      'payment_method_attached: the card is on file and no payment shows yet; missing: no usable card of this service is on the reservation',
+      'payment_method_attached: the card is on file and no payment shows yet; ' +
+      'balance_due: the card\'s payments went through but amountDue remains and the platform schedules none of it (e.g. an extra added later): the host collects it, nothing is being processed; missing: no usable card of this service is on the reservation',
   })
   state!: string;
 
