@@ -70,7 +70,7 @@ export class SessionsController {
 
   @Post()
   @UseGuards(ClientIpLimitGuard)
-  @ApiHeader({ ...IDEMPOTENCY_HEADER, required: false, description: 'required when booking a quote (quoteId): one per booking attempt' })
+  @ApiHeader({ ...IDEMPOTENCY_HEADER, required: false, description: `required when booking a quote (quoteId), one per booking attempt; ignored otherwise. ${IDEMPOTENCY_HEADER.description}` })
   @ApiOperation({
     summary: 'Start paying for a reservation ({reservationId, email}), or book a quote first ({quoteId, ratePlanId?, guest})',
     description:

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_KEY_FORMAT, IDEMPOTENCY_KEY_PATTERN } from './idempotency-key-format';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
@@ -15,7 +16,6 @@ export type { StoredAnswer } from './idempotency-record';
 
 export type IdempotentAnswer<T> = StoredAnswer<T> & { replayed: boolean };
 
-export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
 
 /** How long an answer is kept (docs/product-spec.md §3). */
 export const IDEMPOTENCY_RECORD_TTL_MS = 24 * 60 * 60 * 1000;
@@ -56,12 +56,7 @@ export class Idempotency {
    * `payment-method:<sessionId>`; the part before the first ":" labels the replay metric.
    */
   async run<T>(scope: string, idempotencyKey: string | undefined, body: unknown, work: () => Promise<StoredAnswer<T>>): Promise<IdempotentAnswer<T>> {
-    if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
-      throw DomainError.validation(
-        [{ field: 'Idempotency-Key', message: 'the Idempotency-Key header is required: 8-128 letters, digits, "-" or "_", one per attempt' }],
-        'The Idempotency-Key header is missing or not valid.',
-      );
-    }
+    if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) throw keyRefused(idempotencyKey);
     const recordKey = this.keys.idempotencyRecord(scope, idempotencyKey);
     const fingerprint = this.fingerprints.of(body);
     const claim = JSON.stringify({ state: 'running', fingerprint, owner: randomUUID() } satisfies IdempotencyRecord);
@@ -142,6 +137,17 @@ export class Idempotency {
       throw DomainError.storeUnavailable(cause);
     }
   }
+}
+
+/** A missing key is "required"; a key sent in another form is told the format it broke. */
+function keyRefused(idempotencyKey: string | undefined): DomainError {
+  if (idempotencyKey === undefined) {
+    return DomainError.validation([{ field: 'Idempotency-Key', message: `the Idempotency-Key header is required: ${IDEMPOTENCY_KEY_FORMAT}` }], 'The Idempotency-Key header is missing.');
+  }
+  return DomainError.validation(
+    [{ field: 'Idempotency-Key', message: `the Idempotency-Key header must be ${IDEMPOTENCY_KEY_FORMAT} (the one sent has ${idempotencyKey.length} characters${/^[A-Za-z0-9_-]*$/.test(idempotencyKey) ? '' : ', some of them not allowed'})` }],
+    'The Idempotency-Key header is not valid.',
+  );
 }
 
 function inProgress(): DomainError {
