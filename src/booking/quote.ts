@@ -15,6 +15,9 @@ export interface QuoteView {
   guestsCount: number;
   currency: string;
   coupon?: string;
+  /** Only with a coupon: whether the platform's prices include it, and why not in words for the guest. */
+  couponApplied?: boolean;
+  couponMessage?: string;
   expiresAt: string;
   ratePlans: RatePlanView[];
 }

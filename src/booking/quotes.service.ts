@@ -13,6 +13,7 @@ import { QuoteRequestDto } from './dto/quote-request.dto';
 import { QuoteView, RatePlanView, StoredQuote } from './quote';
 import { ratePlanMoney } from './rate-plan-money';
 import { dayNumber, isCalendarDate, today } from './stay-dates';
+import { couponOutcome } from './coupon-outcome';
 
 const MAX_NIGHTS = 365;
 /** A quote about to expire is not handed out again: the guest needs time to book it. */
@@ -133,7 +134,7 @@ export class Quotes {
       nights: dayNumber(request.checkOut) - dayNumber(request.checkIn),
       guestsCount: request.guestsCount,
       currency: plans.find((plan) => plan.money?.currency)?.money?.currency ?? '',
-      ...(coupon ? { coupon } : {}),
+      ...(coupon ? { coupon, ...couponOutcome(coupon, upstream.coupons) } : {}),
       // Without an expiry from the upstream, a quote is trusted for an hour.
       expiresAt: new Date(Number.isNaN(expires) ? this.clock.now() + 3_600_000 : expires).toISOString(),
       ratePlans: plans.map(ratePlanView),

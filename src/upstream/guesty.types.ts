@@ -195,6 +195,8 @@ export interface UpstreamQuote {
   expiresAt?: string;
   /** Set once a reservation was made from the quote. */
   reservationId?: string;
+  /** The coupons the quote's prices include (the reference: an array of objects, fields unlisted). */
+  coupons?: unknown[];
   rates?: { ratePlans?: { ratePlan?: { _id?: string; name?: string; money?: UpstreamRatePlanMoney } }[] };
 }
 

@@ -74,6 +74,17 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       const coupon = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1, coupon: 'SANDBOX10' }).expect(201);
       expect(coupon.body.ratePlans[0].breakdown.discount).toBeGreaterThan(plain.body.ratePlans[0].breakdown.discount);
       expect(coupon.body.ratePlans[0].total).toBeLessThan(plain.body.ratePlans[0].total);
+      expect(coupon.body).toMatchObject({ coupon: 'SANDBOX10', couponApplied: true });
+      expect(coupon.body.couponMessage).toBeUndefined();
+      expect(plain.body.couponApplied).toBeUndefined();
+    });
+
+    it('says so in the quote when the platform does not take a coupon, with the prices without it', async () => {
+      const dates = stay(44, 3);
+      const plain = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1 }).expect(201);
+      const unknown = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1, coupon: 'TYPO10' }).expect(201);
+      expect(unknown.body).toMatchObject({ coupon: 'TYPO10', couponApplied: false, couponMessage: 'The coupon TYPO10 is not valid for this stay; the prices shown are without it.' });
+      expect(unknown.body.ratePlans.map((plan: { total: number }) => plan.total)).toEqual(plain.body.ratePlans.map((plan: { total: number }) => plan.total));
     });
 
     it('reuses a valid quote for an identical request, on any replica, without a second upstream quote', async () => {

@@ -60,6 +60,12 @@ export class QuoteResponse {
   @ApiPropertyOptional({ example: 'SANDBOX10', description: 'the coupon asked for' })
   coupon?: string;
 
+  @ApiPropertyOptional({ example: true, description: "only with a coupon: whether the platform's prices include it (false: an unknown or expired coupon; the prices are without it)" })
+  couponApplied?: boolean;
+
+  @ApiPropertyOptional({ example: 'The coupon SUMMER10 is not valid for this stay; the prices shown are without it.', description: 'only when couponApplied is false: the reason, in words the site may show' })
+  couponMessage?: string;
+
   @ApiProperty({ format: 'date-time' })
   expiresAt!: string;
 
