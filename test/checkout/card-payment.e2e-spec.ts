@@ -117,6 +117,17 @@ describe('paying with a card', () => {
       expect(JSON.stringify(missing.body.errors)).toContain('Idempotency-Key');
     });
 
+    it('tells a short key the format it broke, not "is required", and sends nothing', async () => {
+      const { sessionId } = await newSession();
+      const tokenizations = world.sandbox.control.counters.requests.tokenize;
+      const short = await site(0).submit(sessionId, cardBody(), 'abc123').expect(400);
+      expect(short.body.errors).toEqual([
+        { field: 'Idempotency-Key', message: 'the Idempotency-Key header must be 8 to 128 letters, digits, "-" or "_", one per attempt (a UUID fits) (the one sent has 6 characters)' },
+      ]);
+      expect(world.sandbox.control.counters.requests.tokenize).toBe(tokenizations);
+      expect((await site(0).getSession(sessionId).expect(200)).body.status).toBe('requires_payment_method');
+    });
+
     it('answers 409 with Retry-After while the first request with the key is still running', async () => {
       const { sessionId } = await newSession();
       const key = randomUUID();

@@ -72,6 +72,14 @@ describe('the demo checkout page in a real browser', () => {
 
   const status = (text: string) => page.locator('#final-status', { hasText: text }).waitFor();
 
+  /** The top of an element on the page, to say what a guest reads first. */
+  const topOf = async (selector: string) => (await page.locator(selector).boundingBox())!.y;
+
+  async function keepScreenshot(name: string): Promise<void> {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+  }
+
   /** Nothing wider than the screen, and the inputs of each visible row side by side, on one line. */
   async function expectTidyLayout(width: number): Promise<void> {
     // Measured in the page (a string: the test's own types know no DOM).
@@ -119,6 +127,13 @@ describe('the demo checkout page in a real browser', () => {
       await open(viewport);
       const fromDay = viewport === PHONE ? 2 : 5;
       await expectTidyLayout(viewport.width);
+      // The grid names each month (it always spans a month change) and prices carry their currency.
+      const months = await page.locator('#calendar .month').allInnerTexts();
+      expect(months.length).toBeGreaterThanOrEqual(2);
+      for (const month of months) expect(month).toMatch(/^[A-Z][a-z]+ \d{4}$/);
+      const firstOfMonth = page.locator('#calendar .day[data-date$="-01"]').first();
+      expect((await firstOfMonth.boundingBox())!.y).toBeGreaterThan((await page.locator('#calendar .month').nth(1).boundingBox())!.y);
+      expect(await page.locator(`[data-date="${isoDay(fromDay)}"] small`).innerText()).toMatch(/^\$\d+(\.\d\d)?$/);
       await pickStay(fromDay, 3);
       const quoteText = await page.locator('#quote').innerText();
       expect(quoteText).toContain('3 nights');
@@ -144,15 +159,56 @@ describe('the demo checkout page in a real browser', () => {
       expect(await page.locator('#done-stay').innerText()).toContain('3 nights');
       await expectTidyLayout(viewport.width);
       expect(failed).toEqual([]);
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: path.join(ARTIFACTS, `demo-booked-${viewport.width}.png`), fullPage: true });
+      await keepScreenshot(`demo-booked-${viewport.width}`);
+
+      // An extra after paying: what is due and who collects it, never "Paid" and never "processing".
+      expect(await page.locator('#done-stay').innerText()).not.toMatch(/held/);
+      await page.selectOption('#extra', 'cleaning');
+      await page.fill('#quantity', '2');
+      await page.click('#add-extra');
+      await status('$70.00 still due — the host will collect it');
+      const message = await page.locator('#final-message').innerText();
+      expect(message).toContain('$70.00 is still due');
+      expect(message).toContain('the host will collect it');
+      expect(await page.locator('#step-done').innerText()).not.toMatch(/Paid —|being processed|Nothing more to do/);
+      expect(await topOf('#final-status')).toBeLessThan(await topOf('#schedule-box'));
+      await expectTidyLayout(viewport.width);
+      await keepScreenshot(`demo-extra-due-${viewport.width}`);
+    });
+  }
+
+  it('writes a price of £262.50 as it is, with its currency', async () => {
+    await open(PHONE);
+    await page.selectOption('#listing', 'lst-mountain');
+    // Friday and Saturday nights cost 1.25 × £210 there.
+    const weekend = page.locator('#calendar .day:not(.taken)', { has: page.locator('small', { hasText: '£262.50' }) }).first();
+    await weekend.waitFor();
+    expect(await page.locator('#calendar').innerText()).not.toMatch(/\b263\b/);
+    await expectTidyLayout(PHONE.width);
+  });
+
+  for (const viewport of [PHONE, DESKTOP]) {
+    it(`leads with "Booking confirmed — payment needed" when the confirmed booking's charge fails, at ${viewport.width} px`, async () => {
+      await open(viewport);
+      await bookAndPay(viewport === PHONE ? 11 : 20, 2, CARDS.processorError);
+      await status('Booking confirmed — payment needed');
+      await page.locator('#confirmation', { hasText: /Confirmation code \S+\. Payment failed\./ }).waitFor();
+      // What the guest must act on comes first, then the code, then the replacement card.
+      expect(await topOf('#final-status')).toBeLessThan(await topOf('#confirmation'));
+      expect(await page.locator('#retry').isVisible()).toBe(true);
+      expect(await topOf('#confirmation')).toBeLessThan(await topOf('#retry'));
+      expect(await page.locator('#final-status').getAttribute('class')).toContain('failed');
+      expect(await page.locator('#confirmation').getAttribute('class')).toContain('quiet');
+      expect(await page.locator('#step-done').innerText()).not.toMatch(/Booking confirmed — confirmation code/);
+      await expectTidyLayout(viewport.width);
+      await keepScreenshot(`demo-confirmed-payment-needed-${viewport.width}`);
     });
   }
 
   it('shows a failed charge as a failure, offers no extras, and takes another card for the same booking', async () => {
     await open(PHONE);
-    await bookAndPay(11, 2, CARDS.processorError);
-    await status('Payment failed');
+    await bookAndPay(23, 2, CARDS.processorError);
+    await status('payment needed');
     const shown = await page.locator('#step-done').innerText();
     expect(shown).toContain('0341');
     expect(shown).toMatch(/another card/i);
@@ -168,19 +224,26 @@ describe('the demo checkout page in a real browser', () => {
     await page.locator('#confirmation', { hasText: 'confirmation code' }).waitFor();
   });
 
-  it('walks a charge that needs authentication through the issuer page, then shows it paid', async () => {
-    await open(PHONE);
-    await bookAndPay(14, 2, AUTH_AT_CHARGE);
-    await status('Your bank asks you to confirm the payment');
-    expect(await page.locator('#extras').isHidden()).toBe(true);
-    await page.click('#authenticate');
-    await page.getByRole('button', { name: 'Authenticate' }).click();
-    await page.locator('#result', { hasText: 'Payment authenticated' }).waitFor();
-    await page.goBack();
-    await page.goBack();
-    await status('Paid');
-    expect(page.url()).toMatch(/\/demo\?session=cs_[^&]+&status=succeeded$/);
-  });
+  for (const viewport of [PHONE, DESKTOP]) {
+    it(`opens the bank's page for a charge in a new tab while the site's page keeps polling, then shows it paid, at ${viewport.width} px`, async () => {
+      await open(viewport);
+      await bookAndPay(viewport === PHONE ? 14 : 26, 2, AUTH_AT_CHARGE);
+      await status('confirm the payment with your bank');
+      expect(await page.locator('#extras').isHidden()).toBe(true);
+      const siteUrl = page.url();
+      const [issuer] = await Promise.all([page.waitForEvent('popup'), page.click('#authenticate')]);
+      await page.locator('#authenticate-note', { hasText: 'opened in a new tab' }).waitFor();
+      await issuer.getByRole('button', { name: 'Authenticate' }).click();
+      await issuer.locator('#result', { hasText: 'Payment authenticated' }).waitFor();
+      // The site's page never left; it learns the outcome by itself.
+      await status('Paid');
+      expect(page.url()).toBe(siteUrl);
+      expect(siteUrl).toMatch(/\/demo\?session=cs_[^&]+&status=succeeded$/);
+      expect(await page.locator('#authenticate').isHidden()).toBe(true);
+      await issuer.close();
+      await keepScreenshot(`demo-charge-authenticated-${viewport.width}`);
+    });
+  }
 
   it('goes through the 3-D Secure page and back, only to the service and the issuer', async () => {
     await open(DESKTOP);
@@ -212,9 +275,12 @@ describe('the demo checkout page in a real browser', () => {
     await status('Card on file — next payment');
     expect(await page.locator('#final-status').innerText()).toMatch(/next payment €[\d,.]+ on \w{3},? \d{1,2} \w{3} \d{4}/);
     expect(await page.locator('#schedule').innerText()).toMatch(/paid on[\s\S]*scheduled due/);
-    await page.locator('#extras-explain', { hasText: 'charged to your card ending 4242' }).waitFor();
+    await page.locator('#extras-explain', { hasText: 'your card ending 4242, or by the host' }).waitFor();
     await page.click('#add-extra');
     await page.locator('#extra-result', { hasText: 'Added:' }).waitFor();
+    // The schedule does not cover the extra: said beside the next payment, not hidden in it.
+    await page.locator('#final-message', { hasText: 'A further €40.00 is due and not scheduled on the card: the host will collect it.' }).waitFor();
+    await keepScreenshot('demo-split-with-extra-390');
 
     await page.goto(`${service.url}/demo`);
     await page.click('#mode-pay');
@@ -232,6 +298,10 @@ describe('the demo checkout page in a real browser', () => {
     await page.click('#pay');
     await page.getByRole('button', { name: 'Fail' }).click();
     await status('Payment failed — the card was not accepted');
+    // One sentence says what to do, once.
+    const explained = await page.locator('#final-message').innerText();
+    expect(explained.match(/another card/gi) ?? []).toHaveLength(1);
+    await keepScreenshot('demo-3ds-failed-1280');
     expect(await page.locator('#extras').isHidden()).toBe(true);
     await page.click('#retry');
     await page.fill('#number', CARDS.noThreeDs);

@@ -6,7 +6,10 @@ import { CheckoutClient } from './checkout-client.js';
 const $ = (id) => document.getElementById(id);
 const DAY_MS = 24 * 3600 * 1000;
 const CALENDAR_DAYS = 42;
-const state = { mode: 'book', fixtures: null, listingTitle: '', checkIn: null, checkOut: null, quote: null, session: null, status: null, extras: [], watch: null };
+const state = { mode: 'book', fixtures: null, listingTitle: '', checkIn: null, checkOut: null, quote: null, session: null, status: null, booking: null, extras: [], watch: null };
+// Money and days are written one way everywhere on the page (and as the service words its messages).
+const MONEY_LOCALE = 'en';
+const DAY_LOCALE = 'en-GB';
 let client = new CheckoutClient();
 
 // ---------- small helpers ----------
@@ -24,13 +27,27 @@ function show(section) {
   for (const id of ['step-stay', 'step-guest', 'step-session', 'step-card', 'step-done']) $(id).hidden = id !== section;
 }
 
+/** 262.5 GBP → "£262.50": the currency's symbol and its minor units, never rounded away. */
 function money(amount, currency) {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).format(amount);
+  return new Intl.NumberFormat(MONEY_LOCALE, { style: 'currency', currency }).format(amount);
 }
 
-/** 2031-07-14 → "Mon 14 Jul 2031" (calendar dates are dates, not instants: formatted in UTC). */
+/** A calendar cell's price: whole amounts without the ".00" to fit the cell, never rounded. */
+function cellPrice(amount, currency) {
+  const whole = Number.isInteger(amount);
+  return new Intl.NumberFormat(MONEY_LOCALE, { style: 'currency', currency, minimumFractionDigits: whole ? 0 : 2, maximumFractionDigits: 2 }).format(amount);
+}
+
+/** 2031-07-14 → "Mon 14 Jul 2031" (calendar dates are dates, not instants: formatted in UTC; built from parts so every browser writes it alike). */
 function dateText(date, withYear = true) {
-  return new Intl.DateTimeFormat('en-GB', { weekday: 'short', day: 'numeric', month: 'short', ...(withYear ? { year: 'numeric' } : {}), timeZone: 'UTC' }).format(new Date(`${date.slice(0, 10)}T00:00:00Z`));
+  const parts = new Intl.DateTimeFormat(DAY_LOCALE, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).formatToParts(new Date(`${date.slice(0, 10)}T00:00:00Z`));
+  const part = (type) => parts.find((item) => item.type === type)?.value ?? '';
+  return [part('weekday'), part('day'), part('month'), withYear ? part('year') : ''].filter(Boolean).join(' ');
+}
+
+/** "December 2026", the heading of a month in the calendar grid. */
+function monthText(date) {
+  return new Intl.DateTimeFormat(DAY_LOCALE, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${date.slice(0, 10)}T00:00:00Z`));
 }
 
 function isoDay(offsetDays) {
@@ -60,10 +77,13 @@ function showProblem(error, generalTarget) {
   $(generalTarget).textContent = [problem.detail || error.message, ...unplaced].join(' ');
 }
 
-/** The stay being paid for, kept per session so the page can say it again after the issuer's page. */
-function rememberStay(sessionId, text) {
+/**
+ * The stay being paid for, kept per session so the page can say it again after the issuer's page.
+ * The hold is said only while paying: once the card is on file the dates are the guest's.
+ */
+function rememberStay(sessionId, text, hold = '') {
   sessionStorage.setItem(`demo-stay:${sessionId}`, text);
-  $('paying-for').textContent = text;
+  $('paying-for').textContent = hold ? `${text} ${hold}` : text;
   $('done-stay').textContent = text;
 }
 
@@ -133,26 +153,34 @@ async function loadCalendar() {
   $('listing-title').textContent = state.listingTitle;
   const grid = $('calendar');
   grid.replaceChildren();
-  for (const name of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']) {
-    const head = document.createElement('span');
-    head.className = 'weekday';
-    head.textContent = name;
-    grid.append(head);
-  }
-  const first = new Date(`${calendar.days[0].date}T00:00:00Z`).getUTCDay();
-  for (let blank = 0; blank < (first + 6) % 7; blank++) grid.append(document.createElement('span'));
-  for (const day of calendar.days) {
+  const currency = calendar.currency || 'USD';
+  for (const [index, day] of calendar.days.entries()) {
+    // Each month starts on its own row under its name, so a 14 after a 31 is never a guess.
+    if (index === 0 || day.date.slice(8, 10) === '01') {
+      const heading = document.createElement('span');
+      heading.className = 'month';
+      heading.textContent = monthText(day.date);
+      grid.append(heading);
+      for (const name of ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun']) {
+        const head = document.createElement('span');
+        head.className = 'weekday';
+        head.textContent = name;
+        grid.append(head);
+      }
+      const weekday = new Date(`${day.date}T00:00:00Z`).getUTCDay();
+      for (let blank = 0; blank < (weekday + 6) % 7; blank++) grid.append(document.createElement('span'));
+    }
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'day';
     button.dataset.date = day.date;
     // A taken day may still be a departure day (its night is not part of the stay).
     button.classList.toggle('taken', !day.available);
-    button.title = day.available ? `${dateText(day.date)}: ${day.price === null ? '' : money(day.price, calendar.currency || 'USD')}, at least ${day.minNights} nights` : `${dateText(day.date)}: taken`;
+    button.title = day.available ? `${dateText(day.date)}: ${day.price === null ? '' : money(day.price, currency)}, at least ${day.minNights} nights` : `${dateText(day.date)}: taken`;
     const number = document.createElement('span');
     number.textContent = String(Number(day.date.slice(8, 10)));
     const price = document.createElement('small');
-    price.textContent = day.available && day.price !== null ? String(Math.round(day.price)) : '—';
+    price.textContent = day.available && day.price !== null ? cellPrice(day.price, currency) : '—';
     button.append(number, price);
     button.addEventListener('click', () => pickDay(day, calendar.days));
     grid.append(button);
@@ -247,8 +275,8 @@ async function book(event) {
     const session = await client.book({ quoteId: state.quote.id, ratePlanId, guest });
     state.session = session;
     const plan = state.quote.ratePlans.find((item) => item.id === ratePlanId) || state.quote.ratePlans[0];
-    const held = session.booking?.holdExpiresAt ? `; dates held until ${new Date(session.booking.holdExpiresAt).toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit' })}` : '';
-    rememberStay(session.id, `Paying for: ${state.listingTitle}, ${dateText(state.quote.checkIn)} → ${dateText(state.quote.checkOut)} (${state.quote.nights} nights, ${plan.name}), reservation ${session.booking?.confirmationCode ?? session.reservationId}${held}.`);
+    const held = session.booking?.holdExpiresAt ? `The dates are held for you until ${new Date(session.booking.holdExpiresAt).toLocaleTimeString(DAY_LOCALE, { hour: '2-digit', minute: '2-digit' })}.` : '';
+    rememberStay(session.id, `Paying for: ${state.listingTitle}, ${dateText(state.quote.checkIn)} → ${dateText(state.quote.checkOut)} (${state.quote.nights} nights, ${plan.name}), reservation ${session.booking?.confirmationCode ?? session.reservationId}.`, held);
     toCard(session);
   } catch (error) {
     showProblem(error, 'book-error');
@@ -341,33 +369,89 @@ function renderSchedule(status) {
   $('schedule-box').hidden = list.children.length === 0;
 }
 
-function renderStatus(status) {
-  const session = state.session;
-  const card = session.paymentMethod ? `card ending ${session.paymentMethod.last4}` : 'the card';
-  const currency = status.currency || session.currency;
-  const headline = {
-    paid: ['paid', `Paid — ${money(status.amountPaid ?? session.amount, currency)} received`],
-    scheduled: ['scheduled', status.nextPayment ? `Card on file — next payment ${money(status.nextPayment.amount, currency)} on ${dateText(status.nextPayment.dueAt)}` : `Card on file — payment scheduled`],
+/** The payments still to be charged on the next payment's day (two instalments may fall due at once). */
+function dueTogether(status) {
+  if (!status.nextPayment) return [];
+  const day = status.nextPayment.dueAt.slice(0, 10);
+  return (status.payments || []).filter((payment) => payment.status === 'PENDING' && (payment.dueAt || '').slice(0, 10) <= day);
+}
+
+/** The money's headline: never "paid" while something is due. */
+function moneyHeadline(status, card) {
+  const currency = status.currency || state.session.currency;
+  const due = status.amountDue ?? 0;
+  if (status.state === 'paid' && due <= 0) return ['paid', `Paid — ${money(status.amountPaid ?? state.session.amount, currency)} received`];
+  if (status.state === 'paid' || status.state === 'balance_due') return ['due', `${money(due, currency)} still due — the host will collect it`];
+  if (status.state === 'scheduled') {
+    const together = dueTogether(status);
+    if (together.length > 1) return ['scheduled', `Card on file — ${together.length} payments (${money(together.reduce((sum, payment) => sum + payment.amount, 0), currency)}) due on ${dateText(status.nextPayment.dueAt)}`];
+    return ['scheduled', status.nextPayment ? `Card on file — next payment ${money(status.nextPayment.amount, currency)} on ${dateText(status.nextPayment.dueAt)}` : 'Card on file — payment scheduled'];
+  }
+  return {
     requires_authentication: ['action', 'Your bank asks you to confirm the payment'],
     failed: ['failed', 'Payment failed'],
     payment_method_attached: ['pending', `Card on file (${card}) — waiting for the payment to show…`],
     missing: ['failed', 'No payment on file'],
   }[status.state] || ['pending', status.state];
-  $('final-status').className = `status ${headline[0]}`;
-  $('final-status').textContent = headline[1];
-  $('final-message').textContent = status.state === 'failed' ? `${status.diagnosis.message} Use another card below, or contact us.` : status.diagnosis.message;
-  $('authenticate').hidden = !(status.state === 'requires_authentication' && status.nextAction);
-  $('retry').hidden = !(status.state === 'failed' || status.state === 'missing');
+}
+
+const BOOKING_WORDS = { confirmed: 'Booking confirmed', reserved: 'Booking requested (the property confirms it)', expired: 'The hold expired', canceled: 'Booking canceled' };
+const MONEY_NEEDS = { failed: 'payment needed', missing: 'payment needed', requires_authentication: 'confirm the payment with your bank' };
+
+/**
+ * The lead line is what the guest must act on: a booking the platform confirmed before its charge
+ * failed reads "Booking confirmed — payment needed", never a green confirmation above a red failure.
+ */
+function renderLead() {
+  const status = state.status;
+  const booking = state.booking;
+  if (!status) return;
+  const card = state.session.paymentMethod ? `card ending ${state.session.paymentMethod.last4}` : 'the card';
+  const [tone, words] = moneyHeadline(status, card);
+  const needs = MONEY_NEEDS[status.state];
+  const lead = booking?.status === 'confirmed' && needs ? `Booking confirmed — ${needs}` : words;
+  $('final-status').className = `status ${tone}`;
+  $('final-status').textContent = lead;
+  if (booking) {
+    $('confirmation').hidden = false;
+    $('confirmation').className = needs ? 'confirmation quiet' : 'confirmation';
+    $('confirmation').textContent = needs ? `Confirmation code ${booking.confirmationCode}. ${words}.` : `${BOOKING_WORDS[booking.status] || booking.status} — confirmation code ${booking.confirmationCode}`;
+  }
+}
+
+function renderStatus(status) {
+  const session = state.session;
+  const card = session.paymentMethod ? `card ending ${session.paymentMethod.last4}` : 'the card';
+  const currency = status.currency || session.currency;
   state.status = status;
+  renderLead();
+  $('final-message').textContent = status.state === 'failed' ? `${status.diagnosis.message} Use another card below, or contact us.` : status.diagnosis.message;
+  const authenticate = status.state === 'requires_authentication' && status.nextAction;
+  $('authenticate').hidden = !authenticate;
+  if (!authenticate) $('authenticate-note').textContent = '';
+  $('retry').hidden = !(status.state === 'failed' || status.state === 'missing');
   $('diagnostics').textContent = JSON.stringify(status, null, 2);
   renderSchedule(status);
   // Extras only when the money side allows it: the card is on file and nothing failed or waits.
-  const allowed = (status.state === 'paid' || status.state === 'scheduled') && state.extras.length > 0;
+  const allowed = ['paid', 'scheduled', 'balance_due'].includes(status.state) && state.extras.length > 0;
   $('extras').hidden = !allowed;
   if (allowed) {
-    $('extras-explain').textContent = `Each extra is added to this booking's invoice and charged to your ${card} with the booking's payments, in ${currency}; the status above shows it as due until it is paid.`;
+    $('extras-explain').textContent = `Each extra is added to this booking's bill in ${currency}. The status above then shows what is due and how it is collected: with the booking's scheduled payments on your ${card}, or by the host.`;
     if ($('extra').options.length === 0) $('extra').replaceChildren(...state.extras.map((extra) => new Option(`${extra.title} — ${money(extra.amount, currency)}`, extra.code)));
   }
+}
+
+/**
+ * The bank's page for a charge opens in a new tab: this page stays, keeps reading payment-status and
+ * shows the outcome as soon as the platform has it.
+ */
+function authenticateCharge() {
+  if (!client.openAuthentication(state.status || {})) {
+    $('authenticate-note').textContent = 'Your browser blocked the new tab: allow pop-ups for this site, then press the button again.';
+    return;
+  }
+  $('authenticate-note').textContent = "Your bank's page opened in a new tab. Confirm the payment there; this page updates by itself.";
+  void watchMoney(state.session.id);
 }
 
 async function watchMoney(sessionId) {
@@ -384,10 +468,12 @@ async function watchMoney(sessionId) {
 async function showBooking(session) {
   if (!session.booking) return;
   const confirmed = await client.waitForSession(session.id, (current) => current.booking?.status !== 'reserved', { timeoutMs: 15_000 });
-  const booking = confirmed.booking;
-  const words = { confirmed: 'Booking confirmed', reserved: 'Booking requested (the property confirms it)', expired: 'The hold expired', canceled: 'Booking canceled' };
-  $('confirmation').textContent = `${words[booking.status] || booking.status} — confirmation code ${booking.confirmationCode}`;
-  $('confirmation').hidden = false;
+  state.booking = confirmed.booking;
+  if (state.status) renderLead();
+  else {
+    $('confirmation').textContent = `${BOOKING_WORDS[state.booking.status] || state.booking.status} — confirmation code ${state.booking.confirmationCode}`;
+    $('confirmation').hidden = false;
+  }
 }
 
 /** The return page after 3-D Secure too (this page is CHECKOUT_RETURN_URL in sandbox mode). */
@@ -411,11 +497,15 @@ async function showResult(sessionId) {
     return;
   }
   state.session = session;
+  state.status = null;
+  state.booking = null;
+  $('confirmation').hidden = true;
   $('amount').textContent = money(session.amount, session.currency);
   if (session.status !== 'succeeded') {
     $('final-status').className = 'status failed';
     $('final-status').textContent = session.status === 'failed' ? 'Payment failed — the card was not accepted' : `Not paid yet (${session.status.replaceAll('_', ' ')})`;
-    $('final-message').textContent = session.lastError ? `${session.lastError.message} Please use another card.` : '';
+    // The service's message already says what to do; the button below offers it.
+    $('final-message').textContent = session.lastError ? session.lastError.message : '';
     $('retry').hidden = false;
     $('authenticate').hidden = true;
     $('extras').hidden = true;
@@ -432,7 +522,7 @@ async function addExtra() {
   $('add-extra').disabled = true;
   try {
     const added = await client.addExtras(state.session.id, [{ code: $('extra').value, quantity: Number($('quantity').value) }]);
-    $('extra-result').textContent = added.items.map((item) => `Added: ${item.title} × ${item.quantity} = ${money(item.amount, state.session.currency)}, to be charged to your card on file.`).join(' ');
+    $('extra-result').textContent = added.items.map((item) => `Added: ${item.title} × ${item.quantity} = ${money(item.amount, state.session.currency)}.`).join(' ');
     await watchMoney(state.session.id);
   } catch (error) {
     showProblem(error, 'extra-error');
@@ -451,7 +541,7 @@ document.addEventListener('DOMContentLoaded', async () => {
   $('start').addEventListener('click', startCheckout);
   $('card-form').addEventListener('submit', pay);
   $('add-extra').addEventListener('click', addExtra);
-  $('authenticate').addEventListener('click', () => client.redirectToAuthentication(state.status || {}));
+  $('authenticate').addEventListener('click', authenticateCharge);
   $('retry').addEventListener('click', () => { state.watch?.abort(); toCard(state.session); });
   try {
     await loadFixtures();
