@@ -23,7 +23,7 @@ describe('the payment status in words for the guest', () => {
   it('says what is due and that the host collects it when no payment covers it, never "being processed"', () => {
     const extra = forGuest(answer({ state: 'balance_due', currency: 'USD', amountPaid: 660, amountDue: 70 }), '4242');
     expect(extra.diagnosis.message).toBe(
-      'Paid so far: $660.00. $70.00 is still due and is not scheduled on your card ending 4242: the host will collect it (they may charge your card ending 4242 or contact you). Nothing is being processed now.',
+      'Paid so far: $660.00. $70.00 is still due and is not scheduled on your card ending 4242: the host will collect it (they may charge your card ending 4242 or contact you). No charge is under way.',
     );
     const partly = answer({ amountDue: 389, nextPayment: { amount: 319, dueAt: '2026-12-01T00:00:00.000Z' }, payments: [pending('p2', 319, '2026-12-01T00:00:00.000Z')] });
     expect(forGuest(partly).diagnosis.message).toMatch(/A further €70\.00 is due and not scheduled on the card: the host will collect it\.$/);

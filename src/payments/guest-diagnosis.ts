@@ -30,7 +30,7 @@ function guestMessage(answer: PaymentDiagnosis, card: string): string {
     case 'ok':
       if (answer.state === 'paid') return 'Your booking is paid. Nothing more to do.';
       if (answer.state === 'balance_due') {
-        return `Paid so far: ${amount(answer.amountPaid)}. ${amount(answer.amountDue)} is still due and is not scheduled on ${card}: the host will collect it (they may charge ${card} or contact you). Nothing is being processed now.`;
+        return `Paid so far: ${amount(answer.amountPaid)}. ${amount(answer.amountDue)} is still due and is not scheduled on ${card}: the host will collect it (they may charge ${card} or contact you). No charge is under way.`;
       }
       if (answer.state === 'scheduled' && answer.nextPayment) return scheduledMessage(answer, card, answer.nextPayment.dueAt);
       return `${capitalised(card)} is on file; its payment does not show yet. Check again in a moment.`;
