@@ -1,9 +1,13 @@
 /*
  * A small, dependency-free client of the booking checkout API for the browser (and any runtime with
- * `fetch`). Shapes follow docs/openapi.json; `npm run client` compiles this file to the plain ES
- * module the demo page loads (sandbox/demo/public/checkout-client.js). Card data passes through
- * here to the service only; nothing is stored or logged.
+ * `fetch`). Its shapes are generated from docs/openapi.json (openapi-types.ts, by openapi-typescript);
+ * `npm run client` regenerates them and compiles this file to an ES module with its declarations in
+ * clients/dist/ (the package a site installs) and to the copy the demo page loads
+ * (sandbox/demo/public/checkout-client.js). The source itself runs under Node's type stripping.
+ * Card data passes through here to the service only; nothing is stored or logged.
  */
+import type { components } from './openapi-types';
+
 
 /** Every route this client calls: method and OpenAPI path (a test checks each is in docs/openapi.json). */
 export const CHECKOUT_ROUTES = {
@@ -18,151 +22,49 @@ export const CHECKOUT_ROUTES = {
   addExtras: ['post', '/checkout/sessions/{id}/extras'],
 } as const;
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+type Schemas = components['schemas'];
 
-/** RFC 9457 problem details, as every error answer carries them. */
-export interface Problem {
-  type?: string;
-  title?: string;
-  status: number;
-  detail?: string;
-  code: string;
-  requestId?: string;
-  errors?: FieldError[];
-}
+export type FieldError = Schemas['FieldErrorDto'];
 
-export interface CalendarDay {
-  date: string;
-  available: boolean;
-  price: number | null;
-  minNights: number;
-  checkInAllowed: boolean;
-  checkOutAllowed: boolean;
-}
+/** RFC 9457 problem details, as every error answer carries them; `timeout` and `http_error` are this client's own. */
+export type Problem = Partial<Omit<Schemas['ProblemDetailsDto'], 'status' | 'code'>> & { status: number; code: Schemas['ProblemDetailsDto']['code'] | 'http_error' | 'timeout' };
 
-export interface Calendar {
-  listingId: string;
-  currency: string | null;
-  days: CalendarDay[];
-}
-
-export interface ListingSummary {
-  id: string;
-  title: string;
-  city?: string;
-  country?: string;
-  picture?: string;
-  currency?: string;
-}
-
-export interface QuoteRequest {
-  listingId: string;
-  checkIn: string;
-  checkOut: string;
-  guestsCount: number;
-  coupon?: string;
-}
-
-export interface RatePlan {
-  id: string;
-  name: string;
-  total: number;
-  breakdown: { accommodation: number; cleaning: number; fees: number; taxes: number; discount: number };
-}
-
-export interface Quote {
-  id: string;
-  listingId: string;
-  checkIn: string;
-  checkOut: string;
-  nights: number;
-  guestsCount: number;
-  currency: string;
-  coupon?: string;
-  expiresAt: string;
-  ratePlans: RatePlan[];
-}
-
-export interface Guest {
-  firstName: string;
-  lastName: string;
-  email: string;
-  /** E.164, e.g. +14155550123 */
-  phone?: string;
-}
-
-export interface Booking {
-  reservationId: string;
-  confirmationCode: string;
-  status: 'reserved' | 'confirmed' | 'expired' | 'canceled';
-  checkIn: string;
-  checkOut: string;
-  holdExpiresAt?: string;
-}
-
-export type SessionStatus = 'requires_payment_method' | 'requires_action' | 'processing' | 'succeeded' | 'failed';
-
-export interface Session {
-  id: string;
-  status: SessionStatus;
-  reservationId: string;
-  listingId: string;
-  paymentProviderId: string;
-  amount: number;
-  currency: string;
-  expiresAt: string;
-  nextAction?: { type: 'redirect'; redirectUrl: string };
-  paymentMethod?: { id: string; last4: string; brand?: string };
-  lastError?: { code: string; message: string };
-  booking?: Booking;
-  /** Once succeeded and payment-status was read: what the charges ask of the guest (another_card: submit a replacement to this session). */
-  charge?: { next: 'nothing' | 'authenticate' | 'another_card'; redirectUrl?: string };
-}
+export type CalendarDay = Schemas['CalendarDayResponse'];
+export type Calendar = Schemas['CalendarResponse'];
+export type ListingSummary = Schemas['ListingSummary'];
+export type QuoteRequest = Schemas['QuoteRequestDto'];
+export type RatePlan = Schemas['RatePlanResponse'];
+export type Quote = Schemas['QuoteResponse'];
+export type Guest = Schemas['BookingGuestDto'];
+export type Booking = Schemas['SessionBookingView'];
+export type Session = Schemas['CheckoutSessionResponse'];
+export type SessionStatus = Session['status'];
 
 export interface CardDetails {
-  card: { number: string; exp_month: string; exp_year: string; cvc: string };
-  billing_details: { name: string; address: { line1: string; city: string; postal_code: string; country: string } };
+  card: Schemas['CardDto'];
+  billing_details: Schemas['BillingDetailsDto'];
 }
 
 /** The card, or the platform's token made by its own tokenization form. */
 export type PaymentMethodBody = CardDetails | { token: string };
 
-export type PaymentState = 'paid' | 'scheduled' | 'requires_authentication' | 'failed' | 'payment_method_attached' | 'missing';
-
-export interface PaymentStatus {
-  state: PaymentState;
-  currency?: string;
-  amountPaid?: number;
-  amountDue?: number;
-  nextPayment?: { amount: number; dueAt: string };
-  nextAction?: { type: 'redirect'; redirectUrl: string };
-  payments: { amount: number; currency: string; status: string; dueAt?: string; paidAt?: string }[];
-  diagnosis: { code: string; message: string };
-}
-
-export interface Extra {
-  code: string;
-  title: string;
-  amount: number;
-  description?: string;
-}
-
-export interface AddedExtras {
-  items: { code: string; quantity: number; title: string; amount: number; normalType: string; invoiceItemId?: string }[];
-}
+export type PaymentStatus = Schemas['PaymentDiagnosisResponse'];
+export type PaymentState = PaymentStatus['state'];
+export type Extra = Schemas['CatalogueExtraView'];
+export type AddedExtras = Schemas['AddedExtrasView'];
 
 /** An error answer (or no answer) from the service. `problem.code` is the stable word to switch on. */
 export class CheckoutError extends Error {
-  constructor(
-    readonly problem: Problem,
-    /** Seconds the service asked to wait (`Retry-After`), when it said. */
-    readonly retryAfterSeconds?: number,
-  ) {
+  readonly problem: Problem;
+  /** Seconds the service asked to wait (`Retry-After`), when it said. */
+  readonly retryAfterSeconds?: number;
+
+  // Fields assigned here, not as parameter properties: the source runs as it is under Node's type stripping.
+  constructor(problem: Problem, retryAfterSeconds?: number) {
     super(problem.detail ?? `${problem.status} ${problem.code}`);
     this.name = 'CheckoutError';
+    this.problem = problem;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -221,6 +123,14 @@ function retryAfterOf(response: Response): number | undefined {
   if (Number.isFinite(seconds)) return Math.max(0, seconds);
   const date = Date.parse(header);
   return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+
+/** A new browsing context with no way back to this page (noopener), true if the browser opened it. */
+function openInNewWindow(url: string): boolean {
+  const opened = (globalThis as unknown as { open?: (url: string, target: string) => { opener: unknown } | null }).open?.(url, '_blank');
+  if (!opened) return false;
+  opened.opener = null;
+  return true;
 }
 
 function path(template: string, id: string): string {
@@ -286,7 +196,24 @@ export class CheckoutClient {
     return this.write(path(CHECKOUT_ROUTES.submitPaymentMethod[1], sessionId), body, attempt);
   }
 
-  /** Sends the browser to the issuer's 3-D Secure page (a session's or a charge's), if there is one. */
+  /**
+   * Opens the issuer's page for a charge that waits for the guest (payment-status `requires_authentication`,
+   * or `session.charge.next: authenticate`) in a new tab or window, so the site's page stays and keeps
+   * polling: `watchPaymentStatus` goes on reading while the guest authenticates. Call it from the
+   * guest's click (browsers block new windows opened without one). False when there is no page to
+   * open or the browser refused the new window (then offer the address as a link with target=_blank).
+   */
+  openAuthentication(answer: { nextAction?: { redirectUrl: string }; redirectUrl?: string }, open?: (url: string) => boolean): boolean {
+    const url = answer.nextAction?.redirectUrl ?? answer.redirectUrl;
+    if (!url) return false;
+    return (open ?? openInNewWindow)(url);
+  }
+
+  /**
+   * Sends the browser to the issuer's 3-D Secure page when the card itself needs it (the session's
+   * `requires_action`): the issuer sends the guest back to the site's return page. For a charge's
+   * authentication use `openAuthentication`.
+   */
   redirectToAuthentication(answer: { nextAction?: { redirectUrl: string } }, navigate?: (url: string) => void): boolean {
     const url = answer.nextAction?.redirectUrl;
     if (!url) return false;
@@ -308,10 +235,14 @@ export class CheckoutClient {
     return this.read(path(CHECKOUT_ROUTES.paymentStatus[1], sessionId));
   }
 
-  /** Whether an answer is worth polling further: only while the money side is still moving. */
+  /**
+   * Whether an answer is worth polling further: only while the money side is still moving, or a charge
+   * waits for the guest's authentication (opened in another tab, its outcome shows here).
+   */
   isSettled(status: PaymentStatus): boolean {
     switch (status.state) {
       case 'payment_method_attached':
+      case 'requires_authentication':
         return false;
       case 'scheduled':
         return !status.nextPayment || Date.parse(status.nextPayment.dueAt) - this.now() > CHARGING_WINDOW_MS;
@@ -321,8 +252,8 @@ export class CheckoutClient {
   }
 
   /**
-   * Reads payment-status until it is settled (paid, a future schedule, authentication needed, failed,
-   * missing), at most once per PAYMENT_STATUS_REFRESH_SECONDS, waiting longer when a 429 or 503 says
+   * Reads payment-status until it is settled (paid, a future schedule, a balance the host collects, failed,
+   * missing; it keeps reading while a charge waits for the guest's authentication), at most once per PAYMENT_STATUS_REFRESH_SECONDS, waiting longer when a 429 or 503 says
    * `Retry-After`. Resolves the last answer read.
    */
   async watchPaymentStatus(sessionId: string, options: WatchOptions = {}): Promise<PaymentStatus> {

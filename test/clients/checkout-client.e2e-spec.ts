@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CHECKOUT_ROUTES, CheckoutClient, CheckoutError, PaymentStatus } from '../../clients/checkout-client';
@@ -70,6 +70,69 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     return { session: await checkoutClient.book({ quoteId: quote.id, ratePlanId: quote.ratePlans[0].id, guest }), guest, quote };
   }
 
+  it('takes its types from docs/openapi.json as generated today (else: run npm run client)', () => {
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'client-types-')), 'openapi-types.ts');
+    execFileSync(path.join(ROOT, 'node_modules/.bin/openapi-typescript'), [path.join(ROOT, 'docs/openapi.json'), '-o', out], { stdio: 'ignore' });
+    if (readFileSync(out, 'utf8') !== readFileSync(path.join(ROOT, 'clients/openapi-types.ts'), 'utf8')) throw new Error('clients/openapi-types.ts is stale: run npm run client');
+    expect(readFileSync(path.join(ROOT, 'clients/checkout-client.ts'), 'utf8')).toContain("import type { components } from './openapi-types';");
+  });
+
+  it('runs as TypeScript source under Node\'s type stripping (no parameter properties, no enums)', () => {
+    const script = "import('./clients/checkout-client.ts').then((m) => { const e = new m.CheckoutError({ status: 409, code: 'quote_used' }, 3); console.log(JSON.stringify([Object.keys(m).sort(), e.problem.code, e.retryAfterSeconds])); })";
+    const printed = execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' });
+    expect(JSON.parse(printed)).toEqual([['CHECKOUT_ROUTES', 'CheckoutClient', 'CheckoutError'], 'quote_used', 3]);
+  });
+
+  it('is installed by a site from its package (ES module and declarations) and books through the sandbox', async () => {
+    const scratch = mkdtempSync(path.join(tmpdir(), 'client-site-'));
+    const packageDir = path.join(scratch, 'package');
+    execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(ROOT, 'clients/tsconfig.json'), '--outDir', path.join(packageDir, 'dist')]);
+    copyFileSync(path.join(ROOT, 'clients/package.json'), path.join(packageDir, 'package.json'));
+    const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--offline'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    npm(['pack', '--pack-destination', scratch], packageDir);
+    const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
+    const site = path.join(scratch, 'site');
+    mkdirSync(site);
+    writeFileSync(path.join(site, 'package.json'), JSON.stringify({ name: 'a-booking-site', private: true, type: 'module' }));
+    npm(['install', path.join(scratch, tarball)], site);
+    expect(readdirSync(path.join(site, 'node_modules/@booking-checkout/client/dist')).sort()).toEqual(['checkout-client.d.ts', 'checkout-client.js', 'openapi-types.d.ts', 'openapi-types.js']);
+    // What the README shows a site doing, run as the site's own module.
+    writeFileSync(
+      path.join(site, 'book.mjs'),
+      [
+        "import { CheckoutClient } from '@booking-checkout/client';",
+        'const client = new CheckoutClient({ baseUrl: process.env.CHECKOUT_URL });',
+        "const quote = await client.quote({ listingId: 'lst-seaside', checkIn: process.env.CHECK_IN, checkOut: process.env.CHECK_OUT, guestsCount: 2 });",
+        "const session = await client.book({ quoteId: quote.id, ratePlanId: quote.ratePlans[0].id, guest: { firstName: 'Ada', lastName: 'Site', email: process.env.EMAIL } });",
+        'const card = JSON.parse(process.env.CARD);',
+        'const paid = await client.submitPaymentMethod(session.id, card);',
+        "const confirmed = await client.waitForSession(session.id, (current) => current.booking?.status === 'confirmed');",
+        'console.log(JSON.stringify({ status: paid.status, booking: confirmed.booking.status, code: confirmed.booking.confirmationCode }));',
+      ].join('\n'),
+    );
+    const dates = stay(65, 2);
+    const guest = newGuest();
+    const printed = await new Promise<string>((resolve, reject) => {
+      const env = { ...process.env, CHECKOUT_URL: world.apps[0].url, CHECK_IN: dates.checkIn, CHECK_OUT: dates.checkOut, EMAIL: guest.email, CARD: JSON.stringify(cardBody(CARDS.noThreeDs)) };
+      // Asynchronous: the service answering the site runs in this process.
+      execFile(process.execPath, ['book.mjs'], { cwd: site, env }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)));
+    });
+    expect(JSON.parse(printed)).toMatchObject({ status: 'succeeded', booking: 'confirmed', code: expect.any(String) });
+    expect(world.sandbox.control.getGuestsByEmail(guest.email)).toHaveLength(1);
+  });
+
+  it('opens the issuer page of a charge in a new window, and keeps polling while it waits', async () => {
+    let opened = '';
+    const site = client();
+    expect(site.openAuthentication({ nextAction: { redirectUrl: 'https://issuer.example/charge' } }, (url) => ((opened = url), true))).toBe(true);
+    expect(opened).toBe('https://issuer.example/charge');
+    expect(site.openAuthentication({ redirectUrl: 'https://issuer.example/charge-2' }, () => false)).toBe(false);
+    expect(site.openAuthentication({}, () => true)).toBe(false);
+    const waiting: PaymentStatus = { state: 'requires_authentication', amountPaid: 0, amountDue: 10, payments: [], diagnosis: { code: 'authentication_required', message: '' } };
+    expect(site.isSettled(waiting)).toBe(false);
+    expect(site.isSettled({ ...waiting, state: 'balance_due', diagnosis: { code: 'ok', message: '' } })).toBe(true);
+  });
+
   it('is compiled to the script the demo loads, and calls only routes of docs/openapi.json', () => {
     const out = mkdtempSync(path.join(tmpdir(), 'client-'));
     execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(ROOT, 'clients/tsconfig.json'), '--outDir', out]);
@@ -99,6 +162,12 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     expect(catalogue).toEqual([{ code: 'late-checkout', title: 'Late checkout', amount: 40, description: 'Leave at 2 pm' }]);
     const added = await site.addExtras(session.id, [{ code: 'late-checkout', quantity: 2 }]);
     expect(added.items).toEqual([expect.objectContaining({ code: 'late-checkout', quantity: 2, amount: 80 })]);
+    // The platform schedules no payment for the extra: never "paid", never "being processed"; the host collects it.
+    const afterExtra = await site.watchPaymentStatus(session.id);
+    expect(afterExtra).toMatchObject({ state: 'balance_due', amountDue: 80 });
+    expect(afterExtra.diagnosis.message).toContain('$80.00 is still due');
+    expect(afterExtra.diagnosis.message).toContain('the host will collect it');
+    expect(afterExtra.diagnosis.message).not.toMatch(/processed\./);
     // Each write had a key of its own; no key was sent on a read.
     const keys = sent.filter((entry) => entry.method === 'POST' && entry.path !== '/checkout/quotes').map((entry) => entry.key);
     expect(keys).toHaveLength(3);

@@ -1,9 +1,3 @@
-/*
- * A small, dependency-free client of the booking checkout API for the browser (and any runtime with
- * `fetch`). Shapes follow docs/openapi.json; `npm run client` compiles this file to the plain ES
- * module the demo page loads (sandbox/demo/public/checkout-client.js). Card data passes through
- * here to the service only; nothing is stored or logged.
- */
 /** Every route this client calls: method and OpenAPI path (a test checks each is in docs/openapi.json). */
 export const CHECKOUT_ROUTES = {
     calendar: ['get', '/checkout/listings/{id}/calendar'],
@@ -19,14 +13,14 @@ export const CHECKOUT_ROUTES = {
 /** An error answer (or no answer) from the service. `problem.code` is the stable word to switch on. */
 export class CheckoutError extends Error {
     problem;
-    retryAfterSeconds;
-    constructor(problem, 
     /** Seconds the service asked to wait (`Retry-After`), when it said. */
-    retryAfterSeconds) {
+    retryAfterSeconds;
+    // Fields assigned here, not as parameter properties: the source runs as it is under Node's type stripping.
+    constructor(problem, retryAfterSeconds) {
         super(problem.detail ?? `${problem.status} ${problem.code}`);
+        this.name = 'CheckoutError';
         this.problem = problem;
         this.retryAfterSeconds = retryAfterSeconds;
-        this.name = 'CheckoutError';
     }
 }
 /** A payment due within this long of now is being charged: its outcome is worth waiting for. */
@@ -56,6 +50,14 @@ function retryAfterOf(response) {
         return Math.max(0, seconds);
     const date = Date.parse(header);
     return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
+}
+/** A new browsing context with no way back to this page (noopener), true if the browser opened it. */
+function openInNewWindow(url) {
+    const opened = globalThis.open?.(url, '_blank');
+    if (!opened)
+        return false;
+    opened.opener = null;
+    return true;
 }
 function path(template, id) {
     return template.replace('{id}', encodeURIComponent(id));
@@ -109,7 +111,24 @@ export class CheckoutClient {
     submitPaymentMethod(sessionId, body, attempt = this.newAttempt()) {
         return this.write(path(CHECKOUT_ROUTES.submitPaymentMethod[1], sessionId), body, attempt);
     }
-    /** Sends the browser to the issuer's 3-D Secure page (a session's or a charge's), if there is one. */
+    /**
+     * Opens the issuer's page for a charge that waits for the guest (payment-status `requires_authentication`,
+     * or `session.charge.next: authenticate`) in a new tab or window, so the site's page stays and keeps
+     * polling: `watchPaymentStatus` goes on reading while the guest authenticates. Call it from the
+     * guest's click (browsers block new windows opened without one). False when there is no page to
+     * open or the browser refused the new window (then offer the address as a link with target=_blank).
+     */
+    openAuthentication(answer, open) {
+        const url = answer.nextAction?.redirectUrl ?? answer.redirectUrl;
+        if (!url)
+            return false;
+        return (open ?? openInNewWindow)(url);
+    }
+    /**
+     * Sends the browser to the issuer's 3-D Secure page when the card itself needs it (the session's
+     * `requires_action`): the issuer sends the guest back to the site's return page. For a charge's
+     * authentication use `openAuthentication`.
+     */
     redirectToAuthentication(answer, navigate) {
         const url = answer.nextAction?.redirectUrl;
         if (!url)
@@ -130,10 +149,14 @@ export class CheckoutClient {
     paymentStatus(sessionId) {
         return this.read(path(CHECKOUT_ROUTES.paymentStatus[1], sessionId));
     }
-    /** Whether an answer is worth polling further: only while the money side is still moving. */
+    /**
+     * Whether an answer is worth polling further: only while the money side is still moving, or a charge
+     * waits for the guest's authentication (opened in another tab, its outcome shows here).
+     */
     isSettled(status) {
         switch (status.state) {
             case 'payment_method_attached':
+            case 'requires_authentication':
                 return false;
             case 'scheduled':
                 return !status.nextPayment || Date.parse(status.nextPayment.dueAt) - this.now() > CHARGING_WINDOW_MS;
@@ -142,8 +165,8 @@ export class CheckoutClient {
         }
     }
     /**
-     * Reads payment-status until it is settled (paid, a future schedule, authentication needed, failed,
-     * missing), at most once per PAYMENT_STATUS_REFRESH_SECONDS, waiting longer when a 429 or 503 says
+     * Reads payment-status until it is settled (paid, a future schedule, a balance the host collects, failed,
+     * missing; it keeps reading while a charge waits for the guest's authentication), at most once per PAYMENT_STATUS_REFRESH_SECONDS, waiting longer when a 429 or 503 says
      * `Retry-After`. Resolves the last answer read.
      */
     async watchPaymentStatus(sessionId, options = {}) {
