@@ -16,6 +16,9 @@ const path = require('node:path');
 const TOOLS = {
   'redis-server': { pkg: 'redis-server', installed: '/usr/bin/redis-server' },
   chromium: { pkg: 'chromium', installed: '/usr/bin/chromium' },
+  // The integration guide's curl walkthrough, run as it is written.
+  curl: { pkg: 'curl', installed: '/usr/bin/curl' },
+  jq: { pkg: 'jq', installed: '/usr/bin/jq' },
 };
 
 function lookupDirs() {

@@ -119,6 +119,11 @@ async function main() {
   const chromium = provide('chromium');
   if (chromium.missing) say(`${chromium.missing} — the browser tests will fail with this message`);
   const browserEnv = chromium.path ? { TEST_CHROMIUM: chromium.path } : { TEST_CHROMIUM_MISSING: chromium.missing };
+  // Missing ones make only the curl walkthrough's test fail, with the reason on the console.
+  for (const tool of ['curl', 'jq']) {
+    const found = provide(tool);
+    if (found.missing) say(`${found.missing} — the curl walkthrough test will fail`);
+  }
   let code = 1;
   try {
     code = await runJest(jestArgs, { TEST_REDIS_URL: redis.url, ...browserEnv });
