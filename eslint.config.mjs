@@ -36,7 +36,7 @@ const boundaries = (files, patterns, paths = [...ONLY_UPSTREAM_HTTP, ...ONLY_STO
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-results/**', 'test-artifacts/**'] },
+  { ignores: ['dist/**', 'clients/dist/**', 'node_modules/**', 'coverage/**', 'test-results/**', 'test-artifacts/**'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -450,8 +450,8 @@ export interface components {
         };
         CardDto: {
             /**
-             * @description 13-19 digits, Luhn-valid
-             * @example 4242424242424242
+             * @description 13-19 digits, Luhn-valid; spaces and dashes between them are allowed and removed
+             * @example 4242 4242 4242 4242
              */
             number: string;
             /**
@@ -465,7 +465,7 @@ export interface components {
              */
             exp_year: string;
             /**
-             * @description three digits
+             * @description 4 digits for American Express (numbers starting 34 or 37), 3 for the other brands
              * @example 123
              */
             cvc: string;
@@ -607,15 +607,24 @@ export interface components {
         };
         BreakdownResponse: {
             /**
-             * @description the nights at the calendar prices
+             * @description the nights at the calendar prices, before any discount (the platform’s accommodation fare line plus the discount)
              * @example 720
              */
             accommodation: number;
-            /** @example 60 */
+            /**
+             * @description the platform’s cleaning-fee lines (normalType CF)
+             * @example 60
+             */
             cleaning: number;
-            /** @example 0 */
+            /**
+             * @description every other line the platform counts in the total (additional fees): total − (accommodation − discount + cleaning + taxes)
+             * @example 0
+             */
             fees: number;
-            /** @example 78 */
+            /**
+             * @description the platform’s tax lines
+             * @example 78
+             */
             taxes: number;
             /**
              * @description taken off the accommodation (rate plan, coupon)
@@ -629,7 +638,7 @@ export interface components {
             /** @example Flexible */
             name: string;
             /**
-             * @description accommodation − discount + cleaning + fees + taxes
+             * @description the platform’s own total for this rate plan (its hostPayout, or subTotalPrice + totalTaxes where that is absent): what the reservation’s balance will be, what the bank is asked to authenticate and what the session charges. The breakdown is read from the platform’s invoice lines by type and always adds up to it: accommodation − discount + cleaning + fees + taxes = total.
              * @example 858
              */
             total: number;
@@ -658,6 +667,16 @@ export interface components {
              * @example SANDBOX10
              */
             coupon?: string;
+            /**
+             * @description only with a coupon: whether the platform's prices include it (false: an unknown or expired coupon; the prices are without it)
+             * @example true
+             */
+            couponApplied?: boolean;
+            /**
+             * @description only when couponApplied is false: the reason, in words the site may show
+             * @example The coupon SUMMER10 is not valid for this stay; the prices shown are without it.
+             */
+            couponMessage?: string;
             /** Format: date-time */
             expiresAt: string;
             ratePlans: components["schemas"]["RatePlanResponse"][];

@@ -121,7 +121,7 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     expect(world.sandbox.control.getGuestsByEmail(guest.email)).toHaveLength(1);
   });
 
-  it('opens the issuer page of a charge in a new window, and keeps polling while it waits', async () => {
+  it('opens the issuer page of a charge in a new window, and keeps polling while it waits', () => {
     let opened = '';
     const site = client();
     expect(site.openAuthentication({ nextAction: { redirectUrl: 'https://issuer.example/charge' } }, (url) => ((opened = url), true))).toBe(true);
