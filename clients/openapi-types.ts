@@ -66,7 +66,7 @@ export interface paths {
         put?: never;
         /**
          * Start paying for a reservation ({reservationId, email}), or book a quote first ({quoteId, ratePlanId?, guest})
-         * @description With `reservationId` and `email`: amount and currency come from the reservation. With `quoteId` and `guest` (and an `Idempotency-Key`): the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found`; its dates taken meanwhile: 409 `dates_unavailable`.
+         * @description With `reservationId` and `email`: amount and currency come from the reservation. With `quoteId` and `guest` (and an `Idempotency-Key`): the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` (a `quoteId` that is not of the form of a quote id at all is 400 `validation_failed` on `quoteId`); its dates taken meanwhile: 409 `dates_unavailable`.
          */
         post: operations["SessionsController_create"];
         delete?: never;
@@ -500,7 +500,7 @@ export interface components {
         ListingSummary: {
             /** @example lst-seaside */
             id: string;
-            /** @example Seaside Villa */
+            /** @example Seaside Villa with Ocean View */
             title: string;
             /** @example Miami Beach */
             city?: string;
@@ -1164,7 +1164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `payload_too_large`: The body is larger than the service accepts. */
+            /** @description `payload_too_large`: The body is larger than the 32 KiB the service accepts. */
             413: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -1392,7 +1392,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `payload_too_large`: The body is larger than the service accepts. */
+            /** @description `payload_too_large`: The body is larger than the 32 KiB the service accepts. */
             413: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -1602,6 +1602,7 @@ export interface operations {
                 "X-Request-Id"?: string;
             };
             path: {
+                /** @description the listing */
                 id: string;
             };
             cookie?: never;
@@ -1749,7 +1750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `payload_too_large`: The body is larger than the service accepts. */
+            /** @description `payload_too_large`: The body is larger than the 32 KiB the service accepts. */
             413: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -1860,14 +1861,17 @@ export interface operations {
     CalendarController_get: {
         parameters: {
             query: {
-                to: unknown;
-                from: unknown;
+                /** @description the last day (YYYY-MM-DD), included; at most 366 days from `from` */
+                to: string;
+                /** @description the first day (YYYY-MM-DD), not more than a day in the past */
+                from: string;
             };
             header?: {
                 /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
                 "X-Request-Id"?: string;
             };
             path: {
+                /** @description the listing */
                 id: string;
             };
             cookie?: never;
@@ -2016,7 +2020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `payload_too_large`: The body is larger than the service accepts. */
+            /** @description `payload_too_large`: The body is larger than the 32 KiB the service accepts. */
             413: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -2186,7 +2190,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `payload_too_large`: The body is larger than the service accepts. */
+            /** @description `payload_too_large`: The body is larger than the 32 KiB the service accepts. */
             413: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */

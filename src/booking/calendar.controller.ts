@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
@@ -27,8 +27,9 @@ export class CalendarController {
       '`from` and `to` included, at most 366 days; `from` at most a day in the past (400 otherwise), past days answered unavailable. ' +
       'Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS); public and cacheable by a browser or CDN (ETag, If-None-Match → 304).',
   })
-  @ApiQuery({ name: 'from', example: '2031-07-01' })
-  @ApiQuery({ name: 'to', example: '2031-07-31' })
+  @ApiParam({ name: 'id', description: 'the listing', example: 'lst-seaside' })
+  @ApiQuery({ name: 'from', required: true, description: 'the first day (YYYY-MM-DD), not more than a day in the past', schema: { type: 'string', format: 'date', example: '2031-07-01' } })
+  @ApiQuery({ name: 'to', required: true, description: 'the last day (YYYY-MM-DD), included; at most 366 days from `from`', schema: { type: 'string', format: 'date', example: '2031-07-31' } })
   @ApiOkResponse({ type: CalendarResponse })
   @ApiPublicCaching('CALENDAR_CACHE_SECONDS')
   @ApiProblems('validation_failed', 'listing_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)

@@ -5,7 +5,7 @@ export class ListingSummary {
   @ApiProperty({ example: 'lst-seaside' })
   id!: string;
 
-  @ApiProperty({ example: 'Seaside Villa' })
+  @ApiProperty({ example: 'Seaside Villa with Ocean View' })
   title!: string;
 
   @ApiPropertyOptional({ example: 'Miami Beach' })

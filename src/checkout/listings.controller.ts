@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
@@ -18,6 +18,7 @@ export class ListingsController {
 
   // Counted per IP (CHECKOUT_IP_READ_LIMIT): an uncached id costs an upstream read.
   @Get(':id')
+  @ApiParam({ name: 'id', description: 'the listing', example: 'lst-seaside' })
   @UseGuards(ClientIpReadLimitGuard)
   @ApiOperation({ summary: 'A short public summary of a listing (cached)' })
   @ApiOkResponse({ type: ListingSummary })

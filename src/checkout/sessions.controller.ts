@@ -76,7 +76,8 @@ export class SessionsController {
     description:
       'With `reservationId` and `email`: amount and currency come from the reservation. With `quoteId` and `guest` (and an `Idempotency-Key`): ' +
       'the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the ' +
-      'session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found`; ' +
+      'session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` ' +
+      '(a `quoteId` that is not of the form of a quote id at all is 400 `validation_failed` on `quoteId`); ' +
       'its dates taken meanwhile: 409 `dates_unavailable`; ' +
       'a stay longer than BOOKING_MAX_NIGHTS: 422 `stay_not_allowed` (it is still quoted); more unpaid holds than BOOKING_HOLDS_PER_IP from the address or ' +
       'BOOKING_UNPAID_HOLDS_PER_LISTING on the listing: 429 `rate_limited`, before anything is sent to the platform.',

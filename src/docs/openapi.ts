@@ -6,9 +6,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const description = new DocumentBuilder()
     .setTitle('Booking checkout service')
     .setDescription(
-      'The checkout API a booking website calls to pay for an existing reservation, and the operator routes. ' +
+      'The checkout API a booking website calls to book a stay (calendar, quote, a held reservation) and pay for it, or to pay for a ' +
+        'reservation made elsewhere; then the truth about the money (payment-status) and extras; and the operator routes. ' +
         'Every error is RFC 9457 problem details (application/problem+json) with a stable `code` and the `requestId`. ' +
-        'A path below called with a method it does not list answers 405 `method_not_allowed`, its `Allow` header naming the methods it takes.',
+        'A path below called with a method it does not list answers 405 `method_not_allowed`, its `Allow` header naming the methods it takes. ' +
+        'Bodies are JSON of at most 32 KiB (413 `payload_too_large` beyond). Write routes take an `Idempotency-Key` of 8 to 128 letters, digits, "-" or "_". ' +
+        "Examples use the sandbox's fixtures (docs/sandbox.md).",
     )
     .setVersion('1')
     // A plain shared key compared in constant time, not a JWT (addBearerAuth would say bearerFormat: JWT).

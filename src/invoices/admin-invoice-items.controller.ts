@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminKeyGuard } from '../common/admin/admin-key.guard';
 import { DomainError } from '../common/errors/domain-error';
 import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
@@ -24,6 +24,7 @@ export class AdminInvoiceItemsController {
   ) {}
 
   @Post(':reservationId/invoice-items')
+  @ApiParam({ name: 'reservationId', example: 'res-checkout-usd' })
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({
     summary: 'Add an invoice item to a reservation (operators)',

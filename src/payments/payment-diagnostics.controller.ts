@@ -1,5 +1,5 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminKeyGuard } from '../common/admin/admin-key.guard';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { PaymentDiagnosisResponse } from './dto/payment-diagnosis.view';
@@ -14,6 +14,7 @@ export class PaymentDiagnosticsController {
   constructor(private readonly diagnostics: PaymentDiagnostics) {}
 
   @Get(':reservationId/payment-diagnostics')
+  @ApiParam({ name: 'reservationId', example: 'res-failed' })
   @ApiOperation({
     summary: 'The money.payments diagnostics of any reservation (ADMIN_API_KEY as bearer)',
     description: 'Paid, provider mismatch, processor error, attached and waiting, or never attached; with a message saying what to do.',

@@ -79,6 +79,13 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       expect(plain.body.couponApplied).toBeUndefined();
     });
 
+    it('refuses a body over the documented 32 KiB with 413 before any upstream quote', async () => {
+      const before = count('createQuote');
+      const big = await site(0).quote({ listingId: 'lst-seaside', ...stay(45, 2), guestsCount: 1, coupon: 'X'.repeat(33 * 1024) }).expect(413);
+      expect(big.body.code).toBe('payload_too_large');
+      expect(count('createQuote')).toBe(before);
+    });
+
     it('says so in the quote when the platform does not take a coupon, with the prices without it', async () => {
       const dates = stay(44, 3);
       const plain = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1 }).expect(201);

@@ -119,7 +119,8 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     });
     expect(JSON.parse(printed)).toMatchObject({ status: 'succeeded', booking: 'confirmed', code: expect.any(String) });
     expect(world.sandbox.control.getGuestsByEmail(guest.email)).toHaveLength(1);
-  });
+    // A compile, a pack and an install: minutes on a busy machine, not the 30 s of a request.
+  }, 240_000);
 
   it('opens the issuer page of a charge in a new window, and keeps polling while it waits', () => {
     let opened = '';

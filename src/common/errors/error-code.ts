@@ -25,7 +25,7 @@ export const ERROR_CODES = {
   quote_used: { status: 409, title: 'A reservation was already made from this quote', meaning: 'A reservation was already made from this quote with another Idempotency-Key: ask for a new quote.' },
   hold_expired: { status: 409, title: 'The reservation no longer holds its dates', meaning: "The reservation's hold ended before the card came; nothing was charged or sent. Start again with a new quote." },
   stay_not_allowed: { status: 422, title: "The stay does not meet the property's terms", meaning: "The stay breaks the property's terms (minimum nights, guests, closed to arrival); `detail` tells which." },
-  payload_too_large: { status: 413, title: 'The body is too large', meaning: 'The body is larger than the service accepts.' },
+  payload_too_large: { status: 413, title: 'The body is too large', meaning: 'The body is larger than the 32 KiB the service accepts.' },
   unsupported_media_type: { status: 415, title: 'Unsupported content type', meaning: 'The body is not application/json (forms are accepted only on the 3-D Secure returns).' },
   idempotency_conflict: { status: 422, title: 'The Idempotency-Key was used with another body', meaning: 'The Idempotency-Key was used before with another body: make a new key per attempt.' },
   card_declined: { status: 402, title: 'The card was declined', meaning: 'The issuer declined the card (or 3-D Secure failed): ask for another card.' },

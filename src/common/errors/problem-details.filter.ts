@@ -16,7 +16,7 @@ interface Translated {
 
 // Fastify's own request errors, answered with fixed texts: its messages may quote the body.
 const FASTIFY_ERRORS: Record<string, { code: ErrorCode; detail: string }> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', detail: 'The request body is larger than the service accepts.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', detail: 'The request body is larger than the 32 KiB the service accepts.' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported_media_type', detail: 'Send the body as application/json.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'validation_failed', detail: 'The Content-Length header does not match the body.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'malformed_json', detail: 'The body is empty but Content-Type says JSON.' },
@@ -27,7 +27,7 @@ const FASTIFY_ERRORS: Record<string, { code: ErrorCode; detail: string }> = {
 const STATUS_DETAILS: Record<number, string> = {
   400: 'The body could not be read as JSON.',
   404: 'No route has this path.',
-  413: 'The request body is larger than the service accepts.',
+  413: 'The request body is larger than the 32 KiB the service accepts.',
   415: 'Send the body as application/json.',
 };
 
