@@ -329,7 +329,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "unauthorized" | "not_found" | "session_not_found" | "reservation_not_found" | "listing_not_found" | "method_not_allowed" | "idempotency_in_progress" | "invalid_state" | "already_paid" | "quote_not_found" | "dates_unavailable" | "quote_used" | "hold_expired" | "stay_not_allowed" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "card_declined" | "rate_limited" | "internal_error" | "payment_account_unavailable" | "upstream_error" | "upstream_forbidden" | "upstream_unavailable" | "token_budget_exhausted" | "store_unavailable" | "outcome_pending" | "not_ready" | "shutting_down";
+            code: "validation_failed" | "malformed_json" | "unauthorized" | "not_found" | "session_not_found" | "reservation_not_found" | "listing_not_found" | "method_not_allowed" | "idempotency_in_progress" | "invalid_state" | "already_paid" | "quote_not_found" | "dates_unavailable" | "booking_refused" | "quote_used" | "hold_expired" | "stay_not_allowed" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "card_declined" | "rate_limited" | "internal_error" | "payment_account_unavailable" | "upstream_error" | "upstream_forbidden" | "upstream_unavailable" | "token_budget_exhausted" | "store_unavailable" | "outcome_pending" | "not_ready" | "shutting_down";
             errors?: components["schemas"]["FieldErrorDto"][];
             /** @example 6f1c2a9e-1d7b-4c55-9d0e-2b1f3f7a9c10 */
             requestId: string;
@@ -709,9 +709,19 @@ export interface components {
              * @example LATE_CHECKOUT
              * @enum {string}
              */
-            secondIdentifier?: "ADDITIONAL_BED" | "AIR_CONDITIONING" | "EARLY_CHECK_IN" | "LATE_CHECK_IN" | "BABY_BED" | "CLEANING" | "CLUB_CARD" | "CONCIERGE" | "EARLY_CHECKOUT" | "LATE_CHECKOUT" | "DEPOSIT" | "ELECTRICITY" | "FOOD" | "HEATING" | "INTERNET" | "LAUNDRY" | "LINENS" | "TOWELS" | "MANAGEMENT" | "OIL" | "PARKING" | "PET" | "POOL" | "POOL_HEATING" | "RESORT" | "SERVICE" | "TOILETRIES" | "TOUR" | "TRANSPORTATION" | "CAR_RENTAL" | "WATER" | "WOOD" | "TRANSFER" | "HOUSEKEEPING" | "INSURANCE" | "COMMUNITY" | "CREDIT_CARD_PROCESSING_FEE" | "DAMAGE_WAIVER" | "VIP_SERVICES" | "PAYMENT_FEE" | "ADDITIONAL_CHARGE" | "MISCELLANEOUS" | "SHIPPING" | "VALET" | "ACTIVITIES" | "FLIGHTS" | "GIFT_BASKET" | "SPA" | "CHEF" | "MEET_AND_GREET" | "DOCK_FEE" | "UTILITY_FEE" | "HOT_TUB" | "BOOKING_FEE" | "BREAKFAST" | "BEVERAGE" | "MEAL" | "WELLNESS" | "MINIBAR" | "BUSINESS_CENTER" | "WIFI" | "GUEST_SERVICE";
+            secondIdentifier?: "ADDITIONAL_BED" | "AIR_CONDITIONING" | "EARLY_CHECK_IN" | "LATE_CHECK_IN" | "BABY_BED" | "CLEANING" | "CLUB_CARD" | "CONCIERGE" | "EARLY_CHECKOUT" | "LATE_CHECKOUT" | "DEPOSIT" | "ELECTRICITY" | "FOOD" | "HEATING" | "INTERNET" | "LAUNDRY" | "LINENS" | "TOWELS" | "MANAGEMENT" | "OIL" | "PARKING" | "PET" | "POOL" | "POOL_HEATING" | "RESORT" | "SERVICE" | "TOILETRIES" | "TOUR" | "TRANSPORTATION" | "CAR_RENTAL" | "WATER" | "WOOD" | "TRANSFER" | "HOUSEKEEPING" | "INSURANCE" | "COMMUNITY" | "CREDIT_CARD_PROCESSING_FEE" | "DAMAGE_WAIVER" | "VIP_SERVICES" | "PAYMENT_FEE" | "ADDITIONAL_CHARGE" | "MISCELLANEOUS" | "SHIPPING" | "VALET" | "ACTIVITIES" | "FLIGHTS" | "GIFT_BASKET" | "SPA" | "CHEF" | "MEET_AND_GREET" | "DOCK_FEE" | "UTILITY_FEE" | "HOT_TUB" | "BOOKING_FEE" | "BREAKFAST" | "BEVERAGE" | "MEAL" | "WELLNESS" | "MINIBAR" | "BUSINESS_CENTER" | "WIFI" | "GUEST_SERVICE" | "DIRECT_SERVICE" | "GUESTY_BASIC_TRAVEL_COVERAGE" | "GUESTY_EXTENDED_TRAVEL_COVERAGE" | "GUESTY_SHIELD" | "PROPERTY_INSURANCE" | "TOTAL_PAYOUT_BASED";
             /** @description accounting customers only; refused when the service uses the deprecated endpoint (INVOICE_ITEMS_ENDPOINT=deprecated) */
             realizationDates?: components["schemas"]["RealizationDateDto"][];
+            /**
+             * @description a guest's extra (the platform's upsell fee, changelog of 2026-04-27); left out on the deprecated endpoint, which cannot say it
+             * @example true
+             */
+            isUpsellFee?: boolean;
+            /**
+             * @description which stay of the reservation the item belongs to (changelog of 2026-04-27); left out on the deprecated endpoint
+             * @example 0
+             */
+            stayIndex?: number;
         };
         InvoiceItemResponse: {
             /** @description the upstream's id of the item, when its answer carried one */
@@ -2159,7 +2169,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `not_found`: No route matches this method and path (admin routes too while ADMIN_API_KEY is unset).
+             * @description `not_found`: No route has this path (admin routes too while ADMIN_API_KEY is unset).
              *
              *     `reservation_not_found`: No reservation has this id, or the email is not its guest's (the same answer, so ids cannot be probed).
              */
@@ -2394,7 +2404,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `not_found`: No route matches this method and path (admin routes too while ADMIN_API_KEY is unset).
+             * @description `not_found`: No route has this path (admin routes too while ADMIN_API_KEY is unset).
              *
              *     `reservation_not_found`: No reservation has this id, or the email is not its guest's (the same answer, so ids cannot be probed).
              */
