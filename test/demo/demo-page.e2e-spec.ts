@@ -202,6 +202,7 @@ describe('the demo checkout page in a real browser', () => {
       expect(await page.locator('#final-status').getAttribute('class')).toContain('failed');
       expect(await page.locator('#confirmation').getAttribute('class')).toContain('quiet');
       expect(await page.locator('#step-done').innerText()).not.toMatch(/Booking confirmed — confirmation code/);
+      expect((await page.locator('#final-message').innerText()).match(/another card/gi) ?? []).toHaveLength(1);
       await expectTidyLayout(viewport.width);
       await keepScreenshot(`demo-confirmed-payment-needed-${viewport.width}`);
     });

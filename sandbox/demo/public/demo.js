@@ -425,7 +425,8 @@ function renderStatus(status) {
   const currency = status.currency || session.currency;
   state.status = status;
   renderLead();
-  $('final-message').textContent = status.state === 'failed' ? `${status.diagnosis.message} Use another card below, or contact us.` : status.diagnosis.message;
+  // The message already says what to do (another card); the button below offers it.
+  $('final-message').textContent = status.diagnosis.message;
   const authenticate = status.state === 'requires_authentication' && status.nextAction;
   $('authenticate').hidden = !authenticate;
   if (!authenticate) $('authenticate-note').textContent = '';
