@@ -66,7 +66,7 @@ export interface paths {
         put?: never;
         /**
          * Start paying for a reservation ({reservationId, email}), or book a quote first ({quoteId, ratePlanId?, guest})
-         * @description With `reservationId` and `email`: amount and currency come from the reservation. With `quoteId` and `guest` (and an `Idempotency-Key`): the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` (a `quoteId` that is not of the form of a quote id at all is 400 `validation_failed` on `quoteId`); its dates taken meanwhile: 409 `dates_unavailable`.
+         * @description With `reservationId` and `email`: amount and currency come from the reservation. With `quoteId` and `guest` (and an `Idempotency-Key`): the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` (a `quoteId` that is not of the form of a quote id at all is 400 `validation_failed` on `quoteId`); its dates taken meanwhile: 409 `dates_unavailable`; a stay longer than BOOKING_MAX_NIGHTS: 422 `stay_not_allowed` (it is still quoted); more unpaid holds than BOOKING_HOLDS_PER_IP from the address or BOOKING_UNPAID_HOLDS_PER_LISTING on the listing: 429 `rate_limited`, before anything is sent to the platform.
          */
         post: operations["SessionsController_create"];
         delete?: never;
@@ -214,7 +214,7 @@ export interface paths {
         };
         /**
          * A listing's days: availability, price, minimum nights, check-in and check-out allowed
-         * @description `from` and `to` included, at most 366 days. Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS).
+         * @description `from` and `to` included, at most 366 days; `from` at most a day in the past (400 otherwise), past days answered unavailable. Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS).
          */
         get: operations["CalendarController_get"];
         put?: never;
