@@ -27,6 +27,11 @@ class PaymentStatusLike {
   onCardAttached(): Promise<void> {
     return Promise.resolve();
   }
+
+  @OnProductEvent('balance.changed')
+  onBalanceChanged(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 async function started(consumers: (typeof CalendarLike | typeof PaymentStatusLike)[]) {
@@ -45,9 +50,9 @@ describe('ProductEventBus', () => {
 
   it('refuses to start when an event the product needs has no consumer, naming it', async () => {
     const module = await started([CalendarLike]);
-    expect(() => module.get(ProductEventBus).assertConsumed()).toThrow('no room consumes the product event(s) card.attached:');
+    expect(() => module.get(ProductEventBus).assertConsumed()).toThrow('no room consumes the product event(s) card.attached, balance.changed:');
     const bare = await started([]);
-    expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow('no room consumes the product event(s) reservation.changed, card.attached:');
+    expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow('no room consumes the product event(s) reservation.changed, card.attached, balance.changed:');
   });
 
   it('never fails the publisher when a consumer fails', async () => {
