@@ -41,6 +41,9 @@ describe('the demo checkout page in a real browser', () => {
         PAYMENT_STATUS_REFRESH_SECONDS: '1',
         CHECKOUT_IP_RATE_LIMIT: '10000/m',
         CHECKOUT_IP_READ_LIMIT: '10000/m',
+        // Every booking of this file comes from one address and some stay unpaid (failed charges).
+        BOOKING_HOLDS_PER_IP: '100000/h',
+        BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
         UPSTREAM_ANONYMOUS_SHARE: '100',
       }),
     );
