@@ -214,7 +214,7 @@ export interface paths {
         };
         /**
          * A listing's days: availability, price, minimum nights, check-in and check-out allowed
-         * @description `from` and `to` included, at most 366 days; `from` at most a day in the past (400 otherwise), past days answered unavailable. Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS).
+         * @description `from` and `to` included, at most 366 days; `from` at most a day in the past (400 otherwise), past days answered unavailable. Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS); public and cacheable by a browser or CDN (ETag, If-None-Match → 304).
          */
         get: operations["CalendarController_get"];
         put?: never;
@@ -1608,6 +1608,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the ETag of an answer kept earlier: 304 with no body while it is still the answer */
+                "If-None-Match"?: string;
                 /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
                 "X-Request-Id"?: string;
             };
@@ -1626,6 +1628,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ListingSummary"];
                 };
+            };
+            /** @description Not modified: the answer named by If-None-Match is still the answer. 200 and 304 carry a strong ETag and Cache-Control: public, max-age, stale-while-revalidate (bounded by the summary cache, 5 minutes). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `listing_not_found`: No listing has this id. */
             404: {
@@ -1850,6 +1859,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the ETag of an answer kept earlier: 304 with no body while it is still the answer */
+                "If-None-Match"?: string;
                 /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
                 "X-Request-Id"?: string;
             };
@@ -1866,6 +1877,13 @@ export interface operations {
                     "application/json": components["schemas"]["ExtrasCatalogueView"];
                 };
             };
+            /** @description Not modified: the answer named by If-None-Match is still the answer. 200 and 304 carry a strong ETag and Cache-Control: public, max-age, stale-while-revalidate (bounded by 5 minutes, as the catalogue changes only with the configuration). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     CalendarController_get: {
@@ -1877,6 +1895,8 @@ export interface operations {
                 from: string;
             };
             header?: {
+                /** @description the ETag of an answer kept earlier: 304 with no body while it is still the answer */
+                "If-None-Match"?: string;
                 /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
                 "X-Request-Id"?: string;
             };
@@ -1895,6 +1915,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["CalendarResponse"];
                 };
+            };
+            /** @description Not modified: the answer named by If-None-Match is still the answer. 200 and 304 carry a strong ETag and Cache-Control: public, max-age, stale-while-revalidate (bounded by CALENDAR_CACHE_SECONDS). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `validation_failed`: A field is missing or wrong; `errors` names each field. Fix the input and send again (nothing was sent upstream). */
             400: {
