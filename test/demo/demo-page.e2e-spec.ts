@@ -15,7 +15,6 @@ const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 const DAY_MS = 24 * 3600 * 1000;
-const AUTH_AT_CHARGE = '4000002760003184';
 
 const isoDay = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
 
@@ -122,7 +121,9 @@ describe('the demo checkout page in a real browser', () => {
     await pickStay(fromDay, nights);
     await page.click('#to-guest');
     await page.click('#book');
-    await page.locator('#step-card').waitFor();
+    // The card step, or the problem the page shows instead (said in the failure).
+    await page.locator('#step-card:not([hidden]), #book-error:not(:empty)').first().waitFor();
+    expect(await page.locator('#book-error').innerText()).toBe('');
     await page.fill('#number', card);
     await page.click('#pay');
   }
@@ -182,35 +183,6 @@ describe('the demo checkout page in a real browser', () => {
     });
   }
 
-  it('writes a price of £262.50 as it is, with its currency', async () => {
-    await open(PHONE);
-    await page.selectOption('#listing', 'lst-mountain');
-    // Friday and Saturday nights cost 1.25 × £210 there.
-    const weekend = page.locator('#calendar .day:not(.taken)', { has: page.locator('small', { hasText: '£262.50' }) }).first();
-    await weekend.waitFor();
-    expect(await page.locator('#calendar').innerText()).not.toMatch(/\b263\b/);
-    await expectTidyLayout(PHONE.width);
-  });
-
-  for (const viewport of [PHONE, DESKTOP]) {
-    it(`leads with "Booking confirmed — payment needed" when the confirmed booking's charge fails, at ${viewport.width} px`, async () => {
-      await open(viewport);
-      await bookAndPay(viewport === PHONE ? 11 : 20, 2, CARDS.processorError);
-      await status('Booking confirmed — payment needed');
-      await page.locator('#confirmation', { hasText: /Confirmation code \S+\. Payment failed\./ }).waitFor();
-      // What the guest must act on comes first, then the code, then the replacement card.
-      expect(await topOf('#final-status')).toBeLessThan(await topOf('#confirmation'));
-      expect(await page.locator('#retry').isVisible()).toBe(true);
-      expect(await topOf('#confirmation')).toBeLessThan(await topOf('#retry'));
-      expect(await page.locator('#final-status').getAttribute('class')).toContain('failed');
-      expect(await page.locator('#confirmation').getAttribute('class')).toContain('quiet');
-      expect(await page.locator('#step-done').innerText()).not.toMatch(/Booking confirmed — confirmation code/);
-      expect((await page.locator('#final-message').innerText()).match(/another card/gi) ?? []).toHaveLength(1);
-      await expectTidyLayout(viewport.width);
-      await keepScreenshot(`demo-confirmed-payment-needed-${viewport.width}`);
-    });
-  }
-
   it('shows a failed charge as a failure, offers no extras, and takes another card for the same booking', async () => {
     await open(PHONE);
     await bookAndPay(23, 2, CARDS.processorError);
@@ -229,27 +201,6 @@ describe('the demo checkout page in a real browser', () => {
     await status('Paid');
     await page.locator('#confirmation', { hasText: 'confirmation code' }).waitFor();
   });
-
-  for (const viewport of [PHONE, DESKTOP]) {
-    it(`opens the bank's page for a charge in a new tab while the site's page keeps polling, then shows it paid, at ${viewport.width} px`, async () => {
-      await open(viewport);
-      await bookAndPay(viewport === PHONE ? 14 : 26, 2, AUTH_AT_CHARGE);
-      await status('confirm the payment with your bank');
-      expect(await page.locator('#extras').isHidden()).toBe(true);
-      const siteUrl = page.url();
-      const [issuer] = await Promise.all([page.waitForEvent('popup'), page.click('#authenticate')]);
-      await page.locator('#authenticate-note', { hasText: 'opened in a new tab' }).waitFor();
-      await issuer.getByRole('button', { name: 'Authenticate' }).click();
-      await issuer.locator('#result', { hasText: 'Payment authenticated' }).waitFor();
-      // The site's page never left; it learns the outcome by itself.
-      await status('Paid');
-      expect(page.url()).toBe(siteUrl);
-      expect(siteUrl).toMatch(/\/demo\?session=cs_[^&]+&status=succeeded$/);
-      expect(await page.locator('#authenticate').isHidden()).toBe(true);
-      await issuer.close();
-      await keepScreenshot(`demo-charge-authenticated-${viewport.width}`);
-    });
-  }
 
   it('goes through the 3-D Secure page and back, only to the service and the issuer', async () => {
     await open(DESKTOP);
