@@ -1,22 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { Browser, Page } from 'playwright-core';
-import { startSandboxMode } from '../../sandbox/sandbox-mode';
-import { RunningSandbox } from '../../sandbox/types';
-import { launchChromium } from '../utils/browser';
 import { CARDS } from '../utils/checkout-client';
-import { freePort } from '../utils/redis-server';
-import { ROOT } from '../utils/service-process';
-import { startTestApp, TestApp } from '../utils/test-app';
-import { testConfig } from '../utils/test-config';
+import { PHONE, DESKTOP, useDemoBrowser } from './demo-browser';
 
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
-const DAY_MS = 24 * 3600 * 1000;
 const AUTH_AT_CHARGE = '4000002760003184';
-
-const isoDay = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
 
 /**
  * The money states of the demo page in Debian's Chromium, at a phone's and a desktop's width: what
@@ -24,118 +9,16 @@ const isoDay = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOS
  * A file of its own: its own sandbox, so its bookings and polls have the platform's budget to themselves.
  */
 describe('the demo page tells the guest the truth about the money', () => {
-  let service: TestApp;
-  let sandbox: RunningSandbox;
-  let browser: Browser;
-  let page: Page;
-  let requested: string[];
-  let failed: string[];
-
-  beforeAll(async () => {
-    const port = await freePort();
-    const mode = await startSandboxMode(
-      testConfig({
-        SANDBOX: 'true',
-        PORT: String(port),
-        PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-        PAYMENT_STATUS_REFRESH_SECONDS: '1',
-        CHECKOUT_IP_RATE_LIMIT: '10000/m',
-        CHECKOUT_IP_READ_LIMIT: '10000/m',
-        // Every booking of this file comes from one address and some stay unpaid (failed charges).
-        BOOKING_HOLDS_PER_IP: '100000/h',
-        BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
-        UPSTREAM_ANONYMOUS_SHARE: '100',
-      }),
-    );
-    sandbox = mode.sandbox!;
-    service = await startTestApp({}, { config: mode.config, sandbox });
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await service.close();
-    await sandbox.stop();
-  });
-
-  async function open(viewport: { width: number; height: number }): Promise<void> {
-    page = await browser.newPage({ viewport });
-    page.setDefaultTimeout(15_000);
-    requested = [];
-    failed = [];
-    page.on('request', (req) => requested.push(`${req.isNavigationRequest() ? 'nav' : 'sub'} ${req.url()}`));
-    page.on('response', (res) => {
-      if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`);
-    });
-    await page.goto(`${service.url}/demo`);
-    // The calendar, or the problem the page shows instead of it (said in the failure).
-    await page.locator('#calendar .day, #quote-error:not(:empty)').first().waitFor();
-    expect(await page.locator('#quote-error').innerText()).toBe('');
-  }
-
-  afterEach(() => page?.close());
-
-  const status = (text: string) => page.locator('#final-status', { hasText: text }).waitFor();
-
-  /** The top of an element on the page, to say what a guest reads first. */
-  const topOf = async (selector: string) => (await page.locator(selector).boundingBox())!.y;
-
-  async function keepScreenshot(name: string): Promise<void> {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-  }
-
-  /** Nothing wider than the screen, and the inputs of each visible row side by side, on one line. */
-  async function expectTidyLayout(width: number): Promise<void> {
-    // Measured in the page (a string: the test's own types know no DOM).
-    const layout: { scrollWidth: number; rows: number[][]; inputs: { left: number; right: number }[]; labels: number[] } = await page.evaluate(`(() => {
-      const shown = (element) => element.offsetParent !== null;
-      const rows = [...document.querySelectorAll('.row')].filter(shown);
-      return {
-        scrollWidth: document.documentElement.scrollWidth,
-        rows: rows.map((row) => [...row.querySelectorAll('input, select')].map((input) => Math.round(input.getBoundingClientRect().top))),
-        inputs: [...document.querySelectorAll('input, select, pre')]
-          .filter((element) => shown(element) && element.type !== 'radio')
-          .map((element) => element.getBoundingClientRect())
-          .map((box) => ({ left: box.left, right: box.right })),
-        labels: [...document.querySelectorAll('.field label')].filter(shown).map((label) => label.getBoundingClientRect().height),
-      };
-    })()`);
-    expect(layout.scrollWidth).toBeLessThanOrEqual(width);
-    for (const tops of layout.rows) expect(new Set(tops).size).toBe(1);
-    for (const box of layout.inputs) {
-      expect(box.left).toBeGreaterThanOrEqual(0);
-      expect(box.right).toBeLessThanOrEqual(width);
-    }
-    // One line each: a wrapped label is taller than two thirds of two lines.
-    for (const height of layout.labels) expect(height).toBeLessThan(32);
-  }
-
-  async function pickStay(fromDay: number, nights: number): Promise<void> {
-    await page.click(`[data-date="${isoDay(fromDay)}"]`);
-    await page.click(`[data-date="${isoDay(fromDay + nights)}"]`);
-    await page.click('#get-quote');
-    await page.locator('#rate-plans .plan').first().waitFor();
-  }
-
-  async function bookAndPay(fromDay: number, nights: number, card: string): Promise<void> {
-    await pickStay(fromDay, nights);
-    await page.click('#to-guest');
-    await page.click('#book');
-    // The card step, or the problem the page shows instead (said in the failure).
-    await page.locator('#step-card:not([hidden]), #book-error:not(:empty)').first().waitFor();
-    expect(await page.locator('#book-error').innerText()).toBe('');
-    await page.fill('#number', card);
-    await page.click('#pay');
-  }
+  const demo = useDemoBrowser();
+  const { open, status, topOf, keepScreenshot, expectTidyLayout, bookAndPay } = demo;
 
   it('writes a price of £262.50 as it is, with its currency', async () => {
     await open(PHONE);
-    await page.selectOption('#listing', 'lst-mountain');
+    await demo.page.selectOption('#listing', 'lst-mountain');
     // Friday and Saturday nights cost 1.25 × £210 there.
-    const weekend = page.locator('#calendar .day:not(.taken)', { has: page.locator('small', { hasText: '£262.50' }) }).first();
+    const weekend = demo.page.locator('#calendar .day:not(.taken)', { has: demo.page.locator('small', { hasText: '£262.50' }) }).first();
     await weekend.waitFor();
-    expect(await page.locator('#calendar').innerText()).not.toMatch(/\b263\b/);
+    expect(await demo.page.locator('#calendar').innerText()).not.toMatch(/\b263\b/);
     await expectTidyLayout(PHONE.width);
   });
 
@@ -144,15 +27,15 @@ describe('the demo page tells the guest the truth about the money', () => {
       await open(viewport);
       await bookAndPay(viewport === PHONE ? 11 : 20, 2, CARDS.processorError);
       await status('Booking confirmed — payment needed');
-      await page.locator('#confirmation', { hasText: /Confirmation code \S+\. Payment failed\./ }).waitFor();
+      await demo.page.locator('#confirmation', { hasText: /Confirmation code \S+\. Payment failed\./ }).waitFor();
       // What the guest must act on comes first, then the code, then the replacement card.
       expect(await topOf('#final-status')).toBeLessThan(await topOf('#confirmation'));
-      expect(await page.locator('#retry').isVisible()).toBe(true);
+      expect(await demo.page.locator('#retry').isVisible()).toBe(true);
       expect(await topOf('#confirmation')).toBeLessThan(await topOf('#retry'));
-      expect(await page.locator('#final-status').getAttribute('class')).toContain('failed');
-      expect(await page.locator('#confirmation').getAttribute('class')).toContain('quiet');
-      expect(await page.locator('#step-done').innerText()).not.toMatch(/Booking confirmed — confirmation code/);
-      expect((await page.locator('#final-message').innerText()).match(/another card/gi) ?? []).toHaveLength(1);
+      expect(await demo.page.locator('#final-status').getAttribute('class')).toContain('failed');
+      expect(await demo.page.locator('#confirmation').getAttribute('class')).toContain('quiet');
+      expect(await demo.page.locator('#step-done').innerText()).not.toMatch(/Booking confirmed — confirmation code/);
+      expect((await demo.page.locator('#final-message').innerText()).match(/another card/gi) ?? []).toHaveLength(1);
       await expectTidyLayout(viewport.width);
       await keepScreenshot(`demo-confirmed-payment-needed-${viewport.width}`);
     });
@@ -163,17 +46,17 @@ describe('the demo page tells the guest the truth about the money', () => {
       await open(viewport);
       await bookAndPay(viewport === PHONE ? 14 : 26, 2, AUTH_AT_CHARGE);
       await status('confirm the payment with your bank');
-      expect(await page.locator('#extras').isHidden()).toBe(true);
-      const siteUrl = page.url();
-      const [issuer] = await Promise.all([page.waitForEvent('popup'), page.click('#authenticate')]);
-      await page.locator('#authenticate-note', { hasText: 'opened in a new tab' }).waitFor();
+      expect(await demo.page.locator('#extras').isHidden()).toBe(true);
+      const siteUrl = demo.page.url();
+      const [issuer] = await Promise.all([demo.page.waitForEvent('popup'), demo.page.click('#authenticate')]);
+      await demo.page.locator('#authenticate-note', { hasText: 'opened in a new tab' }).waitFor();
       await issuer.getByRole('button', { name: 'Authenticate' }).click();
       await issuer.locator('#result', { hasText: 'Payment authenticated' }).waitFor();
       // The site's page never left; it learns the outcome by itself.
       await status('Paid');
-      expect(page.url()).toBe(siteUrl);
+      expect(demo.page.url()).toBe(siteUrl);
       expect(siteUrl).toMatch(/\/demo\?session=cs_[^&]+&status=succeeded$/);
-      expect(await page.locator('#authenticate').isHidden()).toBe(true);
+      expect(await demo.page.locator('#authenticate').isHidden()).toBe(true);
       await issuer.close();
       await keepScreenshot(`demo-charge-authenticated-${viewport.width}`);
     });
