@@ -28,8 +28,10 @@ describe('unpaid holds are bounded per address, per listing and in nights', () =
         CHECKOUT_IP_RATE_LIMIT: '10000/m',
         CHECKOUT_IP_READ_LIMIT: '10000/m',
         UPSTREAM_ANONYMOUS_SHARE: '100',
+        // The bounds here are the holds', not the budget's: a fast machine's burst of bookings must not meet the 15/s window.
+        UPSTREAM_RATE_LIMITS: '1000/s,10000/m,100000/h',
       },
-      sandbox: { paymentVisibilityDelayMs: 0 },
+      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 1000, perMinute: 10_000, perHour: 100_000 } },
     });
   });
 
