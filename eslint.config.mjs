@@ -11,7 +11,10 @@ import tseslint from 'typescript-eslint';
  */
 const room = (name) => `(^|/)${name}/`;
 const forbid = (names, why) => ({ regex: `${names.map((name) => `(${room(name)})`).join('|')}`, message: why });
-const NO_SANDBOX = forbid(['sandbox'], 'the simulator is not part of the product: only sandbox mode loads it, by a dynamic import in main.ts');
+const NO_SANDBOX = forbid(
+  ['sandbox'],
+  'the simulator is not part of the product: only sandbox mode loads it, by a dynamic import in main.ts',
+);
 const ONLY_UPSTREAM_HTTP = [
   { name: 'axios', message: 'only src/upstream speaks HTTP to the platform' },
   { name: '@nestjs/axios', message: 'only src/upstream speaks HTTP to the platform' },
@@ -26,9 +29,15 @@ const FEATURE_ARROWS = {
   webhooks: ['payments'],
   booking: ['checkout'],
 };
-const FLOOR = forbid([...FEATURES, 'journal'], 'the floor (config, common, redis, metrics, health, docs, upstream) never imports a feature or the journal');
+const FLOOR = forbid(
+  [...FEATURES, 'journal'],
+  'the floor (config, common, redis, metrics, health, docs, upstream) never imports a feature or the journal',
+);
 /** The wiring beside main.ts imports every room; a room importing it back would import everything. */
-const NO_APP = { regex: '^(\\.\\./)+(app\\.(factory|module)|http-hooks|main|write-openapi)$', message: "a room never imports the app's wiring (src/*.ts)" };
+const NO_APP = {
+  regex: '^(\\.\\./)+(app\\.(factory|module)|http-hooks|main|write-openapi)$',
+  message: "a room never imports the app's wiring (src/*.ts)",
+};
 const boundaries = (files, patterns, paths = [...ONLY_UPSTREAM_HTTP, ...ONLY_STORE_REDIS]) => ({
   files,
   // One block per room carries all of its rules: a later block setting the rule replaces, never adds to, an earlier one.
@@ -68,18 +77,33 @@ export default tseslint.config(
   boundaries(['src/journal/**/*.ts'], [forbid(FEATURES, 'the journal is below the features: they register reconcilers with it')]),
   // Rule 5: each feature room may import only the rooms its arrows in docs/architecture.md point to.
   ...Object.entries(FEATURE_ARROWS).map(([from, to]) =>
-    boundaries([`src/${from}/**/*.ts`], [forbid(FEATURES.filter((room) => room !== from && !to.includes(room)), `${from}/ imports only ${[...to, 'journal', 'the floor'].join(', ')} (docs/architecture.md)`)]),
+    boundaries(
+      [`src/${from}/**/*.ts`],
+      [
+        forbid(
+          FEATURES.filter((room) => room !== from && !to.includes(room)),
+          `${from}/ imports only ${[...to, 'journal', 'the floor'].join(', ')} (docs/architecture.md)`,
+        ),
+      ],
+    ),
   ),
   {
     // Every upstream write goes through the write journal: only the files that declare a write kind
     // (its send, how to find it on the platform) call the upstream client's write methods.
     files: ['src/**/*.ts'],
-    ignores: ['src/upstream/**', 'src/checkout/card-payments.service.ts', 'src/invoices/invoice-items.service.ts', 'src/booking/bookings.service.ts', '**/*.spec.ts'],
+    ignores: [
+      'src/upstream/**',
+      'src/checkout/card-payments.service.ts',
+      'src/invoices/invoice-items.service.ts',
+      'src/booking/bookings.service.ts',
+      '**/*.spec.ts',
+    ],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
-          selector: 'MemberExpression[property.name=/^(attachPaymentMethod|addInvoiceItem|createGuest|createReservationFromQuote|setReservationStatus)$/]',
+          selector:
+            'MemberExpression[property.name=/^(attachPaymentMethod|addInvoiceItem|createGuest|createReservationFromQuote|setReservationStatus)$/]',
           message: 'an upstream write is sent only by its write kind, through the write journal (docs/write-journal.md)',
         },
       ],

@@ -19,7 +19,11 @@ module.exports = {
   // order; until that cross-file leak is found, no file inherits another's process.
   workerIdleMemoryLimit: '1MB',
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/sandbox/**/*.spec.ts', '<rootDir>/chaos/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/sandbox/**/*.spec.ts', '<rootDir>/chaos/**/*.spec.ts'],
+    },
     { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
 };

@@ -23,7 +23,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function anonymousFlood(options: { instances: number; seconds: number }): Promise<void> {
   const world = await startBenchWorld(options.instances, {
-    env: { TRUST_PROXY: '1', UPSTREAM_ANONYMOUS_SHARE: String(ANONYMOUS_SHARE), CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h', BOOKING_UNPAID_HOLDS_PER_LISTING: '1000' },
+    env: {
+      TRUST_PROXY: '1',
+      UPSTREAM_ANONYMOUS_SHARE: String(ANONYMOUS_SHARE),
+      CHECKOUT_IP_RATE_LIMIT: '100000/m',
+      CHECKOUT_CARD_ATTEMPTS: '1000/h',
+      BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
+    },
   });
   try {
     const { control } = world.sandbox;
@@ -36,7 +42,9 @@ export async function anonymousFlood(options: { instances: number; seconds: numb
       reads.started += 1;
       client += 1;
       const forwarded = `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client & 255}`;
-      const answer = await fetch(`${url(i)}/checkout/listings/lst-anon-${randomUUID().slice(0, 8)}`, { headers: { 'X-Forwarded-For': forwarded } });
+      const answer = await fetch(`${url(i)}/checkout/listings/lst-anon-${randomUUID().slice(0, 8)}`, {
+        headers: { 'X-Forwarded-For': forwarded },
+      });
       await answer.arrayBuffer();
       if (answer.status === 404) reads.served += 1;
       else reads.refused += 1;
@@ -48,12 +56,20 @@ export async function anonymousFlood(options: { instances: number; seconds: numb
       client += 1;
       const forwarded = { 'X-Forwarded-For': `10.${(client >> 16) & 255}.${(client >> 8) & 255}.${client & 255}` };
       const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-      const quote = await post(`${url(i)}/checkout/quotes`, { listingId: 'lst-seaside', checkIn: day(30 + 3 * i), checkOut: day(32 + 3 * i), guestsCount: 2 }, forwarded);
+      const quote = await post(
+        `${url(i)}/checkout/quotes`,
+        { listingId: 'lst-seaside', checkIn: day(30 + 3 * i), checkOut: day(32 + 3 * i), guestsCount: 2 },
+        forwarded,
+      );
       const quoted = (await quote.json()) as { id?: string; code?: string };
       const refused = (why: string) => void (bookings.refused[why] = (bookings.refused[why] ?? 0) + 1);
       if (!quoted.id) return refused(`quote ${quote.status} ${quoted.code ?? ''}`.trim());
       const guest = { firstName: 'Flood', lastName: 'Guest', email: `flood-${randomUUID().slice(0, 8)}@example.com` };
-      const booked = await post(`${url(i)}/checkout/sessions`, { quoteId: quoted.id, guest }, { ...forwarded, 'Idempotency-Key': randomUUID() });
+      const booked = await post(
+        `${url(i)}/checkout/sessions`,
+        { quoteId: quoted.id, guest },
+        { ...forwarded, 'Idempotency-Key': randomUUID() },
+      );
       const answer = (await booked.json()) as { id?: string; code?: string };
       if (answer.id) bookings.made += 1;
       else refused(`booking ${booked.status} ${answer.code ?? ''}`.trim());
@@ -92,7 +108,9 @@ export async function anonymousFlood(options: { instances: number; seconds: numb
     // A booking's quote, guest and reservation creates are anonymous traffic, like the reads (docs/product-spec.md §7).
     const ANONYMOUS_ROUTES = ['listing', 'createQuote', 'guests', 'reservationFromQuote', 'calendar'];
     const anonymous = during.filter((entry) => ANONYMOUS_ROUTES.includes(entry.route)).map((entry) => entry.time);
-    const checkoutCalls = during.filter((entry) => ![...ANONYMOUS_ROUTES, 'token', 'tokenize', 'issuerPage', 'issuerAction'].includes(entry.route)).length;
+    const checkoutCalls = during.filter(
+      (entry) => ![...ANONYMOUS_ROUTES, 'token', 'tokenize', 'issuerPage', 'issuerAction'].includes(entry.route),
+    ).length;
     const minutes: string[] = [];
     for (let from = anonymous.length ? Math.min(...anonymous) : 0; anonymous.some((time) => time >= from); from += 60_000) {
       const used = anonymous.filter((time) => time >= from && time < from + 60_000).length;
@@ -117,19 +135,39 @@ export async function anonymousFlood(options: { instances: number; seconds: numb
       }
       await Promise.allSettled(answers);
     }
-    const pollReads = control.requestLog.slice(pollStart).filter((entry) => entry.route === 'reservation' || entry.route === 'listPaymentMethods').length;
+    const pollReads = control.requestLog
+      .slice(pollStart)
+      .filter((entry) => entry.route === 'reservation' || entry.route === 'listPaymentMethods').length;
 
     const rows: [string, string][] = [
       ['duration, instances', `${options.seconds} s, ${options.instances}`],
-      ['anonymous demand', `${readsPerSecond} reads/s of random listing ids (10× the ${BUDGET_PER_MINUTE}/min budget), each from its own address`],
-      ['checkouts completed (goal: all)', `${checkouts.completed} of ${checkouts.started}${Object.keys(checkouts.failures).length ? `; not completed: ${JSON.stringify(checkouts.failures)}` : ''}`],
-      ['checkout upstream calls (Open API, not anonymous)', `${checkoutCalls} in all, ${(checkoutCalls / Math.max(1, checkouts.completed)).toFixed(1)} per completed checkout`],
+      [
+        'anonymous demand',
+        `${readsPerSecond} reads/s of random listing ids (10× the ${BUDGET_PER_MINUTE}/min budget), each from its own address`,
+      ],
+      [
+        'checkouts completed (goal: all)',
+        `${checkouts.completed} of ${checkouts.started}${Object.keys(checkouts.failures).length ? `; not completed: ${JSON.stringify(checkouts.failures)}` : ''}`,
+      ],
+      [
+        'checkout upstream calls (Open API, not anonymous)',
+        `${checkoutCalls} in all, ${(checkoutCalls / Math.max(1, checkouts.completed)).toFixed(1)} per completed checkout`,
+      ],
       ['upstream 429s (goal: 0)', String(control.counters.rateLimited - rateLimitedBefore)],
       [`anonymous share used per minute (goal: ≤ ${ANONYMOUS_SHARE} %)`, minutes.join(', ') || 'none'],
-      ['anonymous calls in the busiest 60 s / 1 s', `${busiestWindow(anonymous, 60_000)} of ${BUDGET_PER_MINUTE} / ${busiestWindow(anonymous, 1000)} of 15`],
+      [
+        'anonymous calls in the busiest 60 s / 1 s',
+        `${busiestWindow(anonymous, 60_000)} of ${BUDGET_PER_MINUTE} / ${busiestWindow(anonymous, 1000)} of 15`,
+      ],
       ['anonymous reads answered / refused', `${reads.served} / ${reads.refused} of ${reads.started}`],
-      ['anonymous bookings (quote + booking, 1/s, each from its own address) made / not', `${bookings.made} / ${bookings.started - bookings.made}${Object.keys(bookings.refused).length ? ` (${JSON.stringify(bookings.refused)})` : ''}`],
-      ['payment-status upstream reads per 100 polls (goal: ≤ 2)', polled ? `${pollReads} (${polls.answered} answered 200, ${polls.other} other)` : 'no paid session to poll'],
+      [
+        'anonymous bookings (quote + booking, 1/s, each from its own address) made / not',
+        `${bookings.made} / ${bookings.started - bookings.made}${Object.keys(bookings.refused).length ? ` (${JSON.stringify(bookings.refused)})` : ''}`,
+      ],
+      [
+        'payment-status upstream reads per 100 polls (goal: ≤ 2)',
+        polled ? `${pollReads} (${polls.answered} answered 200, ${polls.other} other)` : 'no paid session to poll',
+      ],
     ];
     printTable('6. anonymous flood at 10× the budget and a booking a second beside one checkout a second (limits 15/s, 120/min)', rows);
   } finally {

@@ -20,7 +20,10 @@ export interface BenchWorld {
 const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() });
 
 /** The sandbox with a fixed latency, and N service instances on one Redis under a fresh prefix. */
-export async function startBenchWorld(instances: number, options: { env?: Record<string, string>; sandbox?: SandboxOptions } = {}): Promise<BenchWorld> {
+export async function startBenchWorld(
+  instances: number,
+  options: { env?: Record<string, string>; sandbox?: SandboxOptions } = {},
+): Promise<BenchWorld> {
   const sandbox = await startSandbox({ latencyMs: 20, ...options.sandbox });
   const redisUrl = benchRedisUrl();
   const prefix = benchKeyPrefix();

@@ -31,7 +31,8 @@ async function main(): Promise<void> {
   if (runs(3)) await checkouts({ instances, concurrency: number('--checkouts', 50), rounds: number('--rounds', 10) });
   if (runs(4) || runs(5)) await processFigures({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
   if (runs(6)) await anonymousFlood({ instances, seconds: number('--flood-seconds', 60) });
-  if (runs(7)) await bookings({ bookings: number('--bookings', 10), seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
+  if (runs(7))
+    await bookings({ bookings: number('--bookings', 10), seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
   if (runs(8)) await tracingCost({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
 }
 

@@ -31,10 +31,22 @@ async function book(url: string, index: number): Promise<void> {
   const checkIn = day(40 + 3 * index);
   const checkOut = day(42 + 3 * index);
   await answer(await fetch(`${url}/checkout/listings/${LISTING}/calendar?from=${checkIn}&to=${day(42 + 3 * index + 28)}`), 200, 'calendar');
-  const quote = await answer<{ id: string }>(await fetch(`${url}/checkout/quotes`, post({ listingId: LISTING, checkIn, checkOut, guestsCount: 2 })), 201, 'quote');
+  const quote = await answer<{ id: string }>(
+    await fetch(`${url}/checkout/quotes`, post({ listingId: LISTING, checkIn, checkOut, guestsCount: 2 })),
+    201,
+    'quote',
+  );
   const guest = { firstName: 'Bench', lastName: 'Guest', email: `bench-${randomUUID().slice(0, 8)}@example.com` };
-  const session = await answer<{ id: string }>(await fetch(`${url}/checkout/sessions`, post({ quoteId: quote.id, guest }, { 'Idempotency-Key': randomUUID() })), 201, 'booking session');
-  const paid = await answer<{ status: string }>(await fetch(`${url}/checkout/sessions/${session.id}/payment-method`, post(CARD, { 'Idempotency-Key': randomUUID() })), 200, 'card');
+  const session = await answer<{ id: string }>(
+    await fetch(`${url}/checkout/sessions`, post({ quoteId: quote.id, guest }, { 'Idempotency-Key': randomUUID() })),
+    201,
+    'booking session',
+  );
+  const paid = await answer<{ status: string }>(
+    await fetch(`${url}/checkout/sessions/${session.id}/payment-method`, post(CARD, { 'Idempotency-Key': randomUUID() })),
+    200,
+    'card',
+  );
   if (paid.status !== 'succeeded') throw new Error(`bench booking: the card ended ${paid.status}`);
   // The confirm runs after the attach was answered (spaced at the platform): the session shows it when it lands.
   const deadline = Date.now() + 30_000;
@@ -72,7 +84,11 @@ export async function bookings(options: { bookings: number; seconds: number; rou
     });
     const url = service.url;
     // Warm: the token minted, the listing's provider and every calendar month the bookings read cached, the code paths compiled.
-    await answer(await fetch(`${url}/checkout/listings/${LISTING}/calendar?from=${day(40)}&to=${day(42 + 3 * options.bookings + 28)}`), 200, 'calendar');
+    await answer(
+      await fetch(`${url}/checkout/listings/${LISTING}/calendar?from=${day(40)}&to=${day(42 + 3 * options.bookings + 28)}`),
+      200,
+      'calendar',
+    );
     await book(url, 0);
     const before = await sandbox.openApiCalls();
     const started = performance.now();
@@ -82,19 +98,35 @@ export async function bookings(options: { bookings: number; seconds: number; rou
 
     const calendarUrl = `${url}/checkout/listings/${LISTING}/calendar?from=${day(200)}&to=${day(230)}`;
     const body = await (await fetch(calendarUrl)).text();
-    bare = spawn(process.execPath, ['-e', `require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end(${JSON.stringify(body)})}).listen(${barePort},'127.0.0.1')`], { stdio: 'ignore' });
+    bare = spawn(
+      process.execPath,
+      [
+        '-e',
+        `require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end(${JSON.stringify(body)})}).listen(${barePort},'127.0.0.1')`,
+      ],
+      { stdio: 'ignore' },
+    );
     const bareUrl = `http://127.0.0.1:${barePort}/`;
     await waitForOk(bareUrl, 5_000);
     const { service: cached, bare: baseline } = await alternatingLoads(calendarUrl, bareUrl, options);
     const serviceRate = median(cached.map((load) => load.requestsPerSecond));
     const bareRate = median(baseline.map((load) => load.requestsPerSecond));
-    printTable(`7. booking: calendar → quote → booking session → card → confirmed (${options.bookings} bookings, warm caches; one instance, sandbox latency 20 ms)`, [
-      ['Open API calls per complete booking (goal ≤ 6)', perBooking.toFixed(2)],
-      ['wall time per booking, confirmation included (ms)', bookingMs.toFixed(0)],
-      [`cached calendar (31 days, ${body.length} bytes) requests/s, p99`, `${serviceRate.toFixed(0)}, ${median(cached.map((load) => load.p99))} ms`],
-      ['bare node:http, same JSON, requests/s, p99', `${bareRate.toFixed(0)}, ${median(baseline.map((load) => load.p99))} ms`],
-      [`service / bare (median of ${options.rounds} alternating ${options.seconds} s runs; goal ≥ 50 %)`, `${((100 * serviceRate) / bareRate).toFixed(0)} %`],
-    ]);
+    printTable(
+      `7. booking: calendar → quote → booking session → card → confirmed (${options.bookings} bookings, warm caches; one instance, sandbox latency 20 ms)`,
+      [
+        ['Open API calls per complete booking (goal ≤ 6)', perBooking.toFixed(2)],
+        ['wall time per booking, confirmation included (ms)', bookingMs.toFixed(0)],
+        [
+          `cached calendar (31 days, ${body.length} bytes) requests/s, p99`,
+          `${serviceRate.toFixed(0)}, ${median(cached.map((load) => load.p99))} ms`,
+        ],
+        ['bare node:http, same JSON, requests/s, p99', `${bareRate.toFixed(0)}, ${median(baseline.map((load) => load.p99))} ms`],
+        [
+          `service / bare (median of ${options.rounds} alternating ${options.seconds} s runs; goal ≥ 50 %)`,
+          `${((100 * serviceRate) / bareRate).toFixed(0)} %`,
+        ],
+      ],
+    );
   } finally {
     bare?.kill('SIGTERM');
     await service?.stop();

@@ -35,7 +35,8 @@ export async function checkouts(options: { instances: number; concurrency: numbe
     ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
     NODE_ENV: 'development',
     UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h',
-    CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m',
+    CHECKOUT_IP_RATE_LIMIT: '100000/m',
+    CHECKOUT_IP_READ_LIMIT: '100000/m',
     CHECKOUT_CARD_ATTEMPTS: '1000/h',
   };
   const instances: ServiceProcess[] = [];
@@ -72,7 +73,8 @@ export async function checkouts(options: { instances: number; concurrency: numbe
       const started = performance.now();
       const cpuBefore = instancesCpuMs();
       const reservations = await Promise.all(Array.from({ length: options.concurrency }, () => reservation(sandbox)));
-      const roundTrips = async () => (await Promise.all(instances.map((instance) => redisRoundTrips(instance.url)))).reduce((a, b) => a + b, 0);
+      const roundTrips = async () =>
+        (await Promise.all(instances.map((instance) => redisRoundTrips(instance.url)))).reduce((a, b) => a + b, 0);
       const roundTripsBefore = await roundTrips();
       service.push(...(await Promise.all(reservations.map((one, index) => throughService(one, index)))));
       redisCalls += (await roundTrips()) - roundTripsBefore;
@@ -133,14 +135,22 @@ async function straightToUpstream(sandbox: SandboxProcess): Promise<Checkout> {
   const tokenAnswer = await fetch(`${apiUrl}/oauth2/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'open-api', client_id: SANDBOX_CLIENT_ID, client_secret: SANDBOX_CLIENT_SECRET }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      scope: 'open-api',
+      client_id: SANDBOX_CLIENT_ID,
+      client_secret: SANDBOX_CLIENT_SECRET,
+    }),
   });
   const { access_token: token } = (await tokenAnswer.json()) as { access_token: string };
   const auth = { Authorization: `Bearer ${token}` };
   return async ({ reservationId, guestId }) => {
     const started = performance.now();
     await timed(`${apiUrl}/v1/reservations/${reservationId}`, { headers: auth });
-    const tokenized = await fetch(`${payUrl}/api/tokenize/v2`, json({ ...CARD, paymentProviderId: 'pp-seaside', listingId: 'lst-seaside', threeDS: { amount: 100, currency: 'USD' } }));
+    const tokenized = await fetch(
+      `${payUrl}/api/tokenize/v2`,
+      json({ ...CARD, paymentProviderId: 'pp-seaside', listingId: 'lst-seaside', threeDS: { amount: 100, currency: 'USD' } }),
+    );
     const { _id } = (await tokenized.json()) as { _id: string };
     await timed(`${apiUrl}/v1/guests/${guestId}/payment-methods`, json({ _id, paymentProviderId: 'pp-seaside', reservationId }, auth));
     return performance.now() - started;

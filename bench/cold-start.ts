@@ -25,7 +25,16 @@ export async function coldStart(options: { instances: number; concurrency: numbe
       ['answers 200 / other', `${results.filter((r) => r.status === 200).length} / ${results.filter((r) => r.status !== 200).length}`],
       ['tokens minted', String(counters.tokensMinted)],
       ['upstream calls (Open API)', String(openApi.length)],
-      ['busiest 1 s / 60 s window', `${busiestWindow(openApi.map((e) => e.time), 1000)} / ${busiestWindow(openApi.map((e) => e.time), 60_000)}`],
+      [
+        'busiest 1 s / 60 s window',
+        `${busiestWindow(
+          openApi.map((e) => e.time),
+          1000,
+        )} / ${busiestWindow(
+          openApi.map((e) => e.time),
+          60_000,
+        )}`,
+      ],
       ['429s received', String(counters.rateLimited)],
       ['latency p50 / p99 (ms)', `${percentile(latencies, 50).toFixed(1)} / ${percentile(latencies, 99).toFixed(1)}`],
       ['wall time (ms)', wallMs.toFixed(0)],

@@ -16,7 +16,9 @@ const post = (url: string, body: unknown, headers: Record<string, string> = {}) 
  * received, the busiest windows, the budget used, and how checkouts fared against reads.
  */
 export async function overload(options: { instances: number; seconds: number }): Promise<void> {
-  const world = await startBenchWorld(options.instances, { env: { CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h' } });
+  const world = await startBenchWorld(options.instances, {
+    env: { CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h' },
+  });
   try {
     const { control } = world.sandbox;
     const url = (i: number) => world.instances[i % world.instances.length].url;
@@ -59,7 +61,8 @@ export async function overload(options: { instances: number; seconds: number }):
     const calls = control.requestLog.slice(logStart).filter((entry) => entry.route !== 'token' && entry.route !== 'tokenize');
     const times = calls.map((entry) => entry.time);
     const busiestMinute = busiestWindow(times, 60_000);
-    const share = (part: { started: number; served: number }) => (part.started ? `${((100 * part.served) / part.started).toFixed(0)} % of ${part.started}` : 'none');
+    const share = (part: { started: number; served: number }) =>
+      part.started ? `${((100 * part.served) / part.started).toFixed(0)} % of ${part.started}` : 'none';
     const rows: [string, string][] = [
       ['duration, instances', `${options.seconds} s, ${options.instances}`],
       ['demand', `${perSecond} requests/s (3 reads : 1 checkout), ~25 upstream calls/s`],

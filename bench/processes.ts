@@ -20,7 +20,10 @@ export function freePort(): Promise<number> {
 export async function waitForOk(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const ok = await fetch(url).then((answer) => answer.ok, () => false);
+    const ok = await fetch(url).then(
+      (answer) => answer.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -79,7 +82,10 @@ export interface SandboxProcess {
 
 /** The sandbox in its own process (bench/sandbox-process.ts), steered over IPC. */
 export function startSandboxProcess(options: SandboxOptions): Promise<SandboxProcess> {
-  const child = fork(path.join(DIST, 'bench/sandbox-process.js'), [], { env: { ...process.env, BENCH_SANDBOX_OPTIONS: JSON.stringify(options) }, stdio: 'ignore' });
+  const child = fork(path.join(DIST, 'bench/sandbox-process.js'), [], {
+    env: { ...process.env, BENCH_SANDBOX_OPTIONS: JSON.stringify(options) },
+    stdio: 'ignore',
+  });
   const waiting = new Map<number, (result: unknown) => void>();
   let next = 0;
   const ask = <T>(request: SandboxRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never): Promise<T> =>

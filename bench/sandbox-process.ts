@@ -6,9 +6,7 @@
 import { startSandbox } from '../sandbox/start-sandbox';
 import { CreateReservationInput, SandboxOptions } from '../sandbox/types';
 
-export type SandboxRequest =
-  | { id: number; op: 'createReservation'; input: CreateReservationInput }
-  | { id: number; op: 'openApiCalls' };
+export type SandboxRequest = { id: number; op: 'createReservation'; input: CreateReservationInput } | { id: number; op: 'openApiCalls' };
 
 async function main(): Promise<void> {
   const options = JSON.parse(process.env.BENCH_SANDBOX_OPTIONS ?? '{}') as SandboxOptions;

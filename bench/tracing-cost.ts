@@ -13,10 +13,18 @@ export async function tracingCost(options: { seconds: number; rounds: number }):
   const redisUrl = benchRedisUrl();
   const prefix = benchKeyPrefix();
   const collectorPort = await freePort();
-  const collector = spawn(process.execPath, ['-e', `require('http').createServer((q,s)=>{q.resume();q.on('end',()=>s.end())}).listen(${collectorPort},'127.0.0.1')`], { stdio: 'ignore' });
+  const collector = spawn(
+    process.execPath,
+    ['-e', `require('http').createServer((q,s)=>{q.resume();q.on('end',()=>s.end())}).listen(${collectorPort},'127.0.0.1')`],
+    { stdio: 'ignore' },
+  );
   const env = { REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, CHECKOUT_IP_READ_LIMIT: '1000000/s' };
   const off = await startServiceProcess(env);
-  const on = await startServiceProcess({ ...env, OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}` });
+  const on = await startServiceProcess({
+    ...env,
+    OTEL_TRACES_EXPORTER: 'otlp',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
+  });
   try {
     const offUrl = `${off.url}/checkout/listings/lst-seaside`;
     const onUrl = `${on.url}/checkout/listings/lst-seaside`;

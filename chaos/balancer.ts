@@ -72,7 +72,15 @@ export class Balancer {
 }
 
 /** Answers after which the guest presses again with the same key: the outcome is still open. */
-const STILL_OPEN = new Set(['outcome_pending', 'idempotency_in_progress', 'store_unavailable', 'rate_limited', 'not_ready', 'shutting_down', 'internal_error']);
+const STILL_OPEN = new Set([
+  'outcome_pending',
+  'idempotency_in_progress',
+  'store_unavailable',
+  'rate_limited',
+  'not_ready',
+  'shutting_down',
+  'internal_error',
+]);
 
 export type Verdict = 'landed' | 'refused' | 'open';
 

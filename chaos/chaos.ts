@@ -32,9 +32,13 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const seed = Number(option(args, '--seed') ?? newSeed());
   const operations = Number(option(args, '--operations') ?? 50);
-  if (!Number.isInteger(seed) || !Number.isInteger(operations) || operations < 1) throw new Error('--seed and --operations are whole numbers');
+  if (!Number.isInteger(seed) || !Number.isInteger(operations) || operations < 1)
+    throw new Error('--seed and --operations are whole numbers');
   process.stdout.write(`chaos campaign — seed ${seed}, ${operations} operations, node ${process.version}, ${new Date().toISOString()}\n`);
-  const world = await startChaosWorld({ mainScript: path.resolve(option(args, '--service') ?? path.join(__dirname, '../src/main.js')), logDir: option(args, '--logs') });
+  const world = await startChaosWorld({
+    mainScript: path.resolve(option(args, '--service') ?? path.join(__dirname, '../src/main.js')),
+    logDir: option(args, '--logs'),
+  });
   // Interrupted: the replicas and the redis-server are this process's children; they go with it.
   process.once('SIGINT', () => void world.close().then(() => process.exit(130)));
   try {
@@ -48,7 +52,10 @@ async function main(): Promise<void> {
     });
     process.stdout.write(`\n${campaignTable(report)}\n\n`);
     if (report.abandoned.length > 0) process.stdout.write(`${abandonedLines(report).join('\n')}\n\n`);
-    if (report.violations.length > 0) process.stdout.write(`${violationLines(report).join('\n')}\n\nreplay: npm run chaos -- --operations ${operations} --seed ${seed} --trace\n`);
+    if (report.violations.length > 0)
+      process.stdout.write(
+        `${violationLines(report).join('\n')}\n\nreplay: npm run chaos -- --operations ${operations} --seed ${seed} --trace\n`,
+      );
     process.exitCode = report.violations.length > 0 ? 1 : 0;
   } finally {
     await world.close();

@@ -44,7 +44,11 @@ export async function checkInvariants(world: ChaosWorld, balancer: Balancer, led
   for (const reservation of ledger.reservations.values()) {
     const cards = cardsOn(world, reservation.guestId, reservation.reservationId);
     if (cards.length > reservation.cardsAllowed) {
-      found('one_card_per_reservation', reservation.operation, `${reservation.reservationId} holds ${cards.length} cards (${cards.join(', ')}), ${reservation.cardsAllowed} allowed`);
+      found(
+        'one_card_per_reservation',
+        reservation.operation,
+        `${reservation.reservationId} holds ${cards.length} cards (${cards.join(', ')}), ${reservation.cardsAllowed} allowed`,
+      );
     }
   }
 
@@ -52,31 +56,61 @@ export async function checkInvariants(world: ChaosWorld, balancer: Balancer, led
     const reservation = ledger.reservations.get(submission.reservationId)!;
     const landed = cardsOn(world, reservation.guestId, submission.reservationId).includes(submission.last4);
     if (landed && submission.told.some((entry) => entry.verdict === 'refused')) {
-      found('told_failed_but_landed', submission.operation, `card …${submission.last4} on ${submission.reservationId} landed; the guest was told ${story(submission.told)}`);
+      found(
+        'told_failed_but_landed',
+        submission.operation,
+        `card …${submission.last4} on ${submission.reservationId} landed; the guest was told ${story(submission.told)}`,
+      );
     }
     if (submission.outcome === 'open') {
-      found('settled_within_horizon', submission.operation, `card …${submission.last4} on ${submission.reservationId} still open when the guest gave up: ${story(submission.told)}`);
+      found(
+        'settled_within_horizon',
+        submission.operation,
+        `card …${submission.last4} on ${submission.reservationId} still open when the guest gave up: ${story(submission.told)}`,
+      );
     }
   }
 
   for (const request of ledger.extras) {
     const lines = linesOn(world, request.reservationId, request.title);
-    if (lines > 1) found('extras_line_once', request.operation, `"${request.title}" on ${request.reservationId} ${lines} times; the guest was told ${story(request.told)}`);
+    if (lines > 1)
+      found(
+        'extras_line_once',
+        request.operation,
+        `"${request.title}" on ${request.reservationId} ${lines} times; the guest was told ${story(request.told)}`,
+      );
     if (lines > 0 && request.told.some((entry) => entry.verdict === 'refused')) {
-      found('told_failed_but_landed', request.operation, `"${request.title}" on ${request.reservationId} landed; the guest was told ${story(request.told)}`);
+      found(
+        'told_failed_but_landed',
+        request.operation,
+        `"${request.title}" on ${request.reservationId} landed; the guest was told ${story(request.told)}`,
+      );
     }
-    if (request.outcome === 'open') found('settled_within_horizon', request.operation, `"${request.title}" on ${request.reservationId} still open: ${story(request.told)}`);
+    if (request.outcome === 'open')
+      found(
+        'settled_within_horizon',
+        request.operation,
+        `"${request.title}" on ${request.reservationId} still open: ${story(request.told)}`,
+      );
   }
 
   for (const request of ledger.bookings) {
     const guest = world.sandbox.control.getGuestsByEmail(request.email)[0];
     const reservations = guest ? world.sandbox.control.getGuestReservations(guest._id as string) : [];
     if (reservations.length > 1) {
-      found('one_reservation_per_quote', request.operation, `one quote made ${reservations.length} reservations (${reservations.map((r) => `${r._id} ${r.status}`).join(', ')}); the guest was told ${story(request.told)}`);
+      found(
+        'one_reservation_per_quote',
+        request.operation,
+        `one quote made ${reservations.length} reservations (${reservations.map((r) => `${r._id} ${r.status}`).join(', ')}); the guest was told ${story(request.told)}`,
+      );
     }
     const live = reservations.filter((reservation) => LIVE_RESERVATION.has(reservation.status));
     if (request.outcome !== 'landed' && live.length > 0) {
-      found('told_failed_but_landed', request.operation, `${live.map((r) => `${r._id} ${r.status}`).join(', ')} holds the guest's dates; the guest was told ${story(request.told)}`);
+      found(
+        'told_failed_but_landed',
+        request.operation,
+        `${live.map((r) => `${r._id} ${r.status}`).join(', ')} holds the guest's dates; the guest was told ${story(request.told)}`,
+      );
     }
     if (request.outcome === 'open') found('settled_within_horizon', request.operation, `booking still open: ${story(request.told)}`);
   }
@@ -95,13 +129,27 @@ export async function checkInvariants(world: ChaosWorld, balancer: Balancer, led
     }
     const cards = cardsOn(world, session.guestId, session.reservationId);
     const shown = (answer.body.paymentMethod as { last4?: string } | undefined)?.last4;
-    const mine = ledger.cards.filter((submission) => submission.sessionId === session.id && cards.includes(submission.last4)).map((submission) => submission.last4);
+    const mine = ledger.cards
+      .filter((submission) => submission.sessionId === session.id && cards.includes(submission.last4))
+      .map((submission) => submission.last4);
     if (status === 'succeeded' && (!shown || !cards.includes(shown))) {
-      found('session_agrees_with_platform', session.operation, `session of ${session.reservationId} says succeeded with …${String(shown)}, the platform holds ${cards.join(', ') || 'no card'}`);
+      found(
+        'session_agrees_with_platform',
+        session.operation,
+        `session of ${session.reservationId} says succeeded with …${String(shown)}, the platform holds ${cards.join(', ') || 'no card'}`,
+      );
     } else if (status !== 'succeeded' && mine.length > 0) {
-      found('session_agrees_with_platform', session.operation, `session of ${session.reservationId} says ${status} while its card …${mine.join(', …')} is on the reservation`);
+      found(
+        'session_agrees_with_platform',
+        session.operation,
+        `session of ${session.reservationId} says ${status} while its card …${mine.join(', …')} is on the reservation`,
+      );
     } else if (status === 'succeeded' && shown && mine.length > 0 && !mine.includes(shown)) {
-      found('session_agrees_with_platform', session.operation, `session of ${session.reservationId} shows …${shown}, its own card on the platform is …${mine.join(', …')}`);
+      found(
+        'session_agrees_with_platform',
+        session.operation,
+        `session of ${session.reservationId} shows …${shown}, its own card on the platform is …${mine.join(', …')}`,
+      );
     }
   }
   return violations;

@@ -59,7 +59,12 @@ function luhn(number: string): boolean {
 }
 
 /** Presses (one replica, or two at once for a duplicate submission) until the answer is not open or the guest gives up. */
-async function pressUntilSettled(ctx: OperationContext, told: Told[], send: () => Promise<Answer>, duplicate: boolean): Promise<Answer & { verdict: Verdict }> {
+async function pressUntilSettled(
+  ctx: OperationContext,
+  told: Told[],
+  send: () => Promise<Answer>,
+  duplicate: boolean,
+): Promise<Answer & { verdict: Verdict }> {
   const giveUpAt = Date.now() + ctx.openLimitMs;
   let first = duplicate;
   for (;;) {
@@ -107,7 +112,12 @@ async function openSession(ctx: OperationContext, reservationId: string, email: 
 
 function freshReservation(ctx: OperationContext): { reservationId: string; guestId: string; email: string } {
   const email = `chaos-${randomUUID().slice(0, 12)}@example.com`;
-  const created = ctx.world.sandbox.control.createReservation({ listingId: 'lst-seaside', guestEmail: email, balanceDue: 300, currency: 'USD' });
+  const created = ctx.world.sandbox.control.createReservation({
+    listingId: 'lst-seaside',
+    guestEmail: email,
+    balanceDue: 300,
+    currency: 'USD',
+  });
   ctx.ledger.reservation(ctx.plan.index, created.reservationId, created.guestId);
   return { ...created, email };
 }
@@ -119,7 +129,13 @@ function newSubmission(ctx: OperationContext, sessionId: string, reservationId: 
 }
 
 /** One card submission with its own key, through 3-D Secure when the card asks for it. */
-async function submitCard(ctx: OperationContext, sessionId: string, reservationId: string, number: string, duplicate: boolean): Promise<CardSubmission> {
+async function submitCard(
+  ctx: OperationContext,
+  sessionId: string,
+  reservationId: string,
+  number: string,
+  duplicate: boolean,
+): Promise<CardSubmission> {
   const submission = newSubmission(ctx, sessionId, reservationId, number.slice(-4));
   const key = randomUUID();
   const answer = await pressUntilSettled(
@@ -142,7 +158,12 @@ async function submitCard(ctx: OperationContext, sessionId: string, reservationI
 async function outcomeFromSession(ctx: OperationContext, submission: CardSubmission): Promise<Verdict> {
   const session = await sessionOnceSettled(ctx, submission.sessionId);
   const last4 = (session?.paymentMethod as { last4?: string } | undefined)?.last4;
-  const verdict: Verdict = !session || session.status === 'processing' ? 'open' : session.status === 'succeeded' && last4 === submission.last4 ? 'landed' : 'refused';
+  const verdict: Verdict =
+    !session || session.status === 'processing'
+      ? 'open'
+      : session.status === 'succeeded' && last4 === submission.last4
+        ? 'landed'
+        : 'refused';
   submission.told.push({ said: `session ${String(session?.status)}`, verdict });
   return verdict;
 }
@@ -157,7 +178,9 @@ async function authenticate(ctx: OperationContext, submission: CardSubmission, r
   }
   if (ctx.plan.duplicateReturn) ctx.ledger.countFault('duplicate_3ds_return');
   const opens = ctx.plan.duplicateReturn ? 2 : 1;
-  const verdicts = await Promise.all(Array.from({ length: opens }, (_, index) => pause(index * 100).then(() => openReturn(ctx, submission, returnUrl))));
+  const verdicts = await Promise.all(
+    Array.from({ length: opens }, (_, index) => pause(index * 100).then(() => openReturn(ctx, submission, returnUrl))),
+  );
   if (verdicts.includes('landed')) return 'landed';
   if (verdicts.every((verdict) => verdict === 'refused')) return 'refused';
   return outcomeFromSession(ctx, submission);
@@ -179,7 +202,13 @@ async function openReturn(ctx: OperationContext, submission: CardSubmission, ret
 }
 
 /** Cards until one lands: after a refusal the guest types another card (a new key), up to `cards` in all. */
-async function payByCard(ctx: OperationContext, sessionId: string, reservationId: string, firstCard: string | undefined, cards = 3): Promise<Verdict> {
+async function payByCard(
+  ctx: OperationContext,
+  sessionId: string,
+  reservationId: string,
+  firstCard: string | undefined,
+  cards = 3,
+): Promise<Verdict> {
   let verdict: Verdict = 'refused';
   for (let attempt = 0; attempt < cards; attempt += 1) {
     const number = attempt === 0 && firstCard ? firstCard : cardEnding(ctx.plan.random, String(5000 + ctx.cardsTyped++).padStart(4, '0'));
@@ -195,7 +224,14 @@ async function payByCard(ctx: OperationContext, sessionId: string, reservationId
 
 async function addExtras(ctx: OperationContext, sessionId: string, reservationId: string): Promise<void> {
   const extra = ctx.plan.random.pick(EXTRAS);
-  const request = { operation: ctx.plan.index, sessionId, reservationId, title: extra.title, told: [] as Told[], outcome: 'open' as Verdict };
+  const request = {
+    operation: ctx.plan.index,
+    sessionId,
+    reservationId,
+    title: extra.title,
+    told: [] as Told[],
+    outcome: 'open' as Verdict,
+  };
   ctx.ledger.extras.push(request);
   const key = randomUUID();
   const duplicate = ctx.plan.duplicateSubmission;
@@ -203,7 +239,11 @@ async function addExtras(ctx: OperationContext, sessionId: string, reservationId
   const answer = await pressUntilSettled(
     ctx,
     request.told,
-    () => ctx.balancer.send(ctx.plan.random, 'POST', `/checkout/sessions/${sessionId}/extras`, { body: { items: [{ code: extra.code }] }, key }),
+    () =>
+      ctx.balancer.send(ctx.plan.random, 'POST', `/checkout/sessions/${sessionId}/extras`, {
+        body: { items: [{ code: extra.code }] },
+        key,
+      }),
     duplicate,
   );
   request.outcome = answer.verdict;
@@ -223,7 +263,10 @@ async function replacementCard(ctx: OperationContext): Promise<void> {
   const sessionId = await openSession(ctx, reservationId, email, guestId);
   if (!sessionId) return;
   if ((await payByCard(ctx, sessionId, reservationId, INSUFFICIENT_FUNDS_CARD, 1)) !== 'landed') return;
-  const failed = await waitFor(async () => (await read(ctx, 'GET', `/checkout/sessions/${sessionId}/payment-status`)).body.state === 'failed', ctx.openLimitMs);
+  const failed = await waitFor(
+    async () => (await read(ctx, 'GET', `/checkout/sessions/${sessionId}/payment-status`)).body.state === 'failed',
+    ctx.openLimitMs,
+  );
   if (!failed) {
     ctx.ledger.abandoned.push({ operation: ctx.plan.index, why: 'payment-status never said failed' });
     return;
@@ -246,13 +289,24 @@ async function twoSessions(ctx: OperationContext): Promise<void> {
 async function booking(ctx: OperationContext): Promise<void> {
   const stay = ctx.world.nextStay();
   const calendar = await read(ctx, 'GET', `/checkout/listings/${stay.listingId}/calendar?from=${stay.checkIn}&to=${stay.checkOut}`);
-  const quote = await read(ctx, 'POST', '/checkout/quotes', { listingId: stay.listingId, checkIn: stay.checkIn, checkOut: stay.checkOut, guestsCount: 2 });
+  const quote = await read(ctx, 'POST', '/checkout/quotes', {
+    listingId: stay.listingId,
+    checkIn: stay.checkIn,
+    checkOut: stay.checkOut,
+    guestsCount: 2,
+  });
   if (calendar.status !== 200 || quote.status !== 201) {
     ctx.ledger.abandoned.push({ operation: ctx.plan.index, why: `calendar ${describeAnswer(calendar)}, quote ${describeAnswer(quote)}` });
     return;
   }
   const email = `chaos-${randomUUID().slice(0, 12)}@example.com`;
-  const request = { operation: ctx.plan.index, email, told: [] as Told[], outcome: 'open' as Verdict, sessionId: undefined as string | undefined };
+  const request = {
+    operation: ctx.plan.index,
+    email,
+    told: [] as Told[],
+    outcome: 'open' as Verdict,
+    sessionId: undefined as string | undefined,
+  };
   ctx.ledger.bookings.push(request);
   let answer: Answer & { verdict: Verdict } = { status: 0, body: {}, verdict: 'open' };
   for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -260,7 +314,12 @@ async function booking(ctx: OperationContext): Promise<void> {
     const duplicate = attempt === 0 && ctx.plan.duplicateSubmission;
     if (duplicate) ctx.ledger.countFault('duplicate_submission');
     const body = { quoteId: quote.body.id, guest: { firstName: 'Chaos', lastName: 'Guest', email } };
-    answer = await pressUntilSettled(ctx, request.told, () => ctx.balancer.send(ctx.plan.random, 'POST', '/checkout/sessions', { body, key }), duplicate);
+    answer = await pressUntilSettled(
+      ctx,
+      request.told,
+      () => ctx.balancer.send(ctx.plan.random, 'POST', '/checkout/sessions', { body, key }),
+      duplicate,
+    );
     if (answer.verdict !== 'refused' || answer.code === 'quote_used') break;
   }
   request.outcome = answer.verdict;

@@ -75,7 +75,10 @@ export class Replica {
     this.thaw();
     child.kill('SIGTERM');
     let timer: NodeJS.Timeout | undefined;
-    const stopped = await Promise.race([this.exited.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000)))]);
+    const stopped = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000))),
+    ]);
     clearTimeout(timer);
     if (!stopped) await this.kill();
   }

@@ -13,7 +13,8 @@ const firstSteps = (seed: number, count: number) => {
 
 describe('a campaign schedule is its seed', () => {
   it('replays the same operations, choices and fault timeline from the same seed, and another from another seed', () => {
-    const plan = (seed: number) => planOperations(seed, 30).map((operation) => `${describeOperation(operation)} ${operation.random.next()}`);
+    const plan = (seed: number) =>
+      planOperations(seed, 30).map((operation) => `${describeOperation(operation)} ${operation.random.next()}`);
     expect(plan(42)).toEqual(plan(42));
     expect(firstSteps(42, 40)).toEqual(firstSteps(42, 40));
     expect(plan(43)).not.toEqual(plan(42));
@@ -26,10 +27,14 @@ describe('a campaign schedule is its seed', () => {
     const late = seen.flatMap((step) => (step.kind === 'slow_write' ? [step] : []));
     const frozen = seen.flatMap((step) => (step.kind === 'replica_frozen' ? [step] : []));
     expect(late.some((step) => step.answerAfterMs > CAMPAIGN_TIMING.upstreamTimeoutMs)).toBe(true);
-    expect(late.every((step) => step.actAfterMs <= step.answerAfterMs && step.answerAfterMs <= 2.5 * CAMPAIGN_TIMING.upstreamTimeoutMs)).toBe(true);
+    expect(
+      late.every((step) => step.actAfterMs <= step.answerAfterMs && step.answerAfterMs <= 2.5 * CAMPAIGN_TIMING.upstreamTimeoutMs),
+    ).toBe(true);
     expect(frozen.length).toBeGreaterThan(0);
     expect(frozen.every((step) => step.frozenMs > CAMPAIGN_TIMING.leaseMs)).toBe(true);
-    expect(new Set(seen.map((step) => step.kind))).toEqual(new Set(['slow_write', 'answer_dropped', 'redis_restart', 'replica_frozen', 'replica_killed']));
+    expect(new Set(seen.map((step) => step.kind))).toEqual(
+      new Set(['slow_write', 'answer_dropped', 'redis_restart', 'replica_frozen', 'replica_killed']),
+    );
   });
 
   it('draws whole numbers below the bound, evenly enough that every value shows', () => {

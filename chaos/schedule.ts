@@ -77,10 +77,20 @@ export function planOperations(seed: number, count: number, kinds: readonly Oper
  * relations at the campaign's scale: a late write lands 0.5–20 s after it arrived at an 8 s timeout
  * (so often past ours), a frozen replica stays frozen 1.2–2.5 leases.
  */
-export function* faultTimeline(seed: number, timing: CampaignTiming, kinds: readonly TimelineFaultKind[] = FAULT_KINDS): Generator<FaultStep> {
+export function* faultTimeline(
+  seed: number,
+  timing: CampaignTiming,
+  kinds: readonly TimelineFaultKind[] = FAULT_KINDS,
+): Generator<FaultStep> {
   const random = new Random(seed, 2);
   const scale = timing.upstreamTimeoutMs / PRODUCTION_TIMEOUT_MS;
-  const weights: Record<TimelineFaultKind, number> = { slow_write: 4, answer_dropped: 3, redis_restart: 1, replica_frozen: 2, replica_killed: 1 };
+  const weights: Record<TimelineFaultKind, number> = {
+    slow_write: 4,
+    answer_dropped: 3,
+    redis_restart: 1,
+    replica_frozen: 2,
+    replica_killed: 1,
+  };
   const entries = kinds.map((kind) => [kind, weights[kind]] as const);
   // No kinds: the guests' own faults alone (duplicates, two sessions), the smallest schedule of a seed.
   if (entries.length === 0) return;
@@ -119,6 +129,10 @@ export function describeStep(step: FaultStep): string {
 }
 
 export function describeOperation(plan: OperationPlan): string {
-  const flags = [plan.duplicateSubmission && 'duplicate submission', plan.duplicateReturn && 'duplicate 3-D Secure return', plan.extras && 'extras'].filter(Boolean);
+  const flags = [
+    plan.duplicateSubmission && 'duplicate submission',
+    plan.duplicateReturn && 'duplicate 3-D Secure return',
+    plan.extras && 'extras',
+  ].filter(Boolean);
   return `#${plan.index} ${plan.kind}${flags.length ? ` (${flags.join(', ')})` : ''}`;
 }

@@ -11,7 +11,10 @@ export function campaignTable(report: CampaignReport): string {
     ['operations', `${report.operations} (${report.abandoned.length} ended before their write: a read that never answered)`],
     ...OPERATION_KINDS.map((kind): [string, number] => [`  ${kind}`, report.operationsByKind[kind] ?? 0]),
     ...[...FAULT_KINDS, ...GUEST_FAULTS].map((kind): [string, number] => [`fault: ${kind}`, report.faults[kind] ?? 0]),
-    ...INVARIANTS.map((invariant): [string, number] => [`violations: ${invariant}`, report.violations.filter((violation) => violation.invariant === invariant).length]),
+    ...INVARIANTS.map((invariant): [string, number] => [
+      `violations: ${invariant}`,
+      report.violations.filter((violation) => violation.invariant === invariant).length,
+    ]),
     ['duration', `${Math.round(report.durationMs / 1000)} s`],
   ];
   return ['| | |', '|---|---|', ...rows.map(([what, value]) => `| ${what} | ${value} |`)].join('\n');
@@ -19,7 +22,9 @@ export function campaignTable(report: CampaignReport): string {
 
 /** Each violation in a line: the invariant, the operation (replayable from the seed) and what the platform holds. */
 export function violationLines(report: CampaignReport, limit = 30): string[] {
-  const lines = report.violations.slice(0, limit).map((violation) => `- ${violation.invariant} (operation #${violation.operation}): ${violation.detail}`);
+  const lines = report.violations
+    .slice(0, limit)
+    .map((violation) => `- ${violation.invariant} (operation #${violation.operation}): ${violation.detail}`);
   if (report.violations.length > limit) lines.push(`- … and ${report.violations.length - limit} more`);
   return lines;
 }

@@ -8,7 +8,6 @@
  */
 import type { components } from './openapi-types';
 
-
 /** Every route this client calls: method and OpenAPI path (a test checks each is in docs/openapi.json). */
 export const CHECKOUT_ROUTES = {
   calendar: ['get', '/checkout/listings/{id}/calendar'],
@@ -27,7 +26,10 @@ type Schemas = components['schemas'];
 export type FieldError = Schemas['FieldErrorDto'];
 
 /** RFC 9457 problem details, as every error answer carries them; `timeout` and `http_error` are this client's own. */
-export type Problem = Partial<Omit<Schemas['ProblemDetailsDto'], 'status' | 'code'>> & { status: number; code: Schemas['ProblemDetailsDto']['code'] | 'http_error' | 'timeout' };
+export type Problem = Partial<Omit<Schemas['ProblemDetailsDto'], 'status' | 'code'>> & {
+  status: number;
+  code: Schemas['ProblemDetailsDto']['code'] | 'http_error' | 'timeout';
+};
 
 export type CalendarDay = Schemas['CalendarDayResponse'];
 export type Calendar = Schemas['CalendarResponse'];
@@ -222,7 +224,11 @@ export class CheckoutClient {
   }
 
   /** Polls the session (at most once a second) until `done` says so, e.g. until `booking.status` is `confirmed`. */
-  async waitForSession(sessionId: string, done: (session: Session) => boolean, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Session> {
+  async waitForSession(
+    sessionId: string,
+    done: (session: Session) => boolean,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<Session> {
     const deadline = this.now() + (options.timeoutMs ?? 30_000);
     for (;;) {
       const session = await this.session(sessionId);
@@ -311,7 +317,11 @@ export class CheckoutClient {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-    const response = await this.fetcher(`${this.baseUrl}${target}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await this.fetcher(`${this.baseUrl}${target}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const data: unknown = await response.json().catch(() => undefined);
     if (response.ok) return data as T;
     const problem = (data && typeof data === 'object' ? data : {}) as Partial<Problem>;

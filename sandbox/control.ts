@@ -103,9 +103,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     webhooksSettled: () => runtime.webhooks.settled(),
 
     getPaymentMethods(guestId) {
-      return [...runtime.store.paymentMethods.values()]
-        .filter((method) => method.guestId === guestId)
-        .map(paymentMethodView);
+      return [...runtime.store.paymentMethods.values()].filter((method) => method.guestId === guestId).map(paymentMethodView);
     },
 
     getGuestsByEmail(email) {
@@ -122,7 +120,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
 
     getQuote(id) {
       const quote = bookingState(runtime.store, runtime.now()).quotes.get(id);
-      return quote ? structuredClone(quote) as unknown as Record<string, unknown> : undefined;
+      return quote ? (structuredClone(quote) as unknown as Record<string, unknown>) : undefined;
     },
   };
 }

@@ -39,22 +39,20 @@ const reservation = (
 ): SandboxReservationGuide => ({ reservationId, guestEmail, listingId, balanceDue, currency, purpose });
 
 export const SANDBOX_RESERVATIONS: readonly SandboxReservationGuide[] = [
-  reservation('res-checkout-usd', 'olivia@example.com', 'lst-seaside', [858, 'USD'],
-    'unpaid, for checkout'),
-  reservation('res-checkout-eur', 'noah@example.com', 'lst-city', [440, 'EUR'],
-    'unpaid, for checkout'),
-  reservation('res-checkout-gbp', 'emma@example.com', 'lst-mountain', [816, 'GBP'],
-    'unpaid, for checkout'),
-  reservation('res-unpaid', 'una@example.com', 'lst-seaside', [594, 'USD'],
-    'nothing attached (diagnosis: not attached)'),
-  reservation('res-paid', 'paula@example.com', 'lst-city', [0, 'EUR'],
-    'paid: one SUCCEEDED payment'),
-  reservation('res-mismatch', 'max@example.com', 'lst-seaside', [594, 'USD'],
-    'card attached under pp-city, no payment (provider mismatch)'),
-  reservation('res-failed', 'fay@example.com', 'lst-mountain', [564, 'GBP'],
-    'FAILED payment, insufficient funds (processor error)'),
-  reservation('res-closed', 'liam@example.com', 'lst-closed', [368.5, 'USD'],
-    'listing whose provider is inactive'),
+  reservation('res-checkout-usd', 'olivia@example.com', 'lst-seaside', [858, 'USD'], 'unpaid, for checkout'),
+  reservation('res-checkout-eur', 'noah@example.com', 'lst-city', [440, 'EUR'], 'unpaid, for checkout'),
+  reservation('res-checkout-gbp', 'emma@example.com', 'lst-mountain', [816, 'GBP'], 'unpaid, for checkout'),
+  reservation('res-unpaid', 'una@example.com', 'lst-seaside', [594, 'USD'], 'nothing attached (diagnosis: not attached)'),
+  reservation('res-paid', 'paula@example.com', 'lst-city', [0, 'EUR'], 'paid: one SUCCEEDED payment'),
+  reservation(
+    'res-mismatch',
+    'max@example.com',
+    'lst-seaside',
+    [594, 'USD'],
+    'card attached under pp-city, no payment (provider mismatch)',
+  ),
+  reservation('res-failed', 'fay@example.com', 'lst-mountain', [564, 'GBP'], 'FAILED payment, insufficient funds (processor error)'),
+  reservation('res-closed', 'liam@example.com', 'lst-closed', [368.5, 'USD'], 'listing whose provider is inactive'),
 ];
 
 /** A block of plain text lines describing a running sandbox (no secrets beyond the sandbox's own). */

@@ -27,7 +27,11 @@ export interface SandboxMode {
  */
 export async function startSandboxMode(config: AppConfig): Promise<SandboxMode> {
   // The sandbox sends the platform's signed webhooks to this very process (docs/product-spec.md §5).
-  const sandbox = await startSandbox({ host: '127.0.0.1', webhookSecret: config.guesty.webhookSecret, webhookUrl: `http://127.0.0.1:${config.http.port}/webhooks/guesty` });
+  const sandbox = await startSandbox({
+    host: '127.0.0.1',
+    webhookSecret: config.guesty.webhookSecret,
+    webhookUrl: `http://127.0.0.1:${config.http.port}/webhooks/guesty`,
+  });
   const base = config.http.publicBaseUrl;
   return {
     sandbox,

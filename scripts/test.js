@@ -59,7 +59,8 @@ async function waitFor(check, timeoutMs) {
 async function findRedis() {
   const given = process.env.TEST_REDIS_URL || process.env.REDIS_URL;
   if (given) return { url: given, stop: async () => undefined };
-  if (process.env.TEST_OWN_REDIS !== '1' && (await ping('127.0.0.1', 6379))) return { url: 'redis://127.0.0.1:6379', stop: async () => undefined };
+  if (process.env.TEST_OWN_REDIS !== '1' && (await ping('127.0.0.1', 6379)))
+    return { url: 'redis://127.0.0.1:6379', stop: async () => undefined };
   const server = provide('redis-server');
   if (server.missing) {
     say(server.missing);
@@ -78,10 +79,11 @@ async function findRedis() {
   }
   return {
     url: `redis://127.0.0.1:${port}`,
-    stop: () => new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -109,7 +111,10 @@ async function main() {
   if (unit) process.exit(await runJest([...jestArgs, '--selectProjects', 'unit'], {}));
   // Some end-to-end tests run the built service as its own process, exactly as `npm start` does;
   // `tsc -b` compiles only what changed since the last build.
-  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (build.status !== 0) {
     console.error('The build failed; no test ran.');
     console.log('0 passed, 1 failed');

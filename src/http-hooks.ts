@@ -52,7 +52,10 @@ export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metri
     if (!QUIET_PATHS.test(path)) {
       // The route template only (/checkout/sessions/:id/...), never the path: session ids are
       // capabilities and 3-D Secure states one-time secrets, and an unmatched path may hold either.
-      logger.info({ requestId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      logger.info(
+        { requestId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(ms * 10) / 10 },
+        'request',
+      );
     }
     done();
   });

@@ -26,7 +26,10 @@ async function sandboxMode(config: AppConfig) {
   try {
     entry = await import('../sandbox/sandbox-mode');
   } catch (cause) {
-    throw new Error('sandbox mode needs the simulator, which this build does not carry (the production image ships the product only): set GUESTY_CLIENT_ID and GUESTY_CLIENT_SECRET', { cause });
+    throw new Error(
+      'sandbox mode needs the simulator, which this build does not carry (the production image ships the product only): set GUESTY_CLIENT_ID and GUESTY_CLIENT_SECRET',
+      { cause },
+    );
   }
   return entry.startSandboxMode(config);
 }

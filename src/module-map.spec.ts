@@ -54,7 +54,11 @@ const forbidden: Probe[] = [
   ...FLOOR.flatMap((from) => [...FEATURES, 'journal'].map((to) => probe(from, into(to)))),
   ...FEATURES.map((to) => probe('journal', into(to))),
   ...FEATURES.flatMap((from) => FEATURES.filter((to) => to !== from && !ARROWS[from].includes(to)).map((to) => probe(from, into(to)))),
-  ...[...FLOOR, 'journal', ...FEATURES].flatMap((from) => [probe(from, '../../sandbox/start-sandbox'), probe(from, '../app.factory'), probe(from, '../../app.module')]),
+  ...[...FLOOR, 'journal', ...FEATURES].flatMap((from) => [
+    probe(from, '../../sandbox/start-sandbox'),
+    probe(from, '../app.factory'),
+    probe(from, '../../app.module'),
+  ]),
   ...[...FLOOR, 'journal', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, 'axios')),
   ...[...FLOOR, 'journal', ...FEATURES].filter((from) => from !== 'redis').map((from) => probe(from, 'ioredis')),
   probe('common/errors', '../../checkout/checkout-session'),
@@ -75,7 +79,7 @@ describe('the map of docs/architecture.md, enforced by lint', () => {
     const unrefused = forbidden.filter((_, index) => !refusals[index].some((message) => message.startsWith('no-restricted-imports: ')));
     expect(unrefused).toEqual([]);
     expect(refusals[forbidden.findIndex((p) => p.file.includes('/payments/') && p.imports.includes('booking'))]).toEqual([
-      'no-restricted-imports: \'../booking/something\' import is restricted from being used by a pattern. payments/ imports only checkout, journal, the floor (docs/architecture.md)',
+      "no-restricted-imports: '../booking/something' import is restricted from being used by a pattern. payments/ imports only checkout, journal, the floor (docs/architecture.md)",
     ]);
   });
 

@@ -67,7 +67,13 @@ export class DemoController {
   @HttpCode(201)
   newReservation() {
     const guestEmail = `demo-${randomUUID().slice(0, 8)}@example.com`;
-    const { reservationId } = this.sandbox.control.createReservation({ listingId: 'lst-seaside', guestEmail, guestName: 'Demo Guest', balanceDue: 640, currency: 'USD' });
+    const { reservationId } = this.sandbox.control.createReservation({
+      listingId: 'lst-seaside',
+      guestEmail,
+      guestName: 'Demo Guest',
+      balanceDue: 640,
+      currency: 'USD',
+    });
     return { reservationId, guestEmail };
   }
 
@@ -86,4 +92,3 @@ export class DemoController {
       .send(asset.body);
   }
 }
-

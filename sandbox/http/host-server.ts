@@ -1,10 +1,4 @@
-import {
-  createServer,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { SandboxRuntime } from '../runtime/runtime';
 import type { ForcedAnswer } from '../runtime/faults';
 import { newRequestId } from '../state/store';
@@ -168,9 +162,7 @@ async function serve(
     finish(0);
     return;
   }
-  const answer = fault.forced
-    ? forcedAnswer(fault.forced)
-    : handle(runtime, host, found, { method, url, headers: req.headers, rawBody });
+  const answer = fault.forced ? forcedAnswer(fault.forced) : handle(runtime, host, found, { method, url, headers: req.headers, rawBody });
   if (fault.drop) {
     req.socket.destroy();
     finish(0);

@@ -33,12 +33,7 @@ export const apiHost: HostDefinition = {
     openApiRoute('paymentMethods', 'POST', /^\/v1\/guests\/(?<guestId>[^/]+)\/payment-methods\/?$/, attachPaymentMethod),
     openApiRoute('listPaymentMethods', 'GET', /^\/v1\/guests\/(?<guestId>[^/]+)\/payment-methods\/?$/, listPaymentMethods),
     openApiRoute('invoiceItems', 'POST', new RegExp(`^/v1/invoice-items/reservation/${ID}/?$`), addInvoiceItemCurrent),
-    openApiRoute(
-      'invoiceItemsDeprecated',
-      'POST',
-      new RegExp(`^/v1/reservations/${ID}/invoiceItems/?$`),
-      addInvoiceItemDeprecated,
-    ),
+    openApiRoute('invoiceItemsDeprecated', 'POST', new RegExp(`^/v1/reservations/${ID}/invoiceItems/?$`), addInvoiceItemDeprecated),
     openApiRoute('calendar', 'GET', new RegExp(`^/v1/availability-pricing/api/calendar/listings/${ID}/?$`), getCalendar),
     openApiRoute('createQuote', 'POST', /^\/v1\/quotes\/?$/, createQuote),
     openApiRoute('quote', 'GET', new RegExp(`^/v1/quotes/${ID}/?$`), getQuote),

@@ -42,7 +42,9 @@ const RESERVED_UNTIL_MS: Record<string, number> = {
 const STATUSES = ['inquiry', 'reserved', 'confirmed', 'canceled', 'declined', 'closed'];
 
 function isDate(value: unknown): value is string {
-  return typeof value === 'string' && DATE.test(value) && !Number.isNaN(dayMs(value)) && new Date(dayMs(value)).toISOString().startsWith(value);
+  return (
+    typeof value === 'string' && DATE.test(value) && !Number.isNaN(dayMs(value)) && new Date(dayMs(value)).toISOString().startsWith(value)
+  );
 }
 
 /** A refusal of the dates or the stay's terms, answered 401 like the reference says (not a token problem). */
@@ -59,8 +61,10 @@ export function getCalendar(ctx: RequestContext): SandboxAnswer {
   const problems: FieldProblem[] = [];
   if (!isDate(startDate)) problems.push({ field: 'startDate', message: 'must be a date (YYYY-MM-DD)' });
   if (!isDate(endDate)) problems.push({ field: 'endDate', message: 'must be a date (YYYY-MM-DD)' });
-  if (problems.length === 0 && (endDate as string) < (startDate as string)) problems.push({ field: 'endDate', message: 'must not be before startDate' });
-  if (problems.length === 0 && nightsBetween(startDate as string, endDate as string) > 731) problems.push({ field: 'endDate', message: 'at most two years at once' });
+  if (problems.length === 0 && (endDate as string) < (startDate as string))
+    problems.push({ field: 'endDate', message: 'must not be before startDate' });
+  if (problems.length === 0 && nightsBetween(startDate as string, endDate as string) > 731)
+    problems.push({ field: 'endDate', message: 'at most two years at once' });
   if (problems.length > 0) throw invalidParameters(problems);
   expireHolds(store, ctx.now);
   const days = calendarDays(store, listing, startDate as string, endDate as string, ctx.now);
@@ -99,10 +103,12 @@ export function createQuote(ctx: RequestContext): SandboxAnswer {
   if (typeof listingId !== 'string' || listingId === '') problems.push({ field: 'listingId', message: 'is required' });
   if (!isDate(checkIn)) problems.push({ field: 'checkInDateLocalized', message: 'must be a date (YYYY-MM-DD)' });
   if (!isDate(checkOut)) problems.push({ field: 'checkOutDateLocalized', message: 'must be a date (YYYY-MM-DD)' });
-  if (typeof guestsCount !== 'number' || !Number.isInteger(guestsCount) || guestsCount < 1) problems.push({ field: 'guestsCount', message: 'must be at least 1' });
+  if (typeof guestsCount !== 'number' || !Number.isInteger(guestsCount) || guestsCount < 1)
+    problems.push({ field: 'guestsCount', message: 'must be at least 1' });
   if (typeof source !== 'string' || source === '') problems.push({ field: 'source', message: 'is required' });
   if (couponCode !== undefined && typeof couponCode !== 'string') problems.push({ field: 'couponCode', message: 'must be a string' });
-  if (problems.length === 0 && (checkOut as string) <= (checkIn as string)) problems.push({ field: 'checkOutDateLocalized', message: 'must be after the check-in date' });
+  if (problems.length === 0 && (checkOut as string) <= (checkIn as string))
+    problems.push({ field: 'checkOutDateLocalized', message: 'must be after the check-in date' });
   if (problems.length > 0) throw invalidParameters(problems);
   const listing = store.listings.get(listingId as string);
   if (!listing) throw notFound(`Listing ${String(listingId)} not found`);
@@ -129,7 +135,8 @@ export function createQuote(ctx: RequestContext): SandboxAnswer {
 function liveQuote(ctx: RequestContext, quoteId: string): QuoteRecord {
   const quote = bookingState(ctx.runtime.store, ctx.now).quotes.get(quoteId);
   if (!quote) throw notFound(`Quote ${quoteId} not found`);
-  if (quote.expiresAt <= ctx.now) throw new UpstreamRefusal(410, { message: 'Quote is expired, please create a new quote.', code: 'QUOTE_EXPIRED' });
+  if (quote.expiresAt <= ctx.now)
+    throw new UpstreamRefusal(410, { message: 'Quote is expired, please create a new quote.', code: 'QUOTE_EXPIRED' });
   return quote;
 }
 
@@ -186,10 +193,12 @@ export function createReservationFromQuote(ctx: RequestContext): SandboxAnswer {
   const { quoteId, status, ratePlanId, reservedUntil, guestId } = body;
   const problems: FieldProblem[] = [];
   if (typeof quoteId !== 'string' || quoteId === '') problems.push({ field: 'quoteId', message: 'is required' });
-  if (status !== 'inquiry' && status !== 'reserved' && status !== 'confirmed') problems.push({ field: 'status', message: 'must be inquiry, reserved or confirmed' });
+  if (status !== 'inquiry' && status !== 'reserved' && status !== 'confirmed')
+    problems.push({ field: 'status', message: 'must be inquiry, reserved or confirmed' });
   // The reference types reservedUntil `string` (its example "-1"): a JSON number is refused as it would be.
   const hold = typeof reservedUntil === 'string' ? reservedUntil : reservedUntil === undefined ? '-1' : 'invalid';
-  if (!(hold in RESERVED_UNTIL_MS)) problems.push({ field: 'reservedUntil', message: `must be a string, one of ${Object.keys(RESERVED_UNTIL_MS).join(', ')}` });
+  if (!(hold in RESERVED_UNTIL_MS))
+    problems.push({ field: 'reservedUntil', message: `must be a string, one of ${Object.keys(RESERVED_UNTIL_MS).join(', ')}` });
   if (typeof guestId !== 'string' || guestId === '') problems.push({ field: 'guestId', message: 'is required (create the guest first)' });
   if (ratePlanId !== undefined && typeof ratePlanId !== 'string') problems.push({ field: 'ratePlanId', message: 'must be a string' });
   if (problems.length > 0) throw invalidParameters(problems);
@@ -236,7 +245,10 @@ export function updateReservationStatus(ctx: RequestContext): SandboxAnswer {
   const reservation = store.reservations.get(ctx.params.id);
   if (!reservation) throw notFound(`Reservation ${ctx.params.id} not found`);
   if (reservation.status === 'expired' || reservation.status === 'canceled') {
-    throw new UpstreamRefusal(422, { message: `Validation error failed updating status: the reservation is ${reservation.status}`, code: 'INVALID_STATUS_TRANSITION' });
+    throw new UpstreamRefusal(422, {
+      message: `Validation error failed updating status: the reservation is ${reservation.status}`,
+      code: 'INVALID_STATUS_TRANSITION',
+    });
   }
   reservation.status = body.status;
   const heldUntil = reservation.status === 'reserved' ? holdOf(store, reservation._id, ctx.now) : undefined;

@@ -29,11 +29,6 @@ export function passGate(ctx: RequestContext, handler: RouteHandler): SandboxAns
   return withHeaders(answer, decision.headers);
 }
 
-export function openApiRoute(
-  name: SandboxRoute,
-  method: 'GET' | 'POST' | 'PUT',
-  path: RegExp,
-  handler: RouteHandler,
-): RouteDefinition {
+export function openApiRoute(name: SandboxRoute, method: 'GET' | 'POST' | 'PUT', path: RegExp, handler: RouteHandler): RouteDefinition {
   return { name, method, path, handle: (ctx) => passGate(ctx, handler) };
 }

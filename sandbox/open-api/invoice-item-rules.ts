@@ -5,7 +5,23 @@ import { INVOICE_ITEM_SECOND_IDENTIFIERS, isTaxNormalType } from '../../src/conf
 
 /** The accommodation fare `AF` is the upstream's own and may not be added. */
 export const INVOICE_NORMAL_TYPES: readonly string[] = [
-  'CF', 'CFE', 'PCM', 'LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT', 'AFE',
+  'CF',
+  'CFE',
+  'PCM',
+  'LT',
+  'CT',
+  'VAT',
+  'GST',
+  'TT',
+  'TAX',
+  'ST',
+  'COT',
+  'OCT',
+  'TOT',
+  'HSHAT',
+  'HST',
+  'MAT',
+  'AFE',
 ];
 
 /**
@@ -30,7 +46,14 @@ export interface InvoiceItemInput {
 }
 
 const CURRENT_FIELDS = new Set([
-  'title', 'amount', 'normalType', 'secondIdentifier', 'description', 'realizationDates', 'stayIndex', 'isUpsellFee',
+  'title',
+  'amount',
+  'normalType',
+  'secondIdentifier',
+  'description',
+  'realizationDates',
+  'stayIndex',
+  'isUpsellFee',
 ]);
 const DEPRECATED_FIELDS = new Set(['title', 'amount', 'normalType', 'secondIdentifier', 'description']);
 
@@ -94,9 +117,7 @@ export function validateInvoiceItem(
     problems.push({ field: 'description', message: 'must be a string' });
   }
   const realizationDates =
-    endpoint === 'current' && body.realizationDates !== undefined
-      ? checkRealizationDates(body.realizationDates, problems)
-      : undefined;
+    endpoint === 'current' && body.realizationDates !== undefined ? checkRealizationDates(body.realizationDates, problems) : undefined;
   const { isUpsellFee, stayIndex } = body;
   if (isUpsellFee !== undefined && typeof isUpsellFee !== 'boolean') problems.push({ field: 'isUpsellFee', message: 'must be a boolean' });
   if (stayIndex !== undefined && !(typeof stayIndex === 'number' && Number.isInteger(stayIndex) && stayIndex >= 0)) {

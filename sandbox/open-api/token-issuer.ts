@@ -49,8 +49,7 @@ function authenticateClient(runtime: SandboxRuntime, ctx: RequestContext, form: 
       ? { clientId: form.get('client_id') ?? '', clientSecret: form.get('client_secret') ?? '' }
       : undefined;
   const given = [basicCredentials(ctx.headers), fromBody].filter((c): c is Credentials => c !== undefined);
-  const valid = (c: Credentials) =>
-    c.clientId === runtime.options.clientId && sameSecret(c.clientSecret, runtime.options.clientSecret);
+  const valid = (c: Credentials) => c.clientId === runtime.options.clientId && sameSecret(c.clientSecret, runtime.options.clientSecret);
   if (given.length === 0 || !given.every(valid)) {
     throw new UpstreamRefusal(401, { message: 'Client authentication failed', code: 'invalid_client' });
   }

@@ -54,5 +54,9 @@ export function recordChargeAuthentication(ctx: RequestContext): SandboxAnswer {
   const found = findPayment(runtime.store, ctx.params.paymentId);
   if (!found) return page(404, 'Not found', '<p>Unknown authentication request.</p>');
   const result = found.payment.status === 'SUCCEEDED' ? 'Payment authenticated.' : 'Authentication failed; the payment was not made.';
-  return page(200, 'Sandbox issuer — payment authentication', `<p id="result">${result} You can close this page and return to the booking site.</p>`);
+  return page(
+    200,
+    'Sandbox issuer — payment authentication',
+    `<p id="result">${result} You can close this page and return to the booking site.</p>`,
+  );
 }

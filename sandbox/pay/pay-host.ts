@@ -28,6 +28,5 @@ export const payHost: HostDefinition = {
       handle: recordChargeAuthentication,
     },
   ],
-  unmatched: (_ctx, status) =>
-    jsonAnswer(status, { message: status === 404 ? 'Route not found' : 'Method not allowed' }),
+  unmatched: (_ctx, status) => jsonAnswer(status, { message: status === 404 ? 'Route not found' : 'Method not allowed' }),
 };

@@ -1,12 +1,7 @@
 /** Card numbers that choose the outcome on the tokenization host (docs/sandbox.md lists them). */
 
 export type TestCardOutcome =
-  | 'succeeds'
-  | 'three_ds'
-  | 'declined'
-  | 'account_unavailable'
-  | 'insufficient_funds'
-  | 'authentication_required';
+  'succeeds' | 'three_ds' | 'declined' | 'account_unavailable' | 'insufficient_funds' | 'authentication_required';
 
 export interface SandboxTestCard {
   number: string;
@@ -33,8 +28,7 @@ export const SANDBOX_TEST_CARDS: readonly SandboxTestCard[] = [
   {
     number: '4000000000000119',
     outcome: 'account_unavailable',
-    description:
-      '402 ERR_BAD_REQUEST "Request contradicts clearing interface configuration": the payment account is faulty or offline.',
+    description: '402 ERR_BAD_REQUEST "Request contradicts clearing interface configuration": the payment account is faulty or offline.',
   },
   {
     number: '4000000000000341',

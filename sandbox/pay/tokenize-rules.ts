@@ -68,7 +68,15 @@ function checkCard(card: Json, now: number, problems: FieldProblem[]): TokenizeI
   });
   // American Express prints a 4-digit code; the reference's "three digits" is the other brands'.
   const amex = cardBrand(number) === 'amex';
-  stringAt(card, 'cvc', 'card.cvc', problems, amex ? { pattern: /^\d{4}$/, message: 'must be 4 digits for American Express, as a string' } : { pattern: /^\d{3}$/, message: 'must be 3 digits, as a string' });
+  stringAt(
+    card,
+    'cvc',
+    'card.cvc',
+    problems,
+    amex
+      ? { pattern: /^\d{4}$/, message: 'must be 4 digits for American Express, as a string' }
+      : { pattern: /^\d{3}$/, message: 'must be 3 digits, as a string' },
+  );
   const today = new Date(now);
   const expired =
     /^\d{4}$/.test(expYear) &&
@@ -107,11 +115,7 @@ function checkThreeDs(threeDS: Json, problems: FieldProblem[]): TokenizeInput['t
   };
 }
 
-function checkReferences(
-  store: SandboxStore,
-  body: Json,
-  problems: FieldProblem[],
-): { paymentProviderId: string; listingId: string } {
+function checkReferences(store: SandboxStore, body: Json, problems: FieldProblem[]): { paymentProviderId: string; listingId: string } {
   const paymentProviderId = stringAt(body, 'paymentProviderId', 'paymentProviderId', problems);
   const listingId = stringAt(body, 'listingId', 'listingId', problems);
   if (paymentProviderId !== '') {
@@ -128,11 +132,7 @@ function checkReferences(
   return { paymentProviderId, listingId };
 }
 
-export function validateTokenizeRequest(
-  store: SandboxStore,
-  body: Json,
-  now: number,
-): { input: TokenizeInput; problems: FieldProblem[] } {
+export function validateTokenizeRequest(store: SandboxStore, body: Json, now: number): { input: TokenizeInput; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   const references = checkReferences(store, body, problems);
   const card = checkCard(objectAt(body, 'card', 'card', problems), now, problems);

@@ -127,7 +127,11 @@ const BLOCKING = new Set(['confirmed', 'reserved']);
 
 function bookingsOn(store: SandboxStore, listingId: string, date: string): ReservationRecord[] {
   return [...store.reservations.values()].filter(
-    (reservation) => reservation.listingId === listingId && BLOCKING.has(reservation.status) && reservation.checkIn.slice(0, 10) <= date && date < reservation.checkOut.slice(0, 10),
+    (reservation) =>
+      reservation.listingId === listingId &&
+      BLOCKING.has(reservation.status) &&
+      reservation.checkIn.slice(0, 10) <= date &&
+      date < reservation.checkOut.slice(0, 10),
   );
 }
 
@@ -198,15 +202,27 @@ export function stayRefusal(
   for (let index = 0; index < nights; index += 1) {
     const day = calendarDay(store, listing, dayString(dayMs(stay.checkIn) + index * DAY_MS), now);
     if (!isBookable(day)) {
-      return { kind: 'calendar', code: 'LISTING_CALENDAR_BLOCKED', message: `The listing is not available for the requested dates (${day.date} is ${day.status})` };
+      return {
+        kind: 'calendar',
+        code: 'LISTING_CALENDAR_BLOCKED',
+        message: `The listing is not available for the requested dates (${day.date} is ${day.status})`,
+      };
     }
   }
   const terms = termsOf(listing._id);
   if (nights < terms.minNights) {
-    return { kind: 'terms', code: 'MIN_NIGHTS_NOT_MET', message: `Reservation terms violated: the minimum stay is ${terms.minNights} nights` };
+    return {
+      kind: 'terms',
+      code: 'MIN_NIGHTS_NOT_MET',
+      message: `Reservation terms violated: the minimum stay is ${terms.minNights} nights`,
+    };
   }
   if (stay.guestsCount > listing.accommodates) {
-    return { kind: 'terms', code: 'MAX_GUESTS_EXCEEDED', message: `Reservation terms violated: the listing accommodates at most ${listing.accommodates} guests` };
+    return {
+      kind: 'terms',
+      code: 'MAX_GUESTS_EXCEEDED',
+      message: `Reservation terms violated: the listing accommodates at most ${listing.accommodates} guests`,
+    };
   }
   if (terms.closedToArrival.includes(new Date(dayMs(stay.checkIn)).getUTCDay())) {
     return { kind: 'terms', code: 'CLOSED_TO_ARRIVAL', message: `Reservation terms violated: check-in is closed on ${stay.checkIn}` };
@@ -214,11 +230,18 @@ export function stayRefusal(
   return null;
 }
 
-function planMoney(store: SandboxStore, listing: ListingRecord, stay: { checkIn: string; checkOut: string }, percentOff: number, now: number): RatePlanMoney {
+function planMoney(
+  store: SandboxStore,
+  listing: ListingRecord,
+  stay: { checkIn: string; checkOut: string },
+  percentOff: number,
+  now: number,
+): RatePlanMoney {
   const terms = termsOf(listing._id);
   const nights = nightsBetween(stay.checkIn, stay.checkOut);
   let fare = 0;
-  for (let index = 0; index < nights; index += 1) fare += calendarDay(store, listing, dayString(dayMs(stay.checkIn) + index * DAY_MS), now).price;
+  for (let index = 0; index < nights; index += 1)
+    fare += calendarDay(store, listing, dayString(dayMs(stay.checkIn) + index * DAY_MS), now).price;
   fare = roundMoney(fare);
   const discount = roundMoney((fare * percentOff) / 100);
   const adjusted = roundMoney(fare - discount);
@@ -239,13 +262,25 @@ function planMoney(store: SandboxStore, listing: ListingRecord, stay: { checkIn:
     invoiceItems: [
       { title: 'Accommodation fare', amount: adjusted, currency: listing.prices.currency, normalType: 'AF', isTax: false },
       { title: 'Cleaning fee', amount: cleaning, currency: listing.prices.currency, normalType: 'CF', isTax: false },
-      { title: terms.taxType === 'VAT' ? 'VAT' : 'Occupancy tax', amount: taxes, currency: listing.prices.currency, normalType: terms.taxType, isTax: isTaxType(terms.taxType) },
+      {
+        title: terms.taxType === 'VAT' ? 'VAT' : 'Occupancy tax',
+        amount: taxes,
+        currency: listing.prices.currency,
+        normalType: terms.taxType,
+        isTax: isTaxType(terms.taxType),
+      },
     ],
   };
 }
 
 /** Two rate plans: flexible at the calendar's prices, and non-refundable 10 % cheaper; the coupon takes 10 % off either. */
-export function ratePlansFor(store: SandboxStore, listing: ListingRecord, stay: { checkIn: string; checkOut: string }, couponApplies: boolean, now: number): QuoteRatePlan[] {
+export function ratePlansFor(
+  store: SandboxStore,
+  listing: ListingRecord,
+  stay: { checkIn: string; checkOut: string },
+  couponApplies: boolean,
+  now: number,
+): QuoteRatePlan[] {
   const coupon = couponApplies ? SANDBOX_COUPON.percentOff : 0;
   return [
     { _id: 'rp-flexible', name: 'Flexible', money: planMoney(store, listing, stay, coupon, now) },

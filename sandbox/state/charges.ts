@@ -18,11 +18,11 @@ export function insufficientFundsAttempt(card: { brand: string; last4: string })
 export function authenticationRequiredAttempt(card: { brand: string; last4: string }): PaymentAttempt {
   return {
     status: 'PENDING_AUTH',
-    error: 'This payment requires the card holder\'s authentication.',
+    error: "This payment requires the card holder's authentication.",
     payload: {
       code: 'authentication_required',
       decline_code: 'authentication_required',
-      message: 'This payment requires the card holder\'s authentication.',
+      message: "This payment requires the card holder's authentication.",
       payment_method: { card: { brand: card.brand, last4: card.last4 } },
     },
   };

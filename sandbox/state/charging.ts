@@ -156,7 +156,10 @@ export function completeAuthentication(
   return undefined;
 }
 
-export function findPayment(store: SandboxStore, paymentId: string): { reservation: ReservationRecord; payment: PaymentRecord } | undefined {
+export function findPayment(
+  store: SandboxStore,
+  paymentId: string,
+): { reservation: ReservationRecord; payment: PaymentRecord } | undefined {
   for (const reservation of store.reservations.values()) {
     const payment = reservation.payments.find((p) => p._id === paymentId);
     if (payment) return { reservation, payment };

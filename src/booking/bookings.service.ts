@@ -77,7 +77,6 @@ interface StatusRequest {
   status: 'confirmed';
 }
 
-
 function quoteUsed(): DomainError {
   return new DomainError('quote_used', 'A reservation was already made from this quote. Ask for a new quote to book again.');
 }
@@ -127,17 +126,28 @@ export class Bookings implements OnModuleInit {
   async admit(request: BookingRequest, clientIp: string): Promise<AdmittedBooking> {
     const quote = await this.quotes.load(request.quoteId);
     if (!quote) throw new DomainError('quote_not_found', 'This quote is unknown or has expired. Please ask for a new quote.');
-    const plan = request.ratePlanId ? quote.view.ratePlans.find((candidate) => candidate.id === request.ratePlanId) : quote.view.ratePlans[0];
+    const plan = request.ratePlanId
+      ? quote.view.ratePlans.find((candidate) => candidate.id === request.ratePlanId)
+      : quote.view.ratePlans[0];
     if (!plan) throw DomainError.validation([{ field: 'ratePlanId', message: 'ratePlanId must be one of the quote’s rate plans' }]);
     // A long stay is quoted (the site shows its price) but not held online: a year's hold costs two requests.
     const { maxNights } = this.config.get('booking', { infer: true });
     if (quote.view.nights > maxNights) {
-      throw new DomainError('stay_not_allowed', `Stays longer than ${maxNights} nights cannot be booked online (BOOKING_MAX_NIGHTS); please contact the property to book this stay.`);
+      throw new DomainError(
+        'stay_not_allowed',
+        `Stays longer than ${maxNights} nights cannot be booked online (BOOKING_MAX_NIGHTS); please contact the property to book this stay.`,
+      );
     }
     return { book: (idempotencyKey) => this.book(quote, plan, request, idempotencyKey, clientIp) };
   }
 
-  private async book(quote: StoredQuote, plan: RatePlanView, request: BookingRequest, idempotencyKey: string, clientIp: string): Promise<CheckoutSessionView> {
+  private async book(
+    quote: StoredQuote,
+    plan: RatePlanView,
+    request: BookingRequest,
+    idempotencyKey: string,
+    clientIp: string,
+  ): Promise<CheckoutSessionView> {
     const keyDigest = RedisKeys.digest(idempotencyKey);
     const writesOf = `quote-${quote.upstreamQuoteId}`;
     const writes = this.keys.reservationWrites(writesOf);
@@ -145,10 +155,15 @@ export class Bookings implements OnModuleInit {
     const sessionId = this.sessions.newId();
     const reservation = await this.leases.withLease(writesOf, async (lease) => {
       const intentId = RedisKeys.digest(`reservation-create:${quote.upstreamQuoteId}:${keyDigest}`);
-      const { intent: earlier, openIntentId, also } = await this.journal.peek<CreateRequest, CreatedReservation>(writesOf, intentId, [writes.booking]);
+      const {
+        intent: earlier,
+        openIntentId,
+        also,
+      } = await this.journal.peek<CreateRequest, CreatedReservation>(writesOf, intentId, [writes.booking]);
       let record = also[0] ? (JSON.parse(also[0]) as BookingRecord) : null;
       if (!record && openIntentId && openIntentId !== intentId) {
-        if (await this.journal.settleOpen(lease, openIntentId)) throw DomainError.outcomePending('This quote is being booked; try again in a moment.');
+        if (await this.journal.settleOpen(lease, openIntentId))
+          throw DomainError.outcomePending('This quote is being booked; try again in a moment.');
         const raw = await this.store.get(writes.booking);
         record = raw ? (JSON.parse(raw) as BookingRecord) : null;
       }
@@ -158,7 +173,13 @@ export class Bookings implements OnModuleInit {
       if (!earlier) await this.limits.unpaidHold(clientIp, quote.view.listingId, sessionId, this.holdMs());
       try {
         const guest = earlier ? { _id: earlier.request.guestId } : await this.guesty.createGuest(request.guest, BEFORE_A_CARD);
-        const created = await this.create(lease, quote, { upstreamQuoteId: quote.upstreamQuoteId, ratePlanId: plan.id, guestId: guest._id, keyDigest, quoteId: quote.view.id }, intentId, earlier);
+        const created = await this.create(
+          lease,
+          quote,
+          { upstreamQuoteId: quote.upstreamQuoteId, ratePlanId: plan.id, guestId: guest._id, keyDigest, quoteId: quote.view.id },
+          intentId,
+          earlier,
+        );
         return { keyDigest, reservation: created } satisfies BookingRecord;
       } catch (error) {
         if (refusedBeforeEffect(error)) await this.limits.unpaidHoldEnded(quote.view.listingId, sessionId).catch(() => undefined);
@@ -168,7 +189,13 @@ export class Bookings implements OnModuleInit {
     return this.openSession(quote, plan.total, reservation, writesOf, sessionId);
   }
 
-  private async create(lease: ReservationLease, quote: StoredQuote, request: CreateRequest, intentId: string, earlier: WriteIntent<CreateRequest, CreatedReservation> | null): Promise<CreatedReservation> {
+  private async create(
+    lease: ReservationLease,
+    quote: StoredQuote,
+    request: CreateRequest,
+    intentId: string,
+    earlier: WriteIntent<CreateRequest, CreatedReservation> | null,
+  ): Promise<CreatedReservation> {
     const { hold, source } = this.config.get('booking', { infer: true });
     const writes = this.keys.reservationWrites(lease.reservationId);
     let created: CreatedReservation;
@@ -181,15 +208,25 @@ export class Bookings implements OnModuleInit {
         request,
         context: {},
         snapshot: () => Promise.resolve([]),
-        alsoOnLanded: (landed) => [{ op: 'set', key: writes.booking, value: JSON.stringify({ keyDigest: request.keyDigest, reservation: landed } satisfies BookingRecord), ttlMs: BOOKING_RECORD_TTL_MS }],
+        alsoOnLanded: (landed) => [
+          {
+            op: 'set',
+            key: writes.booking,
+            value: JSON.stringify({ keyDigest: request.keyDigest, reservation: landed } satisfies BookingRecord),
+            ttlMs: BOOKING_RECORD_TTL_MS,
+          },
+        ],
         send: async () => {
-          const answer = await this.guesty.createReservationFromQuote({
-            quoteId: request.upstreamQuoteId,
-            status: 'reserved',
-            ...(request.ratePlanId ? { ratePlanId: request.ratePlanId } : {}),
-            reservedUntil: RESERVED_UNTIL[hold].value,
-            guestId: request.guestId,
-          }, BEFORE_A_CARD);
+          const answer = await this.guesty.createReservationFromQuote(
+            {
+              quoteId: request.upstreamQuoteId,
+              status: 'reserved',
+              ...(request.ratePlanId ? { ratePlanId: request.ratePlanId } : {}),
+              reservedUntil: RESERVED_UNTIL[hold].value,
+              guestId: request.guestId,
+            },
+            BEFORE_A_CARD,
+          );
           return {
             reservationId: answer.reservationId,
             confirmationCode: answer.confirmationCode ?? '',
@@ -203,7 +240,12 @@ export class Bookings implements OnModuleInit {
       });
     } catch (error) {
       // The upstream refuses a second reservation from one quote: it was booked where Redis cannot tell.
-      if (error instanceof UpstreamError && (error.code === 'upstream_error' || error.code === 'booking_refused') && /already|used/i.test(error.upstreamMessage ?? '')) throw quoteUsed();
+      if (
+        error instanceof UpstreamError &&
+        (error.code === 'upstream_error' || error.code === 'booking_refused') &&
+        /already|used/i.test(error.upstreamMessage ?? '')
+      )
+        throw quoteUsed();
       throw error;
     }
     this.logger.log({ reservationId: created.reservationId, source }, 'reservation created from a quote');
@@ -214,7 +256,13 @@ export class Bookings implements OnModuleInit {
     return RESERVED_UNTIL[this.config.get('booking', { infer: true }).hold].ms;
   }
 
-  private async openSession(quote: StoredQuote, amount: number, record: BookingRecord, writesOf: string, sessionId: string): Promise<CheckoutSessionView> {
+  private async openSession(
+    quote: StoredQuote,
+    amount: number,
+    record: BookingRecord,
+    writesOf: string,
+    sessionId: string,
+  ): Promise<CheckoutSessionView> {
     const { reservation } = record;
     if (record.sessionId) {
       const existing = await this.sessions.load(record.sessionId).catch(() => null);
@@ -229,7 +277,10 @@ export class Bookings implements OnModuleInit {
     await this.limits.sessionOpened(reservation.reservationId);
     const provider = await this.providers.forListing(quote.view.listingId);
     if (!provider || provider.status !== 'ACTIVE') {
-      throw new DomainError('payment_account_unavailable', 'Card payments are not available for this property right now; please try again later.');
+      throw new DomainError(
+        'payment_account_unavailable',
+        'Card payments are not available for this property right now; please try again later.',
+      );
     }
     const now = this.clock.now();
     const booking: SessionBooking = {
@@ -255,17 +306,25 @@ export class Bookings implements OnModuleInit {
       booking,
     });
     await this.store
-      .set(this.keys.reservationWrites(writesOf).booking, JSON.stringify({ ...record, sessionId: session.id } satisfies BookingRecord), { ttlMs: BOOKING_RECORD_TTL_MS })
+      .set(this.keys.reservationWrites(writesOf).booking, JSON.stringify({ ...record, sessionId: session.id } satisfies BookingRecord), {
+        ttlMs: BOOKING_RECORD_TTL_MS,
+      })
       .catch(() => false);
     return toView(session);
   }
 
   /** Runs after the attach was answered (its lease released): the guest never waits for it. */
   private confirmLater(session: CheckoutSession): void {
-    this.limits.unpaidHoldEnded(session.listingId, session.id).catch((error: unknown) => this.logger.warn({ err: error }, 'a paid hold still counts among its listing’s unpaid holds until its hold ends'));
+    this.limits
+      .unpaidHoldEnded(session.listingId, session.id)
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'a paid hold still counts among its listing’s unpaid holds until its hold ends'),
+      );
     if (this.config.get('booking', { infer: true }).confirmation !== 'instant' || session.booking?.status !== 'reserved') return;
     setImmediate(() => {
-      this.confirm(session).catch((error: unknown) => this.logger.warn({ err: error, reservationId: session.reservationId }, 'a paid reservation could not be confirmed yet'));
+      this.confirm(session).catch((error: unknown) =>
+        this.logger.warn({ err: error, reservationId: session.reservationId }, 'a paid reservation could not be confirmed yet'),
+      );
     });
   }
 
@@ -286,7 +345,9 @@ export class Bookings implements OnModuleInit {
       { waitMs: CONFIRM_LEASE_WAIT_MS },
     );
     await this.sessions.update(session.id, (current) =>
-      current.booking && current.booking.status !== 'confirmed' ? { ...current, booking: { ...current.booking, status: outcome.status === 'confirmed' ? 'confirmed' : current.booking.status } } : null,
+      current.booking && current.booking.status !== 'confirmed'
+        ? { ...current, booking: { ...current.booking, status: outcome.status === 'confirmed' ? 'confirmed' : current.booking.status } }
+        : null,
     );
     this.logger.log({ reservationId }, 'reservation confirmed after its card was put on file');
   }
@@ -313,11 +374,16 @@ export class Bookings implements OnModuleInit {
   private async createSettledElsewhere(intent: WriteIntent<CreateRequest, CreatedReservation>): Promise<void> {
     if (intent.state !== 'landed' || !intent.outcome) return;
     const record: BookingRecord = { keyDigest: intent.request.keyDigest, reservation: intent.outcome };
-    await this.store.set(this.keys.reservationWrites(intent.reservationId).booking, JSON.stringify(record), { ifAbsent: true, ttlMs: BOOKING_RECORD_TTL_MS });
+    await this.store.set(this.keys.reservationWrites(intent.reservationId).booking, JSON.stringify(record), {
+      ifAbsent: true,
+      ttlMs: BOOKING_RECORD_TTL_MS,
+    });
   }
 
   private async findStatus(intent: WriteIntent<StatusRequest, { status: string }>): Promise<Reconciliation<{ status: string }>> {
     const reservation = await this.guesty.getReservation(intent.reservationId);
-    return reservation?.status === intent.request.status ? { landed: { status: reservation.status } } : { notLanded: `the reservation is ${reservation?.status ?? 'gone'}` };
+    return reservation?.status === intent.request.status
+      ? { landed: { status: reservation.status } }
+      : { notLanded: `the reservation is ${reservation?.status ?? 'gone'}` };
   }
 }

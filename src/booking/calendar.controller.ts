@@ -28,15 +28,35 @@ export class CalendarController {
       'Served from a cache refreshed by bookings and webhooks (CALENDAR_CACHE_SECONDS); public and cacheable by a browser or CDN (ETag, If-None-Match → 304).',
   })
   @ApiParam({ name: 'id', description: 'the listing', example: 'lst-seaside' })
-  @ApiQuery({ name: 'from', required: true, description: 'the first day (YYYY-MM-DD), not more than a day in the past', schema: { type: 'string', format: 'date', example: '2031-07-01' } })
-  @ApiQuery({ name: 'to', required: true, description: 'the last day (YYYY-MM-DD), included; at most 366 days from `from`', schema: { type: 'string', format: 'date', example: '2031-07-31' } })
+  @ApiQuery({
+    name: 'from',
+    required: true,
+    description: 'the first day (YYYY-MM-DD), not more than a day in the past',
+    schema: { type: 'string', format: 'date', example: '2031-07-01' },
+  })
+  @ApiQuery({
+    name: 'to',
+    required: true,
+    description: 'the last day (YYYY-MM-DD), included; at most 366 days from `from`',
+    schema: { type: 'string', format: 'date', example: '2031-07-31' },
+  })
   @ApiOkResponse({ type: CalendarResponse })
   @ApiPublicCaching('CALENDAR_CACHE_SECONDS')
   @ApiProblems('validation_failed', 'listing_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)
-  async get(@Param('id') id: string, @Query('from') from: unknown, @Query('to') to: unknown, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async get(
+    @Param('id') id: string,
+    @Query('from') from: unknown,
+    @Query('to') to: unknown,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const problems: FieldError[] = [];
-    for (const [field, value] of [['from', from], ['to', to]] as const) {
-      if (typeof value !== 'string' || !isCalendarDate(value)) problems.push({ field, message: `${field} must be a calendar date (YYYY-MM-DD)` });
+    for (const [field, value] of [
+      ['from', from],
+      ['to', to],
+    ] as const) {
+      if (typeof value !== 'string' || !isCalendarDate(value))
+        problems.push({ field, message: `${field} must be a calendar date (YYYY-MM-DD)` });
     }
     if (problems.length === 0) {
       const days = dayNumber(to as string) - dayNumber(from as string) + 1;

@@ -39,13 +39,22 @@ class FakeCalendar {
 
 /** The answer a site reads, as the route sends it (JSON text joined from the cached months). */
 async function daysOf(calendar: CalendarCache, listingId: string, from: string, to: string) {
-  return JSON.parse(await calendar.daysText(listingId, from, to)) as { listingId: string; currency: string | null; days: CalendarDayView[] };
+  return JSON.parse(await calendar.daysText(listingId, from, to)) as {
+    listingId: string;
+    currency: string | null;
+    days: CalendarDayView[];
+  };
 }
 
 async function setUp() {
   const world = journalWorld();
   const platform = new FakeCalendar();
-  const module = await unitModule(world, [CalendarCache, SharedReadCache, SharedFetches], [[GuestyClient, platform.asClient()]], [ProductEventsModule]);
+  const module = await unitModule(
+    world,
+    [CalendarCache, SharedReadCache, SharedFetches],
+    [[GuestyClient, platform.asClient()]],
+    [ProductEventsModule],
+  );
   return { world, platform, calendar: module.get(CalendarCache), events: module.get(ProductEventBus) };
 }
 

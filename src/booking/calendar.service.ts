@@ -75,7 +75,10 @@ export class CalendarCache {
   ) {
     const { calendarCacheSeconds } = config.get('booking', { infer: true });
     this.ttlMs = calendarCacheSeconds * 1000;
-    this.caching = { maxAgeSeconds: Math.min(LOCAL_COPY_MS / 1000, calendarCacheSeconds), staleWhileRevalidateSeconds: calendarCacheSeconds };
+    this.caching = {
+      maxAgeSeconds: Math.min(LOCAL_COPY_MS / 1000, calendarCacheSeconds),
+      staleWhileRevalidateSeconds: calendarCacheSeconds,
+    };
   }
 
   /** The platform's `reservation.*` and calendar webhooks that name a listing drop its cached months. */
@@ -94,10 +97,13 @@ export class CalendarCache {
    */
   async daysText(listingId: string, from: string, to: string): Promise<string> {
     const now = today(this.clock.now());
-    if (dayNumber(from) < dayNumber(now) - 1) throw DomainError.validation([{ field: 'from', message: 'from must not be more than a day in the past' }]);
+    if (dayNumber(from) < dayNumber(now) - 1)
+      throw DomainError.validation([{ field: 'from', message: 'from must not be more than a day in the past' }]);
     const policy = { ttlMs: this.ttlMs, localTtlMs: LOCAL_COPY_MS, missTtlMs: MISS_MS };
     const months = await Promise.all(
-      monthsBetween(from, to).map((month) => this.cache.getOrLoad<CalendarMonth>('calendar', `${listingId}:${month}`, policy, () => this.loadMonth(listingId, month))),
+      monthsBetween(from, to).map((month) =>
+        this.cache.getOrLoad<CalendarMonth>('calendar', `${listingId}:${month}`, policy, () => this.loadMonth(listingId, month)),
+      ),
     );
     const parts: string[] = [];
     let currency: string | null = null;
@@ -109,7 +115,11 @@ export class CalendarCache {
       for (let index = 0; index < month.days.length; index += 1) {
         const { date } = month.days[index];
         if (date < from || date > to) continue;
-        parts.push(date < now ? JSON.stringify({ ...month.days[index], available: false, checkInAllowed: false, checkOutAllowed: false }) : texts[index]);
+        parts.push(
+          date < now
+            ? JSON.stringify({ ...month.days[index], available: false, checkInAllowed: false, checkOutAllowed: false })
+            : texts[index],
+        );
       }
     }
     return `{"listingId":${JSON.stringify(listingId)},"currency":${JSON.stringify(currency)},"days":[${parts.join(',')}]}`;
@@ -133,7 +143,9 @@ export class CalendarCache {
       });
       return { ...cached, days, ...(cached.unitsLeft ? { unitsLeft } : {}) };
     };
-    await Promise.all(monthsBetween(checkIn, lastNight).map((month) => this.cache.update<CalendarMonth>('calendar', `${listingId}:${month}`, booked)));
+    await Promise.all(
+      monthsBetween(checkIn, lastNight).map((month) => this.cache.update<CalendarMonth>('calendar', `${listingId}:${month}`, booked)),
+    );
   }
 
   /**

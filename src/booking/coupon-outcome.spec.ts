@@ -7,7 +7,10 @@ describe("a quote's coupon", () => {
   });
 
   it('is said not to apply, in words a site may show, when the platform lists none or another one', () => {
-    const refused = { couponApplied: false, couponMessage: 'The coupon TYPO10 is not valid for this stay; the prices shown are without it.' };
+    const refused = {
+      couponApplied: false,
+      couponMessage: 'The coupon TYPO10 is not valid for this stay; the prices shown are without it.',
+    };
     expect(couponOutcome('TYPO10', [])).toEqual(refused);
     expect(couponOutcome('TYPO10', undefined)).toEqual(refused);
     expect(couponOutcome('TYPO10', [{ code: 'SANDBOX10' }])).toEqual(refused);

@@ -11,7 +11,9 @@ export interface CouponOutcome {
  * platform's either way.
  */
 export function couponOutcome(asked: string, coupons: unknown): CouponOutcome {
-  const entries = Array.isArray(coupons) ? coupons.filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null) : [];
+  const entries = Array.isArray(coupons)
+    ? coupons.filter((entry): entry is Record<string, unknown> => typeof entry === 'object' && entry !== null)
+    : [];
   const codes = entries.map((entry) => entry.code ?? entry.couponCode).filter((code): code is string => typeof code === 'string');
   const applied = entries.length > 0 && (codes.length === 0 || codes.some((code) => code.toUpperCase() === asked.toUpperCase()));
   if (applied) return { couponApplied: true };

@@ -44,12 +44,16 @@ export class Quotes {
   async create(request: QuoteRequestDto): Promise<QuoteView> {
     this.checkStay(request);
     const coupon = request.coupon ? request.coupon.toUpperCase() : undefined;
-    const digest = RedisKeys.digest(JSON.stringify([request.listingId, request.checkIn, request.checkOut, request.guestsCount, coupon ?? '']));
+    const digest = RedisKeys.digest(
+      JSON.stringify([request.listingId, request.checkIn, request.checkOut, request.guestsCount, coupon ?? '']),
+    );
     const reused = await this.reusable(digest);
     if (reused) return reused;
     let pending = this.inFlight.get(digest);
     if (!pending) {
-      pending = (this.reuses() ? this.quoteOnce(request, coupon, digest) : this.quote(request, coupon, digest)).finally(() => this.inFlight.delete(digest));
+      pending = (this.reuses() ? this.quoteOnce(request, coupon, digest) : this.quote(request, coupon, digest)).finally(() =>
+        this.inFlight.delete(digest),
+      );
       this.inFlight.set(digest, pending);
     }
     return pending;

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { UpstreamQuote } from '../upstream/guesty.types';
 import { ratePlanMoney } from './rate-plan-money';
 
-const published = JSON.parse(readFileSync(join(__dirname, '../../docs/upstream-reference/examples/booking-engine-quote.json'), 'utf8')) as { example: UpstreamQuote };
+const published = JSON.parse(readFileSync(join(__dirname, '../../docs/upstream-reference/examples/booking-engine-quote.json'), 'utf8')) as {
+  example: UpstreamQuote;
+};
 
 describe('a rate plan’s money is the platform’s', () => {
   it('reads the published production quote as the platform charges it: 943.94, cleaning counted once', () => {
@@ -15,9 +17,18 @@ describe('a rate plan’s money is the platform’s', () => {
 
   it('adds up to the total from the breakdown, whatever lines the platform adds', () => {
     const money = {
-      fareAccommodation: 500, fareAccommodationAdjusted: 450, fareCleaning: 60, totalFees: 85, subTotalPrice: 535, totalTaxes: 53.5, hostPayout: 588.5,
+      fareAccommodation: 500,
+      fareAccommodationAdjusted: 450,
+      fareCleaning: 60,
+      totalFees: 85,
+      subTotalPrice: 535,
+      totalTaxes: 53.5,
+      hostPayout: 588.5,
       invoiceItems: [
-        { normalType: 'AF', amount: 450 }, { normalType: 'CF', amount: 60 }, { normalType: 'AFE', amount: 25, title: 'Pet fee' }, { normalType: 'VAT', amount: 53.5 },
+        { normalType: 'AF', amount: 450 },
+        { normalType: 'CF', amount: 60 },
+        { normalType: 'AFE', amount: 25, title: 'Pet fee' },
+        { normalType: 'VAT', amount: 53.5 },
       ],
     };
     const { total, breakdown } = ratePlanMoney(money);
@@ -27,11 +38,19 @@ describe('a rate plan’s money is the platform’s', () => {
   });
 
   it('takes subTotalPrice + totalTaxes where hostPayout is absent', () => {
-    expect(ratePlanMoney({ fareAccommodation: 624, fareCleaning: 197, totalFees: 197, subTotalPrice: 821, totalTaxes: 122.94 }).total).toBe(943.94);
+    expect(ratePlanMoney({ fareAccommodation: 624, fareCleaning: 197, totalFees: 197, subTotalPrice: 821, totalTaxes: 122.94 }).total).toBe(
+      943.94,
+    );
   });
 
   it('without invoice items, counts the cleaning fee once: totalFees already holds it', () => {
-    const { total, breakdown } = ratePlanMoney({ fareAccommodation: 624, fareAccommodationAdjusted: 624, fareCleaning: 197, totalFees: 197, totalTaxes: 122.94 });
+    const { total, breakdown } = ratePlanMoney({
+      fareAccommodation: 624,
+      fareAccommodationAdjusted: 624,
+      fareCleaning: 197,
+      totalFees: 197,
+      totalTaxes: 122.94,
+    });
     expect(total).toBe(943.94);
     expect(breakdown).toEqual({ accommodation: 624, discount: 0, cleaning: 197, fees: 0, taxes: 122.94 });
   });

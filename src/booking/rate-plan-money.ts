@@ -2,7 +2,6 @@ import { isTaxNormalType } from '../config/invoice-item-rules';
 import { UpstreamRatePlanMoney } from '../upstream/guesty.types';
 import { RatePlanView } from './quote';
 
-
 const round = (value: number) => Math.round(value * 100) / 100;
 const amount = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? round(value) : undefined);
 
@@ -29,15 +28,28 @@ export function ratePlanTotal(money: UpstreamRatePlanMoney): number | undefined 
  */
 export function ratePlanMoney(money: UpstreamRatePlanMoney): { total: number; breakdown: Breakdown } {
   const fare = amount(money.fareAccommodation);
-  const adjusted = amount(money.fareAccommodationAdjusted) ?? (fare !== undefined ? round(fare - (amount(money.fareAccommodationDiscount) ?? 0)) : undefined);
+  const adjusted =
+    amount(money.fareAccommodationAdjusted) ??
+    (fare !== undefined ? round(fare - (amount(money.fareAccommodationDiscount) ?? 0)) : undefined);
   const discount = fare !== undefined && adjusted !== undefined ? Math.max(0, round(fare - adjusted)) : 0;
   const items = (money.invoiceItems ?? []).filter((item) => amount(item.amount) !== undefined);
-  const sum = (keep: (item: (typeof items)[number]) => boolean) => round(items.filter(keep).reduce((total, item) => total + (amount(item.amount) ?? 0), 0));
+  const sum = (keep: (item: (typeof items)[number]) => boolean) =>
+    round(items.filter(keep).reduce((total, item) => total + (amount(item.amount) ?? 0), 0));
   const isTax = (item: (typeof items)[number]) => item.type === 'TAX' || isTaxNormalType(item.normalType);
-  const parts = items.length > 0
-    ? { accommodation: round(sum((item) => item.normalType === 'AF') + discount), cleaning: sum((item) => item.normalType === 'CF'), taxes: sum(isTax) }
-    : { accommodation: fare ?? round((adjusted ?? 0) + discount), cleaning: amount(money.fareCleaning) ?? 0, taxes: amount(money.totalTaxes) ?? 0 };
-  const total = ratePlanTotal(money) ?? round(parts.accommodation - discount + Math.max(amount(money.totalFees) ?? 0, parts.cleaning) + parts.taxes);
+  const parts =
+    items.length > 0
+      ? {
+          accommodation: round(sum((item) => item.normalType === 'AF') + discount),
+          cleaning: sum((item) => item.normalType === 'CF'),
+          taxes: sum(isTax),
+        }
+      : {
+          accommodation: fare ?? round((adjusted ?? 0) + discount),
+          cleaning: amount(money.fareCleaning) ?? 0,
+          taxes: amount(money.totalTaxes) ?? 0,
+        };
+  const total =
+    ratePlanTotal(money) ?? round(parts.accommodation - discount + Math.max(amount(money.totalFees) ?? 0, parts.cleaning) + parts.taxes);
   const fees = round(total - (parts.accommodation - discount + parts.cleaning + parts.taxes));
   return { total, breakdown: { ...parts, fees, discount } };
 }

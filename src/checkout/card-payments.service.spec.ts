@@ -32,10 +32,18 @@ class FakePlatform {
     const client: Partial<GuestyClient> = {
       getReservation: (reservationId) => {
         this.reservationReads += 1;
-        return Promise.resolve({ _id: reservationId, guestId: GUEST, listingId: 'lst-1', money: { currency: 'USD', payments: this.payments } } as Awaited<ReturnType<GuestyClient['getReservation']>>);
+        return Promise.resolve({
+          _id: reservationId,
+          guestId: GUEST,
+          listingId: 'lst-1',
+          money: { currency: 'USD', payments: this.payments },
+        } as Awaited<ReturnType<GuestyClient['getReservation']>>);
       },
       listPaymentMethods: (guestId, reservationId) => {
-        if (this.listFails) return Promise.reject(new UpstreamError('upstream_unavailable', 'down', { operation: 'listPaymentMethods', maybeSent: true, upstreamStatus: 503 }));
+        if (this.listFails)
+          return Promise.reject(
+            new UpstreamError('upstream_unavailable', 'down', { operation: 'listPaymentMethods', maybeSent: true, upstreamStatus: 503 }),
+          );
         return Promise.resolve(this.methods.filter((method) => method.guestId === guestId && method.reservationId === reservationId));
       },
       attachPaymentMethod: (request) => {
@@ -43,12 +51,23 @@ class FakePlatform {
         const behaviour = this.nextAttach;
         this.nextAttach = 'answer';
         if (behaviour === 'refuse') {
-          return Promise.reject(new UpstreamError('upstream_error', 'refused', { operation: 'attachPaymentMethod', maybeSent: true, upstreamStatus: 400 }));
+          return Promise.reject(
+            new UpstreamError('upstream_error', 'refused', { operation: 'attachPaymentMethod', maybeSent: true, upstreamStatus: 400 }),
+          );
         }
-        const method: UpstreamPaymentMethod = { _id: `pm_${this.attaches.length}`, guestId: request.guestId, reservationId: request.reservationId, paymentProviderId: request.paymentProviderId, last4: '4242' };
+        const method: UpstreamPaymentMethod = {
+          _id: `pm_${this.attaches.length}`,
+          guestId: request.guestId,
+          reservationId: request.reservationId,
+          paymentProviderId: request.paymentProviderId,
+          last4: '4242',
+        };
         this.methods.push(method);
         this.afterLanding?.();
-        if (behaviour === 'lose-answer') return Promise.reject(new UpstreamError('upstream_unavailable', 'socket hang up', { operation: 'attachPaymentMethod', maybeSent: true }));
+        if (behaviour === 'lose-answer')
+          return Promise.reject(
+            new UpstreamError('upstream_unavailable', 'socket hang up', { operation: 'attachPaymentMethod', maybeSent: true }),
+          );
         return Promise.resolve(method);
       },
     };
@@ -64,7 +83,8 @@ async function setUp() {
   const platform = new FakePlatform();
   const attachedHeard: string[] = [];
   const events: Pick<ProductEventBus, 'publish'> = {
-    publish: (name, payload) => Promise.resolve(void (name === 'card.attached' && attachedHeard.push((payload as { reservationId: string }).reservationId))),
+    publish: (name, payload) =>
+      Promise.resolve(void (name === 'card.attached' && attachedHeard.push((payload as { reservationId: string }).reservationId))),
   };
   const providers = { forListing: () => Promise.resolve({ _id: 'prov', paymentProviderId: PROVIDER, status: 'ACTIVE' }) };
   // No booking room here: CardPayments attaches cards without it.
@@ -92,10 +112,15 @@ async function setUp() {
       createdAt: clock.now(),
       expiresAt: clock.now() + 3_600_000,
     });
-  const payWithToken = async (session: CheckoutSession, key: string, token = `tok_${key}`) => cards.submitToken(await sessions.require(session.id), token, key);
+  const payWithToken = async (session: CheckoutSession, key: string, token = `tok_${key}`) =>
+    cards.submitToken(await sessions.require(session.id), token, key);
   /** What the payments room notes on the session when payment-status finds the charge failed. */
   const chargeFailed = (session: CheckoutSession) =>
-    sessions.update(session.id, (current) => ({ ...current, lastError: { code: 'charge_failed', message: 'declined' }, charge: { next: 'another_card' } }));
+    sessions.update(session.id, (current) => ({
+      ...current,
+      lastError: { code: 'charge_failed', message: 'declined' },
+      charge: { next: 'another_card' },
+    }));
   const cardOnFile = () => new ReservationCards(store, keys, outbox).onFile(RESERVATION);
   return { clock, store, outbox, platform, sessions, cards, journal, newSession, payWithToken, chargeFailed, cardOnFile, attachedHeard };
 }
@@ -128,7 +153,7 @@ describe('CardPayments (the attach through the write journal)', () => {
     expect(world.platform.attaches).toHaveLength(1);
   });
 
-  it('keeps an attach it cannot check open: processing, outcome_pending, and the key\'s retry answers what landed', async () => {
+  it("keeps an attach it cannot check open: processing, outcome_pending, and the key's retry answers what landed", async () => {
     const world = await setUp();
     const session = await world.newSession();
     world.platform.nextAttach = 'lose-answer';
@@ -156,7 +181,13 @@ describe('CardPayments (the attach through the write journal)', () => {
 
   it('refuses when the platform already shows a card on the reservation, even with the journal lost', async () => {
     const world = await setUp();
-    world.platform.methods.push({ _id: 'pm_before', guestId: GUEST, reservationId: RESERVATION, paymentProviderId: PROVIDER, card: { last4: '1111' } });
+    world.platform.methods.push({
+      _id: 'pm_before',
+      guestId: GUEST,
+      reservationId: RESERVATION,
+      paymentProviderId: PROVIDER,
+      card: { last4: '1111' },
+    });
     const session = await world.newSession();
     await expect(world.payWithToken(session, 'key-1')).rejects.toMatchObject({ code: 'already_paid' });
     expect(world.platform.attaches).toHaveLength(0);
@@ -231,7 +262,13 @@ describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', (
   it('refuses a replacement when the failed card was already replaced on the platform (the record lost)', async () => {
     const { world, session } = await failedCharge();
     await world.chargeFailed(session);
-    world.platform.methods.push({ _id: 'pm_elsewhere', guestId: GUEST, reservationId: RESERVATION, paymentProviderId: PROVIDER, card: { last4: '1111' } });
+    world.platform.methods.push({
+      _id: 'pm_elsewhere',
+      guestId: GUEST,
+      reservationId: RESERVATION,
+      paymentProviderId: PROVIDER,
+      card: { last4: '1111' },
+    });
     await expect(world.payWithToken(session, 'key-2')).rejects.toMatchObject({ code: 'already_paid' });
     expect(world.platform.attaches).toHaveLength(1);
     expect(await world.cardOnFile()).toMatchObject({ paymentMethodId: 'pm_elsewhere' });

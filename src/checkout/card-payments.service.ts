@@ -67,7 +67,6 @@ function hasCode(error: unknown, code: string): error is DomainError {
   return error instanceof DomainError && error.code === code;
 }
 
-
 /** The journal's id for one logical attach: a retry of the same request finds the same intent. */
 function onReservation(method: UpstreamPaymentMethod, reservationId: string): boolean {
   return method.reservationId === reservationId && method.status !== 'INACTIVE';
@@ -113,7 +112,13 @@ export class CardPayments implements OnModuleInit {
     return this.submission(known, idempotencyKey, async (session, lease, intent) => {
       const provider = await this.providers.forListing(session.listingId);
       if (!provider || provider.status !== 'ACTIVE') {
-        return this.fail(session, new DomainError('payment_account_unavailable', 'Card payments are not available for this property right now; please try again later.'));
+        return this.fail(
+          session,
+          new DomainError(
+            'payment_account_unavailable',
+            'Card payments are not available for this property right now; please try again later.',
+          ),
+        );
       }
       const attemptId = randomBytes(12).toString('base64url');
       const states = await this.states.issue({ sessionId, attemptId }, Math.min(ATTEMPT_TTL_MS, session.expiresAt - this.clock.now()));
@@ -135,7 +140,12 @@ export class CardPayments implements OnModuleInit {
       if (answer.kind === 'refused') {
         if (answer.reason === 'payment_account') {
           this.logger.error(
-            { paymentProviderId: provider.paymentProviderId, listingId: session.listingId, upstreamStatus: answer.status, upstreamRequestId: answer.requestId },
+            {
+              paymentProviderId: provider.paymentProviderId,
+              listingId: session.listingId,
+              upstreamStatus: answer.status,
+              upstreamRequestId: answer.requestId,
+            },
             'tokenization refused with 402: the payment account is faulty or offline (clearing interface configuration / BIN or host); operators must check it',
           );
         }
@@ -151,7 +161,10 @@ export class CardPayments implements OnModuleInit {
       const authUrl = answer.token.threeDS?.authURL;
       if (!authUrl) return this.attach(session, attempt, lease, intent);
       if (!this.acceptableRedirect(authUrl)) {
-        return this.fail(session, new DomainError('upstream_error', 'The card issuer asked for authentication at an address the service does not trust.'));
+        return this.fail(
+          session,
+          new DomainError('upstream_error', 'The card issuer asked for authentication at an address the service does not trust.'),
+        );
       }
       const waiting = await this.sessions.update(sessionId, (current) => ({
         ...current,
@@ -169,7 +182,12 @@ export class CardPayments implements OnModuleInit {
   /** A token the site made with the upstream's own form: attached the same way, card data never seen. */
   submitToken(known: CheckoutSession, tokenId: string, idempotencyKey: string): Promise<CheckoutSessionView> {
     return this.submission(known, idempotencyKey, (session, lease, intent) => {
-      const attempt: PendingAttempt = { id: randomBytes(12).toString('base64url'), tokenId, paymentProviderId: session.paymentProviderId, last4: '' };
+      const attempt: PendingAttempt = {
+        id: randomBytes(12).toString('base64url'),
+        tokenId,
+        paymentProviderId: session.paymentProviderId,
+        last4: '',
+      };
       return this.attach(session, attempt, lease, intent);
     });
   }
@@ -184,7 +202,11 @@ export class CardPayments implements OnModuleInit {
     return result.status;
   }
 
-  private async applyThreeDs(sessionId: string, outcome: ThreeDsOutcome, stateValue: string | undefined): Promise<{ status: ThreeDsReturnStatus; counted: string }> {
+  private async applyThreeDs(
+    sessionId: string,
+    outcome: ThreeDsOutcome,
+    stateValue: string | undefined,
+  ): Promise<{ status: ThreeDsReturnStatus; counted: string }> {
     let presented;
     try {
       presented = await this.states.consume(sessionId, outcome, stateValue);
@@ -211,7 +233,11 @@ export class CardPayments implements OnModuleInit {
           if (!session || !waiting || pending?.id !== attempt) return this.refusedReturn(sessionId);
           if (outcome === 'failure') {
             // fail() records the failure and rethrows it; a return answers with a redirect instead.
-            await this.fail(session, new DomainError('card_declined', 'The card issuer did not confirm the payment. Please try again or use another card.'), 'authentication_failed').catch(() => undefined);
+            await this.fail(
+              session,
+              new DomainError('card_declined', 'The card issuer did not confirm the payment. Please try again or use another card.'),
+              'authentication_failed',
+            ).catch(() => undefined);
             return { status: 'failed' as const, counted: 'failed' };
           }
           const view = await this.attach(session, pending, lease, { id: attachIntentId(sessionId, `attempt:${pending.id}`) });
@@ -223,7 +249,10 @@ export class CardPayments implements OnModuleInit {
       if (hasCode(error, 'outcome_pending')) return { status: 'processing', counted: 'processing' };
       this.logger.warn({ err: error, outcome }, 'a 3-D Secure return ended without attaching the card');
       const now = await this.sessionForReturn(sessionId);
-      return { status: now?.status === 'succeeded' ? 'succeeded' : now?.status === 'processing' ? 'processing' : 'failed', counted: 'failed' };
+      return {
+        status: now?.status === 'succeeded' ? 'succeeded' : now?.status === 'processing' ? 'processing' : 'failed',
+        counted: 'failed',
+      };
     }
   }
 
@@ -256,7 +285,11 @@ export class CardPayments implements OnModuleInit {
     // A booking whose hold ended holds no dates any more: nothing is sent for it (docs/product-spec.md §3.1).
     if (holdEnded(session, this.clock.now())) {
       await this.sessions
-        .update(sessionId, (current) => (current.booking && holdEnded(current, this.clock.now()) ? { ...current, booking: { ...current.booking, status: 'expired' } } : null))
+        .update(sessionId, (current) =>
+          current.booking && holdEnded(current, this.clock.now())
+            ? { ...current, booking: { ...current.booking, status: 'expired' } }
+            : null,
+        )
         .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a booking expired on its session'));
       throw new DomainError('hold_expired', 'The reservation stopped holding these dates before it was paid. Please make a new booking.');
     }
@@ -274,7 +307,11 @@ export class CardPayments implements OnModuleInit {
   ): Promise<CheckoutSessionView> {
     return this.leases.withLease(known.reservationId, async (lease) => {
       const id = attachIntentId(known.id, `key:${idempotencyKey}`);
-      const { intent: earlier, openIntentId, also } = await this.journal.peek<AttachRequest, AttachedMethod>(known.reservationId, id, [this.cards.key(known.reservationId)]);
+      const {
+        intent: earlier,
+        openIntentId,
+        also,
+      } = await this.journal.peek<AttachRequest, AttachedMethod>(known.reservationId, id, [this.cards.key(known.reservationId)]);
       if (earlier && !mayResend(earlier.state)) return this.resume(known.id, earlier, lease);
       const session = await this.submittable(known.id, lease, { openIntentId, card: this.cards.parse(also[0]) });
       // The card-testing guard counts both shapes (docs/product-spec.md §7), before anything reaches the upstream.
@@ -287,13 +324,19 @@ export class CardPayments implements OnModuleInit {
    * The session, when a card may be submitted to it now: no outcome open on its reservation, no card
    * of this service's on file, a status that takes a card.
    */
-  private async submittable(sessionId: string, lease: ReservationLease, standing: { openIntentId: string | null; card: CardOnFile | null }): Promise<CheckoutSession> {
+  private async submittable(
+    sessionId: string,
+    lease: ReservationLease,
+    standing: { openIntentId: string | null; card: CardOnFile | null },
+  ): Promise<CheckoutSession> {
     if (standing.openIntentId) {
       const open = await this.journal.settleOpen(lease, standing.openIntentId);
       if (open) {
         // This session's own card may still land (its replica died or timed out): the session says so.
         if (open.kind === 'payment-method' && open.context.sessionId === sessionId) await this.markProcessing(sessionId);
-        throw DomainError.outcomePending('An earlier payment step on this reservation is still being confirmed with the booking platform; nothing else is sent until it is. Try again in a moment.');
+        throw DomainError.outcomePending(
+          'An earlier payment step on this reservation is still being confirmed with the booking platform; nothing else is sent until it is. Try again in a moment.',
+        );
       }
       // Settling it may have put a card on file.
       standing = { openIntentId: null, card: await this.cards.onFile(lease.reservationId) };
@@ -321,32 +364,57 @@ export class CardPayments implements OnModuleInit {
     let methods: UpstreamPaymentMethod[];
     let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
     try {
-      [methods, reservation] = await Promise.all([this.guesty.listPaymentMethods(session.guestId, session.reservationId), this.guesty.getReservation(session.reservationId)]);
+      [methods, reservation] = await Promise.all([
+        this.guesty.listPaymentMethods(session.guestId, session.reservationId),
+        this.guesty.getReservation(session.reservationId),
+      ]);
     } catch (cause) {
-      throw new DomainError('upstream_unavailable', 'The booking platform could not be read before replacing the card; nothing was attached. Please try again shortly.', {
-        retryAfterSeconds: 1,
-        cause,
-      });
+      throw new DomainError(
+        'upstream_unavailable',
+        'The booking platform could not be read before replacing the card; nothing was attached. Please try again shortly.',
+        {
+          retryAfterSeconds: 1,
+          cause,
+        },
+      );
     }
     const replaced = replaceableCard(methods, reservation?.money?.payments ?? [], session.reservationId);
     if (replaced) return { replaced, methods };
     const current = currentCard(methods, session.reservationId);
     if (current) await this.cards.record(session.reservationId, { paymentMethodId: current._id, sessionId: session.id });
-    throw new DomainError('already_paid', 'The card on file for this reservation has no failed charge to mend; no other card can be added here.');
+    throw new DomainError(
+      'already_paid',
+      'The card on file for this reservation has no failed charge to mend; no other card can be added here.',
+    );
   }
 
   /**
    * A request whose attach was already sent under this Idempotency-Key: its outcome (found by
    * reconciliation when it was unclear), never a second attach.
    */
-  private async resume(sessionId: string, earlier: WriteIntent<AttachRequest, AttachedMethod>, lease: ReservationLease): Promise<CheckoutSessionView> {
+  private async resume(
+    sessionId: string,
+    earlier: WriteIntent<AttachRequest, AttachedMethod>,
+    lease: ReservationLease,
+  ): Promise<CheckoutSessionView> {
     const session = await this.sessions.require(sessionId);
     const { request } = earlier;
-    const attempt: PendingAttempt = { id: earlier.context.attemptId ?? 'resumed', tokenId: request.tokenId, paymentProviderId: request.paymentProviderId, last4: request.last4, brand: request.brand };
+    const attempt: PendingAttempt = {
+      id: earlier.context.attemptId ?? 'resumed',
+      tokenId: request.tokenId,
+      paymentProviderId: request.paymentProviderId,
+      last4: request.last4,
+      brand: request.brand,
+    };
     return this.attach(session, attempt, lease, { id: earlier.id, earlier });
   }
 
-  private async attach(session: CheckoutSession, attempt: PendingAttempt, lease: ReservationLease, intent: AttachIntent): Promise<CheckoutSessionView> {
+  private async attach(
+    session: CheckoutSession,
+    attempt: PendingAttempt,
+    lease: ReservationLease,
+    intent: AttachIntent,
+  ): Promise<CheckoutSessionView> {
     let method: AttachedMethod;
     try {
       method = await this.journal.perform<AttachRequest, AttachedMethod>(lease, {
@@ -354,10 +422,17 @@ export class CardPayments implements OnModuleInit {
         intentId: intent.id,
         earlier: intent.earlier,
         openSettled: intent.openSettled,
-        request: { guestId: session.guestId, tokenId: attempt.tokenId, paymentProviderId: attempt.paymentProviderId, last4: attempt.last4, ...(attempt.brand ? { brand: attempt.brand } : {}) },
+        request: {
+          guestId: session.guestId,
+          tokenId: attempt.tokenId,
+          paymentProviderId: attempt.paymentProviderId,
+          last4: attempt.last4,
+          ...(attempt.brand ? { brand: attempt.brand } : {}),
+        },
         context: { sessionId: session.id, attemptId: attempt.id },
         snapshot: () => this.methodsBeforeAttach(session),
-        alsoOnLanded: (landed) => this.cards.recordStep(session.reservationId, { paymentMethodId: landed.paymentMethodId, sessionId: session.id }),
+        alsoOnLanded: (landed) =>
+          this.cards.recordStep(session.reservationId, { paymentMethodId: landed.paymentMethodId, sessionId: session.id }),
         send: async () => {
           const attached = await this.guesty.attachPaymentMethod({
             guestId: session.guestId,
@@ -365,7 +440,11 @@ export class CardPayments implements OnModuleInit {
             paymentProviderId: attempt.paymentProviderId,
             reservationId: session.reservationId,
           });
-          return { paymentMethodId: attached._id, last4: attempt.last4 || cardOf(attached).last4 || '', brand: attempt.brand ?? cardOf(attached).brand };
+          return {
+            paymentMethodId: attached._id,
+            last4: attempt.last4 || cardOf(attached).last4 || '',
+            brand: attempt.brand ?? cardOf(attached).brand,
+          };
         },
         refused: refusedBeforeEffect,
       });
@@ -386,10 +465,14 @@ export class CardPayments implements OnModuleInit {
     try {
       methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId);
     } catch (cause) {
-      throw new DomainError('upstream_unavailable', 'The booking platform could not be read before adding the card; nothing was attached. Please try again shortly.', {
-        retryAfterSeconds: 1,
-        cause,
-      });
+      throw new DomainError(
+        'upstream_unavailable',
+        'The booking platform could not be read before adding the card; nothing was attached. Please try again shortly.',
+        {
+          retryAfterSeconds: 1,
+          cause,
+        },
+      );
     }
     const existing = methods.find((method) => onReservation(method, session.reservationId));
     if (existing) {
@@ -409,7 +492,10 @@ export class CardPayments implements OnModuleInit {
       // Answered, so nothing was attached. Only a refusal of the card itself is the guest's to fix;
       // a busy platform (429 past the deadline) or a refused service keeps its own code and status.
       if (error.code !== 'upstream_error') return this.fail(session, error);
-      return this.fail(session, new DomainError('card_declined', 'The card could not be attached to the reservation. Please use another card.', { cause: error }));
+      return this.fail(
+        session,
+        new DomainError('card_declined', 'The card could not be attached to the reservation. Please use another card.', { cause: error }),
+      );
     }
     if (error instanceof DomainError) return this.fail(session, error);
     throw error;
@@ -418,8 +504,14 @@ export class CardPayments implements OnModuleInit {
   /** The guest is told "we are confirming", and the site polls the session (docs/product-spec.md §6.6). */
   private async markProcessing(sessionId: string): Promise<void> {
     await this.sessions
-      .update(sessionId, (current) => (current.status === 'succeeded' || current.status === 'processing' ? null : { ...current, status: 'processing', nextAction: undefined, lastError: undefined }))
-      .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a checkout session processing; the journal keeps the open attach'));
+      .update(sessionId, (current) =>
+        current.status === 'succeeded' || current.status === 'processing'
+          ? null
+          : { ...current, status: 'processing', nextAction: undefined, lastError: undefined },
+      )
+      .catch((cause: unknown) =>
+        this.logger.warn({ err: cause }, 'could not mark a checkout session processing; the journal keeps the open attach'),
+      );
   }
 
   /** The journal recorded the card on file with the outcome (or the reconciler did): the session follows. */
@@ -450,7 +542,13 @@ export class CardPayments implements OnModuleInit {
     });
     const landed = ours[ours.length - 1];
     if (!landed) return { notLanded: 'no new payment method on the reservation' };
-    return { landed: { paymentMethodId: landed._id, last4: request.last4 || cardOf(landed).last4 || '', brand: request.brand ?? cardOf(landed).brand } };
+    return {
+      landed: {
+        paymentMethodId: landed._id,
+        last4: request.last4 || cardOf(landed).last4 || '',
+        brand: request.brand ?? cardOf(landed).brand,
+      },
+    };
   }
 
   /** The sweep (or another request) settled an attach that its own request could not. */
@@ -460,10 +558,15 @@ export class CardPayments implements OnModuleInit {
     if (intent.state === 'landed' && intent.outcome) {
       const method = intent.outcome;
       await this.cards.record(intent.reservationId, { paymentMethodId: method.paymentMethodId, sessionId });
-      await this.sessions.update(sessionId, (current) => succeededWith(current, intent.request.paymentProviderId, method)).catch((error: unknown) => {
-        if (!hasCode(error, 'session_not_found')) throw error;
-      });
-      this.logger.log({ reservationId: intent.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached (reconciled)');
+      await this.sessions
+        .update(sessionId, (current) => succeededWith(current, intent.request.paymentProviderId, method))
+        .catch((error: unknown) => {
+          if (!hasCode(error, 'session_not_found')) throw error;
+        });
+      this.logger.log(
+        { reservationId: intent.reservationId, paymentMethodId: method.paymentMethodId },
+        'payment method attached (reconciled)',
+      );
       await this.events.publish('card.attached', { reservationId: intent.reservationId });
       const now = await this.sessions.load(sessionId).catch(() => null);
       if (now) this.bookingHooks?.cardAttached(now);
@@ -473,7 +576,12 @@ export class CardPayments implements OnModuleInit {
       await this.sessions
         .update(sessionId, (current) =>
           current.status === 'processing'
-            ? { ...current, status: 'failed', pendingAttempt: undefined, lastError: { code: 'not_attached', message: 'The card was not added to the reservation. Please try again.' } }
+            ? {
+                ...current,
+                status: 'failed',
+                pendingAttempt: undefined,
+                lastError: { code: 'not_attached', message: 'The card was not added to the reservation. Please try again.' },
+              }
             : null,
         )
         .catch((error: unknown) => {
@@ -487,8 +595,15 @@ export class CardPayments implements OnModuleInit {
     await this.sessions
       .update(session.id, (current) => {
         // A succeeded session (a replacement that failed) stays succeeded; only its 3-D Secure wait ends.
-        if (current.status === 'succeeded') return current.pendingAttempt || current.nextAction ? { ...current, nextAction: undefined, pendingAttempt: undefined } : null;
-        return { ...current, status: 'failed', lastError: { code, message: error.detail }, nextAction: undefined, pendingAttempt: undefined };
+        if (current.status === 'succeeded')
+          return current.pendingAttempt || current.nextAction ? { ...current, nextAction: undefined, pendingAttempt: undefined } : null;
+        return {
+          ...current,
+          status: 'failed',
+          lastError: { code, message: error.detail },
+          nextAction: undefined,
+          pendingAttempt: undefined,
+        };
       })
       .catch((cause: unknown) => this.logger.warn({ err: cause, code }, 'could not record a failed payment step on its session'));
     throw error;

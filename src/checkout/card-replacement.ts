@@ -12,7 +12,10 @@ function timeOf(method: UpstreamPaymentMethod): number {
 export function currentCard(methods: UpstreamPaymentMethod[], reservationId: string): UpstreamPaymentMethod | undefined {
   return methods
     .filter((method) => method.reservationId === reservationId && method.status !== 'INACTIVE')
-    .reduce<UpstreamPaymentMethod | undefined>((best, method) => (best === undefined || timeOf(method) >= timeOf(best) ? method : best), undefined);
+    .reduce<UpstreamPaymentMethod | undefined>(
+      (best, method) => (best === undefined || timeOf(method) >= timeOf(best) ? method : best),
+      undefined,
+    );
 }
 
 /**

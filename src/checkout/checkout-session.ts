@@ -25,7 +25,9 @@ export interface SessionBooking {
 /** A booking whose hold ended before a card was on file: it no longer holds its dates. */
 export function holdEnded(session: CheckoutSession, now: number): boolean {
   const { booking } = session;
-  return !!booking?.holdExpiresAt && booking.status === 'reserved' && session.status !== 'succeeded' && Date.parse(booking.holdExpiresAt) <= now;
+  return (
+    !!booking?.holdExpiresAt && booking.status === 'reserved' && session.status !== 'succeeded' && Date.parse(booking.holdExpiresAt) <= now
+  );
 }
 
 /**
@@ -74,7 +76,10 @@ export interface CheckoutSession {
 }
 
 /** The session as the website sees it (docs/product-spec.md §3): no guest id, no pending attempt. */
-export type CheckoutSessionView = Omit<CheckoutSession, 'version' | 'guestId' | 'createdAt' | 'expiresAt' | 'pendingAttempt' | 'tokenizedUnder'> & {
+export type CheckoutSessionView = Omit<
+  CheckoutSession,
+  'version' | 'guestId' | 'createdAt' | 'expiresAt' | 'pendingAttempt' | 'tokenizedUnder'
+> & {
   expiresAt: string;
 };
 

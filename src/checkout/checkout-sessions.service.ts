@@ -46,7 +46,10 @@ export class CheckoutSessions {
     await this.limits.sessionOpened(reservation._id);
     const provider = await this.providers.forListing(reservation.listingId);
     if (!provider || provider.status !== 'ACTIVE') {
-      throw new DomainError('payment_account_unavailable', 'Card payments are not available for this property right now; please try again later.');
+      throw new DomainError(
+        'payment_account_unavailable',
+        'Card payments are not available for this property right now; please try again later.',
+      );
     }
     const now = this.clock.now();
     const session = await this.sessions.create({
@@ -66,7 +69,9 @@ export class CheckoutSessions {
 
   async get(id: string): Promise<CheckoutSessionView> {
     const session = await this.sessions.require(id);
-    const view = (await this.attachUnderWay(session)) ? { ...toView(session), status: 'processing' as const, nextAction: undefined } : toView(session);
+    const view = (await this.attachUnderWay(session))
+      ? { ...toView(session), status: 'processing' as const, nextAction: undefined }
+      : toView(session);
     // A hold that ended shows as such before anyone tries to pay it (docs/product-spec.md §3.1).
     return holdEnded(session, this.clock.now()) && view.booking ? { ...view, booking: { ...view.booking, status: 'expired' } } : view;
   }
@@ -78,7 +83,9 @@ export class CheckoutSessions {
    */
   private async attachUnderWay(session: CheckoutSession): Promise<boolean> {
     if (session.status !== 'requires_action' || !session.pendingAttempt) return false;
-    const intent = await this.journal.load(session.reservationId, attachIntentId(session.id, `attempt:${session.pendingAttempt.id}`)).catch(() => null);
+    const intent = await this.journal
+      .load(session.reservationId, attachIntentId(session.id, `attempt:${session.pendingAttempt.id}`))
+      .catch(() => null);
     return intent !== null && isOpen(intent.state);
   }
 }

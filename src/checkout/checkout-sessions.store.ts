@@ -101,9 +101,11 @@ export class CheckoutSessionsStore {
   private async write(expectedVersion: number | null, session: CheckoutSession, previousStatus: string | undefined): Promise<boolean> {
     const ttlMs = session.expiresAt - this.clock.now();
     if (ttlMs <= 0) throw new DomainError('session_not_found', 'The checkout session has expired.');
-    const written = await this.store.replaceIfVersion(this.keys.checkoutSession(session.id), expectedVersion, JSON.stringify(session), ttlMs).catch((cause: unknown) => {
-      throw DomainError.storeUnavailable(cause);
-    });
+    const written = await this.store
+      .replaceIfVersion(this.keys.checkoutSession(session.id), expectedVersion, JSON.stringify(session), ttlMs)
+      .catch((cause: unknown) => {
+        throw DomainError.storeUnavailable(cause);
+      });
     if (written && session.status !== previousStatus) this.metrics.sessionTransitions.inc({ status: session.status });
     return written;
   }

@@ -22,7 +22,17 @@ import { ThreeDsStates } from './three-ds-states';
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule],
   controllers: [SessionsController, ThreeDsController, ListingsController, ExtrasController, ExtrasCatalogueController],
-  providers: [BookingHooks, CheckoutSessions, CheckoutSessionsStore, CardPayments, ThreeDsStates, ListingSummaries, Extras, ReservationCards, PaymentProviders],
+  providers: [
+    BookingHooks,
+    CheckoutSessions,
+    CheckoutSessionsStore,
+    CardPayments,
+    ThreeDsStates,
+    ListingSummaries,
+    Extras,
+    ReservationCards,
+    PaymentProviders,
+  ],
   exports: [CheckoutSessionsStore, PaymentProviders, BookingHooks, ReservationCards],
 })
 export class CheckoutModule {}

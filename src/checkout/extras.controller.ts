@@ -17,11 +17,16 @@ export class ExtrasController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({
     summary: 'Add extras from the catalogue (CHECKOUT_EXTRAS) to the booking, once the payment method is attached',
-    description: 'One invoice item per line: amount = catalogue amount × quantity (1-10). Codes, titles and amounts come from the catalogue only.',
+    description:
+      'One invoice item per line: amount = catalogue amount × quantity (1-10). Codes, titles and amounts come from the catalogue only.',
   })
   @ApiCreatedResponse({ type: AddedExtrasView })
   @ApiProblems(...BODY_PROBLEMS, 'session_not_found', 'invalid_state', 'rate_limited', ...IDEMPOTENCY_PROBLEMS, ...UPSTREAM_PROBLEMS)
-  add(@Param('id') id: string, @Headers('idempotency-key') idempotencyKey: string | undefined, @Body() body: AddExtrasDto): Promise<AddedExtrasView> {
+  add(
+    @Param('id') id: string,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Body() body: AddExtrasDto,
+  ): Promise<AddedExtrasView> {
     return this.extras.add(id, body, idempotencyKey);
   }
 }

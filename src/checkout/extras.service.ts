@@ -65,7 +65,14 @@ export class Extras {
 
   /** The public catalogue: codes, titles, unit amounts and descriptions (nothing of the invoice-item mapping). */
   catalogueView(): ExtrasCatalogueView {
-    return { items: [...this.catalogue.values()].map(({ code, title, amount, description }) => ({ code, title, amount, ...(description ? { description } : {}) })) };
+    return {
+      items: [...this.catalogue.values()].map(({ code, title, amount, description }) => ({
+        code,
+        title,
+        amount,
+        ...(description ? { description } : {}),
+      })),
+    };
   }
 
   /** Refusals (codes, session state) come before the Idempotency-Key is claimed: they leave nothing behind. */
@@ -89,7 +96,9 @@ export class Extras {
    */
   private async addLines(sessionId: string, reservationId: string, lines: ExtraLine[], idempotencyKey: string): Promise<AddedExtrasView> {
     const scope = `extras:${sessionId}:${RedisKeys.digest(idempotencyKey)}`;
-    const added = await this.leases.withLease(reservationId, (lease) => this.invoiceItems.addEach(lease, lines.map(invoiceItemFor), 'checkout', scope, { sessionId }));
+    const added = await this.leases.withLease(reservationId, (lease) =>
+      this.invoiceItems.addEach(lease, lines.map(invoiceItemFor), 'checkout', scope, { sessionId }),
+    );
     await this.events.publish('balance.changed', { reservationId });
     return { items: added.map((item, index) => view(lines[index], item)) };
   }

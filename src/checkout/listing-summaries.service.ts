@@ -14,7 +14,10 @@ import { PublicCaching } from '../common/http/public-answer';
 const SUMMARY_CACHE = { ttlMs: 5 * 60_000, localTtlMs: 10_000, missTtlMs: 60_000 };
 
 /** A browser or CDN keeps a summary as long as a replica keeps its own copy, and may serve it stale while Redis keeps it. */
-export const SUMMARY_CACHING: PublicCaching = { maxAgeSeconds: SUMMARY_CACHE.localTtlMs / 1000, staleWhileRevalidateSeconds: SUMMARY_CACHE.ttlMs / 1000 };
+export const SUMMARY_CACHING: PublicCaching = {
+  maxAgeSeconds: SUMMARY_CACHE.localTtlMs / 1000,
+  staleWhileRevalidateSeconds: SUMMARY_CACHE.ttlMs / 1000,
+};
 
 export function summarise(listing: UpstreamListing): ListingSummary {
   const picture = listing.pictures?.[0];

@@ -14,7 +14,9 @@ import { PaymentMethodDto } from './dto/payment-method.dto';
 import { CheckoutSessionResponse, SESSION_EXAMPLES } from './dto/session.view';
 
 /** Exactly one body shape: the card with its billing details, or a token alone. */
-function paymentMethodShape(body: PaymentMethodDto): { token: string } | { card: NonNullable<PaymentMethodDto['card']>; billing_details: NonNullable<PaymentMethodDto['billing_details']> } {
+function paymentMethodShape(
+  body: PaymentMethodDto,
+): { token: string } | { card: NonNullable<PaymentMethodDto['card']>; billing_details: NonNullable<PaymentMethodDto['billing_details']> } {
   if (body.token !== undefined) {
     if (body.card !== undefined || body.billing_details !== undefined) {
       throw DomainError.validation([{ field: 'token', message: 'send either token, or card with billing_details, not both' }]);
@@ -22,7 +24,8 @@ function paymentMethodShape(body: PaymentMethodDto): { token: string } | { card:
     return { token: body.token };
   }
   const missing = (['card', 'billing_details'] as const).filter((field) => body[field] === undefined);
-  if (missing.length > 0) throw DomainError.validation(missing.map((field) => ({ field, message: `${field} is required (or send token alone)` })));
+  if (missing.length > 0)
+    throw DomainError.validation(missing.map((field) => ({ field, message: `${field} is required (or send token alone)` })));
   return { card: body.card!, billing_details: body.billing_details! };
 }
 
@@ -32,7 +35,10 @@ const PAYMENT_METHOD_EXAMPLES = {
     summary: 'a card with its billing details (tokenized by the service)',
     value: {
       card: { number: '4242424242424242', exp_month: '12', exp_year: '2030', cvc: '123' },
-      billing_details: { name: 'Olivia Guest', address: { line1: '1 Ocean Drive', city: 'Miami Beach', postal_code: '33139', country: 'US' } },
+      billing_details: {
+        name: 'Olivia Guest',
+        address: { line1: '1 Ocean Drive', city: 'Miami Beach', postal_code: '33139', country: 'US' },
+      },
     },
   },
   token: { summary: 'a token made by the upstream tokenization form, alone', value: { token: 'tok_5f2b9c1d' } },
@@ -44,7 +50,10 @@ type SessionShape = { reservationId: string; email: string } | BookingRequest;
 function sessionShape(body: CreateSessionDto): SessionShape {
   if (body.quoteId !== undefined) {
     const extra = (['reservationId', 'email'] as const).filter((field) => body[field] !== undefined);
-    const problems: FieldError[] = extra.map((field) => ({ field, message: `send either quoteId with guest, or reservationId with email, not ${field} too` }));
+    const problems: FieldError[] = extra.map((field) => ({
+      field,
+      message: `send either quoteId with guest, or reservationId with email, not ${field} too`,
+    }));
     if (body.guest == null) problems.push({ field: 'guest', message: 'guest is required to book a quote' });
     if (problems.length > 0) throw DomainError.validation(problems);
     return { quoteId: body.quoteId, ...(body.ratePlanId ? { ratePlanId: body.ratePlanId } : {}), guest: { ...body.guest! } };
@@ -70,7 +79,11 @@ export class SessionsController {
 
   @Post()
   @UseGuards(ClientIpLimitGuard)
-  @ApiHeader({ ...IDEMPOTENCY_HEADER, required: false, description: `required when booking a quote (quoteId), one per booking attempt; ignored otherwise. ${IDEMPOTENCY_HEADER.description}` })
+  @ApiHeader({
+    ...IDEMPOTENCY_HEADER,
+    required: false,
+    description: `required when booking a quote (quoteId), one per booking attempt; ignored otherwise. ${IDEMPOTENCY_HEADER.description}`,
+  })
   @ApiOperation({
     summary: 'Start paying for a reservation ({reservationId, email}), or book a quote first ({quoteId, ratePlanId?, guest})',
     description:
@@ -95,7 +108,11 @@ export class SessionsController {
     ...IDEMPOTENCY_PROBLEMS,
     ...UPSTREAM_PROBLEMS,
   )
-  async create(@Body() body: CreateSessionDto, @Headers('idempotency-key') idempotencyKey: string | undefined, @Ip() clientIp: string): Promise<CheckoutSessionView> {
+  async create(
+    @Body() body: CreateSessionDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Ip() clientIp: string,
+  ): Promise<CheckoutSessionView> {
     const shape = sessionShape(body);
     if ('reservationId' in shape) return this.sessions.create(shape.reservationId, shape.email);
     // An unknown quote or rate plan answers before the Idempotency-Key is stored: it writes nothing.
@@ -125,7 +142,10 @@ export class SessionsController {
     description: 'Answers the session: `succeeded` (attached), or `requires_action` with `nextAction.redirectUrl` for the issuer page.',
   })
   @ApiBody({ type: PaymentMethodDto, examples: PAYMENT_METHOD_EXAMPLES })
-  @ApiOkResponse({ type: CheckoutSessionResponse, examples: { requires_action: SESSION_EXAMPLES.requires_action, succeeded: SESSION_EXAMPLES.succeeded } })
+  @ApiOkResponse({
+    type: CheckoutSessionResponse,
+    examples: { requires_action: SESSION_EXAMPLES.requires_action, succeeded: SESSION_EXAMPLES.succeeded },
+  })
   @ApiProblems(
     ...BODY_PROBLEMS,
     'card_declined',
@@ -149,7 +169,10 @@ export class SessionsController {
     const answer = await this.idempotency.run(`payment-method:${id}`, idempotencyKey, body, async () => ({
       status: 200,
       // run() has checked the key by now.
-      body: 'token' in shape ? await this.cards.submitToken(known, shape.token, idempotencyKey!) : await this.cards.submitCard(known, shape, idempotencyKey!),
+      body:
+        'token' in shape
+          ? await this.cards.submitToken(known, shape.token, idempotencyKey!)
+          : await this.cards.submitCard(known, shape, idempotencyKey!),
     }));
     return answer.body;
   }

@@ -36,9 +36,11 @@ export class ThreeDsStates {
   async issue(state: ThreeDsState, ttlMs: number): Promise<Record<ThreeDsOutcome, string>> {
     const values = { success: randomBytes(24).toString('base64url'), failure: randomBytes(24).toString('base64url') };
     for (const outcome of ['success', 'failure'] as const) {
-      await this.store.set(this.key(state.sessionId, outcome, values[outcome]), JSON.stringify(state), { ttlMs }).catch((cause: unknown) => {
-        throw DomainError.storeUnavailable(cause);
-      });
+      await this.store
+        .set(this.key(state.sessionId, outcome, values[outcome]), JSON.stringify(state), { ttlMs })
+        .catch((cause: unknown) => {
+          throw DomainError.storeUnavailable(cause);
+        });
     }
     return values;
   }

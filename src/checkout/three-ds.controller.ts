@@ -19,7 +19,10 @@ const STATE_QUERY = {
 } as const;
 
 const THREE_DS_RETURN_HEADERS = {
-  Location: { description: "CHECKOUT_RETURN_URL with `session` and `status` added; never another address", schema: { type: 'string', format: 'uri' } },
+  Location: {
+    description: 'CHECKOUT_RETURN_URL with `session` and `status` added; never another address',
+    schema: { type: 'string', format: 'uri' },
+  },
 };
 
 @ApiTags('checkout')
@@ -35,7 +38,11 @@ export class ThreeDsController {
   @Get('success')
   @Redirect(undefined, 303)
   @ApiOperation({ summary: '3-D Secure success return: attaches the payment method once, then 303 to the site' })
-  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed|processing', headers: THREE_DS_RETURN_HEADERS })
+  @ApiResponse({
+    status: 303,
+    description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed|processing',
+    headers: THREE_DS_RETURN_HEADERS,
+  })
   @ApiQuery(STATE_QUERY)
   success(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
     return this.finish(id, 'success', state);
@@ -55,7 +62,11 @@ export class ThreeDsController {
   @Redirect(undefined, 303)
   @ApiOperation({ summary: 'The same success return, posted by the issuer page' })
   @ApiQuery(STATE_QUERY)
-  @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed|processing', headers: THREE_DS_RETURN_HEADERS })
+  @ApiResponse({
+    status: 303,
+    description: 'to CHECKOUT_RETURN_URL?session=ID&status=succeeded|failed|processing',
+    headers: THREE_DS_RETURN_HEADERS,
+  })
   successPosted(@Param('id') id: string, @Query('state') state: unknown): Promise<{ url: string }> {
     return this.finish(id, 'success', state);
   }

@@ -16,7 +16,9 @@ export function refusalError(answer: Extract<TokenizeAnswer, { kind: 'refused' }
     case 'invalid_fields':
       return DomainError.validation(answer.fields ?? [], 'The card details were not accepted.');
     case 'unavailable':
-      return new DomainError('upstream_unavailable', 'Card processing is unavailable right now; please try again shortly.', { retryAfterSeconds: 5 });
+      return new DomainError('upstream_unavailable', 'Card processing is unavailable right now; please try again shortly.', {
+        retryAfterSeconds: 5,
+      });
     default:
       return new DomainError('upstream_error', 'The card could not be processed.');
   }

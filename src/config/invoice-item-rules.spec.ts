@@ -5,9 +5,13 @@ import { INVOICE_ITEM_SECOND_IDENTIFIERS, isCalendarDate, isInvoiceItemNormalTyp
 /** The current endpoint's secondIdentifier enum in the published reference kept in the repository. */
 function referenceSecondIdentifiers(): string[] {
   const reference = JSON.parse(readFileSync(path.join(__dirname, '../../docs/upstream-reference/open-api-subset.json'), 'utf8')) as {
-    paths: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { properties: { secondIdentifier: { enum: string[] } } } } } } } }>;
+    paths: Record<
+      string,
+      { post: { requestBody: { content: { 'application/json': { schema: { properties: { secondIdentifier: { enum: string[] } } } } } } } }
+    >;
   };
-  return reference.paths['/invoice-items/reservation/{reservationId}'].post.requestBody.content['application/json'].schema.properties.secondIdentifier.enum;
+  return reference.paths['/invoice-items/reservation/{reservationId}'].post.requestBody.content['application/json'].schema.properties
+    .secondIdentifier.enum;
 }
 
 describe('invoice-item rules', () => {
@@ -38,11 +42,20 @@ describe('invoice-item rules', () => {
   it("knows exactly the reference's secondIdentifier values (68 since the 2026-04-27 changelog), and refuses any other", () => {
     expect([...INVOICE_ITEM_SECOND_IDENTIFIERS]).toEqual(referenceSecondIdentifiers());
     expect(INVOICE_ITEM_SECOND_IDENTIFIERS).toHaveLength(68);
-    for (const added of ['DIRECT_SERVICE', 'GUESTY_BASIC_TRAVEL_COVERAGE', 'GUESTY_EXTENDED_TRAVEL_COVERAGE', 'GUESTY_SHIELD', 'PROPERTY_INSURANCE', 'TOTAL_PAYOUT_BASED']) {
+    for (const added of [
+      'DIRECT_SERVICE',
+      'GUESTY_BASIC_TRAVEL_COVERAGE',
+      'GUESTY_EXTENDED_TRAVEL_COVERAGE',
+      'GUESTY_SHIELD',
+      'PROPERTY_INSURANCE',
+      'TOTAL_PAYOUT_BASED',
+    ]) {
       expect(secondIdentifierProblem('AFE', added)).toBeNull();
     }
     expect(secondIdentifierProblem('AFE', 'TOWELS')).toBeNull();
-    expect(secondIdentifierProblem('AFE', 'TOWELS_EXTRA')).toMatch(/^secondIdentifier "TOWELS_EXTRA" is not one of the platform's values \(ADDITIONAL_BED, .*TOTAL_PAYOUT_BASED\)$/);
+    expect(secondIdentifierProblem('AFE', 'TOWELS_EXTRA')).toMatch(
+      /^secondIdentifier "TOWELS_EXTRA" is not one of the platform's values \(ADDITIONAL_BED, .*TOTAL_PAYOUT_BASED\)$/,
+    );
   });
 
   it('with the deprecated endpoint, requires secondIdentifier on every item (any normalType), from the same values', () => {

@@ -6,25 +6,114 @@
  * `AFE` and refused otherwise on the current endpoint, required on every item on the deprecated one.
  */
 export const INVOICE_ITEM_NORMAL_TYPES = [
-  'CF', 'CFE', 'PCM', 'LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT', 'AFE',
+  'CF',
+  'CFE',
+  'PCM',
+  'LT',
+  'CT',
+  'VAT',
+  'GST',
+  'TT',
+  'TAX',
+  'ST',
+  'COT',
+  'OCT',
+  'TOT',
+  'HSHAT',
+  'HST',
+  'MAT',
+  'AFE',
 ] as const;
 
 /** The current endpoint's `secondIdentifier` enum, as the reference lists it (a unit test compares the two). */
 export const INVOICE_ITEM_SECOND_IDENTIFIERS = [
-  'ADDITIONAL_BED', 'AIR_CONDITIONING', 'EARLY_CHECK_IN', 'LATE_CHECK_IN', 'BABY_BED', 'CLEANING', 'CLUB_CARD',
-  'CONCIERGE', 'EARLY_CHECKOUT', 'LATE_CHECKOUT', 'DEPOSIT', 'ELECTRICITY', 'FOOD', 'HEATING', 'INTERNET', 'LAUNDRY',
-  'LINENS', 'TOWELS', 'MANAGEMENT', 'OIL', 'PARKING', 'PET', 'POOL', 'POOL_HEATING', 'RESORT', 'SERVICE',
-  'TOILETRIES', 'TOUR', 'TRANSPORTATION', 'CAR_RENTAL', 'WATER', 'WOOD', 'TRANSFER', 'HOUSEKEEPING', 'INSURANCE',
-  'COMMUNITY', 'CREDIT_CARD_PROCESSING_FEE', 'DAMAGE_WAIVER', 'VIP_SERVICES', 'PAYMENT_FEE', 'ADDITIONAL_CHARGE',
-  'MISCELLANEOUS', 'SHIPPING', 'VALET', 'ACTIVITIES', 'FLIGHTS', 'GIFT_BASKET', 'SPA', 'CHEF', 'MEET_AND_GREET',
-  'DOCK_FEE', 'UTILITY_FEE', 'HOT_TUB', 'BOOKING_FEE', 'BREAKFAST', 'BEVERAGE', 'MEAL', 'WELLNESS', 'MINIBAR',
-  'BUSINESS_CENTER', 'WIFI', 'GUEST_SERVICE',
+  'ADDITIONAL_BED',
+  'AIR_CONDITIONING',
+  'EARLY_CHECK_IN',
+  'LATE_CHECK_IN',
+  'BABY_BED',
+  'CLEANING',
+  'CLUB_CARD',
+  'CONCIERGE',
+  'EARLY_CHECKOUT',
+  'LATE_CHECKOUT',
+  'DEPOSIT',
+  'ELECTRICITY',
+  'FOOD',
+  'HEATING',
+  'INTERNET',
+  'LAUNDRY',
+  'LINENS',
+  'TOWELS',
+  'MANAGEMENT',
+  'OIL',
+  'PARKING',
+  'PET',
+  'POOL',
+  'POOL_HEATING',
+  'RESORT',
+  'SERVICE',
+  'TOILETRIES',
+  'TOUR',
+  'TRANSPORTATION',
+  'CAR_RENTAL',
+  'WATER',
+  'WOOD',
+  'TRANSFER',
+  'HOUSEKEEPING',
+  'INSURANCE',
+  'COMMUNITY',
+  'CREDIT_CARD_PROCESSING_FEE',
+  'DAMAGE_WAIVER',
+  'VIP_SERVICES',
+  'PAYMENT_FEE',
+  'ADDITIONAL_CHARGE',
+  'MISCELLANEOUS',
+  'SHIPPING',
+  'VALET',
+  'ACTIVITIES',
+  'FLIGHTS',
+  'GIFT_BASKET',
+  'SPA',
+  'CHEF',
+  'MEET_AND_GREET',
+  'DOCK_FEE',
+  'UTILITY_FEE',
+  'HOT_TUB',
+  'BOOKING_FEE',
+  'BREAKFAST',
+  'BEVERAGE',
+  'MEAL',
+  'WELLNESS',
+  'MINIBAR',
+  'BUSINESS_CENTER',
+  'WIFI',
+  'GUEST_SERVICE',
   // Added by the platform's changelog of 2026-04-27.
-  'DIRECT_SERVICE', 'GUESTY_BASIC_TRAVEL_COVERAGE', 'GUESTY_EXTENDED_TRAVEL_COVERAGE', 'GUESTY_SHIELD', 'PROPERTY_INSURANCE', 'TOTAL_PAYOUT_BASED',
+  'DIRECT_SERVICE',
+  'GUESTY_BASIC_TRAVEL_COVERAGE',
+  'GUESTY_EXTENDED_TRAVEL_COVERAGE',
+  'GUESTY_SHIELD',
+  'PROPERTY_INSURANCE',
+  'TOTAL_PAYOUT_BASED',
 ] as const;
 
 /** The normal types that are taxes (the platform's `isTax` lines). */
-export const INVOICE_ITEM_TAX_TYPES: readonly string[] = ['LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT'];
+export const INVOICE_ITEM_TAX_TYPES: readonly string[] = [
+  'LT',
+  'CT',
+  'VAT',
+  'GST',
+  'TT',
+  'TAX',
+  'ST',
+  'COT',
+  'OCT',
+  'TOT',
+  'HSHAT',
+  'HST',
+  'MAT',
+];
 
 export function isTaxNormalType(normalType: string | undefined): boolean {
   return normalType !== undefined && INVOICE_ITEM_TAX_TYPES.includes(normalType);
@@ -44,13 +133,19 @@ export function isInvoiceItemNormalType(value: unknown): value is InvoiceItemNor
  * The problem with an item's normalType / secondIdentifier pair for the endpoint the service uses
  * (INVOICE_ITEMS_ENDPOINT), or null when it follows the rules.
  */
-export function secondIdentifierProblem(normalType: string, secondIdentifier: string | undefined, endpoint: InvoiceItemsEndpoint = 'current'): string | null {
+export function secondIdentifierProblem(
+  normalType: string,
+  secondIdentifier: string | undefined,
+  endpoint: InvoiceItemsEndpoint = 'current',
+): string | null {
   const given = secondIdentifier !== undefined && secondIdentifier !== '';
   if (given && !(INVOICE_ITEM_SECOND_IDENTIFIERS as readonly string[]).includes(secondIdentifier)) {
     return `secondIdentifier "${secondIdentifier}" is not one of the platform's values (${INVOICE_ITEM_SECOND_IDENTIFIERS.join(', ')})`;
   }
   if (endpoint === 'deprecated') {
-    return given ? null : 'secondIdentifier is required on every item: this service uses the deprecated invoice-items endpoint (INVOICE_ITEMS_ENDPOINT=deprecated), which requires it';
+    return given
+      ? null
+      : 'secondIdentifier is required on every item: this service uses the deprecated invoice-items endpoint (INVOICE_ITEMS_ENDPOINT=deprecated), which requires it';
   }
   if (normalType === NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER && !given) {
     return `secondIdentifier is required when normalType is ${NORMAL_TYPE_NEEDING_SECOND_IDENTIFIER}`;

@@ -23,12 +23,27 @@ describe('parseConfiguration', () => {
   it('runs in sandbox mode with the documented defaults when nothing is set', () => {
     const config = parseConfiguration({});
     expect(config.runtime).toEqual({ nodeEnv: 'development', production: false, sandbox: true });
-    expect(config.http).toMatchObject({ port: 3000, publicBaseUrl: 'http://localhost:3000', trustProxy: 0, corsOrigins: [], docsEnabled: true });
+    expect(config.http).toMatchObject({
+      port: 3000,
+      publicBaseUrl: 'http://localhost:3000',
+      trustProxy: 0,
+      corsOrigins: [],
+      docsEnabled: true,
+    });
     expect(config.redis).toEqual({ url: undefined, keyPrefix: 'checkout:' });
     expect(config.checkout.returnUrl).toBe('http://localhost:3000/demo');
     expect(config.checkout.ipRateLimit).toEqual({ limit: 60, windowMs: 60_000, text: '60/m' });
-    expect(config.upstreamRateLimits.map((rate) => [rate.limit, rate.windowMs])).toEqual([[15, 1000], [120, 60_000], [5000, 3_600_000]]);
-    expect(config.guesty).toMatchObject({ apiUrl: 'https://open-api.guesty.com', authUrl: 'https://open-api.guesty.com', payUrl: 'https://pay.guesty.com', invoiceItemsEndpoint: 'current' });
+    expect(config.upstreamRateLimits.map((rate) => [rate.limit, rate.windowMs])).toEqual([
+      [15, 1000],
+      [120, 60_000],
+      [5000, 3_600_000],
+    ]);
+    expect(config.guesty).toMatchObject({
+      apiUrl: 'https://open-api.guesty.com',
+      authUrl: 'https://open-api.guesty.com',
+      payUrl: 'https://pay.guesty.com',
+      invoiceItemsEndpoint: 'current',
+    });
   });
 
   it('spaces and leases reservation writes by default (docs/product-spec.md §2, §6.3)', () => {
@@ -37,20 +52,30 @@ describe('parseConfiguration', () => {
 
   it('refuses a settle horizon that a write may outlive, naming the variable and what it must exceed', () => {
     // 1.5 × 10 s deadline + 8 s timeout + 10 s lease + 2 s margin = 35 s.
-    expect(problemsOf({ WRITE_SETTLE_SECONDS: '35' })).toEqual([expect.stringMatching(/^WRITE_SETTLE_SECONDS must exceed 35 s: a write may leave until UPSTREAM_DEADLINE_MS × 1.5 \+ UPSTREAM_TIMEOUT_MS/)]);
+    expect(problemsOf({ WRITE_SETTLE_SECONDS: '35' })).toEqual([
+      expect.stringMatching(
+        /^WRITE_SETTLE_SECONDS must exceed 35 s: a write may leave until UPSTREAM_DEADLINE_MS × 1.5 \+ UPSTREAM_TIMEOUT_MS/,
+      ),
+    ]);
     expect(problemsOf({ WRITE_SETTLE_SECONDS: '36' })).toEqual([]);
-    expect(problemsOf({ WRITE_SETTLE_SECONDS: '60', RESERVATION_LEASE_MS: '40000' })).toEqual([expect.stringMatching(/^WRITE_SETTLE_SECONDS must exceed 65 s/)]);
+    expect(problemsOf({ WRITE_SETTLE_SECONDS: '60', RESERVATION_LEASE_MS: '40000' })).toEqual([
+      expect.stringMatching(/^WRITE_SETTLE_SECONDS must exceed 65 s/),
+    ]);
   });
 
   it('refuses timeouts that would let the mint lock lapse under a running token request, naming the variable', () => {
     const problems = problemsOf({ UPSTREAM_TIMEOUT_MS: '18000' });
-    expect(problems).toEqual([expect.stringMatching(/^UPSTREAM_TIMEOUT_MS must be at most 15000 ms: the token mint lock \(20000 ms\) would lapse/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^UPSTREAM_TIMEOUT_MS must be at most 15000 ms: the token mint lock \(20000 ms\) would lapse/),
+    ]);
     expect(problemsOf({ UPSTREAM_TIMEOUT_MS: '15000' })).toEqual([]);
   });
 
   it('refuses a reservation lease too short to survive one slow renewal', () => {
     expect(problemsOf({ RESERVATION_LEASE_MS: '200' })).toEqual([expect.stringMatching(/^RESERVATION_LEASE_MS must be at least 500 ms/)]);
-    expect(problemsOf({ RESERVATION_WRITE_SPACING_MS: '-1' })).toEqual([expect.stringMatching(/^RESERVATION_WRITE_SPACING_MS must be a whole number/)]);
+    expect(problemsOf({ RESERVATION_WRITE_SPACING_MS: '-1' })).toEqual([
+      expect.stringMatching(/^RESERVATION_WRITE_SPACING_MS must be a whole number/),
+    ]);
   });
 
   it('accepts a complete production configuration and leaves sandbox off', () => {
@@ -60,7 +85,9 @@ describe('parseConfiguration', () => {
   });
 
   it('refuses http upstream or public URLs in production', () => {
-    expect(problemsOf({ ...PRODUCTION, GUESTY_API_URL: 'http://open-api.example.com' })).toEqual(['GUESTY_API_URL must be an https:// URL in production']);
+    expect(problemsOf({ ...PRODUCTION, GUESTY_API_URL: 'http://open-api.example.com' })).toEqual([
+      'GUESTY_API_URL must be an https:// URL in production',
+    ]);
   });
 
   it('requires a return URL outside sandbox mode', () => {
@@ -68,7 +95,10 @@ describe('parseConfiguration', () => {
   });
 
   it('parses CORS origins exactly and refuses wildcards and paths', () => {
-    expect(parseConfiguration({ CORS_ORIGINS: 'https://a.example.com, http://localhost:8080' }).http.corsOrigins).toEqual(['https://a.example.com', 'http://localhost:8080']);
+    expect(parseConfiguration({ CORS_ORIGINS: 'https://a.example.com, http://localhost:8080' }).http.corsOrigins).toEqual([
+      'https://a.example.com',
+      'http://localhost:8080',
+    ]);
     expect(problemsOf({ CORS_ORIGINS: 'https://a.example.com/path' })[0]).toMatch(/^CORS_ORIGINS/);
   });
 
@@ -106,11 +136,15 @@ describe('parseConfiguration', () => {
     expect(problemsOf({ INVOICE_ITEMS_ENDPOINT: 'deprecated', CHECKOUT_EXTRAS: JSON.stringify(items) })).toEqual([
       expect.stringMatching(/^CHECKOUT_EXTRAS\[0\] secondIdentifier is required on every item.*INVOICE_ITEMS_ENDPOINT=deprecated/),
     ]);
-    expect(parseConfiguration({ INVOICE_ITEMS_ENDPOINT: 'deprecated', CHECKOUT_EXTRAS: JSON.stringify(items.slice(1)) }).checkout.extras).toEqual(items.slice(1));
+    expect(
+      parseConfiguration({ INVOICE_ITEMS_ENDPOINT: 'deprecated', CHECKOUT_EXTRAS: JSON.stringify(items.slice(1)) }).checkout.extras,
+    ).toEqual(items.slice(1));
   });
 
   it('refuses malformed rates, booleans and enums with the variable named', () => {
-    expect(problemsOf({ UPSTREAM_RATE_LIMITS: '15/s,lots', DOCS_ENABLED: 'maybe', INVOICE_ITEMS_ENDPOINT: 'v2', TRUST_PROXY: '-1' })).toEqual([
+    expect(
+      problemsOf({ UPSTREAM_RATE_LIMITS: '15/s,lots', DOCS_ENABLED: 'maybe', INVOICE_ITEMS_ENDPOINT: 'v2', TRUST_PROXY: '-1' }),
+    ).toEqual([
       'TRUST_PROXY must be a whole number from 0 to 10',
       'DOCS_ENABLED must be true or false',
       'INVOICE_ITEMS_ENDPOINT must be one of: current, deprecated',

@@ -128,7 +128,10 @@ function parseRedisUrl(read: EnvironmentReader): string | undefined {
   } catch {
     // reported below, without echoing the value: it may hold a password
   }
-  read.problem('REDIS_URL', 'must be a redis:// or rediss:// URL with a host, or redis+cluster://host:port,host:port (rediss+cluster:// for TLS)');
+  read.problem(
+    'REDIS_URL',
+    'must be a redis:// or rediss:// URL with a host, or redis+cluster://host:port,host:port (rediss+cluster:// for TLS)',
+  );
   return undefined;
 }
 
@@ -136,7 +139,10 @@ function parseCorsOrigins(read: EnvironmentReader): string[] {
   const raw = read.text('CORS_ORIGINS');
   if (raw === undefined) return [];
   const origins: string[] = [];
-  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     let origin: string | null = null;
     try {
       const url = new URL(entry);
@@ -146,7 +152,10 @@ function parseCorsOrigins(read: EnvironmentReader): string[] {
       origin = null;
     }
     if (origin === null) {
-      read.problem('CORS_ORIGINS', `entries must be exact origins like https://booking.example.com ('*' and paths are not allowed): ${JSON.stringify(entry.slice(0, 80))}`);
+      read.problem(
+        'CORS_ORIGINS',
+        `entries must be exact origins like https://booking.example.com ('*' and paths are not allowed): ${JSON.stringify(entry.slice(0, 80))}`,
+      );
     } else {
       origins.push(origin);
     }
@@ -189,9 +198,12 @@ function parseExtras(read: EnvironmentReader): ExtraDefinition[] {
     } else if (seen.has(item.code)) {
       read.problem(where, `code "${item.code}" is listed twice`);
     }
-    if (!isInvoiceItemNormalType(item.normalType)) read.problem(where, 'normalType must be one of the invoice-item types (AF is not allowed)');
-    if (typeof item.title !== 'string' || item.title.trim() === '' || item.title.length > 200) read.problem(where, 'title must be a non-empty string');
-    if (typeof item.amount !== 'number' || !Number.isFinite(item.amount) || item.amount <= 0) read.problem(where, 'amount must be a positive number');
+    if (!isInvoiceItemNormalType(item.normalType))
+      read.problem(where, 'normalType must be one of the invoice-item types (AF is not allowed)');
+    if (typeof item.title !== 'string' || item.title.trim() === '' || item.title.length > 200)
+      read.problem(where, 'title must be a non-empty string');
+    if (typeof item.amount !== 'number' || !Number.isFinite(item.amount) || item.amount <= 0)
+      read.problem(where, 'amount must be a positive number');
     for (const key of ['secondIdentifier', 'description'] as const) {
       if (item[key] !== undefined && typeof item[key] !== 'string') read.problem(where, `${key} must be a string`);
     }
@@ -228,7 +240,10 @@ export function parseConfiguration(env: Environment): AppConfig {
   const clientId = read.text('GUESTY_CLIENT_ID');
   const clientSecret = read.text('GUESTY_CLIENT_SECRET');
   if ((clientId === undefined) !== (clientSecret === undefined)) {
-    read.problem(clientId === undefined ? 'GUESTY_CLIENT_ID' : 'GUESTY_CLIENT_SECRET', 'must be set together with its pair (GUESTY_CLIENT_ID and GUESTY_CLIENT_SECRET)');
+    read.problem(
+      clientId === undefined ? 'GUESTY_CLIENT_ID' : 'GUESTY_CLIENT_SECRET',
+      'must be set together with its pair (GUESTY_CLIENT_ID and GUESTY_CLIENT_SECRET)',
+    );
   }
   const hasCredentials = clientId !== undefined && clientSecret !== undefined;
 
@@ -236,9 +251,10 @@ export function parseConfiguration(env: Environment): AppConfig {
   const sandbox = sandboxSetting === 'true' || (sandboxSetting === 'auto' && !hasCredentials && !production);
   if (production && sandboxSetting === 'true') read.problem('SANDBOX', 'cannot be true in production');
   if (!sandbox && !hasCredentials) {
-    read.problem('GUESTY_CLIENT_ID', production
-      ? 'and GUESTY_CLIENT_SECRET are required in production'
-      : 'and GUESTY_CLIENT_SECRET are required when SANDBOX=false');
+    read.problem(
+      'GUESTY_CLIENT_ID',
+      production ? 'and GUESTY_CLIENT_SECRET are required in production' : 'and GUESTY_CLIENT_SECRET are required when SANDBOX=false',
+    );
   }
 
   const apiUrl = read.httpUrl('GUESTY_API_URL', 'https://open-api.guesty.com', { httpsOnly: production }) as string;
@@ -343,6 +359,7 @@ export function parseConfiguration(env: Environment): AppConfig {
 function webhookSecret(read: EnvironmentReader): string | undefined {
   const secret = read.text('GUESTY_WEBHOOK_SECRET');
   if (secret === undefined) return undefined;
-  if (!/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/.test(secret)) read.problem('GUESTY_WEBHOOK_SECRET', 'must be the subscription secret: whsec_ followed by its base64 key');
+  if (!/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/.test(secret))
+    read.problem('GUESTY_WEBHOOK_SECRET', 'must be the subscription secret: whsec_ followed by its base64 key');
   return secret;
 }

@@ -42,7 +42,9 @@ export function timingProblems(settings: TimingSettings): string[] {
     );
   }
   if (settings.reservationLeaseMs < MIN_RESERVATION_LEASE_MS) {
-    problems.push(`RESERVATION_LEASE_MS must be at least ${MIN_RESERVATION_LEASE_MS} ms: a lease renewed every third of it must survive one slow Redis answer`);
+    problems.push(
+      `RESERVATION_LEASE_MS must be at least ${MIN_RESERVATION_LEASE_MS} ms: a lease renewed every third of it must survive one slow Redis answer`,
+    );
   }
   const horizonFloor = writeMayLeaveMs(settings) + settings.reservationLeaseMs + WRITE_SETTLE_MARGIN_MS;
   if (settings.writeSettleMs <= horizonFloor) {

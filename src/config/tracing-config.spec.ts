@@ -18,7 +18,14 @@ describe('tracing from the standard OTEL_* variables', () => {
   });
 
   it('takes the service name and the traces protocol before the general one', () => {
-    expect(tracingConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SERVICE_NAME: 'checkout-eu', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' })).toEqual({
+    expect(
+      tracingConfig({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_SERVICE_NAME: 'checkout-eu',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      }),
+    ).toEqual({
       enabled: true,
       serviceName: 'checkout-eu',
       exporter: 'otlp',

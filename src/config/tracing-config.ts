@@ -17,8 +17,14 @@ type Environment = Record<string, string | undefined>;
  */
 export function tracingConfig(env: Environment = process.env): TracingConfig {
   const set = (name: string) => (env[name] ?? '').trim() !== '';
-  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim()).filter(Boolean);
-  const named = exporters.length > 0 ? !exporters.every((name) => name === 'none') : set('OTEL_EXPORTER_OTLP_ENDPOINT') || set('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const named =
+    exporters.length > 0
+      ? !exporters.every((name) => name === 'none')
+      : set('OTEL_EXPORTER_OTLP_ENDPOINT') || set('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim();
   return {
     enabled: named && (env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() !== 'true',

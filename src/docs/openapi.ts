@@ -20,7 +20,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       name: 'X-Request-Id',
       in: 'header',
       required: false,
-      description: 'your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise',
+      description:
+        'your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise',
       schema: { type: 'string' },
     })
     .build();

@@ -9,7 +9,14 @@ describe('added invoice items', () => {
   });
 
   it("finds the added item's id in the updated folio the current endpoint answers: like it, and not there before", () => {
-    const folio = { reservationId: 'res-1', invoiceItems: [{ _id: 'ii_old', ...sent }, { _id: 'ii_cleaning', title: 'Cleaning', amount: 50, normalType: 'CF' }, { _id: 'ii_new', ...sent, isTax: false }] };
+    const folio = {
+      reservationId: 'res-1',
+      invoiceItems: [
+        { _id: 'ii_old', ...sent },
+        { _id: 'ii_cleaning', title: 'Cleaning', amount: 50, normalType: 'CF' },
+        { _id: 'ii_new', ...sent, isTax: false },
+      ],
+    };
     expect(addedItem(folio, sent, ['ii_old', 'ii_cleaning'])).toEqual({ _id: 'ii_new', ...sent });
     // A folio kept under money, as a reservation shows it.
     expect(addedItem({ money: { invoiceItems: folio.invoiceItems } }, sent, ['ii_old'])).toEqual({ _id: 'ii_new', ...sent });
@@ -20,7 +27,9 @@ describe('added invoice items', () => {
   });
 
   it('drops a null secondIdentifier as a reservation read shows it', () => {
-    expect(toAdded({ _id: 'ii_2', title: 'Cleaning', amount: 50, normalType: 'CF', secondIdentifier: null as unknown as undefined })).toEqual({
+    expect(
+      toAdded({ _id: 'ii_2', title: 'Cleaning', amount: 50, normalType: 'CF', secondIdentifier: null as unknown as undefined }),
+    ).toEqual({
       _id: 'ii_2',
       title: 'Cleaning',
       amount: 50,

@@ -9,7 +9,9 @@ function text(value: unknown): string | undefined {
 
 function asItem(value: unknown): UpstreamInvoiceItem | null {
   const item = value as Partial<UpstreamInvoiceItem> | null;
-  return typeof item?.title === 'string' && typeof item.amount === 'number' && typeof item.normalType === 'string' ? (item as UpstreamInvoiceItem) : null;
+  return typeof item?.title === 'string' && typeof item.amount === 'number' && typeof item.normalType === 'string'
+    ? (item as UpstreamInvoiceItem)
+    : null;
 }
 
 /** The safe fields of an item (a reservation read shows `secondIdentifier: null` when there is none). */

@@ -28,7 +28,8 @@ export class AdminInvoiceItemsController {
   @ApiHeader(IDEMPOTENCY_HEADER)
   @ApiOperation({
     summary: 'Add an invoice item to a reservation (operators)',
-    description: 'Through the current upstream endpoint, or the deprecated one when configured (which refuses realizationDates). A write that fails without an answer is checked by re-reading the reservation before answering.',
+    description:
+      'Through the current upstream endpoint, or the deprecated one when configured (which refuses realizationDates). A write that fails without an answer is checked by re-reading the reservation before answering.',
   })
   @ApiCreatedResponse({ type: InvoiceItemResponse })
   @ApiProblems(

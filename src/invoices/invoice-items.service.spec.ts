@@ -20,8 +20,16 @@ class FakeFolio {
   asClient(): GuestyClient {
     const client: Partial<GuestyClient> = {
       getReservation: () => {
-        if (this.readsFail) return Promise.reject(new UpstreamError('upstream_unavailable', 'down', { operation: 'getReservation', maybeSent: true, upstreamStatus: 503 }));
-        return Promise.resolve({ _id: RESERVATION, listingId: 'lst-1', guestId: 'g', money: { invoiceItems: [...this.items] } } as UpstreamReservation);
+        if (this.readsFail)
+          return Promise.reject(
+            new UpstreamError('upstream_unavailable', 'down', { operation: 'getReservation', maybeSent: true, upstreamStatus: 503 }),
+          );
+        return Promise.resolve({
+          _id: RESERVATION,
+          listingId: 'lst-1',
+          guestId: 'g',
+          money: { invoiceItems: [...this.items] },
+        } as UpstreamReservation);
       },
       addInvoiceItem: (_reservationId, item) => {
         this.writes.push(item);
@@ -31,7 +39,14 @@ class FakeFolio {
         const lost = new UpstreamError('upstream_unavailable', 'socket hang up', { operation: 'addInvoiceItem', maybeSent: true });
         if (behaviour === 'fail-before') return Promise.reject(lost);
         if (behaviour === 'refuse') {
-          return Promise.reject(new UpstreamError('upstream_error', 'refused', { operation: 'addInvoiceItem', maybeSent: true, upstreamStatus: 400, upstreamMessage: 'Some of the request parameters are invalid' }));
+          return Promise.reject(
+            new UpstreamError('upstream_error', 'refused', {
+              operation: 'addInvoiceItem',
+              maybeSent: true,
+              upstreamStatus: 400,
+              upstreamMessage: 'Some of the request parameters are invalid',
+            }),
+          );
         }
         const added = { ...item, _id: `ii_${this.writes.length}` };
         this.items.push(added);
@@ -53,7 +68,8 @@ function setUp() {
   const folio = new FakeFolio();
   const items = new InvoiceItems(folio.asClient(), config, leases, journal);
   items.onModuleInit();
-  const add = (lines: InvoiceItemRequest[], scope: string) => leases.withLease(RESERVATION, (lease) => items.addEach(lease, lines, 'checkout', scope));
+  const add = (lines: InvoiceItemRequest[], scope: string) =>
+    leases.withLease(RESERVATION, (lease) => items.addEach(lease, lines, 'checkout', scope));
   return { clock, store, outbox, folio, add };
 }
 
@@ -61,7 +77,10 @@ describe('InvoiceItems (each line through the write journal)', () => {
   it('adds each line once; the same request again is answered from the journal', async () => {
     const world = setUp();
     const added = await world.add([LATE_CHECKOUT, CLEANING], 'request-1');
-    expect(added.map((item) => [item._id, item.title])).toEqual([['ii_1', 'Late checkout'], ['ii_2', 'Extra cleaning']]);
+    expect(added.map((item) => [item._id, item.title])).toEqual([
+      ['ii_1', 'Late checkout'],
+      ['ii_2', 'Extra cleaning'],
+    ]);
     await expect(world.add([LATE_CHECKOUT, CLEANING], 'request-1')).resolves.toEqual(added);
     expect(world.folio.writes).toHaveLength(2);
   });
@@ -106,15 +125,20 @@ describe('InvoiceItems (each line through the write journal)', () => {
     expect(world.folio.writes).toHaveLength(1);
     world.folio.afterWrite = undefined;
     world.folio.readsFail = false;
-    await expect(world.add([LATE_CHECKOUT], 'request-1')).resolves.toEqual([expect.objectContaining({ _id: 'ii_1', title: 'Late checkout' })]);
+    await expect(world.add([LATE_CHECKOUT], 'request-1')).resolves.toEqual([
+      expect.objectContaining({ _id: 'ii_1', title: 'Late checkout' }),
+    ]);
     await expect(world.add([CLEANING], 'request-2')).resolves.toEqual([expect.objectContaining({ title: 'Extra cleaning' })]);
     expect(world.folio.writes.map((item) => item.title)).toEqual(['Late checkout', 'Extra cleaning']);
   });
 
-  it('turns the platform\'s 400 into a clear validation error, recorded as refused (nothing happened)', async () => {
+  it("turns the platform's 400 into a clear validation error, recorded as refused (nothing happened)", async () => {
     const world = setUp();
     world.folio.nextWrite = 'refuse';
-    await expect(world.add([LATE_CHECKOUT], 'request-1')).rejects.toMatchObject({ code: 'validation_failed', detail: expect.stringContaining('Some of the request parameters are invalid') });
+    await expect(world.add([LATE_CHECKOUT], 'request-1')).rejects.toMatchObject({
+      code: 'validation_failed',
+      detail: expect.stringContaining('Some of the request parameters are invalid'),
+    });
     await expect(world.add([LATE_CHECKOUT], 'request-1')).resolves.toHaveLength(1);
     expect(world.folio.writes).toHaveLength(2);
   });

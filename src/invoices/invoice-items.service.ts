@@ -22,7 +22,6 @@ function refusal(error: UpstreamError): DomainError {
   return error;
 }
 
-
 /** The journal's id for one line of one request (an Idempotency-Key and the line's place in it). */
 export function invoiceItemIntentId(scope: string, index: number): string {
   return RedisKeys.digest(`invoice-item:${scope}:${index}`);
@@ -61,7 +60,13 @@ export class InvoiceItems implements OnModuleInit {
    * Adds `items` in order, one journaled write each, under the caller's lease on the reservation.
    * A line whose write already landed under `scope` is answered from the journal, not sent again.
    */
-  async addEach(lease: ReservationLease, items: InvoiceItemRequest[], priority: Priority, scope: string, context: WriteIntent['context'] = {}): Promise<AddedInvoiceItem[]> {
+  async addEach(
+    lease: ReservationLease,
+    items: InvoiceItemRequest[],
+    priority: Priority,
+    scope: string,
+    context: WriteIntent['context'] = {},
+  ): Promise<AddedInvoiceItem[]> {
     this.assertSendable(items);
     // The reservation's items, read once when the first line must be sent, then kept up to date.
     let known: UpstreamInvoiceItem[] | undefined;
@@ -97,7 +102,9 @@ export class InvoiceItems implements OnModuleInit {
    */
   assertSendable(items: InvoiceItemRequest[]): void {
     const endpoint = this.config.get('guesty', { infer: true }).invoiceItemsEndpoint;
-    const problem = items.map((item) => secondIdentifierProblem(item.normalType, item.secondIdentifier, endpoint)).find((found) => found !== null);
+    const problem = items
+      .map((item) => secondIdentifierProblem(item.normalType, item.secondIdentifier, endpoint))
+      .find((found) => found !== null);
     if (problem) throw DomainError.validation([{ field: 'secondIdentifier', message: problem }]);
     if (endpoint !== 'deprecated') return;
     if (items.some((item) => item.realizationDates !== undefined)) {

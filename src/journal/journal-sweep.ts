@@ -33,9 +33,12 @@ export class JournalSweep implements OnApplicationBootstrap, OnApplicationShutdo
 
   onApplicationBootstrap(): void {
     const tick = () => {
-      this.timer = setTimeout(() => {
-        void this.sweepOnce().finally(tick);
-      }, SWEEP_EVERY_MS + randomInt(1_000));
+      this.timer = setTimeout(
+        () => {
+          void this.sweepOnce().finally(tick);
+        },
+        SWEEP_EVERY_MS + randomInt(1_000),
+      );
       this.timer.unref();
     };
     tick();
@@ -70,7 +73,10 @@ export class JournalSweep implements OnApplicationBootstrap, OnApplicationShutdo
         const state = await this.leases
           .withLease(named.reservationId, () => this.journal.reconcileDue(named.reservationId, named.intentId), { waitMs: 0 })
           .catch((error: unknown) => {
-            this.logger.debug({ err: error, intentId: named.intentId }, 'an open intent was not swept this time (its reservation is busy or Redis failed)');
+            this.logger.debug(
+              { err: error, intentId: named.intentId },
+              'an open intent was not swept this time (its reservation is busy or Redis failed)',
+            );
             return null;
           });
         if (state && !isOpen(state)) settled += 1;

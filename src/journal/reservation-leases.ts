@@ -25,7 +25,9 @@ export interface ReservationLease {
 const DEFAULT_WAIT_MS = 0;
 
 function busy(): DomainError {
-  return new DomainError('invalid_state', 'Another payment step for this reservation is still running; try again in a moment.', { retryAfterSeconds: 1 });
+  return new DomainError('invalid_state', 'Another payment step for this reservation is still running; try again in a moment.', {
+    retryAfterSeconds: 1,
+  });
 }
 
 /**
@@ -60,16 +62,19 @@ export class ReservationLeases {
     }
     let renewedAt = this.clock.now();
     let lost = false;
-    const renewal = setInterval(() => {
-      this.store.extendIfEquals(key, owner, this.leaseMs).then(
-        (extended) => {
-          if (extended) renewedAt = this.clock.now();
-          else lost = true;
-        },
-        // Redis is down: the lease may still be ours when it answers again, unless a whole lease passed.
-        () => undefined,
-      );
-    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    const renewal = setInterval(
+      () => {
+        this.store.extendIfEquals(key, owner, this.leaseMs).then(
+          (extended) => {
+            if (extended) renewedAt = this.clock.now();
+            else lost = true;
+          },
+          // Redis is down: the lease may still be ours when it answers again, unless a whole lease passed.
+          () => undefined,
+        );
+      },
+      Math.max(50, Math.floor(this.leaseMs / 3)),
+    );
     renewal.unref();
     const lease: ReservationLease = { reservationId, owner, held: () => !lost && this.clock.now() - renewedAt < this.leaseMs };
     try {

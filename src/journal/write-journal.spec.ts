@@ -39,7 +39,10 @@ function setUp(options: { spacingMs?: number } = {}) {
   const lease = { reservationId: RESERVATION, owner: 'writer-1', held: () => true } satisfies ReservationLease;
   void store.set(leaseKey, lease.owner);
   const sends: string[] = [];
-  const spec = (intentId: string, send: () => Promise<string> = () => Promise.resolve(`made-${intentId}`)): WriteSpec<{ title: string }, string> => ({
+  const spec = (
+    intentId: string,
+    send: () => Promise<string> = () => Promise.resolve(`made-${intentId}`),
+  ): WriteSpec<{ title: string }, string> => ({
     kind: 'invoice-item',
     intentId,
     request: { title: intentId },
@@ -93,7 +96,12 @@ describe('WriteJournal', () => {
       },
     });
     expect(outcome).toBe('made-a');
-    expect(seenBeforeSend).toMatchObject({ state: 'sending', snapshot: ['existing-1'], reservationId: RESERVATION, context: { sessionId: 'cs_1' } });
+    expect(seenBeforeSend).toMatchObject({
+      state: 'sending',
+      snapshot: ['existing-1'],
+      reservationId: RESERVATION,
+      context: { sessionId: 'cs_1' },
+    });
     expect(await world.stored('a')).toMatchObject({ state: 'landed', outcome: 'made-a' });
     expect(await world.openPointer()).toBeNull();
     expect(await world.due()).toEqual([]);
@@ -104,7 +112,12 @@ describe('WriteJournal', () => {
   it('records a refusal, rethrows it, and lets the same id be sent again (nothing happened)', async () => {
     const world = setUp();
     const declined = new DomainError('card_declined', 'declined');
-    await expect(world.journal.perform(world.lease, world.spec('b', () => Promise.reject(declined)))).rejects.toBe(declined);
+    await expect(
+      world.journal.perform(
+        world.lease,
+        world.spec('b', () => Promise.reject(declined)),
+      ),
+    ).rejects.toBe(declined);
     expect(await world.stored('b')).toMatchObject({ state: 'refused' });
     expect(await world.openPointer()).toBeNull();
     await expect(world.journal.perform(world.lease, world.spec('b'))).resolves.toBe('made-b');
@@ -163,7 +176,10 @@ describe('WriteJournal', () => {
   it('keeps an unclear write open: outcome_pending for it, and no other write on the reservation is sent', async () => {
     const world = setUp();
     world.reconciler.answers = [new Error('the platform does not answer reads')];
-    await expect(world.journal.perform(world.lease, world.spec('e', lostAnswer))).rejects.toMatchObject({ code: 'outcome_pending', status: 503 });
+    await expect(world.journal.perform(world.lease, world.spec('e', lostAnswer))).rejects.toMatchObject({
+      code: 'outcome_pending',
+      status: 503,
+    });
     expect(await world.stored('e')).toMatchObject({ state: 'unknown' });
     expect(await world.openPointer()).toBe('e');
     expect(await world.due()).toEqual([dueMember(RESERVATION, 'e')]);
@@ -350,8 +366,15 @@ describe('WriteJournal', () => {
     it('a writer that died after preparing, before its fence step: the sweep fences it without reading the platform', async () => {
       const world = setUp();
       const prepared: WriteIntent = {
-        id: 'q', kind: 'invoice-item', reservationId: RESERVATION, state: 'prepared', request: { title: 'q' }, snapshot: [],
-        context: { sessionId: 'cs_q' }, sentAt: world.clock.now(), updatedAt: world.clock.now(),
+        id: 'q',
+        kind: 'invoice-item',
+        reservationId: RESERVATION,
+        state: 'prepared',
+        request: { title: 'q' },
+        snapshot: [],
+        context: { sessionId: 'cs_q' },
+        sentAt: world.clock.now(),
+        updatedAt: world.clock.now(),
       };
       await world.store.set(world.keys.reservationWrites(RESERVATION).intent('q'), JSON.stringify(prepared));
       await world.store.set(world.keys.reservationWrites(RESERVATION).openIntent, 'q');
@@ -387,7 +410,10 @@ describe('ReservationLeases', () => {
     await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
     let release!: () => void;
     const first = world.leases.withLease(RESERVATION, () => new Promise<void>((resolve) => (release = resolve)));
-    await expect(world.leases.withLease(RESERVATION, () => Promise.resolve('second'), { waitMs: 0 })).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
+    await expect(world.leases.withLease(RESERVATION, () => Promise.resolve('second'), { waitMs: 0 })).rejects.toMatchObject({
+      code: 'invalid_state',
+      status: 409,
+    });
     release();
     await first;
     await expect(world.leases.withLease(RESERVATION, () => Promise.resolve('second'), { waitMs: 0 })).resolves.toBe('second');

@@ -56,11 +56,16 @@ export function fromDueMember(member: string): { reservationId: string; intentId
 }
 
 function tookOver(): DomainError {
-  return new DomainError('invalid_state', 'Another payment step for this reservation took over; nothing was sent. Try again in a moment.', { retryAfterSeconds: 1 });
+  return new DomainError('invalid_state', 'Another payment step for this reservation took over; nothing was sent. Try again in a moment.', {
+    retryAfterSeconds: 1,
+  });
 }
 
 function pending(cause?: unknown): DomainError {
-  return DomainError.outcomePending('The booking platform has not confirmed this step yet; we are checking and will not repeat it. Try again in a moment.', cause);
+  return DomainError.outcomePending(
+    'The booking platform has not confirmed this step yet; we are checking and will not repeat it. Try again in a moment.',
+    cause,
+  );
 }
 
 /**
@@ -120,7 +125,10 @@ export class WriteJournal {
    * `openIntentId`: the pointer, when the caller read it already (undefined: read it here).
    */
   async settleOpen(lease: ReservationLease, openIntentId?: string | null): Promise<WriteIntent | null> {
-    const openId = openIntentId !== undefined ? openIntentId : await this.storeCall(() => this.store.get(this.keys.reservationWrites(lease.reservationId).openIntent));
+    const openId =
+      openIntentId !== undefined
+        ? openIntentId
+        : await this.storeCall(() => this.store.get(this.keys.reservationWrites(lease.reservationId).openIntent));
     if (!openId) return null;
     const open = await this.load(lease.reservationId, openId);
     if (!open || !isOpen(open.state)) return null;
@@ -164,7 +172,9 @@ export class WriteJournal {
       updatedAt: now,
     };
     // Journal first: if this fails, nothing was sent. The same step reads the spacing left.
-    const spacingLeft = await inSpan('journal record intent', { 'journal.kind': spec.kind }, () => this.storeCall(() => this.writePrepared(prepared, now + RECHECK_AFTER_MS[0], lease.owner)));
+    const spacingLeft = await inSpan('journal record intent', { 'journal.kind': spec.kind }, () =>
+      this.storeCall(() => this.writePrepared(prepared, now + RECHECK_AFTER_MS[0], lease.owner)),
+    );
     if (spacingLeft === null) throw tookOver();
     if (spacingLeft > 0) await this.clock.sleep(spacingLeft);
     const intent = await inSpan('journal fence', { 'journal.kind': spec.kind }, () => this.fence(lease, prepared));
@@ -176,7 +186,10 @@ export class WriteJournal {
         await this.settle(intent, 'refused', { reason: error instanceof DomainError ? error.detail : 'refused' });
         throw error;
       }
-      this.logger.warn({ reservationId, kind: spec.kind, intentId: intent.id, err: error }, 'an upstream write has no clear answer; reconciling before anything else is sent');
+      this.logger.warn(
+        { reservationId, kind: spec.kind, intentId: intent.id, err: error },
+        'an upstream write has no clear answer; reconciling before anything else is sent',
+      );
       const unknown = await this.move(intent, 'unknown', {});
       // The platform may carry the request out long after our timeout: only its record can say it landed.
       const settled = await this.reconcileInline(unknown, RECONCILE_DELAYS_MS.length, error, spec.alsoOnLanded);
@@ -204,7 +217,10 @@ export class WriteJournal {
       ]),
     );
     if (leaseHeld !== true || stillPrepared !== true) {
-      this.logger.warn({ reservationId: prepared.reservationId, kind: prepared.kind, intentId: prepared.id }, 'a writer lost its lease before sending; its write was fenced and not sent');
+      this.logger.warn(
+        { reservationId: prepared.reservationId, kind: prepared.kind, intentId: prepared.id },
+        'a writer lost its lease before sending; its write was fenced and not sent',
+      );
       throw tookOver();
     }
     this.metrics.journalIntents.inc({ kind: prepared.kind, state: 'sending' });
@@ -231,7 +247,12 @@ export class WriteJournal {
   }
 
   /** Reads the upstream up to `reads` times (with the re-read delays) until the outcome is clear. */
-  private async reconcileInline<R, O>(intent: WriteIntent<R, O>, reads: number, cause?: unknown, alsoOnLanded?: (outcome: O) => BatchStep[]): Promise<WriteIntent<R, O>> {
+  private async reconcileInline<R, O>(
+    intent: WriteIntent<R, O>,
+    reads: number,
+    cause?: unknown,
+    alsoOnLanded?: (outcome: O) => BatchStep[],
+  ): Promise<WriteIntent<R, O>> {
     let current = intent;
     for (const delay of RECONCILE_DELAYS_MS.slice(0, reads)) {
       await this.clock.sleep(reads === 1 ? 0 : delay);
@@ -241,17 +262,30 @@ export class WriteJournal {
     return current;
   }
 
-  private reconcileOnce<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown, alsoOnLanded?: (outcome: O) => BatchStep[]): Promise<WriteIntent<R, O>> {
+  private reconcileOnce<R, O>(
+    intent: WriteIntent<R, O>,
+    tellOthers: boolean,
+    cause?: unknown,
+    alsoOnLanded?: (outcome: O) => BatchStep[],
+  ): Promise<WriteIntent<R, O>> {
     return inSpan('journal reconcile', { 'journal.kind': intent.kind }, () => this.reconcileRead(intent, tellOthers, cause, alsoOnLanded));
   }
 
-  private async reconcileRead<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown, alsoOnLanded?: (outcome: O) => BatchStep[]): Promise<WriteIntent<R, O>> {
+  private async reconcileRead<R, O>(
+    intent: WriteIntent<R, O>,
+    tellOthers: boolean,
+    cause?: unknown,
+    alsoOnLanded?: (outcome: O) => BatchStep[],
+  ): Promise<WriteIntent<R, O>> {
     const reconciler = this.reconcilers.get(intent.kind) as Reconciler<O> | undefined;
     let settled: WriteIntent<R, O>;
     if (intent.state === 'prepared') {
       // Its writer lost the lease before the fence step (the caller holds it now): it can never be sent.
       settled = await this.settle(intent, 'fenced', { reason: 'its writer lost the reservation before sending it' });
-      this.logger.log({ reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id }, 'a prepared write whose writer is gone was fenced');
+      this.logger.log(
+        { reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id },
+        'a prepared write whose writer is gone was fenced',
+      );
       if (tellOthers && reconciler) await reconciler.settled(settled);
       return settled;
     }
@@ -279,10 +313,16 @@ export class WriteJournal {
       await this.outbox.write(this.keys.reservationWrites(intent.reservationId).intent(intent.id), `intent ${intent.id} unknown`, () =>
         this.rewriteOpen(next, recheckAt),
       );
-      this.logger.warn({ reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id, reason: found.unknown, err: cause }, 'the outcome of an upstream write is still unknown');
+      this.logger.warn(
+        { reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id, reason: found.unknown, err: cause },
+        'the outcome of an upstream write is still unknown',
+      );
       return next;
     }
-    this.logger.log({ reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id, state: settled.state }, 'an upstream write without a clear answer was reconciled');
+    this.logger.log(
+      { reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id, state: settled.state },
+      'an upstream write without a clear answer was reconciled',
+    );
     if (tellOthers && reconciler) await reconciler.settled(settled);
     return settled;
   }
@@ -301,16 +341,29 @@ export class WriteJournal {
    * Records a final state, clears the reservation's pointer and starts the write spacing, in one
    * step; kept and retried when Redis is down, because the upstream has acted.
    */
-  private settle<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>, also: BatchStep[] = []): Promise<WriteIntent<R, O>> {
-    return inSpan('journal settle', { 'journal.kind': intent.kind, 'journal.state': state }, () => this.settleAs(intent, state, fields, also));
+  private settle<R, O>(
+    intent: WriteIntent<R, O>,
+    state: IntentState,
+    fields: Partial<WriteIntent<R, O>>,
+    also: BatchStep[] = [],
+  ): Promise<WriteIntent<R, O>> {
+    return inSpan('journal settle', { 'journal.kind': intent.kind, 'journal.state': state }, () =>
+      this.settleAs(intent, state, fields, also),
+    );
   }
 
-  private async settleAs<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>, also: BatchStep[] = []): Promise<WriteIntent<R, O>> {
+  private async settleAs<R, O>(
+    intent: WriteIntent<R, O>,
+    state: IntentState,
+    fields: Partial<WriteIntent<R, O>>,
+    also: BatchStep[] = [],
+  ): Promise<WriteIntent<R, O>> {
     if (!canMove(intent.state, state)) throw new Error(`a write intent cannot move from ${intent.state} to ${state}`);
     const next = { ...intent, ...fields, state, updatedAt: this.clock.now() };
     this.metrics.journalIntents.inc({ kind: intent.kind, state });
     const writes = this.keys.reservationWrites(intent.reservationId);
-    const spacing = this.leases.spacingMs > 0 ? [{ op: 'set' as const, key: writes.lastWrite, value: '1', ttlMs: this.leases.spacingMs }] : [];
+    const spacing =
+      this.leases.spacingMs > 0 ? [{ op: 'set' as const, key: writes.lastWrite, value: '1', ttlMs: this.leases.spacingMs }] : [];
     await this.outbox.write(writes.intent(intent.id), `intent ${intent.id} ${state}`, async () => {
       await this.store.batch([
         { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(next), ttlMs: SETTLED_TTL_MS },

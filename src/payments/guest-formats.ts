@@ -14,7 +14,13 @@ export function moneyText(amount: number, currency: string | undefined): string 
 export function dayText(instant: string): string {
   const date = new Date(instant.length === 10 ? `${instant}T00:00:00Z` : instant);
   // From the parts, so every ICU writes it alike (some put a comma after the weekday).
-  const parts = new Intl.DateTimeFormat(DAY_LOCALE, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).formatToParts(date);
+  const parts = new Intl.DateTimeFormat(DAY_LOCALE, {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    timeZone: 'UTC',
+  }).formatToParts(date);
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((item) => item.type === type)?.value ?? '';
   return `${part('weekday')} ${part('day')} ${part('month')} ${part('year')}`;
 }

@@ -1,5 +1,6 @@
 /** What payment-status and the admin diagnostics answer (docs/product-spec.md §3.2). */
-export type PaymentState = 'paid' | 'scheduled' | 'requires_authentication' | 'failed' | 'payment_method_attached' | 'balance_due' | 'missing';
+export type PaymentState =
+  'paid' | 'scheduled' | 'requires_authentication' | 'failed' | 'payment_method_attached' | 'balance_due' | 'missing';
 export type DiagnosisCode = 'ok' | 'provider_mismatch' | 'processor_error' | 'not_attached' | 'authentication_required';
 /** Why a charge failed, in a word the site may branch on (never the processor's own words). */
 export type FailureCategory = 'insufficient_funds' | 'card_declined' | 'authentication_failed' | 'processing_error';

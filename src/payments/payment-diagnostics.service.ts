@@ -80,7 +80,12 @@ export class PaymentDiagnostics {
     const listingProvider = await this.listingProvider(listingId, money);
     const tokenizedUnder = method.paymentProviderId;
     if (tokenizedUnder && listingProvider && tokenizedUnder !== listingProvider) {
-      return this.answer(providerMismatchVerdict({ ...method, paymentProviderId: tokenizedUnder }, listingProvider, listingId), money, methods, known);
+      return this.answer(
+        providerMismatchVerdict({ ...method, paymentProviderId: tokenizedUnder }, listingProvider, listingId),
+        money,
+        methods,
+        known,
+      );
     }
     for (const delay of RE_READ_DELAYS_MS) {
       await this.clock.sleep(delay);

@@ -56,7 +56,8 @@ function paidAtOf(payment: UpstreamPayment): string | undefined {
 /** Only the safe fields of each payment; a last4 that is not 4 digits is dropped rather than shown. */
 export function safePayments(payments: UpstreamPayment[], methods: UpstreamPaymentMethod[], known: KnownPaymentFacts): SafePayment[] {
   return payments.map((payment) => {
-    const sessionCard = payment.paymentMethodId !== undefined && payment.paymentMethodId === known.paymentMethodId ? known.last4 : undefined;
+    const sessionCard =
+      payment.paymentMethodId !== undefined && payment.paymentMethodId === known.paymentMethodId ? known.last4 : undefined;
     const listed = methods.find((method) => method._id === payment.paymentMethodId);
     const last4 = attemptCard(payment) ?? (listed ? cardOf(listed).last4 : undefined) ?? sessionCard;
     const paidAt = paidAtOf(payment);
@@ -78,7 +79,8 @@ export function amountsOf(money: Money): { amountPaid: number; amountDue: number
   const payments = money.payments ?? [];
   const sum = (statuses: string[]) => payments.filter((p) => statuses.includes(p.status)).reduce((total, p) => total + p.amount, 0);
   const amountPaid = typeof money.totalPaid === 'number' ? money.totalPaid : sum(['SUCCEEDED']);
-  const amountDue = typeof money.balanceDue === 'number' ? money.balanceDue : money.isFullyPaid === true ? 0 : sum(['PENDING', 'PENDING_AUTH', 'FAILED']);
+  const amountDue =
+    typeof money.balanceDue === 'number' ? money.balanceDue : money.isFullyPaid === true ? 0 : sum(['PENDING', 'PENDING_AUTH', 'FAILED']);
   return { amountPaid: round(amountPaid), amountDue: round(Math.max(0, amountDue)) };
 }
 
@@ -91,7 +93,9 @@ export function paidVerdict(money: Money): Verdict | undefined {
   const covered = typeof money.balanceDue === 'number' ? money.balanceDue <= 0 : money.isFullyPaid === true;
   if (!covered) return undefined;
   const succeeded = (money.payments ?? []).some((payment) => payment.status === 'SUCCEEDED');
-  const message = succeeded ? `Paid in full: ${formatAmount(money.totalPaid, money.currency)} received. Nothing to do.` : 'Nothing is due on this reservation.';
+  const message = succeeded
+    ? `Paid in full: ${formatAmount(money.totalPaid, money.currency)} received. Nothing to do.`
+    : 'Nothing is due on this reservation.';
   return { state: 'paid', diagnosis: { code: 'ok', message } };
 }
 
@@ -133,7 +137,8 @@ function processorWords(payment: UpstreamPayment): { message?: string; reason?: 
 export function failureCategory(payment: UpstreamPayment): FailureCategory {
   const codes = (payment.attempts ?? []).flatMap((attempt) => [attempt.payload?.decline_code, attempt.payload?.code]);
   if (codes.includes('insufficient_funds')) return 'insufficient_funds';
-  if (codes.some((code) => code === 'authentication_failed' || code === 'payment_intent_authentication_failure')) return 'authentication_failed';
+  if (codes.some((code) => code === 'authentication_failed' || code === 'payment_intent_authentication_failure'))
+    return 'authentication_failed';
   if (codes.some((code) => code !== undefined && /decline/.test(code))) return 'card_declined';
   return 'processing_error';
 }
@@ -171,7 +176,10 @@ export function scheduleVerdict(payments: UpstreamPayment[], acceptable: (url: s
       return {
         state: 'requires_authentication',
         nextAction: { type: 'redirect', redirectUrl: url },
-        diagnosis: { code: 'authentication_required', message: `The charge of ${amount} waits for the guest's authentication with their card issuer (nextAction).` },
+        diagnosis: {
+          code: 'authentication_required',
+          message: `The charge of ${amount} waits for the guest's authentication with their card issuer (nextAction).`,
+        },
       };
     }
     return {
@@ -224,7 +232,11 @@ export function paymentsOf(payments: UpstreamPayment[], methodId: string): Upstr
   return linked ? payments.filter((payment) => payment.paymentMethodId === methodId) : payments;
 }
 
-export function providerMismatchVerdict(method: AttachedMethod & { paymentProviderId: string }, listingProviderId: string, listingId: string): Verdict {
+export function providerMismatchVerdict(
+  method: AttachedMethod & { paymentProviderId: string },
+  listingProviderId: string,
+  listingId: string,
+): Verdict {
   return {
     state: 'missing',
     diagnosis: {
@@ -255,7 +267,8 @@ export function notAttachedVerdict(): Verdict {
     state: 'missing',
     diagnosis: {
       code: 'not_attached',
-      message: 'No payment method was ever attached to this reservation, so there is nothing to charge. Ask the guest to complete checkout with a card.',
+      message:
+        'No payment method was ever attached to this reservation, so there is nothing to charge. Ask the guest to complete checkout with a card.',
     },
   };
 }

@@ -23,7 +23,14 @@ describe('Redis Cluster URLs', () => {
       problems: [],
     });
     expect(parseClusterUrl('redis+cluster://:secret@a:7000, b')).toEqual({
-      address: { nodes: [{ host: 'a', port: 7000 }, { host: 'b', port: 6379 }], tls: false, password: 'secret' },
+      address: {
+        nodes: [
+          { host: 'a', port: 7000 },
+          { host: 'b', port: 6379 },
+        ],
+        tls: false,
+        password: 'secret',
+      },
       problems: [],
     });
     expect(parseClusterUrl('redis+cluster://a:7000').address).toEqual({ nodes: [{ host: 'a', port: 7000 }], tls: false });

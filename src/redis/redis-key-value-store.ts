@@ -252,7 +252,9 @@ export class RedisKeyValueStore extends KeyValueStore {
 
   async replaceIfVersion(key: string, expectedVersion: number | null, value: string, ttlMs: number): Promise<boolean> {
     const expected = expectedVersion === null ? '' : String(expectedVersion);
-    const replaced = await this.failFast(() => this.client.eval(REPLACE_IF_VERSION, 1, key, expected, value, Math.max(1, Math.ceil(ttlMs))));
+    const replaced = await this.failFast(() =>
+      this.client.eval(REPLACE_IF_VERSION, 1, key, expected, value, Math.max(1, Math.ceil(ttlMs))),
+    );
     return replaced === 1;
   }
 
@@ -263,7 +265,9 @@ export class RedisKeyValueStore extends KeyValueStore {
       if (step.op === 'deleteIfEquals' || step.op === 'requireEquals') return [step.op, step.value, ''];
       return [step.op, '', ''];
     });
-    const reply = (await this.failFast(() => this.client.eval(BATCH, steps.length, ...steps.map((step) => step.key), ...args))) as (string | number | null)[];
+    const reply = (await this.failFast(() => this.client.eval(BATCH, steps.length, ...steps.map((step) => step.key), ...args))) as (
+      string | number | null
+    )[];
     return steps.map((step, index) => {
       // Past a guard that did not hold, the script returned early: those steps did nothing.
       if (index >= reply.length) return null;

@@ -48,7 +48,23 @@ describe('RedisKeys in a Redis Cluster', () => {
   // Every builder of RedisKeys, so that a new one is sorted here into single keys or a group.
   it('knows every key builder', () => {
     expect(Object.getOwnPropertyNames(RedisKeys.prototype).sort()).toEqual(
-      ['constructor', 'upstreamBudget', 'accessToken', 'checkoutSession', 'reservationWrites', 'journal', 'threeDsState', 'idempotencyRecord', 'requestLimit', 'cache', 'upstreamShare', 'paymentStatus', 'quotes', 'webhookMessage', 'fetchLock'].sort(),
+      [
+        'constructor',
+        'upstreamBudget',
+        'accessToken',
+        'checkoutSession',
+        'reservationWrites',
+        'journal',
+        'threeDsState',
+        'idempotencyRecord',
+        'requestLimit',
+        'cache',
+        'upstreamShare',
+        'paymentStatus',
+        'quotes',
+        'webhookMessage',
+        'fetchLock',
+      ].sort(),
     );
   });
 
@@ -57,7 +73,9 @@ describe('RedisKeys in a Redis Cluster', () => {
 
     it("one reservation's writes: lease, last write, open intent, intents and card on file (the journal's batches)", () => {
       const writes = keys.reservationWrites('res-checkout-usd');
-      expect(slotsOf([writes.lease, writes.lastWrite, writes.openIntent, writes.card, writes.booking, writes.intent('0123abcd')]).size).toBe(1);
+      expect(
+        slotsOf([writes.lease, writes.lastWrite, writes.openIntent, writes.card, writes.booking, writes.intent('0123abcd')]).size,
+      ).toBe(1);
     });
 
     it('the upstream budget: every window log and the pause (takeSlot, pauseSlots)', () => {
@@ -65,7 +83,7 @@ describe('RedisKeys in a Redis Cluster', () => {
       expect(slotsOf([...budget.windowKeys(WINDOWS), budget.pause]).size).toBe(1);
     });
 
-    it('a share of the upstream budget: its window logs in the budget\'s own slot (takeSlot)', () => {
+    it("a share of the upstream budget: its window logs in the budget's own slot (takeSlot)", () => {
       const budget = keys.upstreamBudget();
       expect(slotsOf([...budget.windowKeys(WINDOWS), budget.pause, ...keys.upstreamShare('anonymous', WINDOWS)]).size).toBe(1);
     });

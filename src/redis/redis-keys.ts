@@ -59,7 +59,14 @@ export class RedisKeys {
    * intents and the card this service attached. One hash tag per reservation keeps them in one
    * Redis Cluster slot, so the journal writes an intent and its pointers in one atomic step.
    */
-  reservationWrites(reservationId: string): { lease: string; lastWrite: string; openIntent: string; card: string; booking: string; intent(id: string): string } {
+  reservationWrites(reservationId: string): {
+    lease: string;
+    lastWrite: string;
+    openIntent: string;
+    card: string;
+    booking: string;
+    intent(id: string): string;
+  } {
     const base = `${this.prefix}{reservation:${reservationId}}`;
     return {
       lease: `${base}:lease`,

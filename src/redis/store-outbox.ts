@@ -34,7 +34,10 @@ export class StoreOutbox implements OnApplicationShutdown {
     } catch (cause) {
       this.kept.set(slot, { what, write });
       this.metrics.outboxKept.set(this.kept.size);
-      this.logger.warn({ err: cause, what }, 'the store did not take a write that records an upstream outcome; kept in memory and retried until it does');
+      this.logger.warn(
+        { err: cause, what },
+        'the store did not take a write that records an upstream outcome; kept in memory and retried until it does',
+      );
       this.schedule();
       return false;
     }
@@ -78,7 +81,10 @@ export class StoreOutbox implements OnApplicationShutdown {
     if (this.kept.size === 0) return;
     await Promise.race([this.flush(), new Promise((resolve) => setTimeout(resolve, FLUSH_ON_SHUTDOWN_MS).unref())]);
     if (this.kept.size > 0) {
-      this.logger.error({ kept: [...this.kept.values()].map((kept) => kept.what) }, 'stopping with writes the store never took; the sweep of another replica reconciles them from the platform');
+      this.logger.error(
+        { kept: [...this.kept.values()].map((kept) => kept.what) },
+        'stopping with writes the store never took; the sweep of another replica reconciles them from the platform',
+      );
     }
   }
 }

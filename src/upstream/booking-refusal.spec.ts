@@ -4,8 +4,12 @@ const answer = (status: number, data: unknown) => ({ status, data, headers: {} }
 
 describe('a 4xx on a quote or a reservation create', () => {
   it('is the dates’ or the terms’ when the platform’s words say so, proven token or not', () => {
-    expect(bookingRefusal(answer(401, { message: 'The listing is not available for the requested dates' }), false)).toBe('dates_unavailable');
-    expect(bookingRefusal(answer(422, { error: { message: 'Reservation terms violated: the minimum stay is 2 nights' } }), false)).toBe('stay_not_allowed');
+    expect(bookingRefusal(answer(401, { message: 'The listing is not available for the requested dates' }), false)).toBe(
+      'dates_unavailable',
+    );
+    expect(bookingRefusal(answer(422, { error: { message: 'Reservation terms violated: the minimum stay is 2 nights' } }), false)).toBe(
+      'stay_not_allowed',
+    );
   });
 
   it('is the booking refused when it names nothing and the token was proven within the last minute', () => {

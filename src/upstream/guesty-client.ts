@@ -75,10 +75,13 @@ export function bookingRefusal(answer: UpstreamAnswer, tokenProven: boolean): Bo
 /** What the guest is told of a refusal: the product's words; the platform's go to the log. */
 function refusalDetail(refusal: BookingRefusal, words: string): string {
   if (refusal === 'dates_unavailable') return 'These dates are not available for this listing. Please choose other dates.';
-  if (refusal === 'booking_refused') return 'The property’s booking system declined this booking. Please try other dates, or contact the property.';
+  if (refusal === 'booking_refused')
+    return 'The property’s booking system declined this booking. Please try other dates, or contact the property.';
   if (/guests/i.test(words)) return 'This stay does not meet the property’s terms: too many guests for this property.';
-  if (/arrival|departure/i.test(words)) return 'This stay does not meet the property’s terms: check-in or check-out is not allowed on these dates.';
-  if (/nights/i.test(words)) return 'This stay does not meet the property’s terms: the number of nights is outside what the property allows.';
+  if (/arrival|departure/i.test(words))
+    return 'This stay does not meet the property’s terms: check-in or check-out is not allowed on these dates.';
+  if (/nights/i.test(words))
+    return 'This stay does not meet the property’s terms: the number of nights is outside what the property allows.';
   return 'This stay does not meet the property’s terms.';
 }
 
@@ -102,7 +105,11 @@ export class GuestyClient {
 
   async getListings(page: { limit: number; skip: number }): Promise<UpstreamListingPage> {
     const answer = await this.openApi({
-      operation: 'getListings', kind: 'read', priority: 'background', method: 'GET', path: '/listings',
+      operation: 'getListings',
+      kind: 'read',
+      priority: 'background',
+      method: 'GET',
+      path: '/listings',
       query: { limit: String(page.limit), skip: String(page.skip) },
     });
     return this.expect(answer, 'getListings') as UpstreamListingPage;
@@ -110,25 +117,40 @@ export class GuestyClient {
 
   /** Anonymous by default: a public listing read may only use its share of the budget. */
   async getListing(listingId: string, priority: Priority = 'anonymous'): Promise<UpstreamListing | null> {
-    const answer = await this.openApi({ operation: 'getListing', kind: 'read', priority, method: 'GET', path: `/listings/${enc(listingId)}` });
+    const answer = await this.openApi({
+      operation: 'getListing',
+      kind: 'read',
+      priority,
+      method: 'GET',
+      path: `/listings/${enc(listingId)}`,
+    });
     return answer.status === 404 ? null : (this.expect(answer, 'getListing') as UpstreamListing);
   }
 
   /** The listing's active payment provider; the apiKey is dropped here and never travels further. */
   async getPaymentProvider(listingId: string): Promise<PaymentProvider | null> {
     const answer = await this.openApi({
-      operation: 'getPaymentProvider', kind: 'read', priority: 'checkout', method: 'GET',
-      path: '/payment-providers/provider-by-listing', query: { listingId },
+      operation: 'getPaymentProvider',
+      kind: 'read',
+      priority: 'checkout',
+      method: 'GET',
+      path: '/payment-providers/provider-by-listing',
+      query: { listingId },
     });
     if (answer.status === 404) return null;
-    const { _id, paymentProviderId, status, accountName } =
-      this.expect(answer, 'getPaymentProvider') as PaymentProvider & { apiKey?: unknown };
+    const { _id, paymentProviderId, status, accountName } = this.expect(answer, 'getPaymentProvider') as PaymentProvider & {
+      apiKey?: unknown;
+    };
     return { _id, paymentProviderId, status, accountName };
   }
 
   async getReservation(reservationId: string, priority: Priority = 'checkout'): Promise<UpstreamReservation | null> {
     const answer = await this.openApi({
-      operation: 'getReservation', kind: 'read', priority, method: 'GET', path: `/reservations/${enc(reservationId)}`,
+      operation: 'getReservation',
+      kind: 'read',
+      priority,
+      method: 'GET',
+      path: `/reservations/${enc(reservationId)}`,
       query: { fields: '_id confirmationCode status listingId guestId guest checkIn checkOut money' },
     });
     return answer.status === 404 ? null : (this.expect(answer, 'getReservation') as UpstreamReservation);
@@ -136,7 +158,10 @@ export class GuestyClient {
 
   async attachPaymentMethod(request: AttachPaymentMethodRequest): Promise<UpstreamPaymentMethod> {
     const answer = await this.openApi({
-      operation: 'attachPaymentMethod', kind: 'write', priority: 'checkout', method: 'POST',
+      operation: 'attachPaymentMethod',
+      kind: 'write',
+      priority: 'checkout',
+      method: 'POST',
       path: `/guests/${enc(request.guestId)}/payment-methods`,
       json: { _id: request.tokenId, paymentProviderId: request.paymentProviderId, reservationId: request.reservationId, reuse: false },
     });
@@ -150,8 +175,12 @@ export class GuestyClient {
    */
   async listPaymentMethods(guestId: string, reservationId: string, priority: Priority = 'checkout'): Promise<UpstreamPaymentMethod[]> {
     const answer = await this.openApi({
-      operation: 'listPaymentMethods', kind: 'read', priority, method: 'GET',
-      path: `/guests/${enc(guestId)}/payment-methods`, query: { reservationId, reuse: 'false' },
+      operation: 'listPaymentMethods',
+      kind: 'read',
+      priority,
+      method: 'GET',
+      path: `/guests/${enc(guestId)}/payment-methods`,
+      query: { reservationId, reuse: 'false' },
     });
     if (answer.status === 404) return [];
     const data = this.expect(answer, 'listPaymentMethods') as UpstreamPaymentMethod[] | { results?: UpstreamPaymentMethod[] };
@@ -168,7 +197,10 @@ export class GuestyClient {
     const { isUpsellFee, stayIndex, ...item } = request;
     if (!deprecated) Object.assign(item, isUpsellFee === undefined ? {} : { isUpsellFee }, stayIndex === undefined ? {} : { stayIndex });
     const answer = await this.openApi({
-      operation: deprecated ? 'addInvoiceItemDeprecated' : 'addInvoiceItem', kind: 'write', priority: 'checkout', method: 'POST',
+      operation: deprecated ? 'addInvoiceItemDeprecated' : 'addInvoiceItem',
+      kind: 'write',
+      priority: 'checkout',
+      method: 'POST',
       path: deprecated ? `/reservations/${enc(reservationId)}/invoiceItems` : `/invoice-items/reservation/${enc(reservationId)}`,
       json: item,
     });
@@ -178,11 +210,16 @@ export class GuestyClient {
   /** The listing's days from `startDate` to `endDate` included; null for an unknown listing. Anonymous: a public read. */
   async getCalendar(listingId: string, startDate: string, endDate: string): Promise<UpstreamCalendarDay[] | null> {
     const answer = await this.openApi({
-      operation: 'getCalendar', kind: 'read', priority: 'anonymous', method: 'GET',
-      path: `/availability-pricing/api/calendar/listings/${enc(listingId)}`, query: { startDate, endDate, includeAllotment: 'true' },
+      operation: 'getCalendar',
+      kind: 'read',
+      priority: 'anonymous',
+      method: 'GET',
+      path: `/availability-pricing/api/calendar/listings/${enc(listingId)}`,
+      query: { startDate, endDate, includeAllotment: 'true' },
     });
     if (answer.status === 404) return null;
-    const data = this.expect(answer, 'getCalendar') as UpstreamCalendarDay[] | { days?: UpstreamCalendarDay[]; data?: { days?: UpstreamCalendarDay[] } | UpstreamCalendarDay[] };
+    const data = this.expect(answer, 'getCalendar') as
+      UpstreamCalendarDay[] | { days?: UpstreamCalendarDay[]; data?: { days?: UpstreamCalendarDay[] } | UpstreamCalendarDay[] };
     // The reference describes one day; the platform answers a list, bare or under `days` / `data.days`.
     if (Array.isArray(data)) return data;
     if (Array.isArray(data?.data)) return data.data;
@@ -192,7 +229,13 @@ export class GuestyClient {
   /** A quote for a stay. Anonymous: browsing dates must not take a checkout's share of the budget. */
   async createQuote(request: QuoteRequest): Promise<UpstreamQuote | null> {
     const answer = await this.openApi({
-      operation: 'createQuote', kind: 'write', priority: 'anonymous', method: 'POST', path: '/quotes', json: request, bookingAnswer: true,
+      operation: 'createQuote',
+      kind: 'write',
+      priority: 'anonymous',
+      method: 'POST',
+      path: '/quotes',
+      json: request,
+      bookingAnswer: true,
     });
     if (answer.status === 404) return null;
     this.refuseBooking(answer, 'createQuote', answer.refusal);
@@ -209,13 +252,26 @@ export class GuestyClient {
   /** Creates the guest, or answers the one the platform already has with this email (merged). */
   /** `priority`: whose budget the write spends; a booking before its card is on file is anonymous traffic (docs/product-spec.md §7). */
   async createGuest(request: GuestRequest, priority: Priority): Promise<UpstreamGuest> {
-    const answer = await this.openApi({ operation: 'createGuest', kind: 'write', priority, method: 'POST', path: '/guests-crud', json: request });
+    const answer = await this.openApi({
+      operation: 'createGuest',
+      kind: 'write',
+      priority,
+      method: 'POST',
+      path: '/guests-crud',
+      json: request,
+    });
     return this.expect(answer, 'createGuest') as UpstreamGuest;
   }
 
   async createReservationFromQuote(request: ReservationFromQuoteRequest, priority: Priority): Promise<UpstreamReservationV3> {
     const answer = await this.openApi({
-      operation: 'createReservationFromQuote', kind: 'write', priority, method: 'POST', path: '/reservations-v3/quote', json: request, bookingAnswer: true,
+      operation: 'createReservationFromQuote',
+      kind: 'write',
+      priority,
+      method: 'POST',
+      path: '/reservations-v3/quote',
+      json: request,
+      bookingAnswer: true,
     });
     this.refuseBooking(answer, 'createReservationFromQuote', answer.refusal);
     return this.expect(answer, 'createReservationFromQuote') as UpstreamReservationV3;
@@ -223,7 +279,12 @@ export class GuestyClient {
 
   async setReservationStatus(reservationId: string, status: 'confirmed' | 'canceled'): Promise<UpstreamReservationV3> {
     const answer = await this.openApi({
-      operation: 'setReservationStatus', kind: 'write', priority: 'checkout', method: 'PUT', path: `/reservations-v3/${enc(reservationId)}/status`, json: { status },
+      operation: 'setReservationStatus',
+      kind: 'write',
+      priority: 'checkout',
+      method: 'PUT',
+      path: `/reservations-v3/${enc(reservationId)}/status`,
+      json: { status },
     });
     return this.expect(answer, 'setReservationStatus') as UpstreamReservationV3;
   }
@@ -232,8 +293,17 @@ export class GuestyClient {
   private refuseBooking(answer: UpstreamAnswer, operation: string, refusal: BookingRefusal | null): void {
     if (!refusal) return;
     const words = scrubText(platformWords(answer)).slice(0, 300);
-    this.logger.warn({ operation, upstreamStatus: answer.status, upstreamRequestId: answer.requestId, refusal, platformSaid: words }, 'the platform refused a booking');
-    throw new UpstreamError(refusal, refusalDetail(refusal, words), { operation, upstreamStatus: answer.status, upstreamRequestId: answer.requestId, maybeSent: true, upstreamMessage: words || undefined });
+    this.logger.warn(
+      { operation, upstreamStatus: answer.status, upstreamRequestId: answer.requestId, refusal, platformSaid: words },
+      'the platform refused a booking',
+    );
+    throw new UpstreamError(refusal, refusalDetail(refusal, words), {
+      operation,
+      upstreamStatus: answer.status,
+      upstreamRequestId: answer.requestId,
+      maybeSent: true,
+      upstreamMessage: words || undefined,
+    });
   }
 
   /**
@@ -241,21 +311,27 @@ export class GuestyClient {
    * not needed), not counted against the Open API budget, never retried (a card submission is a write).
    */
   async tokenizeCard(request: TokenizeRequest): Promise<TokenizeAnswer> {
-    return readTokenizeAnswer(await this.http.send({ operation: 'tokenizeCard', host: 'pay', method: 'POST', path: '/api/tokenize/v2', json: request }));
+    return readTokenizeAnswer(
+      await this.http.send({ operation: 'tokenizeCard', host: 'pay', method: 'POST', path: '/api/tokenize/v2', json: request }),
+    );
   }
 
   private expect(answer: UpstreamAnswer, operation: string): unknown {
     if (answer.status >= 200 && answer.status < 300) return answer.data;
     const unavailable = answer.status >= 500;
-    throw new UpstreamError(unavailable ? 'upstream_unavailable' : 'upstream_error', `The booking platform refused the request (${answer.status}).`, {
-      operation,
-      upstreamStatus: answer.status,
-      upstreamRequestId: answer.requestId,
-      maybeSent: true,
-      upstreamMessage: upstreamMessage(answer.data),
-      // Like a timeout: the site is told when trying again makes sense.
-      retryAfterSeconds: unavailable ? (answer.retryAfterSeconds ?? 1) : undefined,
-    });
+    throw new UpstreamError(
+      unavailable ? 'upstream_unavailable' : 'upstream_error',
+      `The booking platform refused the request (${answer.status}).`,
+      {
+        operation,
+        upstreamStatus: answer.status,
+        upstreamRequestId: answer.requestId,
+        maybeSent: true,
+        upstreamMessage: upstreamMessage(answer.data),
+        // Like a timeout: the site is told when trying again makes sense.
+        retryAfterSeconds: unavailable ? (answer.retryAfterSeconds ?? 1) : undefined,
+      },
+    );
   }
 
   private async openApi(call: OpenApiCall): Promise<UpstreamAnswer & { refusal: BookingRefusal | null }> {
@@ -267,9 +343,15 @@ export class GuestyClient {
       await inSpan('upstream rate limit wait', { 'upstream.priority': call.priority }, () => this.limiter.acquire(call.priority, deadline));
       // A write never leaves past its deadline (a stalled loop, a frozen process): the journal's settle horizon counts on it.
       if (call.kind === 'write' && Date.now() > deadline) {
-        throw new UpstreamError('upstream_unavailable', 'The booking platform could not be reached in time; the request was not sent. Please try again shortly.', {
-          operation: call.operation, maybeSent: false, retryAfterSeconds: 1,
-        });
+        throw new UpstreamError(
+          'upstream_unavailable',
+          'The booking platform could not be reached in time; the request was not sent. Please try again shortly.',
+          {
+            operation: call.operation,
+            maybeSent: false,
+            retryAfterSeconds: 1,
+          },
+        );
       }
       let answer: UpstreamAnswer;
       try {
@@ -293,7 +375,10 @@ export class GuestyClient {
         }
         if (reminted) await this.tokens.rejected(token);
         throw new UpstreamError('upstream_forbidden', 'The booking platform refused the service access to this resource.', {
-          operation: call.operation, upstreamStatus: answer.status, upstreamRequestId: answer.requestId, maybeSent: true,
+          operation: call.operation,
+          upstreamStatus: answer.status,
+          upstreamRequestId: answer.requestId,
+          maybeSent: true,
         });
       }
       if (answer.status === 429) {
@@ -301,7 +386,11 @@ export class GuestyClient {
         // A 429 was refused before any effect, so even a write may go again after the pause.
         if (Date.now() + (answer.retryAfterSeconds ?? 1) * 1000 < deadline) continue;
         throw new UpstreamError('rate_limited', 'The booking platform is busy; try again shortly.', {
-          operation: call.operation, upstreamStatus: 429, upstreamRequestId: answer.requestId, maybeSent: true, status: 503,
+          operation: call.operation,
+          upstreamStatus: 429,
+          upstreamRequestId: answer.requestId,
+          maybeSent: true,
+          status: 503,
           retryAfterSeconds: answer.retryAfterSeconds ?? 1,
         });
       }

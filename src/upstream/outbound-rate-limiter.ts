@@ -125,7 +125,10 @@ export class OutboundRateLimiter {
   private fallBack(cause: unknown): void {
     if (this.usingLocal) return;
     this.usingLocal = true;
-    this.logger.warn({ err: cause }, `Redis is unreachable: using a local outbound budget (${Math.round(LOCAL_FALLBACK_SHARE * 100)} % of each window) until it is back`);
+    this.logger.warn(
+      { err: cause },
+      `Redis is unreachable: using a local outbound budget (${Math.round(LOCAL_FALLBACK_SHARE * 100)} % of each window) until it is back`,
+    );
   }
 
   private refusal(priority: Priority, retryAfterMs: number): DomainError {
@@ -166,4 +169,3 @@ function windowsByPriority(limits: readonly RateLimit[], sharePercent: number): 
 export function anonymousLimit(limit: number, sharePercent: number): number {
   return Math.floor((limit * sharePercent) / 100);
 }
-

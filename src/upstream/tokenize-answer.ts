@@ -34,7 +34,13 @@ export function readTokenizeAnswer(answer: UpstreamAnswer): TokenizeAnswer {
     const authURL = typeof body.threeDS?.authURL === 'string' ? body.threeDS.authURL : undefined;
     return { kind: 'token', token: { _id: body._id, ...(authURL ? { threeDS: { authURL } } : {}) }, status, requestId };
   }
-  const refused = (reason: TokenizeRefusal, fields?: FieldError[]): TokenizeAnswer => ({ kind: 'refused', reason, ...(fields ? { fields } : {}), status, requestId });
+  const refused = (reason: TokenizeRefusal, fields?: FieldError[]): TokenizeAnswer => ({
+    kind: 'refused',
+    reason,
+    ...(fields ? { fields } : {}),
+    status,
+    requestId,
+  });
   if (status === 402) return refused('payment_account');
   if (status === 400 && (body.code === 'CARD_DECLINED' || typeof body.decline_code === 'string')) return refused('declined');
   if (status === 400 && Array.isArray(body.details)) {

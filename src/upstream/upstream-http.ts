@@ -81,7 +81,11 @@ export class UpstreamHttp {
       data: call.form ? call.form.toString() : call.json,
       headers: {
         Accept: 'application/json',
-        ...(call.form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : call.json !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...(call.form
+          ? { 'Content-Type': 'application/x-www-form-urlencoded' }
+          : call.json !== undefined
+            ? { 'Content-Type': 'application/json' }
+            : {}),
         ...call.headers,
       },
       timeout: this.timeoutMs,

@@ -15,18 +15,28 @@ async function setUp() {
   const refreshed: string[] = [];
   const polls = { refresh: (reservationId: string) => Promise.resolve(void refreshed.push(reservationId)) };
   const heard: ProductEvents['reservation.changed'][] = [];
-  const bus: Pick<ProductEventBus, 'publish'> = { publish: (_name, event) => Promise.resolve(void heard.push(event as ProductEvents['reservation.changed'])) };
-  const module = await unitModule(world, [GuestyWebhooks], [
-    [PaymentStatusPolls, polls],
-    [ProductEventBus, bus],
-  ]);
+  const bus: Pick<ProductEventBus, 'publish'> = {
+    publish: (_name, event) => Promise.resolve(void heard.push(event as ProductEvents['reservation.changed'])),
+  };
+  const module = await unitModule(
+    world,
+    [GuestyWebhooks],
+    [
+      [PaymentStatusPolls, polls],
+      [ProductEventBus, bus],
+    ],
+  );
   const webhooks = module.get(GuestyWebhooks);
   let sent = 0;
   /** A message as the platform signs and sends it, with the `svix-*` headers. */
   const deliver = (payload: object, { id = `msg_${(sent += 1)}`, secret = SECRET, at = new Date() } = {}) => {
     const body = JSON.stringify(payload);
     const signature = new Webhook(secret).sign(id, at, body);
-    return webhooks.receive(SECRET, Buffer.from(body), { 'svix-id': id, 'svix-timestamp': String(Math.floor(at.getTime() / 1000)), 'svix-signature': signature });
+    return webhooks.receive(SECRET, Buffer.from(body), {
+      'svix-id': id,
+      'svix-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'svix-signature': signature,
+    });
   };
   return { world, webhooks, deliver, refreshed, heard };
 }
@@ -34,13 +44,17 @@ async function setUp() {
 describe('GuestyWebhooks', () => {
   it('publishes a reservation event as reservation.changed, with the ids only', async () => {
     const { deliver, heard } = await setUp();
-    await expect(deliver({ event: 'reservation.updated', reservation: { _id: 'res-7', listingId: 'lst-3', money: { totalPaid: 999 } } })).resolves.toBe('accepted');
+    await expect(
+      deliver({ event: 'reservation.updated', reservation: { _id: 'res-7', listingId: 'lst-3', money: { totalPaid: 999 } } }),
+    ).resolves.toBe('accepted');
     expect(heard).toEqual([{ type: 'reservation.updated', reservationId: 'res-7', listingId: 'lst-3' }]);
   });
 
   it("re-reads a reservation's payments on a payments event, never trusting its figures", async () => {
     const { deliver, refreshed, heard } = await setUp();
-    await expect(deliver({ event: 'payments.updated', payment: { reservationId: 'res-9', status: 'SUCCEEDED' } })).resolves.toBe('accepted');
+    await expect(deliver({ event: 'payments.updated', payment: { reservationId: 'res-9', status: 'SUCCEEDED' } })).resolves.toBe(
+      'accepted',
+    );
     expect(refreshed).toEqual(['res-9']);
     expect(heard).toEqual([]);
   });
@@ -57,7 +71,10 @@ describe('GuestyWebhooks', () => {
     const { world, deliver, heard, refreshed } = await setUp();
     const wrongSecret = `whsec_${Buffer.from('somebody else').toString('base64')}`;
     for (const attempt of [{ secret: wrongSecret }, { at: new Date(Date.now() - 10 * 60_000) }]) {
-      const refused = await deliver({ event: 'payments.updated', payment: { reservationId: 'res-2' } }, { id: 'msg_forged', ...attempt }).catch((error: unknown) => error);
+      const refused = await deliver(
+        { event: 'payments.updated', payment: { reservationId: 'res-2' } },
+        { id: 'msg_forged', ...attempt },
+      ).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(DomainError);
       expect((refused as DomainError).code).toBe('unauthorized');
     }

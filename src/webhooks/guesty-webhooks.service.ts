@@ -50,7 +50,12 @@ function calendarChanges(body: WebhookBody): { listingId: string; dates: { from:
     const id = idOf(day?.listingId);
     if (!id || typeof day.date !== 'string' || !DATE.test(day.date)) continue;
     const seen = byListing.get(id);
-    byListing.set(id, seen ? { from: day.date < seen.from ? day.date : seen.from, to: day.date > seen.to ? day.date : seen.to } : { from: day.date, to: day.date });
+    byListing.set(
+      id,
+      seen
+        ? { from: day.date < seen.from ? day.date : seen.from, to: day.date > seen.to ? day.date : seen.to }
+        : { from: day.date, to: day.date },
+    );
   }
   return [...byListing].map(([id, dates]) => ({ listingId: id, dates }));
 }
@@ -83,7 +88,11 @@ export class GuestyWebhooks {
       const value = headers[`webhook-${name}`] ?? headers[`svix-${name}`];
       return Array.isArray(value) ? value[0] : value;
     };
-    const signed = { 'webhook-id': header('id') ?? '', 'webhook-timestamp': header('timestamp') ?? '', 'webhook-signature': header('signature') ?? '' };
+    const signed = {
+      'webhook-id': header('id') ?? '',
+      'webhook-timestamp': header('timestamp') ?? '',
+      'webhook-signature': header('signature') ?? '',
+    };
     let body: WebhookBody;
     try {
       body = new Webhook(secret).verify(rawBody.toString('utf8'), signed) as WebhookBody;
@@ -113,7 +122,9 @@ export class GuestyWebhooks {
       const reservationId = idOf(body.payment?.reservationId) ?? idOf(body.reservationId);
       if (!reservationId) return 'ignored';
       // Answered now; the re-read runs behind, coalesced with any poll, at background priority.
-      void this.polls.refresh(reservationId).catch((error: unknown) => this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'));
+      void this.polls
+        .refresh(reservationId)
+        .catch((error: unknown) => this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'));
       return 'accepted';
     }
     if (type.startsWith('calendar.') || type.startsWith('listing.calendar')) {

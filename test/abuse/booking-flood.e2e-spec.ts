@@ -40,9 +40,16 @@ describe('a booking flood stays within the anonymous share; real checkouts besid
   async function floodBooking(index: number): Promise<number> {
     const address = floodAddress();
     const url = world.apps[index % 3].url;
-    const quote = await request(url).post('/checkout/quotes').set('X-Forwarded-For', address).send({ listingId: 'lst-seaside', ...stay(120 + index * 3, 2), guestsCount: 2 });
+    const quote = await request(url)
+      .post('/checkout/quotes')
+      .set('X-Forwarded-For', address)
+      .send({ listingId: 'lst-seaside', ...stay(120 + index * 3, 2), guestsCount: 2 });
     if (quote.status !== 201) return quote.status;
-    const booked = await request(url).post('/checkout/sessions').set('X-Forwarded-For', address).set('Idempotency-Key', randomUUID()).send({ quoteId: quote.body.id, guest: newGuest() });
+    const booked = await request(url)
+      .post('/checkout/sessions')
+      .set('X-Forwarded-For', address)
+      .set('Idempotency-Key', randomUUID())
+      .send({ quoteId: quote.body.id, guest: newGuest() });
     return booked.status;
   }
 
@@ -51,7 +58,10 @@ describe('a booking flood stays within the anonymous share; real checkouts besid
     const { reservationId, guestEmail } = freshReservation(world);
     const session = await request(url).post('/checkout/sessions').send({ reservationId, email: guestEmail });
     if (session.status !== 201) return `session ${session.status} ${session.body.code}`;
-    const paid = await request(url).post(`/checkout/sessions/${session.body.id}/payment-method`).set('Idempotency-Key', randomUUID()).send(cardBody());
+    const paid = await request(url)
+      .post(`/checkout/sessions/${session.body.id}/payment-method`)
+      .set('Idempotency-Key', randomUUID())
+      .send(cardBody());
     return paid.status === 200 ? (paid.body.status as string) : `card ${paid.status} ${paid.body.code}`;
   }
 
@@ -63,7 +73,9 @@ describe('a booking flood stays within the anonymous share; real checkouts besid
 
     expect(checkouts).toEqual(Array(CHECKOUTS).fill('succeeded'));
     expect(world.sandbox.control.counters.rateLimited).toBe(0);
-    const anonymousCalls = world.sandbox.control.requestLog.filter((entry) => ['createQuote', 'guests', 'reservationFromQuote', 'listing', 'calendar'].includes(entry.route));
+    const anonymousCalls = world.sandbox.control.requestLog.filter((entry) =>
+      ['createQuote', 'guests', 'reservationFromQuote', 'listing', 'calendar'].includes(entry.route),
+    );
     expect(anonymousCalls.length).toBeLessThanOrEqual((PER_MINUTE * ANONYMOUS_SHARE) / 100);
     // What the flood did not get was refused as the share being spent, never as an error of ours.
     expect(floodAnswers.filter((status) => status !== 201).every((status) => status === 503)).toBe(true);

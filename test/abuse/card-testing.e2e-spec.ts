@@ -7,7 +7,9 @@ describe('card-testing guard: token submissions and sessions per reservation cou
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(2, { env: { CHECKOUT_CARD_ATTEMPTS: '2/h', CHECKOUT_SESSIONS_PER_RESERVATION: '2/h', CHECKOUT_IP_RATE_LIMIT: '1000/m' } });
+    world = await startSandboxedApps(2, {
+      env: { CHECKOUT_CARD_ATTEMPTS: '2/h', CHECKOUT_SESSIONS_PER_RESERVATION: '2/h', CHECKOUT_IP_RATE_LIMIT: '1000/m' },
+    });
   });
 
   afterAll(() => world.close());
@@ -19,8 +21,12 @@ describe('card-testing guard: token submissions and sessions per reservation cou
     const reservation = freshReservation(world);
     const sessionId = (await site(0).createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
     // Tokens the platform does not know: each one is refused at the attach, and each one counts.
-    await site(0).submit(sessionId, { token: `tok_${randomUUID().slice(0, 8)}` }).expect(402);
-    await site(1).submit(sessionId, { token: `tok_${randomUUID().slice(0, 8)}` }).expect(402);
+    await site(0)
+      .submit(sessionId, { token: `tok_${randomUUID().slice(0, 8)}` })
+      .expect(402);
+    await site(1)
+      .submit(sessionId, { token: `tok_${randomUUID().slice(0, 8)}` })
+      .expect(402);
     const before = attaches();
     const third = await site(0).submit(sessionId, { token: `tok_${randomUUID().slice(0, 8)}` });
     expect(third.status).toBe(429);

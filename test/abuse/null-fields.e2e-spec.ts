@@ -85,7 +85,14 @@ describe('null in any documented body field: 400 naming the field, nothing sent 
     await site.submit(paidSession, cardBody()).expect(200);
     const quoteRequest = { listingId: 'lst-seaside', ...stay(60, 3), guestsCount: 2, coupon: 'SANDBOX10' };
     const quote = (await bookingClient(url).quote(quoteRequest).expect(201)).body as { id: string; ratePlans: { id: string }[] };
-    const item = { normalType: 'AFE', title: 'Late checkout', amount: 40, description: 'Check out at 14:00', secondIdentifier: 'LATE_CHECKOUT', realizationDates: [{ date: '2031-07-14' }] };
+    const item = {
+      normalType: 'AFE',
+      title: 'Late checkout',
+      amount: 40,
+      description: 'Check out at 14:00',
+      secondIdentifier: 'LATE_CHECKOUT',
+      realizationDates: [{ date: '2031-07-14' }],
+    };
     const keyed = { 'Idempotency-Key': randomUUID() };
     valid['post /checkout/quotes'] = { url: '/checkout/quotes', bodies: [quoteRequest], headers: {} };
     valid['post /checkout/sessions'] = {
@@ -96,8 +103,16 @@ describe('null in any documented body field: 400 naming the field, nothing sent 
       ],
       headers: keyed,
     };
-    valid['post /checkout/sessions/{id}/payment-method'] = { url: `/checkout/sessions/${open}/payment-method`, bodies: [cardBody(), { token: 'tok_5f2b9c1d' }], headers: keyed };
-    valid['post /checkout/sessions/{id}/extras'] = { url: `/checkout/sessions/${paidSession}/extras`, bodies: [{ items: [{ code: 'late-checkout', quantity: 1 }] }], headers: keyed };
+    valid['post /checkout/sessions/{id}/payment-method'] = {
+      url: `/checkout/sessions/${open}/payment-method`,
+      bodies: [cardBody(), { token: 'tok_5f2b9c1d' }],
+      headers: keyed,
+    };
+    valid['post /checkout/sessions/{id}/extras'] = {
+      url: `/checkout/sessions/${paidSession}/extras`,
+      bodies: [{ items: [{ code: 'late-checkout', quantity: 1 }] }],
+      headers: keyed,
+    };
     valid['post /admin/reservations/{reservationId}/invoice-items'] = {
       url: `/admin/reservations/${paid.reservationId}/invoice-items`,
       bodies: [item],
@@ -118,7 +133,11 @@ describe('null in any documented body field: 400 naming the field, nothing sent 
       const [method, path] = route.split(' ');
       const schema = document.paths[path][method].requestBody!.content['application/json'].schema;
       for (const field of fieldPaths(document, schema)) {
-        expect({ route, field, placed: valid[route].bodies.some((body) => withNull(body, field) !== undefined) }).toEqual({ route, field, placed: true });
+        expect({ route, field, placed: valid[route].bodies.some((body) => withNull(body, field) !== undefined) }).toEqual({
+          route,
+          field,
+          placed: true,
+        });
       }
     }
   });
@@ -139,8 +158,16 @@ describe('null in any documented body field: 400 naming the field, nothing sent 
           const named = ((answer.body as { errors?: { field: string }[] }).errors ?? []).map((error) => error.field);
           const newKeys = keysAdded(keys, await redis.redisKeys());
           const sentUpstream = upstreamRequests(world) - upstream;
-          if (answer.status !== 400 || answer.body.code !== 'validation_failed' || !named.includes(field) || sentUpstream > 0 || newKeys.length > 0) {
-            failures.push(`${route} ${field}=null in ${JSON.stringify(Object.keys(body))}: ${answer.status} ${answer.body.code} naming [${named.join(', ')}], ${sentUpstream} upstream, ${newKeys.length} new keys`);
+          if (
+            answer.status !== 400 ||
+            answer.body.code !== 'validation_failed' ||
+            !named.includes(field) ||
+            sentUpstream > 0 ||
+            newKeys.length > 0
+          ) {
+            failures.push(
+              `${route} ${field}=null in ${JSON.stringify(Object.keys(body))}: ${answer.status} ${answer.body.code} naming [${named.join(', ')}], ${sentUpstream} upstream, ${newKeys.length} new keys`,
+            );
           }
         }
       }

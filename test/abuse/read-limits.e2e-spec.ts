@@ -41,9 +41,13 @@ describe('per-IP limit on /checkout reads that may cost an upstream call (CHECKO
 
   it('counts payment-status polls against the read limit, not the write limit', async () => {
     const { reservationId, guestEmail } = freshReservation(world);
-    const created = await request(world.apps[0].url).post('/checkout/sessions').set('X-Forwarded-For', '203.0.113.20').send({ reservationId, email: guestEmail });
+    const created = await request(world.apps[0].url)
+      .post('/checkout/sessions')
+      .set('X-Forwarded-For', '203.0.113.20')
+      .send({ reservationId, email: guestEmail });
     expect(created.status).toBe(201);
-    const poll = (replica: number) => request(world.apps[replica].url).get(`/checkout/sessions/${created.body.id}/payment-status`).set('X-Forwarded-For', '203.0.113.21');
+    const poll = (replica: number) =>
+      request(world.apps[replica].url).get(`/checkout/sessions/${created.body.id}/payment-status`).set('X-Forwarded-For', '203.0.113.21');
     for (let i = 0; i < 4; i += 1) expect((await poll(i % 2)).status).toBe(200);
     expectLimited(await poll(0));
     // Reads and listing reads share the one read allowance of a client.

@@ -24,7 +24,9 @@ describe('refused write requests leave nothing in Redis', () => {
     world = await startSandboxedApps(1, {
       env: {
         ADMIN_API_KEY: ADMIN_KEY,
-        CHECKOUT_IP_RATE_LIMIT: '10000/m', CHECKOUT_IP_READ_LIMIT: '10000/m', UPSTREAM_ANONYMOUS_SHARE: '100',
+        CHECKOUT_IP_RATE_LIMIT: '10000/m',
+        CHECKOUT_IP_READ_LIMIT: '10000/m',
+        UPSTREAM_ANONYMOUS_SHARE: '100',
         CHECKOUT_EXTRAS: JSON.stringify([{ code: 'late-checkout', normalType: 'CF', title: 'Late checkout', amount: 40 }]),
       },
     });
@@ -39,11 +41,35 @@ describe('refused write requests leave nothing in Redis', () => {
   const keys = () => world.apps[0].redisKeys();
 
   it.each([
-    ['a booking of an unknown quote (404 quote_not_found)', 404, () => bookingClient(url).book({ quoteId: unknownQuoteId(), guest: newGuest() })],
-    ['a booking with a guest refused by validation (400)', 400, () => bookingClient(url).book({ quoteId: unknownQuoteId(), guest: newGuest({ email: 'not-an-email' }) })],
-    ['a card for an unknown session (404 session_not_found)', 404, () => checkoutClient(url).submit(`cs_${randomBytes(24).toString('base64url')}`, cardBody())],
-    ['extras for an unknown session (404 session_not_found)', 404, () => request(url).post(`/checkout/sessions/cs_${randomBytes(24).toString('base64url')}/extras`).set('Idempotency-Key', randomUUID()).send({ items: [{ code: 'late-checkout' }] })],
-    ['an invoice item for a reservation the platform does not know (404)', 404, () => adminClient(url).addItem(`res-${randomUUID()}`, { normalType: 'CF', title: 'Late checkout', amount: 40 })],
+    [
+      'a booking of an unknown quote (404 quote_not_found)',
+      404,
+      () => bookingClient(url).book({ quoteId: unknownQuoteId(), guest: newGuest() }),
+    ],
+    [
+      'a booking with a guest refused by validation (400)',
+      400,
+      () => bookingClient(url).book({ quoteId: unknownQuoteId(), guest: newGuest({ email: 'not-an-email' }) }),
+    ],
+    [
+      'a card for an unknown session (404 session_not_found)',
+      404,
+      () => checkoutClient(url).submit(`cs_${randomBytes(24).toString('base64url')}`, cardBody()),
+    ],
+    [
+      'extras for an unknown session (404 session_not_found)',
+      404,
+      () =>
+        request(url)
+          .post(`/checkout/sessions/cs_${randomBytes(24).toString('base64url')}/extras`)
+          .set('Idempotency-Key', randomUUID())
+          .send({ items: [{ code: 'late-checkout' }] }),
+    ],
+    [
+      'an invoice item for a reservation the platform does not know (404)',
+      404,
+      () => adminClient(url).addItem(`res-${randomUUID()}`, { normalType: 'CF', title: 'Late checkout', amount: 40 }),
+    ],
   ])('%s, %#: 50 of them with fresh keys add no key', async (_name, status, send) => {
     const before = await keys();
     for (let i = 0; i < REPEATS; i += 1) expect((await send()).status).toBe(status);
@@ -51,7 +77,11 @@ describe('refused write requests leave nothing in Redis', () => {
   });
 
   it('a booking with a rate plan the quote does not have is 400 and records nothing', async () => {
-    const quote = (await bookingClient(url).quote({ listingId: 'lst-seaside', ...stay(70, 2), guestsCount: 2 }).expect(201)).body as { id: string };
+    const quote = (
+      await bookingClient(url)
+        .quote({ listingId: 'lst-seaside', ...stay(70, 2), guestsCount: 2 })
+        .expect(201)
+    ).body as { id: string };
     const before = await keys();
     const answer = await bookingClient(url).book({ quoteId: quote.id, ratePlanId: 'rp-none-such', guest: newGuest() }).expect(400);
     expect(answer.body.errors).toEqual([expect.objectContaining({ field: 'ratePlanId' })]);

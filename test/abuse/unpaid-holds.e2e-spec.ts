@@ -49,7 +49,11 @@ describe('unpaid holds are bounded per address, per listing and in nights', () =
       return answer.body as { id: string };
     },
     book: async (quoteId: string) => {
-      const answer = await request(world.apps[replica].url).post('/checkout/sessions').set('X-Forwarded-For', address).set('Idempotency-Key', randomUUID()).send({ quoteId, guest: newGuest() });
+      const answer = await request(world.apps[replica].url)
+        .post('/checkout/sessions')
+        .set('X-Forwarded-For', address)
+        .set('Idempotency-Key', randomUUID())
+        .send({ quoteId, guest: newGuest() });
       if (answer.status === 201) held.push(answer.body.id as string);
       return answer;
     },
@@ -93,7 +97,11 @@ describe('unpaid holds are bounded per address, per listing and in nights', () =
     const refused = await refusedCleanly(() => other.book(quote.id), 429, 'rate_limited');
     expect(refused.body.detail).toMatch(/property/i);
 
-    const paid = await request(world.apps[0].url).post(`/checkout/sessions/${held[0]}/payment-method`).set('Idempotency-Key', randomUUID()).send(cardBody()).expect(200);
+    const paid = await request(world.apps[0].url)
+      .post(`/checkout/sessions/${held[0]}/payment-method`)
+      .set('Idempotency-Key', randomUUID())
+      .send(cardBody())
+      .expect(200);
     expect(paid.body.status).toBe('succeeded');
     expect((await other.book(quote.id)).status).toBe(201);
   });

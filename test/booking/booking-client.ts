@@ -16,11 +16,16 @@ export function newGuest(overrides: Record<string, unknown> = {}) {
 /** The booking website's side of the booking API, against one replica. */
 export function bookingClient(url: string) {
   return {
-    calendar: (listingId: string, from: string, to: string) => request(url).get(`/checkout/listings/${listingId}/calendar`).query({ from, to }),
+    calendar: (listingId: string, from: string, to: string) =>
+      request(url).get(`/checkout/listings/${listingId}/calendar`).query({ from, to }),
     quote: (body: Record<string, unknown>) => request(url).post('/checkout/quotes').send(body),
-    book: (body: Record<string, unknown>, key: string = randomUUID()) => request(url).post('/checkout/sessions').set('Idempotency-Key', key).send(body),
+    book: (body: Record<string, unknown>, key: string = randomUUID()) =>
+      request(url).post('/checkout/sessions').set('Idempotency-Key', key).send(body),
     session: (id: string) => request(url).get(`/checkout/sessions/${id}`),
     submit: (id: string, body: unknown, key: string = randomUUID()) =>
-      request(url).post(`/checkout/sessions/${id}/payment-method`).set('Idempotency-Key', key).send(body as object),
+      request(url)
+        .post(`/checkout/sessions/${id}/payment-method`)
+        .set('Idempotency-Key', key)
+        .send(body as object),
   };
 }

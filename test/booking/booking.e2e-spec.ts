@@ -31,7 +31,10 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       },
       sandbox: { paymentVisibilityDelayMs: 0 },
     });
-    requestMode = await startTestApp({}, { config: testConfig({ ...world.env, PORT: '0', BOOKING_CONFIRMATION: 'request' }), clock: world.clocks[0] });
+    requestMode = await startTestApp(
+      {},
+      { config: testConfig({ ...world.env, PORT: '0', BOOKING_CONFIRMATION: 'request' }), clock: world.clocks[0] },
+    );
   });
 
   afterEach(() => world.sandbox.control.clearFaults());
@@ -45,14 +48,18 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
   const count = (route: string) => log().filter((entry) => entry.route === route).length;
 
   async function quoteFor(daysAhead: number, nights = 3, extra: Record<string, unknown> = {}) {
-    const answer = await site(0).quote({ listingId: 'lst-seaside', ...stay(daysAhead, nights), guestsCount: 2, ...extra }).expect(201);
+    const answer = await site(0)
+      .quote({ listingId: 'lst-seaside', ...stay(daysAhead, nights), guestsCount: 2, ...extra })
+      .expect(201);
     return answer.body as { id: string; ratePlans: { id: string; total: number }[]; currency: string };
   }
 
   describe('quotes', () => {
     it('answers its own id over the upstream quote, with rate plans, their totals and breakdown, and an expiry', async () => {
       const dates = stay(40, 3);
-      const answer = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 2 }).expect(201);
+      const answer = await site(0)
+        .quote({ listingId: 'lst-seaside', ...dates, guestsCount: 2 })
+        .expect(201);
       expect(answer.body).toMatchObject({ listingId: 'lst-seaside', ...dates, nights: 3, guestsCount: 2, currency: 'USD' });
       expect(answer.body.id).toMatch(/^q_[A-Za-z0-9_-]{22,}$/);
       expect(world.sandbox.control.getQuote(answer.body.id)).toBeUndefined();
@@ -70,8 +77,12 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
 
     it('takes the test coupon off the accommodation', async () => {
       const dates = stay(41, 3);
-      const plain = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1 }).expect(201);
-      const coupon = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1, coupon: 'SANDBOX10' }).expect(201);
+      const plain = await site(0)
+        .quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1 })
+        .expect(201);
+      const coupon = await site(0)
+        .quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1, coupon: 'SANDBOX10' })
+        .expect(201);
       expect(coupon.body.ratePlans[0].breakdown.discount).toBeGreaterThan(plain.body.ratePlans[0].breakdown.discount);
       expect(coupon.body.ratePlans[0].total).toBeLessThan(plain.body.ratePlans[0].total);
       expect(coupon.body).toMatchObject({ coupon: 'SANDBOX10', couponApplied: true });
@@ -81,17 +92,29 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
 
     it('refuses a body over the documented 32 KiB with 413 before any upstream quote', async () => {
       const before = count('createQuote');
-      const big = await site(0).quote({ listingId: 'lst-seaside', ...stay(45, 2), guestsCount: 1, coupon: 'X'.repeat(33 * 1024) }).expect(413);
+      const big = await site(0)
+        .quote({ listingId: 'lst-seaside', ...stay(45, 2), guestsCount: 1, coupon: 'X'.repeat(33 * 1024) })
+        .expect(413);
       expect(big.body.code).toBe('payload_too_large');
       expect(count('createQuote')).toBe(before);
     });
 
     it('says so in the quote when the platform does not take a coupon, with the prices without it', async () => {
       const dates = stay(44, 3);
-      const plain = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1 }).expect(201);
-      const unknown = await site(0).quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1, coupon: 'TYPO10' }).expect(201);
-      expect(unknown.body).toMatchObject({ coupon: 'TYPO10', couponApplied: false, couponMessage: 'The coupon TYPO10 is not valid for this stay; the prices shown are without it.' });
-      expect(unknown.body.ratePlans.map((plan: { total: number }) => plan.total)).toEqual(plain.body.ratePlans.map((plan: { total: number }) => plan.total));
+      const plain = await site(0)
+        .quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1 })
+        .expect(201);
+      const unknown = await site(0)
+        .quote({ listingId: 'lst-seaside', ...dates, guestsCount: 1, coupon: 'TYPO10' })
+        .expect(201);
+      expect(unknown.body).toMatchObject({
+        coupon: 'TYPO10',
+        couponApplied: false,
+        couponMessage: 'The coupon TYPO10 is not valid for this stay; the prices shown are without it.',
+      });
+      expect(unknown.body.ratePlans.map((plan: { total: number }) => plan.total)).toEqual(
+        plain.body.ratePlans.map((plan: { total: number }) => plan.total),
+      );
     });
 
     it('reuses a valid quote for an identical request, on any replica, without a second upstream quote', async () => {
@@ -101,7 +124,9 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       const again = await site(1).quote(body).expect(201);
       expect(again.body.id).toBe(first.body.id);
       expect(count('createQuote')).toBe(before);
-      const other = await site(1).quote({ ...body, guestsCount: 4 }).expect(201);
+      const other = await site(1)
+        .quote({ ...body, guestsCount: 4 })
+        .expect(201);
       expect(other.body.id).not.toBe(first.body.id);
     });
 
@@ -110,7 +135,11 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       { name: 'a check-in that is not a calendar date', body: { checkIn: '2031-02-30', checkOut: '2031-03-02' }, field: 'checkIn' },
       { name: 'a check-out that is not a date', body: { checkOut: 'tomorrow' }, field: 'checkOut' },
       { name: 'a check-in in the past', body: { checkIn: past }, field: 'checkIn' },
-      { name: 'a check-out not after the check-in', body: { checkOut: stay(50, 0).checkIn, checkIn: stay(50, 0).checkIn }, field: 'checkOut' },
+      {
+        name: 'a check-out not after the check-in',
+        body: { checkOut: stay(50, 0).checkIn, checkIn: stay(50, 0).checkIn },
+        field: 'checkOut',
+      },
       { name: 'more than 365 nights', body: stay(50, 366), field: 'checkOut' },
       { name: 'no guests', body: { guestsCount: 0 }, field: 'guestsCount' },
       { name: '51 guests', body: { guestsCount: 51 }, field: 'guestsCount' },
@@ -156,7 +185,10 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
     it('reads a bare 401 on the reservation create, just after the token answered, as the booking refused: 409 booking_refused, no token minted, no platform words shown', async () => {
       const quote = await quoteFor(140);
       const minted = world.sandbox.control.counters.tokensMinted;
-      world.sandbox.control.forceStatus('reservationFromQuote', 401, { times: 1, body: { error: { code: 'UNAUTHORIZED', message: 'Unauthorized' } } });
+      world.sandbox.control.forceStatus('reservationFromQuote', 401, {
+        times: 1,
+        body: { error: { code: 'UNAUTHORIZED', message: 'Unauthorized' } },
+      });
       const refused = await site(0).book({ quoteId: quote.id, guest: newGuest() });
       expect(refused.status).toBe(409);
       expect(refused.body.code).toBe('booking_refused');
@@ -193,7 +225,12 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       const plan = quote.ratePlans[1];
       const logStart = log().length;
       const booked = await site(0).book({ quoteId: quote.id, ratePlanId: plan.id, guest }).expect(201);
-      expect(booked.body).toMatchObject({ status: 'requires_payment_method', amount: plan.total, currency: 'USD', listingId: 'lst-seaside' });
+      expect(booked.body).toMatchObject({
+        status: 'requires_payment_method',
+        amount: plan.total,
+        currency: 'USD',
+        listingId: 'lst-seaside',
+      });
       expect(booked.body.booking).toMatchObject({ status: 'reserved', ...stay(60, 3) });
       expect(booked.body.booking.confirmationCode).toMatch(/^SBX-/);
       const holdEnds = Date.parse(booked.body.booking.holdExpiresAt);
@@ -210,17 +247,30 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
 
       const guests = world.sandbox.control.getGuestsByEmail(guest.email);
       expect(guests).toHaveLength(1);
-      expect(world.sandbox.control.getPaymentMethods(guests[0]._id as string).filter((method) => method.reservationId === reservationId)).toHaveLength(1);
-      const writes = log().slice(logStart).filter((entry) => ['reservationFromQuote', 'paymentMethods', 'reservationStatus'].includes(entry.route));
+      expect(
+        world.sandbox.control.getPaymentMethods(guests[0]._id as string).filter((method) => method.reservationId === reservationId),
+      ).toHaveLength(1);
+      const writes = log()
+        .slice(logStart)
+        .filter((entry) => ['reservationFromQuote', 'paymentMethods', 'reservationStatus'].includes(entry.route));
       expect(writes.map((entry) => entry.route)).toEqual(['reservationFromQuote', 'paymentMethods', 'reservationStatus']);
-      expect(log().slice(logStart).filter((entry) => entry.route === 'guests')).toHaveLength(1);
-      for (let index = 1; index < writes.length; index += 1) expect(writes[index].time - writes[index - 1].time).toBeGreaterThanOrEqual(SPACING_MS - 10);
+      expect(
+        log()
+          .slice(logStart)
+          .filter((entry) => entry.route === 'guests'),
+      ).toHaveLength(1);
+      for (let index = 1; index < writes.length; index += 1)
+        expect(writes[index].time - writes[index - 1].time).toBeGreaterThanOrEqual(SPACING_MS - 10);
     });
 
     it('merges the guest by email: a returning guest is not created twice', async () => {
       const guest = newGuest();
-      await site(0).book({ quoteId: (await quoteFor(64)).id, guest }).expect(201);
-      await site(0).book({ quoteId: (await quoteFor(68)).id, guest: { ...guest, email: guest.email.toUpperCase() } }).expect(201);
+      await site(0)
+        .book({ quoteId: (await quoteFor(64)).id, guest })
+        .expect(201);
+      await site(0)
+        .book({ quoteId: (await quoteFor(68)).id, guest: { ...guest, email: guest.email.toUpperCase() } })
+        .expect(201);
       expect(world.sandbox.control.getGuestsByEmail(guest.email)).toHaveLength(1);
     });
 
@@ -270,12 +320,24 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
 
     const BAD: { name: string; body: (quoteId: string) => Record<string, unknown>; field: string }[] = [
       { name: 'no guest', body: (quoteId) => ({ quoteId }), field: 'guest' },
-      { name: 'a guest without an email', body: (quoteId) => ({ quoteId, guest: { firstName: 'A', lastName: 'B' } }), field: 'guest.email' },
-      { name: 'a guest with a bad email', body: (quoteId) => ({ quoteId, guest: newGuest({ email: 'not-an-email' }) }), field: 'guest.email' },
+      {
+        name: 'a guest without an email',
+        body: (quoteId) => ({ quoteId, guest: { firstName: 'A', lastName: 'B' } }),
+        field: 'guest.email',
+      },
+      {
+        name: 'a guest with a bad email',
+        body: (quoteId) => ({ quoteId, guest: newGuest({ email: 'not-an-email' }) }),
+        field: 'guest.email',
+      },
       { name: 'an empty first name', body: (quoteId) => ({ quoteId, guest: newGuest({ firstName: '' }) }), field: 'guest.firstName' },
       { name: 'a null guest', body: (quoteId) => ({ quoteId, guest: null }), field: 'guest' },
       { name: 'a quote id that is not one', body: () => ({ quoteId: 'x', guest: newGuest() }), field: 'quoteId' },
-      { name: 'a quote id and a reservation id together', body: (quoteId) => ({ quoteId, reservationId: 'res-unpaid', guest: newGuest() }), field: 'reservationId' },
+      {
+        name: 'a quote id and a reservation id together',
+        body: (quoteId) => ({ quoteId, reservationId: 'res-unpaid', guest: newGuest() }),
+        field: 'reservationId',
+      },
     ];
 
     it.each(BAD)('refuses $name with 400, nothing sent upstream, nothing stored', async ({ body, field }) => {
@@ -323,10 +385,15 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
     it('keeps a multi-unit listing’s night available while a unit is left (its allotment, not its status), and refuses it once none is', async () => {
       const nights = stay(160, 2);
       const [from, to] = [nights.checkIn, stay(162, 0).checkIn];
-      const free = async () => ((await site(0).calendar('lst-suites', from, to).expect(200)).body.days as { date: string; available: boolean }[]).map((day) => day.available);
+      const free = async () =>
+        ((await site(0).calendar('lst-suites', from, to).expect(200)).body.days as { date: string; available: boolean }[]).map(
+          (day) => day.available,
+        );
       expect(await free()).toEqual([true, true, true]);
       for (let unit = 1; unit <= 3; unit += 1) {
-        const quote = await site(0).quote({ listingId: 'lst-suites', ...nights, guestsCount: 1 }).expect(201);
+        const quote = await site(0)
+          .quote({ listingId: 'lst-suites', ...nights, guestsCount: 1 })
+          .expect(201);
         await site(0).book({ quoteId: quote.body.id, guest: newGuest() }).expect(201);
         // The platform's status says `booked` after the first; two units, then one, are still left.
         expect(await free()).toEqual(unit < 3 ? [true, true, true] : [false, false, true]);
@@ -342,13 +409,21 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       const before = await site(0).calendar('lst-seaside', checkIn, to).expect(200);
       expect(before.body).toMatchObject({ listingId: 'lst-seaside', currency: 'USD' });
       expect(before.body.days).toHaveLength(16);
-      expect(before.body.days[0]).toMatchObject({ date: checkIn, available: true, minNights: 2, checkInAllowed: true, checkOutAllowed: true });
+      expect(before.body.days[0]).toMatchObject({
+        date: checkIn,
+        available: true,
+        minNights: 2,
+        checkInAllowed: true,
+        checkOutAllowed: true,
+      });
       expect(before.body.days[0].price).toBeGreaterThan(0);
       const reads = count('calendar');
       await site(1).calendar('lst-seaside', checkIn, to).expect(200);
       expect(count('calendar')).toBe(reads);
 
-      const quote = await site(0).quote({ listingId: 'lst-seaside', ...stay(112, 3), guestsCount: 2 }).expect(201);
+      const quote = await site(0)
+        .quote({ listingId: 'lst-seaside', ...stay(112, 3), guestsCount: 2 })
+        .expect(201);
       await site(0).book({ quoteId: quote.body.id, guest: newGuest() }).expect(201);
       const after = await site(0).calendar('lst-seaside', checkIn, to).expect(200);
       const taken = (after.body.days as { date: string; available: boolean; checkInAllowed: boolean }[]).filter((day) => !day.available);

@@ -38,7 +38,8 @@ describe('one upstream read per key on three replicas', () => {
   });
 
   const keys = () => new RedisKeys(world.env.REDIS_KEY_PREFIX);
-  const calls = (route: string, from: number) => world.sandbox.control.requestLog.slice(from).filter((entry) => entry.route === route).length;
+  const calls = (route: string, from: number) =>
+    world.sandbox.control.requestLog.slice(from).filter((entry) => entry.route === route).length;
   const spread = <T>(count: number, read: (url: string, index: number) => Promise<T>) =>
     Promise.all(Array.from({ length: count }, (_, index) => read(world.apps[index % world.apps.length].url, index)));
   const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as Record<string, unknown> });
@@ -56,7 +57,9 @@ describe('one upstream read per key on three replicas', () => {
   it('20 identical quote requests spread over the replicas make one upstream quote, and all get it', async () => {
     const body = JSON.stringify({ listingId: 'lst-seaside', ...stay(150, 3), guestsCount: 2 });
     const before = world.sandbox.control.requestLog.length;
-    const answers = await spread(20, (url) => fetch(`${url}/checkout/quotes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }).then(json));
+    const answers = await spread(20, (url) =>
+      fetch(`${url}/checkout/quotes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }).then(json),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(201));
     expect(new Set(answers.map((answer) => answer.body.id)).size).toBe(1);
     expect(calls('createQuote', before)).toBe(1);

@@ -27,10 +27,14 @@ describe('randomized fault campaign: checkouts, 3-D Secure, bookings, replacemen
 
   afterAll(() => world?.close(), 60_000);
 
-  it.each(SEEDS)('seed %i, %i operations: every invariant holds against the platform\'s record', async (seed, operations) => {
-    const report = await runCampaign(world, { seed, operations });
-    figures(`fault campaign\n${campaignTable(report)}`);
-    expect(violationLines(report)).toEqual([]);
-    expect(report.operations).toBe(operations);
-  }, 120_000);
+  it.each(SEEDS)(
+    "seed %i, %i operations: every invariant holds against the platform's record",
+    async (seed, operations) => {
+      const report = await runCampaign(world, { seed, operations });
+      figures(`fault campaign\n${campaignTable(report)}`);
+      expect(violationLines(report)).toEqual([]);
+      expect(report.operations).toBe(operations);
+    },
+    120_000,
+  );
 });

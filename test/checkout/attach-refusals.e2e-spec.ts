@@ -28,7 +28,9 @@ describe('an attach refused for reasons other than the card', () => {
   it('a 403 that a fresh token does not cure answers upstream_forbidden, records it, and a new card succeeds once it is lifted', async () => {
     const { sessionId, guestId } = await newSession();
     const minted = world.sandbox.control.counters.tokensMinted;
-    world.sandbox.control.forceStatus('paymentMethods', 403, { body: { message: "You don't have permission to access, please contact Guesty support" } });
+    world.sandbox.control.forceStatus('paymentMethods', 403, {
+      body: { message: "You don't have permission to access, please contact Guesty support" },
+    });
     const before = attaches();
     const refused = await site().submit(sessionId, cardBody(CARDS.noThreeDs)).expect(502);
     expect(refused.body).toMatchObject({ code: 'upstream_forbidden', requestId: expect.any(String) });
@@ -36,7 +38,10 @@ describe('an attach refused for reasons other than the card', () => {
     expect(attaches() - before).toBe(2);
     expect(world.sandbox.control.counters.tokensMinted - minted).toBe(1);
     expect(world.sandbox.control.getPaymentMethods(guestId)).toHaveLength(0);
-    await site().getSession(sessionId).expect(200).expect((res) => expect(res.body).toMatchObject({ status: 'failed', lastError: { code: 'upstream_forbidden' } }));
+    await site()
+      .getSession(sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body).toMatchObject({ status: 'failed', lastError: { code: 'upstream_forbidden' } }));
 
     world.sandbox.control.clearFaults();
     const paid = await site().submit(sessionId, cardBody(CARDS.noThreeDs)).expect(200);
@@ -46,13 +51,20 @@ describe('an attach refused for reasons other than the card', () => {
 
   it('a 429 whose Retry-After outlasts the deadline answers rate_limited with Retry-After, not card_declined, and attaches nothing', async () => {
     const { sessionId, guestId } = await newSession();
-    world.sandbox.control.forceStatus('paymentMethods', 429, { times: 1, headers: { 'Retry-After': '2' }, body: { message: 'Too Many Requests' } });
+    world.sandbox.control.forceStatus('paymentMethods', 429, {
+      times: 1,
+      headers: { 'Retry-After': '2' },
+      body: { message: 'Too Many Requests' },
+    });
     const before = attaches();
     const refused = await site().submit(sessionId, cardBody(CARDS.noThreeDs)).expect(503);
     expect(refused.body).toMatchObject({ code: 'rate_limited', requestId: expect.any(String) });
     expect(refused.headers['retry-after']).toBe('2');
     expect(attaches() - before).toBe(1);
     expect(world.sandbox.control.getPaymentMethods(guestId)).toHaveLength(0);
-    await site().getSession(sessionId).expect(200).expect((res) => expect(res.body).toMatchObject({ status: 'failed', lastError: { code: 'rate_limited' } }));
+    await site()
+      .getSession(sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body).toMatchObject({ status: 'failed', lastError: { code: 'rate_limited' } }));
   });
 });

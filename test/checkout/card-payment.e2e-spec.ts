@@ -10,7 +10,10 @@ describe('paying with a card', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(2, { env: { CHECKOUT_CARD_ATTEMPTS: '3/h' }, sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS } });
+    world = await startSandboxedApps(2, {
+      env: { CHECKOUT_CARD_ATTEMPTS: '3/h' },
+      sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS },
+    });
   });
 
   afterAll(() => world.close());
@@ -26,7 +29,11 @@ describe('paying with a card', () => {
   it('tokenizes with the listing provider and attaches at once when no 3-D Secure is needed', async () => {
     const { sessionId, reservationId } = await newSession();
     const paid = await site(0).submit(sessionId, cardBody(CARDS.noThreeDs)).expect(200);
-    expect(paid.body).toMatchObject({ id: sessionId, status: 'succeeded', paymentMethod: { id: expect.any(String), last4: '4242', brand: 'visa' } });
+    expect(paid.body).toMatchObject({
+      id: sessionId,
+      status: 'succeeded',
+      paymentMethod: { id: expect.any(String), last4: '4242', brand: 'visa' },
+    });
     expect(paid.body.lastError).toBeUndefined();
     // Attaching charges nothing by itself: the balance is scheduled (due now, lst-seaside charges all
     // at booking), and the platform charges it a moment later.
@@ -34,7 +41,10 @@ describe('paying with a card', () => {
     await awaitCharge(world, reservationId, 'SUCCEEDED', SETTLE_DELAY_MS);
     expect(sandboxPayments(world, reservationId).map((payment) => [payment.status, payment.amount])).toEqual([['SUCCEEDED', 250]]);
     expect(world.sandbox.control.counters.tokenizeWithAuthorization).toBe(0);
-    await site(1).getSession(sessionId).expect(200).expect((res) => expect(res.body.status).toBe('succeeded'));
+    await site(1)
+      .getSession(sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body.status).toBe('succeeded'));
   });
 
   it('refuses another card for a session that already succeeded', async () => {
@@ -65,8 +75,18 @@ describe('paying with a card', () => {
     expect(res.body.detail).toMatch(/could not be processed/);
     expect(world.sandbox.control.counters.requests.tokenize).toBe(before + 1);
     const logs = world.apps.flatMap((app) => app.logs.entries());
-    expect(logs.some((entry) => entry.level === 'error' && String(entry.msg).includes('payment account is faulty or offline') && entry.paymentProviderId === 'pp-seaside')).toBe(true);
-    await site(0).getSession(sessionId).expect(200).expect((r) => expect(r.body).toMatchObject({ status: 'failed', lastError: { code: 'payment_account_unavailable' } }));
+    expect(
+      logs.some(
+        (entry) =>
+          entry.level === 'error' &&
+          String(entry.msg).includes('payment account is faulty or offline') &&
+          entry.paymentProviderId === 'pp-seaside',
+      ),
+    ).toBe(true);
+    await site(0)
+      .getSession(sessionId)
+      .expect(200)
+      .expect((r) => expect(r.body).toMatchObject({ status: 'failed', lastError: { code: 'payment_account_unavailable' } }));
   });
 
   it('attaches a token made with the upstream form, card data never seen', async () => {
@@ -74,7 +94,12 @@ describe('paying with a card', () => {
     const tokenized = await fetch(`${world.sandbox.urls.payUrl}/api/tokenize/v2`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ ...cardBody(CARDS.noThreeDs), paymentProviderId: 'pp-seaside', listingId: 'lst-seaside', threeDS: { amount: 250, currency: 'USD' } }),
+      body: JSON.stringify({
+        ...cardBody(CARDS.noThreeDs),
+        paymentProviderId: 'pp-seaside',
+        listingId: 'lst-seaside',
+        threeDS: { amount: 250, currency: 'USD' },
+      }),
     });
     const { _id } = (await tokenized.json()) as { _id: string };
     const paid = await site(0).submit(sessionId, { token: _id }).expect(200);
@@ -122,7 +147,11 @@ describe('paying with a card', () => {
       const tokenizations = world.sandbox.control.counters.requests.tokenize;
       const short = await site(0).submit(sessionId, cardBody(), 'abc123').expect(400);
       expect(short.body.errors).toEqual([
-        { field: 'Idempotency-Key', message: 'the Idempotency-Key header must be 8 to 128 letters, digits, "-" or "_", one per attempt (a UUID fits) (the one sent has 6 characters)' },
+        {
+          field: 'Idempotency-Key',
+          message:
+            'the Idempotency-Key header must be 8 to 128 letters, digits, "-" or "_", one per attempt (a UUID fits) (the one sent has 6 characters)',
+        },
       ]);
       expect(world.sandbox.control.counters.requests.tokenize).toBe(tokenizations);
       expect((await site(0).getSession(sessionId).expect(200)).body.status).toBe('requires_payment_method');
@@ -137,7 +166,11 @@ describe('paying with a card', () => {
         const known = new Set(await world.apps[0].redisKeys());
         const first = site(0).submit(sessionId, cardBody(), key);
         const firstDone = first.then((res) => res);
-        await waitUntil(async () => (await world.apps[0].redisKeys()).some((k) => k.includes('idempotency') && !known.has(k)), 3000, 'the running marker');
+        await waitUntil(
+          async () => (await world.apps[0].redisKeys()).some((k) => k.includes('idempotency') && !known.has(k)),
+          3000,
+          'the running marker',
+        );
         const second = await site(1).submit(sessionId, cardBody(), key);
         expect(second.status).toBe(409);
         expect(second.body.code).toBe('idempotency_in_progress');

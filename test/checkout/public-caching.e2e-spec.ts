@@ -12,13 +12,22 @@ describe('public reads a CDN may keep', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(2, { env: { CALENDAR_CACHE_SECONDS: '120', CHECKOUT_EXTRAS: JSON.stringify([{ code: 'late-checkout', normalType: 'CF', title: 'Late checkout', amount: 40 }]) } });
+    world = await startSandboxedApps(2, {
+      env: {
+        CALENDAR_CACHE_SECONDS: '120',
+        CHECKOUT_EXTRAS: JSON.stringify([{ code: 'late-checkout', normalType: 'CF', title: 'Late checkout', amount: 40 }]),
+      },
+    });
   });
   afterAll(() => world.close());
 
   const { checkIn: from, checkOut: to } = stay(90, 20);
   const routes = [
-    { name: 'the calendar', path: `/checkout/listings/lst-seaside/calendar?from=${from}&to=${to}`, cacheControl: 'public, max-age=1, stale-while-revalidate=120' },
+    {
+      name: 'the calendar',
+      path: `/checkout/listings/lst-seaside/calendar?from=${from}&to=${to}`,
+      cacheControl: 'public, max-age=1, stale-while-revalidate=120',
+    },
     { name: 'a listing summary', path: '/checkout/listings/lst-seaside', cacheControl: 'public, max-age=10, stale-while-revalidate=300' },
     { name: 'the extras catalogue', path: '/checkout/extras', cacheControl: 'public, max-age=300, stale-while-revalidate=300' },
   ];

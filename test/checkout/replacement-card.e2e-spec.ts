@@ -16,14 +16,19 @@ describe('mending a failed charge with another card', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(2, { env: { CHECKOUT_CARD_ATTEMPTS: '20/h' }, sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS } });
+    world = await startSandboxedApps(2, {
+      env: { CHECKOUT_CARD_ATTEMPTS: '20/h' },
+      sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS },
+    });
   });
 
   afterAll(() => world.close());
 
   const site = (index = 0) => checkoutClient(world.apps[index].url);
-  const paymentStatus = (sessionId: string, index = 0) => request(world.apps[index].url).get(`/checkout/sessions/${sessionId}/payment-status`);
-  const methodsOn = (guestId: string, reservationId: string) => world.sandbox.control.getPaymentMethods(guestId).filter((method) => method.reservationId === reservationId);
+  const paymentStatus = (sessionId: string, index = 0) =>
+    request(world.apps[index].url).get(`/checkout/sessions/${sessionId}/payment-status`);
+  const methodsOn = (guestId: string, reservationId: string) =>
+    world.sandbox.control.getPaymentMethods(guestId).filter((method) => method.reservationId === reservationId);
   const attaches = () => world.sandbox.control.counters.requests.paymentMethods ?? 0;
 
   /** A session whose insufficient-funds card was attached, and whose charge the platform then reported failed. */
@@ -43,7 +48,9 @@ describe('mending a failed charge with another card', () => {
     const reservation = freshReservation(world, 300);
     const created = await site().createSession(reservation.reservationId, reservation.guestEmail).expect(201);
     await site().submit(created.body.id, cardBody(CARDS.noThreeDs)).expect(200);
-    await paymentStatus(created.body.id).expect(200).expect((res) => expect(res.body.state).toBe('scheduled'));
+    await paymentStatus(created.body.id)
+      .expect(200)
+      .expect((res) => expect(res.body.state).toBe('scheduled'));
     const session = await site(1).getSession(created.body.id).expect(200);
     expect(session.body).toMatchObject({ status: 'succeeded', charge: { next: 'nothing' } });
     expect(session.body.lastError).toBeUndefined();
@@ -56,7 +63,12 @@ describe('mending a failed charge with another card', () => {
   it('after a failed charge the session stays succeeded with charge_failed; a good card replaces it once, even with its answer lost', async () => {
     const { sessionId, reservationId, guestId } = await failedCharge();
     const told = await site(1).getSession(sessionId).expect(200);
-    expect(told.body).toMatchObject({ status: 'succeeded', lastError: { code: 'charge_failed' }, charge: { next: 'another_card' }, paymentMethod: { last4: '0341' } });
+    expect(told.body).toMatchObject({
+      status: 'succeeded',
+      lastError: { code: 'charge_failed' },
+      charge: { next: 'another_card' },
+      paymentMethod: { last4: '0341' },
+    });
     expect(told.body.lastError.message).not.toContain('Your card has insufficient funds.');
 
     const before = attaches();
@@ -71,14 +83,25 @@ describe('mending a failed charge with another card', () => {
     const retried = await site(1).submit(sessionId, cardBody(CARDS.noThreeDs), key).expect(200);
     expect(retried.body.paymentMethod).toEqual(mended.body.paymentMethod);
     expect(attaches() - before).toBe(1);
-    expect(methodsOn(guestId, reservationId).map((method) => (method.card as { last4: string }).last4).sort()).toEqual(['0341', '4242']);
+    expect(
+      methodsOn(guestId, reservationId)
+        .map((method) => (method.card as { last4: string }).last4)
+        .sort(),
+    ).toEqual(['0341', '4242']);
 
     // The platform charges the replacement; payment-status reads it afresh (the attach dropped what it served).
     await awaitCharge(world, reservationId, 'SUCCEEDED', SETTLE_DELAY_MS);
-    expect(sandboxPayments(world, reservationId).map((payment) => payment.status).sort()).toEqual(['FAILED', 'SUCCEEDED']);
+    expect(
+      sandboxPayments(world, reservationId)
+        .map((payment) => payment.status)
+        .sort(),
+    ).toEqual(['FAILED', 'SUCCEEDED']);
     const status = await paymentStatus(sessionId, 1).expect(200);
     expect(status.body).toMatchObject({ state: 'paid', amountPaid: 300, amountDue: 0 });
-    await site().getSession(sessionId).expect(200).expect((res) => expect(res.body).toMatchObject({ status: 'succeeded', charge: { next: 'nothing' } }));
+    await site()
+      .getSession(sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body).toMatchObject({ status: 'succeeded', charge: { next: 'nothing' } }));
 
     // Mended: a third card is refused, nothing sent.
     const third = await site().submit(sessionId, cardBody(CARDS.noThreeDs)).expect(409);
@@ -91,7 +114,12 @@ describe('mending a failed charge with another card', () => {
     const tokenized = await fetch(`${world.sandbox.urls.payUrl}/api/tokenize/v2`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ ...cardBody(CARDS.noThreeDs), paymentProviderId: 'pp-seaside', listingId: 'lst-seaside', threeDS: { amount: 300, currency: 'USD' } }),
+      body: JSON.stringify({
+        ...cardBody(CARDS.noThreeDs),
+        paymentProviderId: 'pp-seaside',
+        listingId: 'lst-seaside',
+        threeDS: { amount: 300, currency: 'USD' },
+      }),
     });
     const { _id } = (await tokenized.json()) as { _id: string };
     const mended = await site(1).submit(sessionId, { token: _id }).expect(200);
@@ -105,9 +133,15 @@ describe('mending a failed charge with another card', () => {
     await site().submit(created.body.id, cardBody(AUTHENTICATION_CARD)).expect(200);
     await awaitCharge(world, reservation.reservationId, 'PENDING_AUTH', SETTLE_DELAY_MS);
     const status = await paymentStatus(created.body.id).expect(200);
-    expect(status.body).toMatchObject({ state: 'requires_authentication', nextAction: { type: 'redirect', redirectUrl: expect.stringContaining('/authenticate') } });
+    expect(status.body).toMatchObject({
+      state: 'requires_authentication',
+      nextAction: { type: 'redirect', redirectUrl: expect.stringContaining('/authenticate') },
+    });
     const session = await site(1).getSession(created.body.id).expect(200);
-    expect(session.body).toMatchObject({ status: 'succeeded', charge: { next: 'authenticate', redirectUrl: status.body.nextAction.redirectUrl } });
+    expect(session.body).toMatchObject({
+      status: 'succeeded',
+      charge: { next: 'authenticate', redirectUrl: status.body.nextAction.redirectUrl },
+    });
     expect(session.body.lastError).toBeUndefined();
     const before = attaches();
     await site().submit(created.body.id, cardBody(CARDS.noThreeDs)).expect(409);
@@ -119,7 +153,7 @@ describe('mending a failed charge with another card', () => {
     const waiting = await site().submit(sessionId, cardBody(CARDS.threeDs)).expect(200);
     expect(waiting.body).toMatchObject({ status: 'succeeded', lastError: { code: 'charge_failed' }, nextAction: { type: 'redirect' } });
     const authUrl = waiting.body.nextAction.redirectUrl as string;
-    expect((await fetch(authUrl).then((page) => page.text()))).toMatch(/Authenticate/);
+    expect(await fetch(authUrl).then((page) => page.text())).toMatch(/Authenticate/);
     const pressed = await fetch(`${authUrl}/authenticate`, { method: 'POST', redirect: 'manual' });
     expect(pressed.status).toBe(303);
     const successUrl = new URL(pressed.headers.get('location')!);
@@ -151,6 +185,9 @@ describe('mending a failed charge with another card', () => {
     const session = await site().getSession(sessionId).expect(200);
     expect(session.body).toMatchObject({ status: 'succeeded', lastError: { code: 'charge_failed' }, paymentMethod: { last4: '0341' } });
     expect(session.body.nextAction).toBeUndefined();
-    await site().submit(sessionId, cardBody(CARDS.noThreeDs)).expect(200).expect((res) => expect(res.body.paymentMethod.last4).toBe('4242'));
+    await site()
+      .submit(sessionId, cardBody(CARDS.noThreeDs))
+      .expect(200)
+      .expect((res) => expect(res.body.paymentMethod.last4).toBe('4242'));
   });
 });

@@ -43,7 +43,10 @@ describe('3-D Secure', () => {
     const reservation = freshReservation(world, 410);
     const created = await site(0).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
     const submitted = await site(0).submit(created.body.id, cardBody(CARDS.threeDs)).expect(200);
-    expect(submitted.body).toMatchObject({ status: 'requires_action', nextAction: { type: 'redirect', redirectUrl: expect.stringContaining(world.sandbox.urls.payUrl) } });
+    expect(submitted.body).toMatchObject({
+      status: 'requires_action',
+      nextAction: { type: 'redirect', redirectUrl: expect.stringContaining(world.sandbox.urls.payUrl) },
+    });
     return { sessionId: created.body.id as string, authUrl: submitted.body.nextAction.redirectUrl as string, reservation };
   }
 
@@ -72,10 +75,13 @@ describe('3-D Secure', () => {
     expect(landed.searchParams.get('status')).toBe('failed');
     const failed = await site(1).getSession(sessionId).expect(200);
     expect(failed.body).toMatchObject({ status: 'failed', lastError: { code: 'authentication_failed' } });
-    await site(1).submit(sessionId, cardBody(CARDS.noThreeDs)).expect(200).expect((res) => expect(res.body.status).toBe('succeeded'));
+    await site(1)
+      .submit(sessionId, cardBody(CARDS.noThreeDs))
+      .expect(200)
+      .expect((res) => expect(res.body.status).toBe('succeeded'));
   });
 
-  it('changes nothing for a forged, absent or other session\'s state, and lands on failure', async () => {
+  it("changes nothing for a forged, absent or other session's state, and lands on failure", async () => {
     const first = await sessionNeedingAction();
     const second = await sessionNeedingAction();
     const secondSuccess = await pressIssuerButton(second.authUrl, 'authenticate');
@@ -91,7 +97,10 @@ describe('3-D Secure', () => {
       expect(landed.searchParams.get('status')).toBe('failed');
       expect(`${landed.origin}${landed.pathname}`).toBe(RETURN_URL);
     }
-    await site(0).getSession(first.sessionId).expect(200).expect((res) => expect(res.body.status).toBe('requires_action'));
+    await site(0)
+      .getSession(first.sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body.status).toBe('requires_action'));
     // The state taken by a forged call is gone: even the real return can no longer attach it.
     const second2 = await site(0).getSession(second.sessionId).expect(200);
     expect(second2.body.status).toBe('requires_action');
@@ -99,7 +108,10 @@ describe('3-D Secure', () => {
 
   it('sends a return nowhere but the configured site address', async () => {
     const { sessionId } = await sessionNeedingAction();
-    const landed = await land(`${world.apps[0].url}/checkout/3ds/${sessionId}/failure?state=x&returnUrl=https://evil.example.net/`, world.apps[0].url);
+    const landed = await land(
+      `${world.apps[0].url}/checkout/3ds/${sessionId}/failure?state=x&returnUrl=https://evil.example.net/`,
+      world.apps[0].url,
+    );
     expect(landed.origin).toBe('http://localhost:8080');
   });
 

@@ -20,9 +20,21 @@ const CASES: { name: string; body: unknown; field: string }[] = [
   { name: 'a three-digit CVC on an American Express card', body: cardBody(AMEX, { card: { cvc: '123' } }), field: 'card.cvc' },
   { name: 'a number typed with spaces that fails the Luhn check', body: cardBody('4242 4242 4242 4241'), field: 'card.number' },
   { name: 'an empty cardholder name', body: cardBody(undefined, { billing: { name: '' } }), field: 'billing_details.name' },
-  { name: 'line1 over 50 characters', body: cardBody(undefined, { address: { line1: 'x'.repeat(51) } }), field: 'billing_details.address.line1' },
-  { name: 'city over 50 characters', body: cardBody(undefined, { address: { city: 'x'.repeat(51) } }), field: 'billing_details.address.city' },
-  { name: 'postal code over 20 characters', body: cardBody(undefined, { address: { postal_code: '1'.repeat(21) } }), field: 'billing_details.address.postal_code' },
+  {
+    name: 'line1 over 50 characters',
+    body: cardBody(undefined, { address: { line1: 'x'.repeat(51) } }),
+    field: 'billing_details.address.line1',
+  },
+  {
+    name: 'city over 50 characters',
+    body: cardBody(undefined, { address: { city: 'x'.repeat(51) } }),
+    field: 'billing_details.address.city',
+  },
+  {
+    name: 'postal code over 20 characters',
+    body: cardBody(undefined, { address: { postal_code: '1'.repeat(21) } }),
+    field: 'billing_details.address.postal_code',
+  },
   { name: 'a three-letter country', body: cardBody(undefined, { address: { country: 'USA' } }), field: 'billing_details.address.country' },
   { name: 'an unknown country code', body: cardBody(undefined, { address: { country: 'XX' } }), field: 'billing_details.address.country' },
   { name: 'an unknown card field', body: cardBody(undefined, { card: { pin: '0000' } }), field: 'card.pin' },
@@ -36,7 +48,11 @@ const CASES: { name: string; body: unknown; field: string }[] = [
   { name: 'a null address', body: cardBody(undefined, { billing: { address: null } }), field: 'billing_details.address' },
   { name: 'a null card number', body: cardBody(null as unknown as string), field: 'card.number' },
   { name: 'a card that is a list', body: { card: [cardBody().card], billing_details: cardBody().billing_details }, field: 'card' },
-  { name: 'a card nested deeper than the contract', body: { card: { ...cardBody().card, number: { number: { number: '4242424242424242' } } }, billing_details: cardBody().billing_details }, field: 'card.number' },
+  {
+    name: 'a card nested deeper than the contract',
+    body: { card: { ...cardBody().card, number: { number: { number: '4242424242424242' } } }, billing_details: cardBody().billing_details },
+    field: 'card.number',
+  },
 ];
 
 /** A body of about 30 KiB nested a few thousand levels deep: parsed, it must never reach the validator's recursion. */
@@ -88,7 +104,9 @@ describe('card submission validation: clear field errors, nothing sent upstream,
   });
 
   it('refuses a form-encoded body on a JSON route with 415', async () => {
-    const res = await checkoutClient(world.apps[0].url).submit(sessionId, 'card=1').set('Content-Type', 'application/x-www-form-urlencoded');
+    const res = await checkoutClient(world.apps[0].url)
+      .submit(sessionId, 'card=1')
+      .set('Content-Type', 'application/x-www-form-urlencoded');
     expect(res.status).toBe(415);
     expect(res.body.code).toBe('unsupported_media_type');
   });
@@ -110,7 +128,12 @@ describe('card rules a guest meets: American Express codes and numbers typed in 
   }
 
   it.each([
-    ['an American Express card with its 4-digit code, typed in groups', cardBody('3782 822463 10005', { card: { cvc: '1234' } }), 'amex', '0005'],
+    [
+      'an American Express card with its 4-digit code, typed in groups',
+      cardBody('3782 822463 10005', { card: { cvc: '1234' } }),
+      'amex',
+      '0005',
+    ],
     ['a Visa number typed with dashes', cardBody('4242-4242-4242-4242'), 'visa', '4242'],
   ])('pays with %s', async (_name, body, brand, last4) => {
     const { site, sessionId } = await newSession();
@@ -124,7 +147,11 @@ describe('card rules a guest meets: American Express codes and numbers typed in 
     const { site, sessionId } = await newSession();
     world.sandbox.control.forceStatus('tokenize', 400, {
       times: 1,
-      body: { code: 'VALIDATION_ERROR', message: 'Invalid request', details: [{ field: 'card.cvc', message: 'must be 3 digits, as a string' }] },
+      body: {
+        code: 'VALIDATION_ERROR',
+        message: 'Invalid request',
+        details: [{ field: 'card.cvc', message: 'must be 3 digits, as a string' }],
+      },
     });
     const before = upstreamRequests(world);
     const refused = await site.submit(sessionId, cardBody(AMEX, { card: { cvc: '1234' } })).expect(400);

@@ -72,13 +72,19 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
 
   it('takes its types from docs/openapi.json as generated today (else: run npm run client)', () => {
     const out = path.join(mkdtempSync(path.join(tmpdir(), 'client-types-')), 'openapi-types.ts');
-    execFileSync(path.join(ROOT, 'node_modules/.bin/openapi-typescript'), [path.join(ROOT, 'docs/openapi.json'), '-o', out], { stdio: 'ignore' });
-    if (readFileSync(out, 'utf8') !== readFileSync(path.join(ROOT, 'clients/openapi-types.ts'), 'utf8')) throw new Error('clients/openapi-types.ts is stale: run npm run client');
-    expect(readFileSync(path.join(ROOT, 'clients/checkout-client.ts'), 'utf8')).toContain("import type { components } from './openapi-types';");
+    execFileSync(path.join(ROOT, 'node_modules/.bin/openapi-typescript'), [path.join(ROOT, 'docs/openapi.json'), '-o', out], {
+      stdio: 'ignore',
+    });
+    if (readFileSync(out, 'utf8') !== readFileSync(path.join(ROOT, 'clients/openapi-types.ts'), 'utf8'))
+      throw new Error('clients/openapi-types.ts is stale: run npm run client');
+    expect(readFileSync(path.join(ROOT, 'clients/checkout-client.ts'), 'utf8')).toContain(
+      "import type { components } from './openapi-types';",
+    );
   });
 
-  it('runs as TypeScript source under Node\'s type stripping (no parameter properties, no enums)', () => {
-    const script = "import('./clients/checkout-client.ts').then((m) => { const e = new m.CheckoutError({ status: 409, code: 'quote_used' }, 3); console.log(JSON.stringify([Object.keys(m).sort(), e.problem.code, e.retryAfterSeconds])); })";
+  it("runs as TypeScript source under Node's type stripping (no parameter properties, no enums)", () => {
+    const script =
+      "import('./clients/checkout-client.ts').then((m) => { const e = new m.CheckoutError({ status: 409, code: 'quote_used' }, 3); console.log(JSON.stringify([Object.keys(m).sort(), e.problem.code, e.retryAfterSeconds])); })";
     const printed = execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' });
     expect(JSON.parse(printed)).toEqual([['CHECKOUT_ROUTES', 'CheckoutClient', 'CheckoutError'], 'quote_used', 3]);
   });
@@ -86,16 +92,27 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
   it('is installed by a site from its package (ES module and declarations) and books through the sandbox', async () => {
     const scratch = mkdtempSync(path.join(tmpdir(), 'client-site-'));
     const packageDir = path.join(scratch, 'package');
-    execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(ROOT, 'clients/tsconfig.json'), '--outDir', path.join(packageDir, 'dist')]);
+    execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), [
+      '-p',
+      path.join(ROOT, 'clients/tsconfig.json'),
+      '--outDir',
+      path.join(packageDir, 'dist'),
+    ]);
     copyFileSync(path.join(ROOT, 'clients/package.json'), path.join(packageDir, 'package.json'));
-    const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--offline'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const npm = (args: string[], cwd: string) =>
+      execFileSync('npm', [...args, '--no-audit', '--no-fund', '--offline'], { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     npm(['pack', '--pack-destination', scratch], packageDir);
     const tarball = readdirSync(scratch).find((name) => name.endsWith('.tgz'))!;
     const site = path.join(scratch, 'site');
     mkdirSync(site);
     writeFileSync(path.join(site, 'package.json'), JSON.stringify({ name: 'a-booking-site', private: true, type: 'module' }));
     npm(['install', path.join(scratch, tarball)], site);
-    expect(readdirSync(path.join(site, 'node_modules/@booking-checkout/client/dist')).sort()).toEqual(['checkout-client.d.ts', 'checkout-client.js', 'openapi-types.d.ts', 'openapi-types.js']);
+    expect(readdirSync(path.join(site, 'node_modules/@booking-checkout/client/dist')).sort()).toEqual([
+      'checkout-client.d.ts',
+      'checkout-client.js',
+      'openapi-types.d.ts',
+      'openapi-types.js',
+    ]);
     // What the README shows a site doing, run as the site's own module.
     writeFileSync(
       path.join(site, 'book.mjs'),
@@ -113,9 +130,18 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     const dates = stay(65, 2);
     const guest = newGuest();
     const printed = await new Promise<string>((resolve, reject) => {
-      const env = { ...process.env, CHECKOUT_URL: world.apps[0].url, CHECK_IN: dates.checkIn, CHECK_OUT: dates.checkOut, EMAIL: guest.email, CARD: JSON.stringify(cardBody(CARDS.noThreeDs)) };
+      const env = {
+        ...process.env,
+        CHECKOUT_URL: world.apps[0].url,
+        CHECK_IN: dates.checkIn,
+        CHECK_OUT: dates.checkOut,
+        EMAIL: guest.email,
+        CARD: JSON.stringify(cardBody(CARDS.noThreeDs)),
+      };
       // Asynchronous: the service answering the site runs in this process.
-      execFile(process.execPath, ['book.mjs'], { cwd: site, env }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)));
+      execFile(process.execPath, ['book.mjs'], { cwd: site, env }, (error, stdout, stderr) =>
+        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+      );
     });
     expect(JSON.parse(printed)).toMatchObject({ status: 'succeeded', booking: 'confirmed', code: expect.any(String) });
     expect(world.sandbox.control.getGuestsByEmail(guest.email)).toHaveLength(1);
@@ -125,11 +151,19 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
   it('opens the issuer page of a charge in a new window, and keeps polling while it waits', () => {
     let opened = '';
     const site = client();
-    expect(site.openAuthentication({ nextAction: { redirectUrl: 'https://issuer.example/charge' } }, (url) => ((opened = url), true))).toBe(true);
+    expect(site.openAuthentication({ nextAction: { redirectUrl: 'https://issuer.example/charge' } }, (url) => ((opened = url), true))).toBe(
+      true,
+    );
     expect(opened).toBe('https://issuer.example/charge');
     expect(site.openAuthentication({ redirectUrl: 'https://issuer.example/charge-2' }, () => false)).toBe(false);
     expect(site.openAuthentication({}, () => true)).toBe(false);
-    const waiting: PaymentStatus = { state: 'requires_authentication', amountPaid: 0, amountDue: 10, payments: [], diagnosis: { code: 'authentication_required', message: '' } };
+    const waiting: PaymentStatus = {
+      state: 'requires_authentication',
+      amountPaid: 0,
+      amountDue: 10,
+      payments: [],
+      diagnosis: { code: 'authentication_required', message: '' },
+    };
     expect(site.isSettled(waiting)).toBe(false);
     expect(site.isSettled({ ...waiting, state: 'balance_due', diagnosis: { code: 'ok', message: '' } })).toBe(true);
   });
@@ -138,9 +172,11 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     const out = mkdtempSync(path.join(tmpdir(), 'client-'));
     execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(ROOT, 'clients/tsconfig.json'), '--outDir', out]);
     const committed = readFileSync(path.join(ROOT, 'sandbox/demo/public/checkout-client.js'), 'utf8');
-    if (readFileSync(path.join(out, 'checkout-client.js'), 'utf8') !== committed) throw new Error('sandbox/demo/public/checkout-client.js is stale: run npm run client');
+    if (readFileSync(path.join(out, 'checkout-client.js'), 'utf8') !== committed)
+      throw new Error('sandbox/demo/public/checkout-client.js is stale: run npm run client');
     const document = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8'));
-    for (const [method, route] of Object.values(CHECKOUT_ROUTES)) expect(`${method} ${route} ${document.paths[route]?.[method] ? 'documented' : 'missing'}`).toBe(`${method} ${route} documented`);
+    for (const [method, route] of Object.values(CHECKOUT_ROUTES))
+      expect(`${method} ${route} ${document.paths[route]?.[method] ? 'documented' : 'missing'}`).toBe(`${method} ${route} documented`);
   });
 
   it('books from the calendar: quote, held reservation, card, confirmation, a paid status, then an extra', async () => {
@@ -181,7 +217,9 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     const answer = await fetch(`${world.apps[0].url}/checkout/extras`);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('cache-control')).toBe('public, max-age=300, stale-while-revalidate=300');
-    expect(await answer.json()).toEqual({ items: [{ code: 'late-checkout', title: 'Late checkout', amount: 40, description: 'Leave at 2 pm' }] });
+    expect(await answer.json()).toEqual({
+      items: [{ code: 'late-checkout', title: 'Late checkout', amount: 40, description: 'Leave at 2 pm' }],
+    });
   });
 
   it('retries one attempt with its own key when the answer is lost: one card on file', async () => {
@@ -217,7 +255,8 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     expect(status.diagnosis).toMatchObject({ code: 'processor_error', message: expect.stringContaining('0341') });
     const reads = sent.filter((entry) => entry.path.endsWith('/payment-status'));
     expect(reads).toHaveLength(seen.length);
-    for (let index = 1; index < reads.length; index++) expect(reads[index].at - reads[index - 1].at).toBeGreaterThanOrEqual(REFRESH_SECONDS * 1000 - 5);
+    for (let index = 1; index < reads.length; index++)
+      expect(reads[index].at - reads[index - 1].at).toBeGreaterThanOrEqual(REFRESH_SECONDS * 1000 - 5);
     expect(seen.slice(0, -1).every((answer) => answer.state !== 'failed')).toBe(true);
 
     // What to do: another card on the same session, a new attempt with its own key.
@@ -242,7 +281,13 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
       },
       fetch: () => {
         answers += 1;
-        if (answers === 1) return Promise.resolve(Response.json({ status: 429, code: 'rate_limited', detail: 'Too many requests' }, { status: 429, headers: { 'Retry-After': '25' } }));
+        if (answers === 1)
+          return Promise.resolve(
+            Response.json(
+              { status: 429, code: 'rate_limited', detail: 'Too many requests' },
+              { status: 429, headers: { 'Retry-After': '25' } },
+            ),
+          );
         const state = answers === 2 ? 'payment_method_attached' : 'paid';
         return Promise.resolve(Response.json({ state, payments: [], diagnosis: { code: 'ok', message: '' } }));
       },

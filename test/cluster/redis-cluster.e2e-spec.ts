@@ -70,7 +70,12 @@ describe('on a Redis Cluster of three masters', () => {
       const node = cluster.node(cluster.ports[0]);
       expect(new Set(await Promise.all(windowKeys.map((key) => node.call('CLUSTER', 'KEYSLOT', key)))).size).toBe(2);
       await expect(
-        store.takeSlot({ windowKeys, pauseKey: `${prefix}{a}:pause`, windows: windowKeys.map(() => ({ limit: 5, windowMs: 1_000, reserve: 0 })), member: 'm' }),
+        store.takeSlot({
+          windowKeys,
+          pauseKey: `${prefix}{a}:pause`,
+          windows: windowKeys.map(() => ({ limit: 5, windowMs: 1_000, reserve: 0 })),
+          member: 'm',
+        }),
       ).rejects.toThrow(/CROSSSLOT/);
     });
 
@@ -136,7 +141,9 @@ describe('on a Redis Cluster of three masters', () => {
     it('share a checkout session created on one and read on the other', async () => {
       const reservation = freshReservation(world, 250);
       const created = await site(0).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
-      const read = await site(1).getSession(created.body.id as string).expect(200);
+      const read = await site(1)
+        .getSession(created.body.id as string)
+        .expect(200);
       expect(read.body).toMatchObject({ id: created.body.id, status: created.body.status });
     });
 
@@ -154,9 +161,7 @@ describe('on a Redis Cluster of three masters', () => {
 
     it('spread their keys over the masters', async () => {
       const prefix = world.env.REDIS_KEY_PREFIX;
-      const perMaster = await Promise.all(
-        cluster.ports.map(async (port) => (await cluster.node(port).keys(`${prefix}*`)).length),
-      );
+      const perMaster = await Promise.all(cluster.ports.map(async (port) => (await cluster.node(port).keys(`${prefix}*`)).length));
       expect(perMaster.filter((count) => count > 0).length).toBeGreaterThanOrEqual(2);
     });
   });
@@ -167,7 +172,12 @@ describe('on a Redis Cluster of three masters', () => {
     beforeAll(async () => {
       world = await startSandboxedApps(2, {
         // The whole budget open to anonymous reads: this is about the budget, not its shares.
-        env: { REDIS_URL: cluster.url, UPSTREAM_RATE_LIMITS: '5/s,12/m,5000/h', UPSTREAM_DEADLINE_MS: '2000', UPSTREAM_ANONYMOUS_SHARE: '100' },
+        env: {
+          REDIS_URL: cluster.url,
+          UPSTREAM_RATE_LIMITS: '5/s,12/m,5000/h',
+          UPSTREAM_DEADLINE_MS: '2000',
+          UPSTREAM_ANONYMOUS_SHARE: '100',
+        },
         sandbox: { rateLimits: { perSecond: 5, perMinute: 12, perHour: 5000 } },
       });
     });

@@ -15,7 +15,9 @@ export function productFields(typeName: string): string[] {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(TYPES_FILE);
   if (!source) throw new Error(`cannot read ${TYPES_FILE}`);
-  const declaration = source.statements.find((node): node is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(node) && node.name.text === typeName);
+  const declaration = source.statements.find(
+    (node): node is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(node) && node.name.text === typeName,
+  );
   if (!declaration) throw new Error(`no interface ${typeName} in guesty.types.ts`);
   const fields: string[] = [];
   const walk = (type: ts.Type, prefix: string, depth: number) => {
@@ -44,7 +46,10 @@ export function referenceHas(schema: Schema, field: string): boolean {
   let nodes: Schema[] = [schema];
   for (const part of field.split('.').flatMap((segment) => segment.split(/(?=\[\])/))) {
     const expanded = nodes.flatMap((node) => [node, ...(node.allOf ?? []), ...(node.oneOf ?? []), ...(node.anyOf ?? [])]);
-    nodes = part === '[]' ? expanded.flatMap((node) => (node.items ? [node.items] : [])) : expanded.flatMap((node) => (node.properties?.[part.replace(/^\[\]/, '')] ? [node.properties[part.replace(/^\[\]/, '')]] : []));
+    nodes =
+      part === '[]'
+        ? expanded.flatMap((node) => (node.items ? [node.items] : []))
+        : expanded.flatMap((node) => (node.properties?.[part.replace(/^\[\]/, '')] ? [node.properties[part.replace(/^\[\]/, '')]] : []));
     if (nodes.length === 0) return false;
   }
   return true;
@@ -54,9 +59,14 @@ export function referenceHas(schema: Schema, field: string): boolean {
 export function exampleHas(example: unknown, field: string): boolean {
   let nodes: unknown[] = [example];
   for (const part of field.split('.').flatMap((segment) => segment.split(/(?=\[\])/))) {
-    nodes = part === '[]'
-      ? nodes.flatMap((node) => (Array.isArray(node) ? node : []))
-      : nodes.flatMap((node) => (node !== null && typeof node === 'object' && part.replace(/^\[\]/, '') in node ? [(node as Record<string, unknown>)[part.replace(/^\[\]/, '')]] : []));
+    nodes =
+      part === '[]'
+        ? nodes.flatMap((node) => (Array.isArray(node) ? node : []))
+        : nodes.flatMap((node) =>
+            node !== null && typeof node === 'object' && part.replace(/^\[\]/, '') in node
+              ? [(node as Record<string, unknown>)[part.replace(/^\[\]/, '')]]
+              : [],
+          );
     if (nodes.length === 0) return false;
   }
   return true;

@@ -14,7 +14,9 @@ interface Walk {
 
 /** Every documented path, with each method it does not take and the methods it does (HEAD wherever GET is). */
 function wrongCalls(): Walk[] {
-  const document = JSON.parse(readFileSync(join(__dirname, '../../docs/openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  const document = JSON.parse(readFileSync(join(__dirname, '../../docs/openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   return Object.entries(document.paths).flatMap(([path, operations]) => {
     const taken = new Set(Object.keys(operations));
     if (taken.has('get')) taken.add('head');
@@ -37,7 +39,10 @@ describe('a documented path called with a method it does not take', () => {
     '%s answers 405 method_not_allowed with Allow listing the methods it takes',
     async (_name, { url, method, allow }) => {
       const keysBefore = await service.redisKeys();
-      const answer = await request(service.url)[method](url).set('Content-Type', 'application/json').send(method === 'get' || method === 'head' ? undefined : '{}');
+      const agent = request(service.url);
+      const answer = await agent[method](url)
+        .set('Content-Type', 'application/json')
+        .send(method === 'get' || method === 'head' ? undefined : '{}');
       expect(answer.status).toBe(405);
       expect(answer.headers.allow?.split(', ').sort()).toEqual([...allow].sort());
       if (method !== 'head') {
@@ -58,6 +63,13 @@ describe('a documented path called with a method it does not take', () => {
 
   it('names the four calls site developers met: GET and DELETE quotes, PUT sessions, GET a payment method', () => {
     const calls = wrongCalls().map((walk) => `${walk.method.toUpperCase()} ${walk.path}`);
-    expect(calls).toEqual(expect.arrayContaining(['GET /checkout/quotes', 'DELETE /checkout/quotes', 'PUT /checkout/sessions', 'GET /checkout/sessions/{id}/payment-method']));
+    expect(calls).toEqual(
+      expect.arrayContaining([
+        'GET /checkout/quotes',
+        'DELETE /checkout/quotes',
+        'PUT /checkout/sessions',
+        'GET /checkout/sessions/{id}/payment-method',
+      ]),
+    );
   });
 });

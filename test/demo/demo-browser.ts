@@ -86,7 +86,8 @@ export function useDemoBrowser() {
   /** Nothing wider than the screen, and the inputs of each visible row side by side, on one line. */
   async function expectTidyLayout(width: number): Promise<void> {
     // Measured in the page (a string: the test's own types know no DOM).
-    const layout: { scrollWidth: number; rows: number[][]; inputs: { left: number; right: number }[]; labels: number[] } = await page.evaluate(`(() => {
+    const layout: { scrollWidth: number; rows: number[][]; inputs: { left: number; right: number }[]; labels: number[] } =
+      await page.evaluate(`(() => {
       const shown = (element) => element.offsetParent !== null;
       const rows = [...document.querySelectorAll('.row')].filter(shown);
       return {

@@ -36,7 +36,9 @@ describe('the demo checkout page in a real browser', () => {
       const payingFor = await demo.page.locator('#paying-for').innerText();
       expect(payingFor).toContain('Paying for:');
       expect(payingFor).toContain('3 nights');
-      expect(payingFor).toContain(new Date(`${isoDay(fromDay)}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }));
+      expect(payingFor).toContain(
+        new Date(`${isoDay(fromDay)}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }),
+      );
       await expectTidyLayout(viewport.width);
 
       await demo.page.fill('#number', CARDS.noThreeDs);
@@ -120,7 +122,9 @@ describe('the demo checkout page in a real browser', () => {
     await demo.page.click('#add-extra');
     await demo.page.locator('#extra-result', { hasText: 'Added:' }).waitFor();
     // The schedule does not cover the extra: said beside the next payment, not hidden in it.
-    await demo.page.locator('#final-message', { hasText: 'A further €40.00 is due and not scheduled on the card: the host will collect it.' }).waitFor();
+    await demo.page
+      .locator('#final-message', { hasText: 'A further €40.00 is due and not scheduled on the card: the host will collect it.' })
+      .waitFor();
     await keepScreenshot('demo-split-with-extra-390');
 
     await demo.page.goto(`${demo.service.url}/demo`);
@@ -166,6 +170,9 @@ describe('the demo checkout page in a real browser', () => {
     const answer = await request(demo.service.url).get('/demo').expect(200);
     expect(answer.headers['content-security-policy']).toContain("connect-src 'self'");
     expect(answer.headers['content-security-policy']).toContain("default-src 'none'");
-    await request(demo.service.url).get('/demo/favicon.svg').expect(200).expect('Content-Type', /image\/svg\+xml/);
+    await request(demo.service.url)
+      .get('/demo/favicon.svg')
+      .expect(200)
+      .expect('Content-Type', /image\/svg\+xml/);
   });
 });

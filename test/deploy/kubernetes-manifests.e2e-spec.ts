@@ -46,7 +46,16 @@ interface ModelClass {
 }
 
 /** Every kind the manifests may hold; a new kind must be added here to be validated. */
-const MODELS: ModelClass[] = [ConfigMap, Secret, Service, ServiceAccount, Deployment, PodDisruptionBudget, HorizontalPodAutoscaler, NetworkPolicy];
+const MODELS: ModelClass[] = [
+  ConfigMap,
+  Secret,
+  Service,
+  ServiceAccount,
+  Deployment,
+  PodDisruptionBudget,
+  HorizontalPodAutoscaler,
+  NetworkPolicy,
+];
 
 interface Manifest {
   file: string;
@@ -142,7 +151,10 @@ describe('deploy/kubernetes manifests', () => {
       '%s is valid against the Kubernetes schema',
       (_name, manifest) => {
         const Model = modelFor(manifest);
-        if (!Model) throw new Error(`${manifest.file}: no kubernetes-models class for ${String(manifest.doc.apiVersion)} ${String(manifest.doc.kind)}; add it to MODELS`);
+        if (!Model)
+          throw new Error(
+            `${manifest.file}: no kubernetes-models class for ${String(manifest.doc.apiVersion)} ${String(manifest.doc.kind)}; add it to MODELS`,
+          );
         expect(() => new Model(manifest.doc as never).validate()).not.toThrow();
         expect(typeof manifest.doc.metadata?.name).toBe('string');
         expect(manifest.doc.metadata?.labels?.['app.kubernetes.io/name']).toBe('booking-checkout');
@@ -188,10 +200,13 @@ describe('deploy/kubernetes manifests', () => {
 
     function containerPort(port: string | number): number {
       if (typeof port === 'number') return port;
-      return must(container.ports?.find((candidate) => candidate.name === port), `container port named ${port}`).containerPort;
+      return must(
+        container.ports?.find((candidate) => candidate.name === port),
+        `container port named ${port}`,
+      ).containerPort;
     }
 
-    it('the ConfigMap is accepted by the app\'s own configuration rules, as production without sandbox', () => {
+    it("the ConfigMap is accepted by the app's own configuration rules, as production without sandbox", () => {
       const config = appConfig();
       expect(config.runtime.production).toBe(true);
       expect(config.runtime.sandbox).toBe(false);
@@ -210,7 +225,10 @@ describe('deploy/kubernetes manifests', () => {
     });
 
     it('the app listens on the container port, which the probes and the Service use', () => {
-      const http = must(container.ports?.find((port) => port.name === 'http'), 'container port "http"');
+      const http = must(
+        container.ports?.find((port) => port.name === 'http'),
+        'container port "http"',
+      );
       expect(http.containerPort).toBe(appConfig().http.port);
       expect(http.containerPort).toBe(Number(data.PORT));
       expect(container.ports).toHaveLength(1);
@@ -224,7 +242,7 @@ describe('deploy/kubernetes manifests', () => {
       expect(deployment.spec?.template.metadata?.annotations?.['prometheus.io/port']).toBe(String(http.containerPort));
     });
 
-    it('liveness, readiness and start-up probe the app\'s health routes', () => {
+    it("liveness, readiness and start-up probe the app's health routes", () => {
       const live = routeOf(HealthController.prototype.live);
       const ready = routeOf(HealthController.prototype.ready);
       expect([live, ready]).toEqual(['/health/live', '/health/ready']);
@@ -252,7 +270,11 @@ describe('deploy/kubernetes manifests', () => {
 
     it('no credential in any file: no Secret with data, the Secret variables only by secretKeyRef', () => {
       for (const manifest of manifests.filter((candidate) => candidate.doc.kind === 'Secret')) {
-        expect({ file: manifest.file, data: manifest.doc.data, stringData: manifest.doc.stringData }).toEqual({ file: manifest.file, data: undefined, stringData: undefined });
+        expect({ file: manifest.file, data: manifest.doc.data, stringData: manifest.doc.stringData }).toEqual({
+          file: manifest.file,
+          data: undefined,
+          stringData: undefined,
+        });
       }
       for (const name of SECRET_VARIABLES) {
         expect(Object.keys(data)).not.toContain(name);
@@ -271,7 +293,7 @@ describe('deploy/kubernetes manifests', () => {
       expect(env.filter((entry) => entry.value !== undefined && known.has(entry.name)).map((entry) => entry.name)).toEqual([]);
     });
 
-    it('runs non-root (the image\'s node user, uid 1000) on a read-only root filesystem, no privileges', () => {
+    it("runs non-root (the image's node user, uid 1000) on a read-only root filesystem, no privileges", () => {
       const pod = must(podSpec.securityContext, 'pod securityContext');
       const own = must(container.securityContext, 'container securityContext');
       expect(pod.runAsNonRoot).toBe(true);
@@ -288,8 +310,14 @@ describe('deploy/kubernetes manifests', () => {
       expect(podSpec.hostPID ?? false).toBe(false);
       expect(podSpec.automountServiceAccountToken).toBe(false);
 
-      const tmp = must(container.volumeMounts?.find((mount) => mount.mountPath === '/tmp'), '/tmp mount');
-      const volume = must(podSpec.volumes?.find((candidate) => candidate.name === tmp.name), 'the /tmp volume');
+      const tmp = must(
+        container.volumeMounts?.find((mount) => mount.mountPath === '/tmp'),
+        '/tmp mount',
+      );
+      const volume = must(
+        podSpec.volumes?.find((candidate) => candidate.name === tmp.name),
+        'the /tmp volume',
+      );
       expect(volume.emptyDir).toBeDefined();
       expect((podSpec.volumes ?? []).filter((candidate) => candidate.hostPath !== undefined)).toEqual([]);
 
@@ -363,7 +391,9 @@ describe('deploy/kubernetes manifests', () => {
       for (const rule of ingress) {
         // Every rule names its sources and the app's port: nothing open to all, nothing else open.
         expect(rule.from?.length ?? 0).toBeGreaterThan(0);
-        expect(rule.ports?.map((entry) => [entry.protocol ?? 'TCP', containerPort(must(entry.port, 'ingress port'))])).toEqual([['TCP', port]]);
+        expect(rule.ports?.map((entry) => [entry.protocol ?? 'TCP', containerPort(must(entry.port, 'ingress port'))])).toEqual([
+          ['TCP', port],
+        ]);
       }
 
       const egress = must(spec.egress, 'egress rules');

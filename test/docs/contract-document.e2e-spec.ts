@@ -18,11 +18,15 @@ interface Operation {
 /** What a website developer reads in /docs-json: the contract built from ERROR_CODES, with its headers and real examples. */
 describe('the OpenAPI contract (/docs-json)', () => {
   let service: TestApp;
-  let docs: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }>; securitySchemes: Record<string, object> } };
+  let docs: {
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }>; securitySchemes: Record<string, object> };
+  };
 
   const problemExamples = (path: string, method: string, status: string): Example[] =>
     Object.values(docs.paths[path][method].responses[status]?.content?.['application/problem+json']?.examples ?? {});
-  const codesAt = (path: string, method: string, status: string): string[] => problemExamples(path, method, status).map((example) => String(example.value.code));
+  const codesAt = (path: string, method: string, status: string): string[] =>
+    problemExamples(path, method, status).map((example) => String(example.value.code));
 
   beforeAll(async () => {
     service = await startTestApp();
@@ -46,7 +50,12 @@ describe('the OpenAPI contract (/docs-json)', () => {
           const examples = problemExamples(path, method, status);
           expect(examples.length).toBeGreaterThan(0);
           for (const { value } of examples) {
-            expect({ path, status, code: value.code, title: value.title }).toEqual({ path, status, code: value.code, title: ERROR_CODES[value.code as ErrorCode].title });
+            expect({ path, status, code: value.code, title: value.title }).toEqual({
+              path,
+              status,
+              code: value.code,
+              title: ERROR_CODES[value.code as ErrorCode].title,
+            });
             expect(value.status).toBe(Number(status));
             checked += 1;
           }
@@ -60,7 +69,9 @@ describe('the OpenAPI contract (/docs-json)', () => {
     expect(codesAt('/checkout/sessions', 'post', '404')).toEqual(expect.arrayContaining(['reservation_not_found', 'quote_not_found']));
     expect(codesAt('/checkout/sessions', 'post', '409')).toEqual(expect.arrayContaining(['quote_used', 'dates_unavailable']));
     expect(codesAt('/checkout/sessions/{id}/payment-method', 'post', '402')).toEqual(['card_declined']);
-    expect(codesAt('/checkout/sessions/{id}/payment-method', 'post', '409')).toEqual(expect.arrayContaining(['already_paid', 'hold_expired']));
+    expect(codesAt('/checkout/sessions/{id}/payment-method', 'post', '409')).toEqual(
+      expect.arrayContaining(['already_paid', 'hold_expired']),
+    );
     expect(codesAt('/checkout/sessions/{id}/payment-method', 'post', '502')).toContain('payment_account_unavailable');
     expect(codesAt('/checkout/quotes', 'post', '422')).toEqual(['stay_not_allowed']);
     expect(codesAt('/checkout/quotes', 'post', '400')).toEqual(expect.arrayContaining(['validation_failed', 'malformed_json']));
@@ -71,9 +82,15 @@ describe('the OpenAPI contract (/docs-json)', () => {
 
   it('documents Retry-After where the service sends it, and X-Request-Id on problem answers and as a request header', () => {
     const payment = docs.paths['/checkout/sessions/{id}/payment-method'].post;
-    for (const status of ['429', '502', '503']) expect(Object.keys(payment.responses[status].headers ?? {})).toEqual(expect.arrayContaining(['X-Request-Id', 'Retry-After']));
+    for (const status of ['429', '502', '503'])
+      expect(Object.keys(payment.responses[status].headers ?? {})).toEqual(expect.arrayContaining(['X-Request-Id', 'Retry-After']));
     expect(Object.keys(payment.responses['402'].headers ?? {})).toEqual(['X-Request-Id']);
-    expect(payment.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }), expect.objectContaining({ name: 'X-Request-Id', in: 'header' })]));
+    expect(payment.parameters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }),
+        expect.objectContaining({ name: 'X-Request-Id', in: 'header' }),
+      ]),
+    );
   });
 
   it('documents the 3-D Secure returns: the state query and the 303 Location', () => {
@@ -92,7 +109,9 @@ describe('the OpenAPI contract (/docs-json)', () => {
     expect(fresh).not.toHaveProperty('paymentMethod');
     expect(fresh).not.toHaveProperty('lastError');
     expect(examples.requires_action.value).toHaveProperty('nextAction.redirectUrl');
-    const bodies = Object.values(docs.paths['/checkout/sessions/{id}/payment-method'].post.requestBody!.content['application/json'].examples!).map((example) => example.value);
+    const bodies = Object.values(
+      docs.paths['/checkout/sessions/{id}/payment-method'].post.requestBody!.content['application/json'].examples!,
+    ).map((example) => example.value);
     expect(bodies).toHaveLength(2);
     for (const body of bodies) expect('token' in body && 'card' in body).toBe(false);
   });

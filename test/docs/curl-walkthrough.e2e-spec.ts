@@ -23,7 +23,12 @@ describe('the curl walkthrough of docs/integrating-the-checkout.md', () => {
 
   beforeAll(async () => {
     world = await startSandboxedApps(1, {
-      env: { PAYMENT_STATUS_REFRESH_SECONDS: '1', CHECKOUT_IP_RATE_LIMIT: '10000/m', CHECKOUT_IP_READ_LIMIT: '10000/m', UPSTREAM_ANONYMOUS_SHARE: '100' },
+      env: {
+        PAYMENT_STATUS_REFRESH_SECONDS: '1',
+        CHECKOUT_IP_RATE_LIMIT: '10000/m',
+        CHECKOUT_IP_READ_LIMIT: '10000/m',
+        UPSTREAM_ANONYMOUS_SHARE: '100',
+      },
       sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: 200 },
     });
   });
@@ -33,16 +38,30 @@ describe('the curl walkthrough of docs/integrating-the-checkout.md', () => {
   it('books and pays a stay, ending with a paid payment-status', async () => {
     // Asynchronous: the service the script calls runs in this process.
     const printed = await new Promise<string>((resolve, reject) => {
-      execFile('bash', ['-c', documentedWalkthrough()], { env: { ...process.env, BASE: world.apps[0].url }, timeout: 120_000 }, (error, stdout, stderr) =>
-        error ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout),
+      execFile(
+        'bash',
+        ['-c', documentedWalkthrough()],
+        { env: { ...process.env, BASE: world.apps[0].url }, timeout: 120_000 },
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout)),
       );
     });
-    const lines = printed.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = printed
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines[0]).toMatchObject({ available: true, currency: 'USD' });
     expect(lines.find((line) => 'plans' in line)).toMatchObject({ nights: 3, currency: 'USD' });
-    expect(lines.find((line) => 'booking' in line && typeof line.booking === 'object')).toMatchObject({ status: 'requires_payment_method', booking: { status: 'reserved' } });
+    expect(lines.find((line) => 'booking' in line && typeof line.booking === 'object')).toMatchObject({
+      status: 'requires_payment_method',
+      booking: { status: 'reserved' },
+    });
     expect(lines.find((line) => 'paymentMethod' in line)).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
-    expect(lines.at(-1)).toEqual({ state: 'paid', amountPaid: expect.any(Number), amountDue: 0, message: 'Your booking is paid. Nothing more to do.' });
+    expect(lines.at(-1)).toEqual({
+      state: 'paid',
+      amountPaid: expect.any(Number),
+      amountDue: 0,
+      message: 'Your booking is paid. Nothing more to do.',
+    });
     const session = lines.find((line) => 'booking' in line && typeof line.booking === 'object') as { booking: { reservationId: string } };
     expect(world.sandbox.control.getReservation(session.booking.reservationId)).toMatchObject({ status: 'confirmed' });
   });

@@ -38,7 +38,11 @@ describe('instances stopped under load (built service processes, one sandbox)', 
     const service = spawnService(BUILT_MAIN, { ...env, PORT: '0' });
     const listening = await service.waitForLog((entry) => entry.msg === 'booking checkout service listening', 20_000);
     const url = `http://127.0.0.1:${listening.port as number}`;
-    await waitUntil(async () => (await shoot({ op: 'ready', target: name, url: `${url}/health/ready`, timeoutMs: 2_000 })).status === 200, 10_000, `${name} ready`);
+    await waitUntil(
+      async () => (await shoot({ op: 'ready', target: name, url: `${url}/health/ready`, timeoutMs: 2_000 })).status === 200,
+      10_000,
+      `${name} ready`,
+    );
     let polling = true;
     const instance: Instance = { name, service, url, inRotation: true, stopPolling: () => (polling = false) };
     // Readiness polled every 50 ms, well inside SHUTDOWN_DELAY_MS: out of rotation before the listener closes.
@@ -82,7 +86,13 @@ describe('instances stopped under load (built service processes, one sandbox)', 
   function newSession(instance: Instance): ShotRequest {
     const guestEmail = `guest-${randomUUID().slice(0, 8)}@example.com`;
     const { reservationId } = sandbox.control.createReservation({ listingId: 'lst-seaside', guestEmail, balanceDue: 300, currency: 'USD' });
-    return { op: 'createSession', target: instance.name, method: 'POST', url: `${instance.url}/checkout/sessions`, json: { reservationId, email: guestEmail } };
+    return {
+      op: 'createSession',
+      target: instance.name,
+      method: 'POST',
+      url: `${instance.url}/checkout/sessions`,
+      json: { reservationId, email: guestEmail },
+    };
   }
 
   /** Started requests that did not get their complete, expected answer (refused connections never started). */
@@ -93,7 +103,8 @@ describe('instances stopped under load (built service processes, one sandbox)', 
     return { notStarted, started, failed };
   }
 
-  const answeredBy = (shots: Shot[], name: string, op?: string) => shots.filter((shot) => shot.target === name && shot.status === EXPECTED[shot.op] && (!op || shot.op === op));
+  const answeredBy = (shots: Shot[], name: string, op?: string) =>
+    shots.filter((shot) => shot.target === name && shot.status === EXPECTED[shot.op] && (!op || shot.op === op));
 
   beforeEach(async () => {
     sandbox = await startSandbox({ paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100000 } });
@@ -103,7 +114,8 @@ describe('instances stopped under load (built service processes, one sandbox)', 
       REDIS_URL: testRedisUrl(),
       SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
       SHUTDOWN_DRAIN_MS: '5000',
-      CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m',
+      CHECKOUT_IP_RATE_LIMIT: '100000/m',
+      CHECKOUT_IP_READ_LIMIT: '100000/m',
       UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
       DOCS_ENABLED: 'false',
     };
@@ -153,7 +165,11 @@ describe('instances stopped under load (built service processes, one sandbox)', 
     const signalled = Date.now();
     const { code, outOfRotationAfterMs } = await terminate(a);
     const exited = Date.now();
-    await waitFor(() => answeredBy(load.shots, 'B', 'createSession').filter((shot) => shot.startedAt > exited).length >= 5, 15_000, 'B serving after A exited');
+    await waitFor(
+      () => answeredBy(load.shots, 'B', 'createSession').filter((shot) => shot.startedAt > exited).length >= 5,
+      15_000,
+      'B serving after A exited',
+    );
     const shots = await load.stop();
 
     expect(code).toBe(0);
@@ -184,7 +200,11 @@ describe('instances stopped under load (built service processes, one sandbox)', 
     }
     const last = instances[instances.length - 1];
     const since = Date.now();
-    await waitFor(() => answeredBy(load.shots, last.name, 'createSession').filter((shot) => shot.startedAt > since).length >= 3, 15_000, 'the last instance serving');
+    await waitFor(
+      () => answeredBy(load.shots, last.name, 'createSession').filter((shot) => shot.startedAt > since).length >= 3,
+      15_000,
+      'the last instance serving',
+    );
     const shots = await load.stop();
 
     expect(exits).toEqual([0, 0]);

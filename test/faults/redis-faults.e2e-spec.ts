@@ -49,24 +49,44 @@ describe('Redis faults under load (own redis-server, 2 replicas)', () => {
     const base = { op, target: String(target), timeoutMs: 10_000 };
     if (op === 'createSession') {
       const reservation = freshReservation(world);
-      return { ...base, method: 'POST', url: `${url}/checkout/sessions`, json: { reservationId: reservation.reservationId, email: reservation.guestEmail } };
+      return {
+        ...base,
+        method: 'POST',
+        url: `${url}/checkout/sessions`,
+        json: { reservationId: reservation.reservationId, email: reservation.guestEmail },
+      };
     }
     if (op === 'getSession') return { ...base, url: `${url}/checkout/sessions/${paid.id}` };
     if (op === 'paymentMethod') {
-      return { ...base, method: 'POST', url: `${url}/checkout/sessions/${paid.id}/payment-method`, json: cardBody(), headers: { 'Idempotency-Key': randomUUID() } };
+      return {
+        ...base,
+        method: 'POST',
+        url: `${url}/checkout/sessions/${paid.id}/payment-method`,
+        json: cardBody(),
+        headers: { 'Idempotency-Key': randomUUID() },
+      };
     }
     return { ...base, url: `${url}/checkout/listings/lst-seaside` };
   }
 
   /** Waits until at least `count` answers of requests sent after `since` came back (and match `also`). */
   const answersAfter = (load: Load, since: number, count: number, also: (shot: Shot) => boolean = () => true) =>
-    waitFor(() => load.shots.filter((shot) => shot.startedAt >= since && also(shot)).length >= count, 15_000, `${count} answers after the fault`);
+    waitFor(
+      () => load.shots.filter((shot) => shot.startedAt >= since && also(shot)).length >= count,
+      15_000,
+      `${count} answers after the fault`,
+    );
 
   /** Both replicas answer a session creation with 201 again, for requests sent after `since`. */
   const recoveredOnBoth = (load: Load, since: number) =>
     answersAfter(load, since, 2, (shot) => shot.op === 'createSession' && shot.status === 201).then(() =>
       waitFor(
-        () => ['0', '1'].every((target) => load.shots.some((shot) => shot.startedAt >= since && shot.target === target && shot.op === 'createSession' && shot.status === 201)),
+        () =>
+          ['0', '1'].every((target) =>
+            load.shots.some(
+              (shot) => shot.startedAt >= since && shot.target === target && shot.op === 'createSession' && shot.status === 201,
+            ),
+          ),
         10_000,
         'a created session on each replica',
       ),
@@ -98,7 +118,8 @@ describe('Redis faults under load (own redis-server, 2 replicas)', () => {
     const during = shots.filter((shot) => shot.startedAt >= from && shot.startedAt + shot.ms <= until);
     for (const op of Object.keys(HEALTHY)) expect(during.filter((shot) => shot.op === op).length).toBeGreaterThan(0);
     for (const shot of during) {
-      if (NEEDS_REDIS.has(shot.op)) expect({ op: shot.op, status: shot.status, code: shot.code }).toEqual({ op: shot.op, status: 503, code: 'store_unavailable' });
+      if (NEEDS_REDIS.has(shot.op))
+        expect({ op: shot.op, status: shot.status, code: shot.code }).toEqual({ op: shot.op, status: 503, code: 'store_unavailable' });
       else expect({ op: shot.op, status: shot.status }).toEqual({ op: shot.op, status: 200 });
     }
     return during;
@@ -108,7 +129,13 @@ describe('Redis faults under load (own redis-server, 2 replicas)', () => {
     // AOF with fsync on every write: a killed server comes back with everything it acknowledged.
     redis = await startOwnRedis({ persistent: true });
     world = await startSandboxedApps(2, {
-      env: { REDIS_URL: redis.url, CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m', CHECKOUT_CARD_ATTEMPTS: '1000/h', UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h' },
+      env: {
+        REDIS_URL: redis.url,
+        CHECKOUT_IP_RATE_LIMIT: '100000/m',
+        CHECKOUT_IP_READ_LIMIT: '100000/m',
+        CHECKOUT_CARD_ATTEMPTS: '1000/h',
+        UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
+      },
       sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100000 } },
     });
     raw = new Redis(redis.url, { maxRetriesPerRequest: 1 });

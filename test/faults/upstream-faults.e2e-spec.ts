@@ -57,14 +57,21 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
   async function paidSession(replica = 0): Promise<{ sessionId: string; reservationId: string; guestId: string }> {
     const reservation = freshReservation(world);
     const created = await site(replica).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
-    await site(replica).submit(created.body.id as string, cardBody()).expect(200);
+    await site(replica)
+      .submit(created.body.id as string, cardBody())
+      .expect(200);
     return { sessionId: created.body.id as string, reservationId: reservation.reservationId, guestId: reservation.guestId };
   }
 
   const extrasAt = (reservationId: string) =>
-    (world.sandbox.control.getReservation(reservationId) as { money: { invoiceItems: { title: string }[] } }).money.invoiceItems.filter((item) => item.title === 'Late checkout');
+    (world.sandbox.control.getReservation(reservationId) as { money: { invoiceItems: { title: string }[] } }).money.invoiceItems.filter(
+      (item) => item.title === 'Late checkout',
+    );
 
-  function expectCleanProblem(shot: Pick<Shot, 'status' | 'code' | 'contentType' | 'retryAfter' | 'body'>, code = 'upstream_unavailable'): void {
+  function expectCleanProblem(
+    shot: Pick<Shot, 'status' | 'code' | 'contentType' | 'retryAfter' | 'body'>,
+    code = 'upstream_unavailable',
+  ): void {
     expect({ status: shot.status, code: shot.code }).toEqual({ status: 503, code });
     expect(shot.contentType).toMatch(/^application\/problem\+json/);
     expect(Number(shot.retryAfter)).toBeGreaterThanOrEqual(1);
@@ -79,7 +86,8 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
         UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS),
         UPSTREAM_DEADLINE_MS: String(DEADLINE_MS),
         CHECKOUT_EXTRAS: JSON.stringify(CATALOGUE),
-        CHECKOUT_IP_RATE_LIMIT: '100000/m', CHECKOUT_IP_READ_LIMIT: '100000/m',
+        CHECKOUT_IP_RATE_LIMIT: '100000/m',
+        CHECKOUT_IP_READ_LIMIT: '100000/m',
         CHECKOUT_CARD_ATTEMPTS: '1000/h',
         UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
       },
@@ -97,44 +105,58 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
 
   afterAll(() => world?.close());
 
-  it.each(FAULTS)('$name, under load: every answer within the deadline, a clean problem, every read retried; fine again once the fault ends', async (fault) => {
-    fault.apply(world);
-    const before = { reservation: requests('reservation'), listing: requests('listing') };
-    // Every request its own upstream read (new reservations, listings nobody has cached), so the attempts can be counted.
-    const load = startLoad(CONCURRENCY, (worker, turn): ShotRequest => {
-      const url = world.apps[worker % 2].url;
-      if ((worker + turn) % 2 === 0) {
-        const reservation = freshReservation(world);
-        return { op: 'createSession', target: String(worker % 2), method: 'POST', url: `${url}/checkout/sessions`, json: { reservationId: reservation.reservationId, email: reservation.guestEmail } };
+  it.each(FAULTS)(
+    '$name, under load: every answer within the deadline, a clean problem, every read retried; fine again once the fault ends',
+    async (fault) => {
+      fault.apply(world);
+      const before = { reservation: requests('reservation'), listing: requests('listing') };
+      // Every request its own upstream read (new reservations, listings nobody has cached), so the attempts can be counted.
+      const load = startLoad(CONCURRENCY, (worker, turn): ShotRequest => {
+        const url = world.apps[worker % 2].url;
+        if ((worker + turn) % 2 === 0) {
+          const reservation = freshReservation(world);
+          return {
+            op: 'createSession',
+            target: String(worker % 2),
+            method: 'POST',
+            url: `${url}/checkout/sessions`,
+            json: { reservationId: reservation.reservationId, email: reservation.guestEmail },
+          };
+        }
+        return { op: 'listing', target: String(worker % 2), url: `${url}/checkout/listings/lst-${randomUUID().slice(0, 8)}` };
+      });
+      loads.push(load);
+      await waitFor(() => load.shots.length >= CONCURRENCY, 20_000, `${CONCURRENCY} answers`);
+      const shots = await load.stop();
+
+      for (const shot of shots) {
+        expect({ op: shot.op, answered: shot.status > 0, ms: Math.round(shot.ms), inTime: shot.ms < READ_BOUND_MS }).toEqual({
+          op: shot.op,
+          answered: true,
+          ms: Math.round(shot.ms),
+          inTime: true,
+        });
+        expectCleanProblem(shot);
       }
-      return { op: 'listing', target: String(worker % 2), url: `${url}/checkout/listings/lst-${randomUUID().slice(0, 8)}` };
-    });
-    loads.push(load);
-    await waitFor(() => load.shots.length >= CONCURRENCY, 20_000, `${CONCURRENCY} answers`);
-    const shots = await load.stop();
+      const creates = shots.filter((shot) => shot.op === 'createSession').length;
+      const listings = shots.filter((shot) => shot.op === 'listing').length;
+      const attempts = { reservation: requests('reservation') - before.reservation, listing: requests('listing') - before.listing };
+      expect(attempts.reservation).toBeGreaterThanOrEqual(2 * creates);
+      expect(attempts.listing).toBeGreaterThanOrEqual(2 * listings);
+      // Never more than the retry policy's five attempts per read.
+      expect(attempts.reservation).toBeLessThanOrEqual(5 * creates);
+      expect(attempts.listing).toBeLessThanOrEqual(5 * listings);
+      figures(
+        `upstream ${fault.name}: ${JSON.stringify(statusCounts(shots))}, ${latencySummary(shots)}; ` +
+          `upstream attempts per read: reservation ${(attempts.reservation / creates).toFixed(1)}, listing ${(attempts.listing / listings).toFixed(1)}`,
+      );
 
-    for (const shot of shots) {
-      expect({ op: shot.op, answered: shot.status > 0, ms: Math.round(shot.ms), inTime: shot.ms < READ_BOUND_MS }).toEqual({ op: shot.op, answered: true, ms: Math.round(shot.ms), inTime: true });
-      expectCleanProblem(shot);
-    }
-    const creates = shots.filter((shot) => shot.op === 'createSession').length;
-    const listings = shots.filter((shot) => shot.op === 'listing').length;
-    const attempts = { reservation: requests('reservation') - before.reservation, listing: requests('listing') - before.listing };
-    expect(attempts.reservation).toBeGreaterThanOrEqual(2 * creates);
-    expect(attempts.listing).toBeGreaterThanOrEqual(2 * listings);
-    // Never more than the retry policy's five attempts per read.
-    expect(attempts.reservation).toBeLessThanOrEqual(5 * creates);
-    expect(attempts.listing).toBeLessThanOrEqual(5 * listings);
-    figures(
-      `upstream ${fault.name}: ${JSON.stringify(statusCounts(shots))}, ${latencySummary(shots)}; ` +
-        `upstream attempts per read: reservation ${(attempts.reservation / creates).toFixed(1)}, listing ${(attempts.listing / listings).toFixed(1)}`,
-    );
-
-    world.sandbox.control.clearFaults();
-    const reservation = freshReservation(world);
-    await site(1).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
-    await request(world.apps[0].url).get('/checkout/listings/lst-mountain').expect(200);
-  });
+      world.sandbox.control.clearFaults();
+      const reservation = freshReservation(world);
+      await site(1).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+      await request(world.apps[0].url).get('/checkout/listings/lst-mountain').expect(200);
+    },
+  );
 
   it('answers a read that finally succeeds, retried within its deadline: a slow first attempt, two 5xx, two dropped connections', async () => {
     const control = world.sandbox.control;
@@ -143,7 +165,13 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
     control.setRouteDelay('reservation', TIMEOUT_MS * 3);
     let before = requests('reservation');
     const slow = freshReservation(world);
-    const slowAnswer = shoot({ op: 'createSession', target: '0', method: 'POST', url: `${world.apps[0].url}/checkout/sessions`, json: { reservationId: slow.reservationId, email: slow.guestEmail } });
+    const slowAnswer = shoot({
+      op: 'createSession',
+      target: '0',
+      method: 'POST',
+      url: `${world.apps[0].url}/checkout/sessions`,
+      json: { reservationId: slow.reservationId, email: slow.guestEmail },
+    });
     await waitFor(() => requests('reservation') > before, 5_000, 'the first attempt at the sandbox');
     control.setRouteDelay('reservation', 0);
     const slowShot = await slowAnswer;
@@ -162,12 +190,20 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
     control.dropConnection('reservation', { times: 2 });
     before = requests('reservation');
     const dropped = freshReservation(world);
-    const droppedShot = await shoot({ op: 'createSession', target: '1', method: 'POST', url: `${world.apps[1].url}/checkout/sessions`, json: { reservationId: dropped.reservationId, email: dropped.guestEmail } });
+    const droppedShot = await shoot({
+      op: 'createSession',
+      target: '1',
+      method: 'POST',
+      url: `${world.apps[1].url}/checkout/sessions`,
+      json: { reservationId: dropped.reservationId, email: dropped.guestEmail },
+    });
     expect(droppedShot.status).toBe(201);
     expect(droppedShot.ms).toBeLessThan(READ_BOUND_MS);
     expect(requests('reservation') - before).toBe(3);
 
-    figures(`reads that finally succeed: slow first attempt ${Math.round(slowShot.ms)} ms, two 502s ${Math.round(failing.ms)} ms, two dropped connections ${Math.round(droppedShot.ms)} ms`);
+    figures(
+      `reads that finally succeed: slow first attempt ${Math.round(slowShot.ms)} ms, two 502s ${Math.round(failing.ms)} ms, two dropped connections ${Math.round(droppedShot.ms)} ms`,
+    );
   });
 
   describe('writes are never sent twice (counted at the sandbox)', () => {
@@ -175,7 +211,9 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
       const sessions = await Promise.all(
         Array.from({ length: count }, async (_, index) => {
           const reservation = freshReservation(world);
-          const created = await site(index % 2).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+          const created = await site(index % 2)
+            .createSession(reservation.reservationId, reservation.guestEmail)
+            .expect(201);
           return { replica: index % 2, sessionId: created.body.id as string, guestId: reservation.guestId, key: randomUUID() };
         }),
       );
@@ -195,7 +233,10 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
     /** The session as the site reads it, and the reservation's payment methods at the sandbox. */
     async function outcome(session: { replica: number; sessionId: string; guestId: string }) {
       const view = await request(world.apps[session.replica].url).get(`/checkout/sessions/${session.sessionId}`).expect(200);
-      return { session: view.body as { status: string; paymentMethod?: { id: string }; lastError?: { code: string } }, methods: world.sandbox.control.getPaymentMethods(session.guestId) };
+      return {
+        session: view.body as { status: string; paymentMethod?: { id: string }; lastError?: { code: string } },
+        methods: world.sandbox.control.getPaymentMethods(session.guestId),
+      };
     }
 
     it('attaches whose answer is lost after the upstream attached them (concurrent submissions): found on the reservation, never sent twice, and a retry attaches nothing', async () => {
@@ -216,10 +257,13 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
       }
       // The site retries with the same key (e.g. its own connection dropped): the stored answer, no attach.
       const retries = await Promise.all(sessions.map(submit));
-      for (const [index, retry] of retries.entries()) expect({ status: retry.status, body: retry.body }).toEqual({ status: 200, body: shots[index].body });
+      for (const [index, retry] of retries.entries())
+        expect({ status: retry.status, body: retry.body }).toEqual({ status: 200, body: shots[index].body });
       expect(requests('paymentMethods') - before).toBe(8);
       for (const session of sessions) expect(world.sandbox.control.getPaymentMethods(session.guestId)).toHaveLength(1);
-      figures(`attach answers lost after handling (4 of 8): ${JSON.stringify(statusCounts(shots))}, ${latencySummary(shots)}, attaches sent ${requests('paymentMethods') - before} for 8 submissions and 8 retries`);
+      figures(
+        `attach answers lost after handling (4 of 8): ${JSON.stringify(statusCounts(shots))}, ${latencySummary(shots)}, attaches sent ${requests('paymentMethods') - before} for 8 submissions and 8 retries`,
+      );
     });
 
     it('an attach slower than the timeout is not sent again: the one the upstream carries out is found and is the only one', async () => {
@@ -236,7 +280,7 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
       figures(`attach slower than the timeout: ${shot.status} in ${Math.round(shot.ms)} ms, attaches sent 1`);
     });
 
-    it('an attach answered 500 is not retried by the service: outcome pending until the settle horizon, then the site\'s retry with the same key attaches once', async () => {
+    it("an attach answered 500 is not retried by the service: outcome pending until the settle horizon, then the site's retry with the same key attaches once", async () => {
       const [session] = await submitted(1);
       world.sandbox.control.forceStatus('paymentMethods', 500, { times: 1 });
       const before = requests('paymentMethods');
@@ -262,7 +306,10 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
     });
 
     it.each([
-      { name: 'its answer lost after the upstream added it', apply: () => world.sandbox.control.dropConnection('invoiceItems', { afterHandling: true, times: 1 }) },
+      {
+        name: 'its answer lost after the upstream added it',
+        apply: () => world.sandbox.control.dropConnection('invoiceItems', { afterHandling: true, times: 1 }),
+      },
       { name: 'slower than the timeout', apply: () => world.sandbox.control.setRouteDelay('invoiceItems', TIMEOUT_MS * 3) },
     ])('an extras invoice item $name is written once, and the answer says it was added', async ({ apply }) => {
       const paid = await paidSession(1);
@@ -270,14 +317,23 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
       const before = requests('invoiceItems');
       const key = randomUUID();
       const add = () =>
-        shoot({ op: 'extras', target: '1', method: 'POST', url: `${world.apps[1].url}/checkout/sessions/${paid.sessionId}/extras`, json: { items: [{ code: 'late-checkout' }] }, headers: { 'Idempotency-Key': key } });
+        shoot({
+          op: 'extras',
+          target: '1',
+          method: 'POST',
+          url: `${world.apps[1].url}/checkout/sessions/${paid.sessionId}/extras`,
+          json: { items: [{ code: 'late-checkout' }] },
+          headers: { 'Idempotency-Key': key },
+        });
       const shot = await add();
       expect(shot.ms).toBeLessThan(WRITE_BOUND_MS);
       expect(shot.status).toBe(201);
       await waitFor(() => extrasAt(paid.reservationId).length > 0, 5_000, 'the item to land');
       expect(requests('invoiceItems') - before).toBe(1);
       expect(extrasAt(paid.reservationId)).toHaveLength(1);
-      expect(shot.body).toEqual({ items: [expect.objectContaining({ code: 'late-checkout', amount: 40, invoiceItemId: expect.any(String) })] });
+      expect(shot.body).toEqual({
+        items: [expect.objectContaining({ code: 'late-checkout', amount: 40, invoiceItemId: expect.any(String) })],
+      });
       // The client's retry with the same key is answered from the record: still one item, one write.
       world.sandbox.control.clearFaults();
       const again = await add();

@@ -54,7 +54,10 @@ describe('HTTP basics: health, problem details, request ids, CORS, headers', () 
   });
 
   it('refuses a body over 32 KB with 413', async () => {
-    const res = await request(service.url).post('/test/echo').send({ name: 'x'.repeat(40 * 1024) }).expect(413);
+    const res = await request(service.url)
+      .post('/test/echo')
+      .send({ name: 'x'.repeat(40 * 1024) })
+      .expect(413);
     expect(res.body.code).toBe('payload_too_large');
   });
 
@@ -141,7 +144,10 @@ describe('HTTP basics: health, problem details, request ids, CORS, headers', () 
   it('does not access-log health checks but logs other requests with their request id', async () => {
     await request(service.url).get('/health/ready').set('X-Request-Id', 'rid-quiet').expect(200);
     await request(service.url).get('/docs-json').set('X-Request-Id', 'rid-loud').expect(200);
-    const requestIds = service.logs.entries().filter((entry) => entry.msg === 'request').map((entry) => entry.requestId);
+    const requestIds = service.logs
+      .entries()
+      .filter((entry) => entry.msg === 'request')
+      .map((entry) => entry.requestId);
     expect(requestIds).toContain('rid-loud');
     expect(requestIds).not.toContain('rid-quiet');
   });

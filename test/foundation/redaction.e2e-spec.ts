@@ -9,7 +9,7 @@ const SECRET = 'client-secret-value-9f8e7d';
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjbGllbnQifQ.c2lnbmF0dXJlLXZhbHVl';
 
 describe('the real logger keeps card data and credentials out of log lines', () => {
-  it('redacts a payload logged through pino and through Nest\'s logger', () => {
+  it("redacts a payload logged through pino and through Nest's logger", () => {
     const capture = new LogCapture();
     const pino = createLogger({ level: 'debug', pretty: false }, capture);
     const payload = {

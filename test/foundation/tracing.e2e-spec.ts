@@ -33,7 +33,8 @@ async function startCollector(): Promise<{ url: string; spans: ExportedSpan[]; b
     request.on('end', () => {
       bodies.push(body);
       const document = JSON.parse(body) as { resourceSpans?: { scopeSpans?: { spans?: ExportedSpan[] }[] }[] };
-      for (const resource of document.resourceSpans ?? []) for (const scope of resource.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
+      for (const resource of document.resourceSpans ?? [])
+        for (const scope of resource.scopeSpans ?? []) spans.push(...(scope.spans ?? []));
       response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
     });
   });
@@ -52,7 +53,14 @@ function attribute(span: ExportedSpan, key: string): unknown {
 }
 
 async function startService(env: Record<string, string>): Promise<{ service: ServiceProcess; url: string }> {
-  const service = spawnService(BUILT_MAIN, { ...env, PORT: '0', LOG_PRETTY: 'false', LOG_LEVEL: 'info', NODE_ENV: 'test', REDIS_URL: testRedisUrl() });
+  const service = spawnService(BUILT_MAIN, {
+    ...env,
+    PORT: '0',
+    LOG_PRETTY: 'false',
+    LOG_LEVEL: 'info',
+    NODE_ENV: 'test',
+    REDIS_URL: testRedisUrl(),
+  });
   const listening = await service.waitForLog((entry) => entry.msg === 'booking checkout service listening', 30_000);
   return { service, url: `http://127.0.0.1:${listening.port as number}` };
 }
@@ -104,7 +112,11 @@ describe('OpenTelemetry traces (the built service, exporting OTLP to a collector
     });
     expect(paid.status).toBe(200);
     // The card request's server span ends last: once it is exported, so is everything it contains.
-    await waitUntil(() => Promise.resolve(collector.spans.some((span) => span.name === 'POST /checkout/sessions/:id/payment-method')), 20_000, 'the card request exported');
+    await waitUntil(
+      () => Promise.resolve(collector.spans.some((span) => span.name === 'POST /checkout/sessions/:id/payment-method')),
+      20_000,
+      'the card request exported',
+    );
   });
 
   afterAll(async () => {
@@ -128,7 +140,17 @@ describe('OpenTelemetry traces (the built service, exporting OTLP to a collector
 
   it("shows the journal's steps of a card attach as spans", () => {
     const names = collector.spans.map((span) => span.name);
-    expect(names).toEqual(expect.arrayContaining(['journal record intent', 'journal fence', 'journal send', 'journal settle', 'upstream rate limit wait', 'tokenizeCard', 'attachPaymentMethod']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'journal record intent',
+        'journal fence',
+        'journal send',
+        'journal settle',
+        'upstream rate limit wait',
+        'tokenizeCard',
+        'attachPaymentMethod',
+      ]),
+    );
   });
 
   it('writes the trace id on every log line of the traced request', () => {
@@ -140,7 +162,17 @@ describe('OpenTelemetry traces (the built service, exporting OTLP to a collector
   it('exports no secret, card data, guest data or capability in any span', () => {
     const exported = collector.bodies.join('\n');
     expect(exported.length).toBeGreaterThan(0);
-    for (const forbidden of [CARD, guestEmail, 'Olivia Guest', 'Ocean Drive', sessionId, idempotencyKey, SANDBOX_CLIENT_SECRET, 'Bearer', 'authorization']) {
+    for (const forbidden of [
+      CARD,
+      guestEmail,
+      'Olivia Guest',
+      'Ocean Drive',
+      sessionId,
+      idempotencyKey,
+      SANDBOX_CLIENT_SECRET,
+      'Bearer',
+      'authorization',
+    ]) {
       expect(exported).not.toContain(forbidden);
     }
     expect(exported).not.toMatch(new RegExp(`\\b${CVC}\\b`));
@@ -149,7 +181,9 @@ describe('OpenTelemetry traces (the built service, exporting OTLP to a collector
   it('starts nothing when no exporter is configured: no trace id in the logs', async () => {
     const plain = await startService(pointedAtSandbox(sandbox.urls));
     try {
-      const answer = await fetch(`${plain.url}/checkout/listings/lst-seaside`, { headers: { traceparent: `00-${traceId}-${parentId}-01`, 'X-Request-Id': 'untraced' } });
+      const answer = await fetch(`${plain.url}/checkout/listings/lst-seaside`, {
+        headers: { traceparent: `00-${traceId}-${parentId}-01`, 'X-Request-Id': 'untraced' },
+      });
       expect(answer.status).toBe(200);
       await plain.service.waitForLog((entry) => entry.requestId === 'untraced' && entry.msg === 'request');
       for (const line of logLinesOf(plain.service, 'untraced')) expect(line.trace_id).toBeUndefined();

@@ -53,7 +53,10 @@ describe('Idempotency-Key on write routes', () => {
     expect(answer.headers['idempotent-replayed']).toBe('false');
 
     const { card, billing_details } = cardBody();
-    const replay = await post(first, key, { billing_details, card: { cvc: card.cvc, exp_year: card.exp_year, exp_month: card.exp_month, number: card.number } }).expect(201);
+    const replay = await post(first, key, {
+      billing_details,
+      card: { cvc: card.cvc, exp_year: card.exp_year, exp_month: card.exp_month, number: card.number },
+    }).expect(201);
     expect(replay.body).toEqual(answer.body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(probe.runs).toBe(1);
@@ -168,7 +171,10 @@ describe('Idempotency-Key on write routes', () => {
     const keys = await first.redisKeys();
     expect(keys.length).toBeGreaterThan(0);
     const stored = await Promise.all(
-      keys.map(async (key) => `${key} ${(await redis.type(key)) === 'string' ? ((await redis.get(key)) ?? '') : (await redis.zrange(key, 0, -1)).join(' ')}`),
+      keys.map(
+        async (key) =>
+          `${key} ${(await redis.type(key)) === 'string' ? ((await redis.get(key)) ?? '') : (await redis.zrange(key, 0, -1)).join(' ')}`,
+      ),
     );
     const everything = stored.join('\n');
     expect(everything).not.toContain(CARD_NUMBER);

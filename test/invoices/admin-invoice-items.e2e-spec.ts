@@ -7,14 +7,30 @@ import { expectOneMessageFor } from '../utils/field-errors';
 const lateCheckout = { normalType: 'CF', title: 'Late checkout', amount: 40, description: 'Check out at 14:00' };
 
 const BAD_ITEMS: { name: string; body: Record<string, unknown>; field: string }[] = [
-  { name: 'a date that does not exist (2026-02-30)', body: { ...lateCheckout, realizationDates: [{ date: '2026-02-30' }] }, field: 'realizationDates.0.date' },
-  { name: 'a date written 2026/01/01', body: { ...lateCheckout, realizationDates: [{ date: '2026/01/01' }] }, field: 'realizationDates.0.date' },
+  {
+    name: 'a date that does not exist (2026-02-30)',
+    body: { ...lateCheckout, realizationDates: [{ date: '2026-02-30' }] },
+    field: 'realizationDates.0.date',
+  },
+  {
+    name: 'a date written 2026/01/01',
+    body: { ...lateCheckout, realizationDates: [{ date: '2026/01/01' }] },
+    field: 'realizationDates.0.date',
+  },
   { name: 'the accommodation fare AF', body: { ...lateCheckout, normalType: 'AF' }, field: 'normalType' },
   { name: 'an unknown normalType', body: { ...lateCheckout, normalType: 'FEE' }, field: 'normalType' },
   { name: 'AFE without secondIdentifier', body: { ...lateCheckout, normalType: 'AFE' }, field: 'secondIdentifier' },
-  { name: 'AFE with an empty secondIdentifier', body: { ...lateCheckout, normalType: 'AFE', secondIdentifier: '' }, field: 'secondIdentifier' },
+  {
+    name: 'AFE with an empty secondIdentifier',
+    body: { ...lateCheckout, normalType: 'AFE', secondIdentifier: '' },
+    field: 'secondIdentifier',
+  },
   { name: 'a secondIdentifier on CF', body: { ...lateCheckout, secondIdentifier: 'LATE_CHECKOUT' }, field: 'secondIdentifier' },
-  { name: "a secondIdentifier outside the platform's values (TOWELS_EXTRA)", body: { ...lateCheckout, normalType: 'AFE', secondIdentifier: 'TOWELS_EXTRA' }, field: 'secondIdentifier' },
+  {
+    name: "a secondIdentifier outside the platform's values (TOWELS_EXTRA)",
+    body: { ...lateCheckout, normalType: 'AFE', secondIdentifier: 'TOWELS_EXTRA' },
+    field: 'secondIdentifier',
+  },
   { name: 'no title', body: { normalType: 'CF', amount: 40 }, field: 'title' },
   { name: 'an amount sent as text', body: { ...lateCheckout, amount: '40' }, field: 'amount' },
   { name: 'no amount', body: { normalType: 'CF', title: 'Late checkout' }, field: 'amount' },
@@ -79,7 +95,9 @@ describe('operator invoice items, current endpoint', () => {
     const writes = writesAt(world);
     const replay = await admin().addItem(reservationId, lateCheckout, { key }).expect(201);
     expect(replay.body).toEqual(first.body);
-    const conflict = await admin().addItem(reservationId, { ...lateCheckout, amount: 41 }, { key }).expect(422);
+    const conflict = await admin()
+      .addItem(reservationId, { ...lateCheckout, amount: 41 }, { key })
+      .expect(422);
     expect(conflict.body.code).toBe('idempotency_conflict');
     expect(writesAt(world)).toEqual(writes);
     expect(invoiceItemsAt(world, reservationId).filter((item) => item.title === lateCheckout.title)).toHaveLength(1);
@@ -117,7 +135,10 @@ describe('operator invoice items, current endpoint', () => {
     const { reservationId } = freshReservation(world);
     world.sandbox.control.forceStatus('invoiceItems', 400, { times: 1, body: { message: 'Some of the request parameters are invalid' } });
     const res = await admin().addItem(reservationId, lateCheckout).expect(400);
-    expect(res.body).toMatchObject({ code: 'validation_failed', detail: 'The booking platform refused the invoice item: Some of the request parameters are invalid' });
+    expect(res.body).toMatchObject({
+      code: 'validation_failed',
+      detail: 'The booking platform refused the invoice item: Some of the request parameters are invalid',
+    });
     expect(invoiceItemsAt(world, reservationId).filter((item) => item.title === lateCheckout.title)).toHaveLength(0);
   });
 });

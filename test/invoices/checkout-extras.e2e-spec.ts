@@ -26,7 +26,10 @@ describe('checkout extras', () => {
   let world: SandboxedApps;
   const site = () => checkoutClient(world.apps[0].url);
   const addExtras = (sessionId: string, body: unknown, key: string = randomUUID()) =>
-    request(world.apps[0].url).post(`/checkout/sessions/${sessionId}/extras`).set('Idempotency-Key', key).send(body as object);
+    request(world.apps[0].url)
+      .post(`/checkout/sessions/${sessionId}/extras`)
+      .set('Idempotency-Key', key)
+      .send(body as object);
 
   async function session(paid = true) {
     const reservation = freshReservation(world, 300);
@@ -53,7 +56,14 @@ describe('checkout extras', () => {
     const res = await addExtras(sessionId, { items: [{ code: 'late-checkout', quantity: 2 }, { code: 'pet' }] }).expect(201);
     const stored = extrasAt(reservationId);
     expect(stored).toEqual([
-      expect.objectContaining({ title: 'Late checkout', amount: 80, normalType: 'CF', secondIdentifier: null, description: 'Check out at 14:00 × 2', isUpsellFee: true }),
+      expect.objectContaining({
+        title: 'Late checkout',
+        amount: 80,
+        normalType: 'CF',
+        secondIdentifier: null,
+        description: 'Check out at 14:00 × 2',
+        isUpsellFee: true,
+      }),
       expect.objectContaining({ title: 'Pet fee', amount: 25.5, normalType: 'AFE', secondIdentifier: 'PET', isUpsellFee: true }),
     ]);
     expect(stored[1].description).toBeUndefined();

@@ -22,7 +22,9 @@ describe('operator invoice items, deprecated endpoint (INVOICE_ITEMS_ENDPOINT=de
   it('adds an item through the deprecated endpoint', async () => {
     const { reservationId } = freshReservation(world);
     const before = writesAt(world);
-    const res = await admin().addItem(reservationId, { ...lateCheckout, description: 'Check out at 14:00' }).expect(201);
+    const res = await admin()
+      .addItem(reservationId, { ...lateCheckout, description: 'Check out at 14:00' })
+      .expect(201);
     expect(res.body).toEqual({ _id: expect.any(String), ...lateCheckout, description: 'Check out at 14:00' });
     expect(writesAt(world)).toEqual({ current: before.current, deprecated: before.deprecated + 1 });
     expect(invoiceItemsAt(world, reservationId).map((item) => item._id)).toContain(res.body._id);
@@ -33,14 +35,18 @@ describe('operator invoice items, deprecated endpoint (INVOICE_ITEMS_ENDPOINT=de
     const state = await untouched(world, reservationId);
     const res = await admin().addItem(reservationId, plainLateCheckout).expect(400);
     expect(res.body.code).toBe('validation_failed');
-    expect(res.body.errors).toEqual([{ field: 'secondIdentifier', message: expect.stringMatching(/required on every item.*INVOICE_ITEMS_ENDPOINT=deprecated/) }]);
+    expect(res.body.errors).toEqual([
+      { field: 'secondIdentifier', message: expect.stringMatching(/required on every item.*INVOICE_ITEMS_ENDPOINT=deprecated/) },
+    ]);
     await state.verify();
   });
 
   it("refuses a secondIdentifier outside the platform's values, nothing sent or kept", async () => {
     const { reservationId } = freshReservation(world);
     const state = await untouched(world, reservationId);
-    const res = await admin().addItem(reservationId, { ...lateCheckout, secondIdentifier: 'TOWELS_EXTRA' }).expect(400);
+    const res = await admin()
+      .addItem(reservationId, { ...lateCheckout, secondIdentifier: 'TOWELS_EXTRA' })
+      .expect(400);
     expect(res.body.errors).toEqual([{ field: 'secondIdentifier', message: expect.stringMatching(/not one of the platform's values/) }]);
     await state.verify();
   });
@@ -48,7 +54,9 @@ describe('operator invoice items, deprecated endpoint (INVOICE_ITEMS_ENDPOINT=de
   it('refuses an item with realizationDates with a clear field error, before anything is sent', async () => {
     const { reservationId } = freshReservation(world);
     const state = await untouched(world, reservationId);
-    const res = await admin().addItem(reservationId, { ...lateCheckout, realizationDates: [{ date: '2026-07-14' }] }).expect(400);
+    const res = await admin()
+      .addItem(reservationId, { ...lateCheckout, realizationDates: [{ date: '2026-07-14' }] })
+      .expect(400);
     expect(res.body.code).toBe('validation_failed');
     expect(res.body.errors).toEqual([{ field: 'realizationDates', message: expect.stringMatching(/INVOICE_ITEMS_ENDPOINT=deprecated/) }]);
     await state.verify();
@@ -71,7 +79,10 @@ describe('operator key (ADMIN_API_KEY)', () => {
 
   it('without a configured key, answers exactly as for an unknown route', async () => {
     const hidden = await adminClient(keyless.url).addItem('res-checkout-usd', plainLateCheckout, { authorization: `Bearer ${ADMIN_KEY}` });
-    const unknown = await request(keyless.url).post('/admin/no-such-route').set('Authorization', `Bearer ${ADMIN_KEY}`).send(plainLateCheckout);
+    const unknown = await request(keyless.url)
+      .post('/admin/no-such-route')
+      .set('Authorization', `Bearer ${ADMIN_KEY}`)
+      .send(plainLateCheckout);
     expect(hidden.status).toBe(404);
     expect(hidden.body.code).toBe('not_found');
     expect(withoutRequestId(hidden.body)).toEqual(withoutRequestId(unknown.body));
@@ -96,6 +107,8 @@ describe('operator key (ADMIN_API_KEY)', () => {
 
   it('lets the right key through', async () => {
     const { reservationId } = freshReservation(world);
-    await adminClient(world.apps[0].url).addItem(reservationId, plainLateCheckout, { authorization: `bearer ${ADMIN_KEY}` }).expect(201);
+    await adminClient(world.apps[0].url)
+      .addItem(reservationId, plainLateCheckout, { authorization: `bearer ${ADMIN_KEY}` })
+      .expect(201);
   });
 });

@@ -19,7 +19,9 @@ describe('exactly once: card attaches and extras under faults', () => {
         RESERVATION_WRITE_SPACING_MS: '200',
         CHECKOUT_CARD_ATTEMPTS: '100/h',
         CHECKOUT_IP_RATE_LIMIT: '10000/m',
-        CHECKOUT_EXTRAS: JSON.stringify([{ code: 'late-checkout', normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', title: 'Late checkout', amount: 40 }]),
+        CHECKOUT_EXTRAS: JSON.stringify([
+          { code: 'late-checkout', normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', title: 'Late checkout', amount: 40 },
+        ]),
       },
       sandbox: { paymentVisibilityDelayMs: 0 },
     });
@@ -43,7 +45,9 @@ describe('exactly once: card attaches and extras under faults', () => {
     const { sessionId, reservationId, guestId } = await newSession();
     world.sandbox.control.setRouteDelay('paymentMethods', 2_500);
     const before = attachRequests();
-    const first = site(0).submit(sessionId, cardBody(CARDS.noThreeDs), randomUUID()).then((res) => res);
+    const first = site(0)
+      .submit(sessionId, cardBody(CARDS.noThreeDs), randomUUID())
+      .then((res) => res);
     await waitUntil(() => Promise.resolve(attachRequests() > before), 10_000, 'the first attach to reach the platform');
     // Past the 1 s lease: only its renewal keeps the second submission out.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
@@ -54,7 +58,10 @@ describe('exactly once: card attaches and extras under faults', () => {
     expect(firstAnswer.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
     expect(attachRequests()).toBe(before + 1);
     expect(methodsOn(guestId, reservationId)).toHaveLength(1);
-    await site(1).getSession(sessionId).expect(200).expect((res) => expect(res.body.status).toBe('succeeded'));
+    await site(1)
+      .getSession(sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body.status).toBe('succeeded'));
   });
 
   it('2. an attach whose answer is lost and cannot be checked keeps its key: the retry answers what landed, never a second card', async () => {
@@ -63,7 +70,9 @@ describe('exactly once: card attaches and extras under faults', () => {
     world.sandbox.control.dropConnection('paymentMethods', { afterHandling: true, times: 1 });
     const key = randomUUID();
     const before = attachRequests();
-    const answer = site(0).submit(sessionId, cardBody(CARDS.noThreeDs), key).then((res) => res);
+    const answer = site(0)
+      .submit(sessionId, cardBody(CARDS.noThreeDs), key)
+      .then((res) => res);
     // Once the attach is on the wire (the snapshot read before it went through), the platform's reads fail.
     await waitUntil(() => Promise.resolve(attachRequests() > before), 10_000, 'the attach to reach the platform');
     world.sandbox.control.forceStatus('listPaymentMethods', 503, { times: 1_000 });
@@ -82,7 +91,10 @@ describe('exactly once: card attaches and extras under faults', () => {
     const retried = await site(1).submit(sessionId, cardBody(CARDS.noThreeDs), key).expect(200);
     expect(retried.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
     expect(methodsOn(guestId, reservationId)).toHaveLength(1);
-    await site(0).getSession(sessionId).expect(200).expect((res) => expect(res.body.status).toBe('succeeded'));
+    await site(0)
+      .getSession(sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body.status).toBe('succeeded'));
   });
 
   it('2. a 3-D Secure return whose attach answer is lost sends the browser on with processing, and the sweep settles it', async () => {
@@ -99,10 +111,17 @@ describe('exactly once: card attaches and extras under faults', () => {
     const landed = await landing;
     expect(landed.status).toBe(303);
     expect(new URL(landed.headers.get('location')!).searchParams.get('status')).toBe('processing');
-    await site(1).getSession(sessionId).expect(200).expect((res) => expect(res.body.status).toBe('processing'));
+    await site(1)
+      .getSession(sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body.status).toBe('processing'));
     world.sandbox.control.clearFaults();
     // The sweep of either replica looks at it again once it is due (5 s after the last check).
-    await waitUntil(async () => (await site(0).getSession(sessionId)).body.status !== 'processing', 20_000, 'the sweep to settle the attach');
+    await waitUntil(
+      async () => (await site(0).getSession(sessionId)).body.status !== 'processing',
+      20_000,
+      'the sweep to settle the attach',
+    );
     const session = await site(0).getSession(sessionId).expect(200);
     expect(session.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '3220' } });
     expect(methodsOn(guestId, reservationId)).toHaveLength(1);
@@ -122,7 +141,10 @@ describe('exactly once: card attaches and extras under faults', () => {
     expect(third.body.code).toBe('already_paid');
     expect(attachRequests()).toBe(before);
     expect(methodsOn(reservation.guestId, reservation.reservationId)).toHaveLength(1);
-    await site(0).getSession(b.body.id).expect(200).expect((res) => expect(res.body.status).not.toBe('succeeded'));
+    await site(0)
+      .getSession(b.body.id)
+      .expect(200)
+      .expect((res) => expect(res.body.status).not.toBe('succeeded'));
   });
 
   it('5. a session never claims a card it did not attach: another session with the same card is refused, not "succeeded"', async () => {
@@ -145,14 +167,17 @@ describe('exactly once: card attaches and extras under faults', () => {
     const { sessionId, reservationId } = await newSession();
     await site(0).submit(sessionId, cardBody(CARDS.noThreeDs)).expect(200);
     const itemsLike = () =>
-      ((world.sandbox.control.getReservation(reservationId) as { money: { invoiceItems: { title: string }[] } }).money.invoiceItems ?? []).filter(
-        (item) => item.title === 'Late checkout',
-      );
+      (
+        (world.sandbox.control.getReservation(reservationId) as { money: { invoiceItems: { title: string }[] } }).money.invoiceItems ?? []
+      ).filter((item) => item.title === 'Late checkout');
     world.sandbox.control.setRouteDelay('invoiceItems', 300);
     world.sandbox.control.dropConnection('invoiceItems', { afterHandling: true, times: 1 });
     const key = randomUUID();
     const extras = (replica: number) =>
-      request(world.apps[replica].url).post(`/checkout/sessions/${sessionId}/extras`).set('Idempotency-Key', key).send({ items: [{ code: 'late-checkout' }] });
+      request(world.apps[replica].url)
+        .post(`/checkout/sessions/${sessionId}/extras`)
+        .set('Idempotency-Key', key)
+        .send({ items: [{ code: 'late-checkout' }] });
     const writes = () => world.sandbox.control.counters.requests.invoiceItems ?? 0;
     const before = writes();
     const answer = extras(0).then((res) => res);
@@ -175,18 +200,21 @@ describe('exactly once: card attaches and extras under faults', () => {
     await site(0).submit(sessionId, cardBody(CARDS.noThreeDs)).expect(200);
     const key = randomUUID();
     const extras = (replica: number) =>
-      request(world.apps[replica].url).post(`/checkout/sessions/${sessionId}/extras`).set('Idempotency-Key', key).send({ items: [{ code: 'late-checkout' }] });
+      request(world.apps[replica].url)
+        .post(`/checkout/sessions/${sessionId}/extras`)
+        .set('Idempotency-Key', key)
+        .send({ items: [{ code: 'late-checkout' }] });
     const answers = await Promise.all([extras(0), extras(1)]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409]);
-    const items = ((world.sandbox.control.getReservation(reservationId) as { money: { invoiceItems: { title: string }[] } }).money.invoiceItems ?? []).filter(
-      (item) => item.title === 'Late checkout',
-    );
+    const items = (
+      (world.sandbox.control.getReservation(reservationId) as { money: { invoiceItems: { title: string }[] } }).money.invoiceItems ?? []
+    ).filter((item) => item.title === 'Late checkout');
     expect(items).toHaveLength(1);
     // The one that was turned away gets the first's answer once it retries.
     await extras(1).expect(201);
   });
 
-  it('7. the failure return\'s state does not open the success path', async () => {
+  it("7. the failure return's state does not open the success path", async () => {
     const { sessionId, reservationId, guestId } = await newSession();
     const submitted = await site(0).submit(sessionId, cardBody(CARDS.threeDs)).expect(200);
     const authUrl = submitted.body.nextAction.redirectUrl as string;
@@ -203,6 +231,9 @@ describe('exactly once: card attaches and extras under faults', () => {
     // The state still opens its own path.
     const own = await fetch(new URL(`${world.apps[1].url}${failureUrl.pathname}${failureUrl.search}`), { redirect: 'manual' });
     expect(new URL(own.headers.get('location')!).searchParams.get('status')).toBe('failed');
-    await site(0).getSession(sessionId).expect(200).expect((res) => expect(res.body).toMatchObject({ status: 'failed', lastError: { code: 'authentication_failed' } }));
+    await site(0)
+      .getSession(sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body).toMatchObject({ status: 'failed', lastError: { code: 'authentication_failed' } }));
   });
 });

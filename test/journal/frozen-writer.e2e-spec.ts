@@ -24,7 +24,13 @@ describe('a replica frozen past its lease sends nothing after another took over 
   beforeAll(async () => {
     redis = await startOwnRedis();
     world = await startSandboxedApps(1, {
-      env: { REDIS_URL: redis.url, RESERVATION_LEASE_MS: '1000', RESERVATION_WRITE_SPACING_MS: '4000', ADMIN_API_KEY: ADMIN_KEY, CHECKOUT_IP_RATE_LIMIT: '1000/m' },
+      env: {
+        REDIS_URL: redis.url,
+        RESERVATION_LEASE_MS: '1000',
+        RESERVATION_WRITE_SPACING_MS: '4000',
+        ADMIN_API_KEY: ADMIN_KEY,
+        CHECKOUT_IP_RATE_LIMIT: '1000/m',
+      },
       sandbox: { paymentVisibilityDelayMs: 0 },
     });
     reader = new Redis(redis.url, { maxRetriesPerRequest: 1 });
@@ -40,8 +46,15 @@ describe('a replica frozen past its lease sends nothing after another took over 
     await redis.dispose();
   });
 
-  it('the frozen writer wakes to a refused fence step: one card, the other replica\'s, on the platform and on file', async () => {
-    frozen = spawnService(BUILT_MAIN, { ...world.env, REDIS_URL: redis.url, PORT: '0', LOG_LEVEL: 'info', LOG_PRETTY: 'false', NODE_ENV: 'test' });
+  it("the frozen writer wakes to a refused fence step: one card, the other replica's, on the platform and on file", async () => {
+    frozen = spawnService(BUILT_MAIN, {
+      ...world.env,
+      REDIS_URL: redis.url,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      LOG_PRETTY: 'false',
+      NODE_ENV: 'test',
+    });
     const listening = await frozen.waitForLog((entry) => entry.msg === 'booking checkout service listening', 30_000);
     const replicaA = checkoutClient(`http://127.0.0.1:${listening.port as number}`);
     const replicaB = checkoutClient(world.apps[0].url);
@@ -66,12 +79,18 @@ describe('a replica frozen past its lease sends nothing after another took over 
 
     // Replica B takes over: A's prepared intent is fenced, B's card is attached.
     const answerB = await replicaB.submit(sessionId, cardBody('5555555555554444'), randomUUID());
-    expect({ status: answerB.status, session: answerB.body.status, last4: answerB.body.paymentMethod?.last4 }).toEqual({ status: 200, session: 'succeeded', last4: '4444' });
+    expect({ status: answerB.status, session: answerB.body.status, last4: answerB.body.paymentMethod?.last4 }).toEqual({
+      status: 200,
+      session: 'succeeded',
+      last4: '4444',
+    });
 
     frozen.child.kill('SIGCONT');
     const woken = await answerA;
     expect(woken.status).toBe(409);
-    const methods = world.sandbox.control.getPaymentMethods(reservation.guestId).filter((method) => method.reservationId === reservation.reservationId);
+    const methods = world.sandbox.control
+      .getPaymentMethods(reservation.guestId)
+      .filter((method) => method.reservationId === reservation.reservationId);
     expect(methods).toHaveLength(1);
     expect(world.sandbox.control.counters.requests.paymentMethods).toBe(1);
     const onFile = JSON.parse((await reader.get(keys.card))!) as { paymentMethodId: string };

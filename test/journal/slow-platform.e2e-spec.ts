@@ -78,7 +78,11 @@ describe('a platform slower than our timeout: unknown means unknown', () => {
     const before = sent('invoiceItems');
     world.sandbox.control.slowWrite('invoiceItems', { actAfterMs: ACTS_AFTER_MS, dropAnswer: true, times: 1 });
     const acted = world.sandbox.control.whenActed('invoiceItems');
-    const extras = () => request(world.apps[0].url).post(`/checkout/sessions/${sessionId}/extras`).set('Idempotency-Key', key).send({ items: [{ code: 'late-checkout' }] });
+    const extras = () =>
+      request(world.apps[0].url)
+        .post(`/checkout/sessions/${sessionId}/extras`)
+        .set('Idempotency-Key', key)
+        .send({ items: [{ code: 'late-checkout' }] });
     expectPending(await extras());
     world.sandbox.control.actNow('invoiceItems');
     await acted;
@@ -104,7 +108,11 @@ describe('a platform slower than our timeout: unknown means unknown', () => {
     world.sandbox.control.actNow('paymentMethods');
     await acted;
     // The journal's sweep (or the next request) finds the card on the reservation: the session follows.
-    await waitUntil(async () => (await site(1).getSession(sessionId)).body.status === 'succeeded', 20_000, 'the session to show the card that landed');
+    await waitUntil(
+      async () => (await site(1).getSession(sessionId)).body.status === 'succeeded',
+      20_000,
+      'the session to show the card that landed',
+    );
     // The guest's next card is refused: one card per reservation.
     expect((await site(0).submit(sessionId, cardBody())).status).toBe(409);
     expect(world.sandbox.control.getPaymentMethods(guestId)).toHaveLength(1);
@@ -138,7 +146,10 @@ describe('3-D Secure returns that arrive twice or on the wrong path', () => {
   const site = (replica = 0) => checkoutClient(world.apps[replica].url);
 
   beforeAll(async () => {
-    world = await startSandboxedApps(2, { env: { CHECKOUT_RETURN_URL: 'http://localhost:8080/checkout/done' }, sandbox: { paymentVisibilityDelayMs: 0 } });
+    world = await startSandboxedApps(2, {
+      env: { CHECKOUT_RETURN_URL: 'http://localhost:8080/checkout/done' },
+      sandbox: { paymentVisibilityDelayMs: 0 },
+    });
   });
   afterAll(() => world.close());
   afterEach(() => world.sandbox.control.clearFaults());
@@ -165,7 +176,11 @@ describe('3-D Secure returns that arrive twice or on the wrong path', () => {
     const arrived = world.sandbox.control.whenActed('paymentMethods');
     const first = statusOf(successUrl, world.apps[0].url);
     // The second press leaves while the first return's attach is at the platform.
-    await waitUntil(() => Promise.resolve((world.sandbox.control.counters.requests.paymentMethods ?? 0) > 0), 5_000, 'the first return to send its attach');
+    await waitUntil(
+      () => Promise.resolve((world.sandbox.control.counters.requests.paymentMethods ?? 0) > 0),
+      5_000,
+      'the first return to send its attach',
+    );
     const second = await statusOf(successUrl, world.apps[1].url);
     expect(['processing', 'succeeded']).toContain(second);
     expect(await first).toBe('succeeded');
@@ -181,14 +196,22 @@ describe('3-D Secure returns that arrive twice or on the wrong path', () => {
     const acted = world.sandbox.control.whenActed('paymentMethods');
     const attachesBefore = world.sandbox.control.counters.requests.paymentMethods ?? 0;
     const returned = statusOf(successUrl, world.apps[0].url);
-    await waitUntil(() => Promise.resolve((world.sandbox.control.counters.requests.paymentMethods ?? 0) > attachesBefore), 10_000, 'the return to send its attach');
+    await waitUntil(
+      () => Promise.resolve((world.sandbox.control.counters.requests.paymentMethods ?? 0) > attachesBefore),
+      10_000,
+      'the return to send its attach',
+    );
     const seen = (await site(1).getSession(sessionId).expect(200)).body;
     expect(seen.status).toBe('processing');
     expect(seen.nextAction).toBeUndefined();
     world.sandbox.control.actNow('paymentMethods');
     await acted;
     expect(['processing', 'succeeded']).toContain(await returned);
-    await waitUntil(async () => (await site(1).getSession(sessionId)).body.status === 'succeeded', 30_000, 'the session to show the card that landed');
+    await waitUntil(
+      async () => (await site(1).getSession(sessionId)).body.status === 'succeeded',
+      30_000,
+      'the session to show the card that landed',
+    );
     expect(world.sandbox.control.getPaymentMethods(guestId)).toHaveLength(1);
   });
 

@@ -18,7 +18,13 @@ describe('exactly once when Redis or a replica dies mid-attach (own redis-server
     // AOF with fsync on every write: a killed server comes back with everything it acknowledged.
     redis = await startOwnRedis({ persistent: true });
     world = await startSandboxedApps(1, {
-      env: { REDIS_URL: redis.url, RESERVATION_LEASE_MS: '1000', RESERVATION_WRITE_SPACING_MS: '0', CHECKOUT_CARD_ATTEMPTS: '100/h', CHECKOUT_IP_RATE_LIMIT: '1000/m' },
+      env: {
+        REDIS_URL: redis.url,
+        RESERVATION_LEASE_MS: '1000',
+        RESERVATION_WRITE_SPACING_MS: '0',
+        CHECKOUT_CARD_ATTEMPTS: '100/h',
+        CHECKOUT_IP_RATE_LIMIT: '1000/m',
+      },
       sandbox: { paymentVisibilityDelayMs: 0 },
     });
   });
@@ -45,7 +51,9 @@ describe('exactly once when Redis or a replica dies mid-attach (own redis-server
     const sessionId = (await site().createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
     world.sandbox.control.setRouteDelay('paymentMethods', 1_500);
     const before = attachRequests();
-    const answer = site().submit(sessionId, cardBody(CARDS.noThreeDs), randomUUID()).then((res) => res);
+    const answer = site()
+      .submit(sessionId, cardBody(CARDS.noThreeDs), randomUUID())
+      .then((res) => res);
     await waitUntil(() => Promise.resolve(attachRequests() > before), 10_000, 'the attach to reach the platform');
     await redis.stop();
     const told = await answer;
@@ -77,8 +85,15 @@ describe('exactly once when Redis or a replica dies mid-attach (own redis-server
     expect(methodsOn(reservation.guestId, reservation.reservationId)).toHaveLength(1);
   });
 
-  it('a replica killed while its attach is on the wire: another replica\'s sweep finds the card and the session succeeds', async () => {
-    const service = spawnService(BUILT_MAIN, { ...world.env, REDIS_URL: redis.url, PORT: '0', LOG_LEVEL: 'info', LOG_PRETTY: 'false', NODE_ENV: 'test' });
+  it("a replica killed while its attach is on the wire: another replica's sweep finds the card and the session succeeds", async () => {
+    const service = spawnService(BUILT_MAIN, {
+      ...world.env,
+      REDIS_URL: redis.url,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      LOG_PRETTY: 'false',
+      NODE_ENV: 'test',
+    });
     spawned.push(service);
     const listening = await service.waitForLog((entry) => entry.msg === 'booking checkout service listening', 20_000);
     const doomed = checkoutClient(`http://127.0.0.1:${listening.port as number}`);
@@ -95,7 +110,11 @@ describe('exactly once when Redis or a replica dies mid-attach (own redis-server
     service.child.kill('SIGKILL');
     await service.exited;
     const killedAt = Date.now();
-    await waitUntil(async () => (await sessionStatus(sessionId)) === 'succeeded', 45_000, 'the sweep to reconcile the dead replica\'s attach');
+    await waitUntil(
+      async () => (await sessionStatus(sessionId)) === 'succeeded',
+      45_000,
+      "the sweep to reconcile the dead replica's attach",
+    );
     // docs/product-spec.md §6.6 asks for "within a minute".
     expect(Date.now() - killedAt).toBeLessThan(60_000);
     // The guest's retry with the same key: "still running" while the dead replica's claim lasts
@@ -110,7 +129,7 @@ describe('exactly once when Redis or a replica dies mid-attach (own redis-server
         return false;
       },
       30_000,
-      'the dead replica\'s Idempotency-Key claim to lapse',
+      "the dead replica's Idempotency-Key claim to lapse",
     );
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });

@@ -15,14 +15,19 @@ describe('money.payments diagnostics', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(1, { env: { ADMIN_API_KEY }, sandbox: { paymentVisibilityDelayMs: VISIBILITY_DELAY_MS, chargeSettleDelayMs: SETTLE_DELAY_MS } });
+    world = await startSandboxedApps(1, {
+      env: { ADMIN_API_KEY },
+      sandbox: { paymentVisibilityDelayMs: VISIBILITY_DELAY_MS, chargeSettleDelayMs: SETTLE_DELAY_MS },
+    });
   });
 
   afterAll(() => world.close());
 
   const site = () => checkoutClient(world.apps[0].url);
   const admin = (reservationId: string) =>
-    request(world.apps[0].url).get(`/admin/reservations/${reservationId}/payment-diagnostics`).set('Authorization', `Bearer ${ADMIN_API_KEY}`);
+    request(world.apps[0].url)
+      .get(`/admin/reservations/${reservationId}/payment-diagnostics`)
+      .set('Authorization', `Bearer ${ADMIN_API_KEY}`);
   const paymentStatus = (sessionId: string) => request(world.apps[0].url).get(`/checkout/sessions/${sessionId}/payment-status`);
   const reservationReads = () => world.sandbox.control.counters.requests.reservation ?? 0;
 
@@ -46,7 +51,15 @@ describe('money.payments diagnostics', () => {
       const res = await admin('res-paid').expect(200);
       expect(res.body).toMatchObject({ state: 'paid', diagnosis: { code: 'ok', message: expect.stringContaining('638 EUR') } });
       expect(res.body.payments).toEqual([
-        { id: 'pay_paula', status: 'SUCCEEDED', amount: 638, currency: 'EUR', createdAt: expect.any(String), dueAt: expect.any(String), paidAt: expect.any(String) },
+        {
+          id: 'pay_paula',
+          status: 'SUCCEEDED',
+          amount: 638,
+          currency: 'EUR',
+          createdAt: expect.any(String),
+          dueAt: expect.any(String),
+          paidAt: expect.any(String),
+        },
       ]);
       expect(res.body).toMatchObject({ amountPaid: 638, amountDue: 0 });
       expectSafePayments(res.body, [...SAFE_KEYS, 'paidAt'].sort());
@@ -55,7 +68,9 @@ describe('money.payments diagnostics', () => {
     it('res-mismatch: a card tokenized under another provider than the listing, both named', async () => {
       const res = await admin('res-mismatch').expect(200);
       expect(res.body).toMatchObject({ state: 'missing', diagnosis: { code: 'provider_mismatch' }, payments: [] });
-      expect(res.body.diagnosis.message).toMatch(/tokenized under payment provider pp-city, but listing lst-seaside is paid through pp-seaside/);
+      expect(res.body.diagnosis.message).toMatch(
+        /tokenized under payment provider pp-city, but listing lst-seaside is paid through pp-seaside/,
+      );
       expect(res.body.diagnosis.message).toMatch(/enter the card again/);
     });
 
@@ -84,7 +99,9 @@ describe('money.payments diagnostics', () => {
       await awaitCharge(world, reservationId, 'SUCCEEDED', VISIBILITY_DELAY_MS + SETTLE_DELAY_MS);
       const res = await paymentStatus(sessionId).expect(200);
       expect(res.body).toMatchObject({ state: 'paid', amountPaid: 300, amountDue: 0, diagnosis: { code: 'ok' } });
-      expect(res.body.payments).toEqual([expect.objectContaining({ status: 'SUCCEEDED', amount: 300, currency: 'USD', last4: '4242', paidAt: expect.any(String) })]);
+      expect(res.body.payments).toEqual([
+        expect.objectContaining({ status: 'SUCCEEDED', amount: 300, currency: 'USD', last4: '4242', paidAt: expect.any(String) }),
+      ]);
       expectSafePayments(res.body, [...SAFE_KEYS, 'last4', 'paidAt'].sort());
     });
 
@@ -92,7 +109,12 @@ describe('money.payments diagnostics', () => {
       const { sessionId, reservationId } = await pay(CARDS.processorError);
       await awaitCharge(world, reservationId, 'FAILED', VISIBILITY_DELAY_MS + SETTLE_DELAY_MS);
       const res = await paymentStatus(sessionId).expect(200);
-      expect(res.body).toMatchObject({ state: 'failed', amountPaid: 0, amountDue: 300, diagnosis: { code: 'processor_error', category: 'insufficient_funds' } });
+      expect(res.body).toMatchObject({
+        state: 'failed',
+        amountPaid: 0,
+        amountDue: 300,
+        diagnosis: { code: 'processor_error', category: 'insufficient_funds' },
+      });
       // The category in plain words for the guest, never the processor's own sentence.
       expect(res.body.diagnosis.message).not.toContain('Your card has insufficient funds.');
       expect(res.body.diagnosis.message).toMatch(/declined for insufficient funds.*add another card/);
@@ -105,7 +127,13 @@ describe('money.payments diagnostics', () => {
       const before = reservationReads();
       const res = await paymentStatus(sessionId).expect(200);
       // Attaching charges nothing by itself: the payment shows scheduled (due now), and nothing is paid yet.
-      expect(res.body).toMatchObject({ state: 'scheduled', amountPaid: 0, amountDue: 300, nextPayment: { amount: 300 }, diagnosis: { code: 'ok' } });
+      expect(res.body).toMatchObject({
+        state: 'scheduled',
+        amountPaid: 0,
+        amountDue: 300,
+        nextPayment: { amount: 300 },
+        diagnosis: { code: 'ok' },
+      });
       expect(res.body.payments).toEqual([expect.objectContaining({ status: 'PENDING', amount: 300, last4: '4242' })]);
       expect(reservationReads() - before).toBeGreaterThan(1);
     });
@@ -141,7 +169,9 @@ describe('money.payments diagnostics', () => {
     const ok = (path: string) => docs.body.paths[path]?.get?.responses?.['200']?.content?.['application/json']?.schema?.$ref;
     expect(ok('/checkout/sessions/{id}/payment-status')).toBe('#/components/schemas/PaymentDiagnosisResponse');
     expect(ok('/admin/reservations/{reservationId}/payment-diagnostics')).toBe('#/components/schemas/PaymentDiagnosisResponse');
-    expect(Object.keys(docs.body.paths['/admin/reservations/{reservationId}/payment-diagnostics'].get.responses)).toEqual(expect.arrayContaining(['401', '404']));
+    expect(Object.keys(docs.body.paths['/admin/reservations/{reservationId}/payment-diagnostics'].get.responses)).toEqual(
+      expect.arrayContaining(['401', '404']),
+    );
   });
 
   it('counts each diagnosis in the metrics', async () => {

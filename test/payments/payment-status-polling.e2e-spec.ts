@@ -13,13 +13,18 @@ describe('payment-status is cheap to poll', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(3, { env: { ADMIN_API_KEY, CHECKOUT_IP_READ_LIMIT: '10000/m' }, sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS } });
+    world = await startSandboxedApps(3, {
+      env: { ADMIN_API_KEY, CHECKOUT_IP_READ_LIMIT: '10000/m' },
+      sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS },
+    });
   });
 
   afterAll(() => world.close());
 
-  const upstreamPaymentReads = () => world.sandbox.control.requestLog.filter((entry) => entry.route === 'reservation' || entry.route === 'listPaymentMethods').length;
-  const poll = (replica: number, sessionId: string) => request(world.apps[replica].url).get(`/checkout/sessions/${sessionId}/payment-status`);
+  const upstreamPaymentReads = () =>
+    world.sandbox.control.requestLog.filter((entry) => entry.route === 'reservation' || entry.route === 'listPaymentMethods').length;
+  const poll = (replica: number, sessionId: string) =>
+    request(world.apps[replica].url).get(`/checkout/sessions/${sessionId}/payment-status`);
 
   async function session(card?: string): Promise<{ sessionId: string; reservationId: string }> {
     const reservation = freshReservation(world, 300);
@@ -47,9 +52,15 @@ describe('payment-status is cheap to poll', () => {
     } finally {
       redis.disconnect();
     }
-    const metrics = (await request(world.apps[0].url).get('/metrics')).text + (await request(world.apps[1].url).get('/metrics')).text + (await request(world.apps[2].url).get('/metrics')).text;
+    const metrics =
+      (await request(world.apps[0].url).get('/metrics')).text +
+      (await request(world.apps[1].url).get('/metrics')).text +
+      (await request(world.apps[2].url).get('/metrics')).text;
     const counted = (source: string) =>
-      [...metrics.matchAll(new RegExp(`payment_status_checks_total\\{source="${source}"\\} (\\d+)`, 'g'))].reduce((sum, match) => sum + Number(match[1]), 0);
+      [...metrics.matchAll(new RegExp(`payment_status_checks_total\\{source="${source}"\\} (\\d+)`, 'g'))].reduce(
+        (sum, match) => sum + Number(match[1]),
+        0,
+      );
     expect(counted('upstream')).toBe(1);
     expect(counted('cached') + counted('coalesced')).toBe(99);
   });

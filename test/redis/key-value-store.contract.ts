@@ -4,7 +4,10 @@ import { KeyValueStore, SlotWindow } from '../../src/redis/key-value-store';
  * The behaviour every KeyValueStore must show; run against Redis and the in-process store alike
  * (key-value-store.e2e-spec.ts), so development and production agree.
  */
-export function describeKeyValueStoreContract(name: string, open: () => Promise<{ store: KeyValueStore; prefix: string; close(): Promise<void> }>): void {
+export function describeKeyValueStoreContract(
+  name: string,
+  open: () => Promise<{ store: KeyValueStore; prefix: string; close(): Promise<void> }>,
+): void {
   describe(`KeyValueStore contract: ${name}`, () => {
     let store: KeyValueStore;
     let prefix: string;
@@ -116,7 +119,12 @@ export function describeKeyValueStoreContract(name: string, open: () => Promise<
       ]);
       expect(held).toEqual([true, true]);
       await expect(store.get(key('{g}:intent'))).resolves.toBe('sending');
-      await expect(store.batch([{ op: 'requireEquals', key: key('{g}:absent'), value: 'x' }, { op: 'get', key: key('{g}:intent') }])).resolves.toEqual([false, null]);
+      await expect(
+        store.batch([
+          { op: 'requireEquals', key: key('{g}:absent'), value: 'x' },
+          { op: 'get', key: key('{g}:intent') },
+        ]),
+      ).resolves.toEqual([false, null]);
     });
 
     it('keeps a sorted index and answers the members due, lowest score first', async () => {
@@ -144,7 +152,8 @@ export function describeKeyValueStoreContract(name: string, open: () => Promise<
       const budget = (name: string, windows: SlotWindow[]) => {
         const windowKeys = windows.map((w) => key(`{${name}}:w:${w.windowMs}`));
         const pauseKey = key(`{${name}}:pause`);
-        const take = (override: SlotWindow[] = windows) => store.takeSlot({ windowKeys, pauseKey, windows: override, member: `m${(members += 1)}` });
+        const take = (override: SlotWindow[] = windows) =>
+          store.takeSlot({ windowKeys, pauseKey, windows: override, member: `m${(members += 1)}` });
         return { windowKeys, pauseKey, take };
       };
       const w = (limit: number, windowMs: number, reserve = 0): SlotWindow => ({ limit, windowMs, reserve });

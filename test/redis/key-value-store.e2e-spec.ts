@@ -38,7 +38,9 @@ describe('Redis on the request path', () => {
     const store = RedisKeyValueStore.connect('redis+cluster://127.0.0.1:1,127.0.0.1:2');
     const started = Date.now();
     await expect(store.get('anything')).rejects.toThrow();
-    await expect(store.takeSlot({ windowKeys: ['{b}:w'], pauseKey: '{b}:pause', windows: [{ limit: 1, windowMs: 1_000, reserve: 0 }], member: 'm' })).rejects.toThrow();
+    await expect(
+      store.takeSlot({ windowKeys: ['{b}:w'], pauseKey: '{b}:pause', windows: [{ limit: 1, windowMs: 1_000, reserve: 0 }], member: 'm' }),
+    ).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(1500);
     await store.close();
   });

@@ -12,7 +12,12 @@ interface Received {
 }
 
 /** A stand-in for the service: records each webhook as it arrives. */
-async function webhookReceiver(): Promise<{ url: string; received: Received[]; next: () => Promise<Received>; close: () => Promise<void> }> {
+async function webhookReceiver(): Promise<{
+  url: string;
+  received: Received[];
+  next: () => Promise<Received>;
+  close: () => Promise<void>;
+}> {
   const received: Received[] = [];
   const waiting: ((entry: Received) => void)[] = [];
   const server: Server = createServer((req, res) => {
@@ -48,7 +53,8 @@ describe('sandbox charging as the platform does (policies, settlement, authentic
   });
 
   const money = async (reservationId: string): Promise<JsonBody> => (await client.api(`/v1/reservations/${reservationId}`)).body.money;
-  const checkIn = async (reservationId: string) => Date.parse((await client.api(`/v1/reservations/${reservationId}`)).body.checkIn as string);
+  const checkIn = async (reservationId: string) =>
+    Date.parse((await client.api(`/v1/reservations/${reservationId}`)).body.checkIn as string);
 
   it('50 % at booking and 50 % 14 days before check-in (lst-city): half is charged now, half is scheduled', async () => {
     await client.payWithCard('res-checkout-eur', '4242424242424242');
@@ -81,20 +87,38 @@ describe('sandbox charging as the platform does (policies, settlement, authentic
     expect(paying.attach.status).toBe(201);
     client.control.advanceClock(1_000);
     const [waiting] = (await money('res-checkout-usd')).payments;
-    expect(waiting).toMatchObject({ status: 'PENDING_AUTH', amount: 858, authenticationRequiredData: { authenticationUrl: expect.stringMatching(/\/charges\/pay_\w+\/authenticate$/) } });
+    expect(waiting).toMatchObject({
+      status: 'PENDING_AUTH',
+      amount: 858,
+      authenticationRequiredData: { authenticationUrl: expect.stringMatching(/\/charges\/pay_\w+\/authenticate$/) },
+    });
     const page = await fetch(waiting.authenticationRequiredData.authenticationUrl as string);
     expect(await page.text()).toMatch(/Confirm a payment of <strong>858.00 USD<\/strong>/);
     const action = (waiting.authenticationRequiredData.authenticationUrl as string).replace(/authenticate$/, 'authenticate');
     expect((await fetch(action, { method: 'POST' })).status).toBe(200);
-    expect(await money('res-checkout-usd')).toMatchObject({ totalPaid: 858, balanceDue: 0, payments: [expect.objectContaining({ status: 'SUCCEEDED' })] });
+    expect(await money('res-checkout-usd')).toMatchObject({
+      totalPaid: 858,
+      balanceDue: 0,
+      payments: [expect.objectContaining({ status: 'SUCCEEDED' })],
+    });
 
-    const other = client.control.createReservation({ listingId: 'lst-seaside', guestEmail: 'auth@example.com', balanceDue: 100, currency: 'USD' });
+    const other = client.control.createReservation({
+      listingId: 'lst-seaside',
+      guestEmail: 'auth@example.com',
+      balanceDue: 100,
+      currency: 'USD',
+    });
     await client.payWithCard(other.reservationId, '4000002760003184');
     client.control.advanceClock(1_000);
     const url = (await money(other.reservationId)).payments[0].authenticationRequiredData.authenticationUrl as string;
     await fetch(url.replace(/authenticate$/, 'fail'), { method: 'POST' });
     const failed = (await money(other.reservationId)).payments[0];
-    expect(failed).toMatchObject({ status: 'FAILED', attempts: expect.arrayContaining([expect.objectContaining({ payload: expect.objectContaining({ decline_code: 'authentication_failed' }) })]) });
+    expect(failed).toMatchObject({
+      status: 'FAILED',
+      attempts: expect.arrayContaining([
+        expect.objectContaining({ payload: expect.objectContaining({ decline_code: 'authentication_failed' }) }),
+      ]),
+    });
     expect(failed.authenticationRequiredData).toBeUndefined();
   });
 
@@ -107,13 +131,21 @@ describe('sandbox charging as the platform does (policies, settlement, authentic
       const arrived = receiver.next();
       client.control.advanceClock(1_000);
       const { headers, body } = await arrived;
-      expect(headers).toMatchObject({ 'svix-id': expect.stringMatching(/^msg_/), 'svix-timestamp': String(Math.floor((NOW + 1_000) / 1000)) });
+      expect(headers).toMatchObject({
+        'svix-id': expect.stringMatching(/^msg_/),
+        'svix-timestamp': String(Math.floor((NOW + 1_000) / 1000)),
+      });
       // The signature is the scheme's over id.timestamp.body under the printed secret.
       const expected = new Webhook(client.control.webhookSecret).sign(headers['svix-id'] as string, new Date(NOW + 1_000), body);
       expect(headers['svix-signature']).toBe(expected);
       expect(JSON.parse(body)).toEqual({
         event: 'payments.received',
-        payment: expect.objectContaining({ reservationId: 'res-checkout-usd', amount: 858, currency: 'USD', paymentId: expect.stringMatching(/^pay_/) }),
+        payment: expect.objectContaining({
+          reservationId: 'res-checkout-usd',
+          amount: 858,
+          currency: 'USD',
+          paymentId: expect.stringMatching(/^pay_/),
+        }),
       });
       await client.control.webhooksSettled();
       expect(client.control.webhookDeliveries).toEqual([expect.objectContaining({ type: 'payments.received', status: 204 })]);

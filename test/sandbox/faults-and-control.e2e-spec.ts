@@ -112,7 +112,8 @@ describe('sandbox fault knobs, counters and reset', () => {
     await acted;
     expect(await balance()).toBe(624);
     // Its late answer goes to a caller that left; it is logged all the same, before the next test.
-    while (!client.control.requestLog.some((entry) => entry.route === 'invoiceItems')) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!client.control.requestLog.some((entry) => entry.route === 'invoiceItems'))
+      await new Promise((resolve) => setTimeout(resolve, 5));
   });
 
   it('lets the test decide when a slow write acts', async () => {

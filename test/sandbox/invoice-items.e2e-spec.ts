@@ -90,11 +90,27 @@ describe('sandbox invoice items', () => {
   });
 
   it('takes the 2026-04-27 additions: the new secondIdentifier values, isUpsellFee and stayIndex, and refuses them in the wrong type', async () => {
-    const added = await current('res-unpaid', { title: 'Travel cover', amount: 12, normalType: 'AFE', secondIdentifier: 'GUESTY_SHIELD', isUpsellFee: true, stayIndex: 0 });
+    const added = await current('res-unpaid', {
+      title: 'Travel cover',
+      amount: 12,
+      normalType: 'AFE',
+      secondIdentifier: 'GUESTY_SHIELD',
+      isUpsellFee: true,
+      stayIndex: 0,
+    });
     expect(added.status).toBe(200);
-    expect(added.body.invoiceItems).toContainEqual(expect.objectContaining({ title: 'Travel cover', secondIdentifier: 'GUESTY_SHIELD', isUpsellFee: true, stayIndex: 0 }));
+    expect(added.body.invoiceItems).toContainEqual(
+      expect.objectContaining({ title: 'Travel cover', secondIdentifier: 'GUESTY_SHIELD', isUpsellFee: true, stayIndex: 0 }),
+    );
     const before = (await client.api('/v1/reservations/res-unpaid')).body.money.invoiceItems.length;
-    const wrong = await current('res-unpaid', { title: 'Cover', amount: 5, normalType: 'AFE', secondIdentifier: 'DIRECT_SERVICE', isUpsellFee: 'yes', stayIndex: -1 });
+    const wrong = await current('res-unpaid', {
+      title: 'Cover',
+      amount: 5,
+      normalType: 'AFE',
+      secondIdentifier: 'DIRECT_SERVICE',
+      isUpsellFee: 'yes',
+      stayIndex: -1,
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.details).toEqual([
       { field: 'isUpsellFee', message: 'must be a boolean' },
@@ -110,7 +126,9 @@ describe('sandbox invoice items', () => {
       await deprecated('res-unpaid', { title: 'Towels', amount: 8, normalType: 'AFE', secondIdentifier: 'TOWELS_EXTRA' }),
     ]) {
       expect(answer.status).toBe(400);
-      expect(answer.body.details).toEqual([{ field: 'secondIdentifier', message: expect.stringContaining('must be one of ADDITIONAL_BED') }]);
+      expect(answer.body.details).toEqual([
+        { field: 'secondIdentifier', message: expect.stringContaining('must be one of ADDITIONAL_BED') },
+      ]);
     }
     const missing = await deprecated('res-unpaid', { title: 'Cleaning', amount: 25, normalType: 'CF' });
     expect(missing.status).toBe(400);

@@ -34,9 +34,7 @@ describe('sandbox listings and payment providers', () => {
       title: expect.any(String),
       nickname: expect.any(String),
       address: { full: expect.any(String), city: 'Paris', country: 'FR' },
-      pictures: expect.arrayContaining([
-        { original: expect.any(String), thumbnail: expect.any(String), caption: expect.any(String) },
-      ]),
+      pictures: expect.arrayContaining([{ original: expect.any(String), thumbnail: expect.any(String), caption: expect.any(String) }]),
       prices: { currency: 'EUR', basePrice: 180 },
       accommodates: 3,
       bedrooms: 1,
@@ -86,9 +84,7 @@ describe('sandbox listings and payment providers', () => {
   it('hides an inactive provider unless includeInactiveProviders=true', async () => {
     const hidden = await client.api('/v1/payment-providers/provider-by-listing?listingId=lst-closed');
     expect(hidden.status).toBe(404);
-    const shown = await client.api(
-      '/v1/payment-providers/provider-by-listing?listingId=lst-closed&includeInactiveProviders=true',
-    );
+    const shown = await client.api('/v1/payment-providers/provider-by-listing?listingId=lst-closed&includeInactiveProviders=true');
     expect(shown.status).toBe(200);
     expect(shown.body).toMatchObject({ paymentProviderId: 'pp-closed', status: 'INACTIVE' });
   });
@@ -102,9 +98,7 @@ describe('sandbox listings and payment providers', () => {
 
   it('follows a switched provider and projects fields', async () => {
     client.control.setListingProvider('lst-seaside', 'pp-city');
-    const switched = await client.api(
-      '/v1/payment-providers/provider-by-listing?listingId=lst-seaside&fields=paymentProviderId%20status',
-    );
+    const switched = await client.api('/v1/payment-providers/provider-by-listing?listingId=lst-seaside&fields=paymentProviderId%20status');
     expect(switched.body).toEqual({ _id: 'ppdoc-city', paymentProviderId: 'pp-city', status: 'ACTIVE' });
     client.control.reset();
     client.forgetToken();

@@ -15,8 +15,7 @@ describe('sandbox guest payment methods (POST /v1/guests/:guestId/payment-method
 
   const fresh = (balanceDue = 250) =>
     client.control.createReservation({ listingId: 'lst-seaside', guestEmail: 'pay@example.com', balanceDue, currency: 'USD' });
-  const attach = (guestId: string, body: Record<string, unknown>) =>
-    client.api(`/v1/guests/${guestId}/payment-methods`, { body });
+  const attach = (guestId: string, body: Record<string, unknown>) => client.api(`/v1/guests/${guestId}/payment-methods`, { body });
   const money = async (reservationId: string) => (await client.api(`/v1/reservations/${reservationId}`)).body.money;
 
   it('creates a payment method that charges nothing by itself: the payment shows PENDING after a moment, then settles', async () => {

@@ -8,10 +8,19 @@ describe('sandbox reservations (GET /v1/reservations/:id)', () => {
   });
   afterAll(() => client.sandbox.stop());
 
-  it('lists a guest\'s reservations on the control surface, whatever their status, and none for an unknown guest', () => {
-    const created = client.control.createReservation({ listingId: 'lst-city', guestEmail: 'ivy-reservations@example.com', balanceDue: 100, currency: 'EUR' });
-    expect(client.control.getGuestReservations(created.guestId)).toEqual([{ _id: created.reservationId, status: 'confirmed', listingId: 'lst-city' }]);
-    expect(client.control.getGuestReservations('guest-una')).toEqual(expect.arrayContaining([{ _id: 'res-unpaid', status: 'confirmed', listingId: 'lst-seaside' }]));
+  it("lists a guest's reservations on the control surface, whatever their status, and none for an unknown guest", () => {
+    const created = client.control.createReservation({
+      listingId: 'lst-city',
+      guestEmail: 'ivy-reservations@example.com',
+      balanceDue: 100,
+      currency: 'EUR',
+    });
+    expect(client.control.getGuestReservations(created.guestId)).toEqual([
+      { _id: created.reservationId, status: 'confirmed', listingId: 'lst-city' },
+    ]);
+    expect(client.control.getGuestReservations('guest-una')).toEqual(
+      expect.arrayContaining([{ _id: 'res-unpaid', status: 'confirmed', listingId: 'lst-seaside' }]),
+    );
     expect(client.control.getGuestReservations('guest-nobody')).toEqual([]);
   });
 

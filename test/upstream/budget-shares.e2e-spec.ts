@@ -61,7 +61,11 @@ describe('anonymous reads use at most their share of the upstream budget', () =>
     const sessions = [];
     for (let i = 0; i < 5; i += 1) {
       const { reservationId, guestEmail } = freshReservation(world);
-      sessions.push(await request(world.apps[i % 3].url).post('/checkout/sessions').send({ reservationId, email: guestEmail }));
+      sessions.push(
+        await request(world.apps[i % 3].url)
+          .post('/checkout/sessions')
+          .send({ reservationId, email: guestEmail }),
+      );
     }
     expect(sessions.map((answer) => answer.status)).toEqual(Array(5).fill(201));
     expect(world.sandbox.control.counters.rateLimited).toBe(0);

@@ -105,7 +105,9 @@ describe('OutboundRateLimiter (shared outbound budget on real Redis)', () => {
       expectRateLimited(refusal);
       expect(refusal.refusedAt).toBeLessThanOrEqual(deadline + 50);
     }
-    const counted = await Promise.all(group.map(async ({ metrics }) => (await metrics.upstreamLimiterRefusals.get()).values[0]?.value ?? 0));
+    const counted = await Promise.all(
+      group.map(async ({ metrics }) => (await metrics.upstreamLimiterRefusals.get()).values[0]?.value ?? 0),
+    );
     expect(counted.reduce((a, b) => a + b, 0)).toBe(20);
   });
 
@@ -138,10 +140,12 @@ describe('OutboundRateLimiter (shared outbound budget on real Redis)', () => {
     const short = expectRateLimited(await attempt(c.limiter, 'checkout', Date.now() + 300));
     expect(short.retryAfterSeconds).toBe(1);
 
-    const waited = await Promise.all([a, b].map(async ({ limiter }) => {
-      await limiter.acquire('checkout', Date.now() + 2_500);
-      return Date.now() - started;
-    }));
+    const waited = await Promise.all(
+      [a, b].map(async ({ limiter }) => {
+        await limiter.acquire('checkout', Date.now() + 2_500);
+        return Date.now() - started;
+      }),
+    );
     for (const ms of waited) expect(ms).toBeGreaterThanOrEqual(900);
     expect((await a.metrics.upstreamLimiterPauses.get()).values[0]?.value).toBe(1);
   });

@@ -90,7 +90,8 @@ describe('the upstream client spends the shared budget carefully', () => {
     });
 
     it('never retries a write whose connection dropped after the upstream performed it', async () => {
-      const invoiceItems = () => (world.sandbox.control.getReservation('res-unpaid') as { money: { invoiceItems: unknown[] } }).money.invoiceItems.length;
+      const invoiceItems = () =>
+        (world.sandbox.control.getReservation('res-unpaid') as { money: { invoiceItems: unknown[] } }).money.invoiceItems.length;
       const before = invoiceItems();
       world.sandbox.control.dropConnection('invoiceItems', { times: 1, afterHandling: true });
       const attempt = client(0).addInvoiceItem('res-unpaid', { normalType: 'CF', title: 'Cleaning', amount: 20 });
@@ -120,7 +121,14 @@ describe('the upstream client spends the shared budget carefully', () => {
       expect(JSON.stringify(provider)).not.toMatch(/apiKey/i);
       await request(world.apps[0].url).get('/checkout/listings/lst-city').expect(200);
       const cached = await request(world.apps[1].url).get('/checkout/listings/lst-city').expect(200);
-      expect(cached.body).toEqual({ id: 'lst-city', title: expect.any(String), city: 'Paris', country: 'FR', picture: expect.any(String), currency: 'EUR' });
+      expect(cached.body).toEqual({
+        id: 'lst-city',
+        title: expect.any(String),
+        city: 'Paris',
+        country: 'FR',
+        picture: expect.any(String),
+        currency: 'EUR',
+      });
       expect(world.sandbox.control.counters.requests.listing).toBe(1);
       const metrics = await request(world.apps[1].url).get('/metrics');
       expect(metrics.text).toMatch(/cache_lookups_total\{cache="listing-summary",result="hit"\} 1/);
@@ -136,7 +144,10 @@ describe('the upstream client spends the shared budget carefully', () => {
         expect(await redis.exists(key)).toBe(1);
         // Gone from Redis: the replica that read it still answers from its copy, the other reads it again.
         await redis.del(key);
-        await request(world.apps[0].url).get('/checkout/listings/lst-mountain').expect(200).expect((res) => expect(res.body.title).toEqual(expect.any(String)));
+        await request(world.apps[0].url)
+          .get('/checkout/listings/lst-mountain')
+          .expect(200)
+          .expect((res) => expect(res.body.title).toEqual(expect.any(String)));
         expect(listingReads()).toBe(1);
         await request(world.apps[1].url).get('/checkout/listings/lst-mountain').expect(200);
         expect(listingReads()).toBe(2);

@@ -5,7 +5,8 @@ type PaymentStatus = 'SUCCEEDED' | 'FAILED' | 'PENDING_AUTH';
 
 /** The reservation's payments as the sandbox holds them now (invisible ones included). */
 export function sandboxPayments(world: SandboxedApps, reservationId: string): { _id: string; status: string; amount: number }[] {
-  const money = world.sandbox.control.getReservation(reservationId, { settled: true })?.money as { payments?: { _id: string; status: string; amount: number }[] } | undefined;
+  const money = world.sandbox.control.getReservation(reservationId, { settled: true })?.money as
+    { payments?: { _id: string; status: string; amount: number }[] } | undefined;
   return money?.payments ?? [];
 }
 
@@ -16,5 +17,9 @@ export function sandboxPayments(world: SandboxedApps, reservationId: string): { 
  */
 export async function awaitCharge(world: SandboxedApps, reservationId: string, status: PaymentStatus, advanceMs = 0): Promise<void> {
   if (advanceMs > 0) world.sandbox.control.advanceClock(advanceMs);
-  await waitUntil(() => Promise.resolve(sandboxPayments(world, reservationId).some((payment) => payment.status === status)), 5_000, `a ${status} payment on ${reservationId}`);
+  await waitUntil(
+    () => Promise.resolve(sandboxPayments(world, reservationId).some((payment) => payment.status === status)),
+    5_000,
+    `a ${status} payment on ${reservationId}`,
+  );
 }

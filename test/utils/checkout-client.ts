@@ -12,7 +12,10 @@ export const CARDS = {
 
 export const CVC = '737';
 
-export function cardBody(number: string = CARDS.noThreeDs, overrides: { card?: Record<string, unknown>; billing?: Record<string, unknown>; address?: Record<string, unknown> } = {}) {
+export function cardBody(
+  number: string = CARDS.noThreeDs,
+  overrides: { card?: Record<string, unknown>; billing?: Record<string, unknown>; address?: Record<string, unknown> } = {},
+) {
   return {
     card: { number, exp_month: '12', exp_year: String(new Date().getUTCFullYear() + 3), cvc: CVC, ...overrides.card },
     billing_details: {
@@ -29,7 +32,10 @@ export function checkoutClient(url: string) {
     createSession: (reservationId: string, email: string) => request(url).post('/checkout/sessions').send({ reservationId, email }),
     getSession: (id: string) => request(url).get(`/checkout/sessions/${id}`),
     submit: (id: string, body: unknown, key: string = randomUUID()) =>
-      request(url).post(`/checkout/sessions/${id}/payment-method`).set('Idempotency-Key', key).send(body as object),
+      request(url)
+        .post(`/checkout/sessions/${id}/payment-method`)
+        .set('Idempotency-Key', key)
+        .send(body as object),
   };
 }
 

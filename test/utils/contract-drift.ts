@@ -25,7 +25,8 @@ export function undocumentedAnswers(document: Pick<OpenAPIObject, 'paths'>, prod
     if (path.startsWith('/test/')) continue;
     const operation = (document.paths[path] as Record<string, { responses?: Record<string, unknown> }> | undefined)?.[method.toLowerCase()];
     if (!operation) continue;
-    if (!operation.responses?.[String(status)]) drift.push(`${method} ${path} answered ${status}, which /docs-json does not document for it`);
+    if (!operation.responses?.[String(status)])
+      drift.push(`${method} ${path} answered ${status}, which /docs-json does not document for it`);
   }
   return drift;
 }
@@ -33,6 +34,10 @@ export function undocumentedAnswers(document: Pick<OpenAPIObject, 'paths'>, prod
 /** What the app answered during its test (from its own http_requests_total), checked against the document it serves. */
 export async function contractDrift(app: INestApplication): Promise<string[]> {
   const counted = await app.get(MetricsService).httpRequests.get();
-  const produced = counted.values.map(({ labels }) => ({ method: String(labels.method), route: String(labels.route), status: Number(labels.status) }));
+  const produced = counted.values.map(({ labels }) => ({
+    method: String(labels.method),
+    route: String(labels.route),
+    status: Number(labels.status),
+  }));
   return undocumentedAnswers(buildOpenApiDocument(app), produced);
 }

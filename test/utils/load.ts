@@ -92,7 +92,10 @@ export interface Load {
  * stopped. `next` may answer null for "nothing to send now" (e.g. no instance is ready): the worker
  * waits a moment and asks again; such turns are not requests and are not recorded.
  */
-export function startLoad(concurrency: number, next: (worker: number, turn: number) => ShotRequest | null | Promise<ShotRequest | null>): Load {
+export function startLoad(
+  concurrency: number,
+  next: (worker: number, turn: number) => ShotRequest | null | Promise<ShotRequest | null>,
+): Load {
   const shots: Shot[] = [];
   let running = true;
   const workers = Array.from({ length: concurrency }, async (_, worker) => {

@@ -49,25 +49,39 @@ export async function startRedisCluster(): Promise<OwnRedisCluster> {
         spawn(
           'redis-server',
           [
-            '--port', String(port),
-            '--cluster-enabled', 'yes',
-            '--cluster-port', String(busPort),
-            '--cluster-config-file', path.join(dir, `nodes-${port}.conf`),
-            '--cluster-node-timeout', '2000',
-            '--save', '',
-            '--appendonly', 'no',
-            '--bind', '127.0.0.1',
-            '--dir', dir,
-            '--logfile', path.join(dir, `redis-${port}.log`),
+            '--port',
+            String(port),
+            '--cluster-enabled',
+            'yes',
+            '--cluster-port',
+            String(busPort),
+            '--cluster-config-file',
+            path.join(dir, `nodes-${port}.conf`),
+            '--cluster-node-timeout',
+            '2000',
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--bind',
+            '127.0.0.1',
+            '--dir',
+            dir,
+            '--logfile',
+            path.join(dir, `redis-${port}.log`),
           ],
           { stdio: 'ignore' },
         ),
       );
     }
     for (const port of ports) await waitUntil(() => pingRedis(port), 5_000, `cluster node on port ${port}`);
-    await run('redis-cli', ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'], {
-      timeout: 20_000,
-    });
+    await run(
+      'redis-cli',
+      ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '0', '--cluster-yes'],
+      {
+        timeout: 20_000,
+      },
+    );
     const node = (port: number) => {
       let client = clients.get(port);
       if (!client) {
@@ -77,7 +91,11 @@ export async function startRedisCluster(): Promise<OwnRedisCluster> {
       return client;
     };
     for (const port of ports) {
-      await waitUntil(async () => String(await node(port).cluster('INFO')).includes('cluster_state:ok'), 10_000, `cluster_state:ok on port ${port}`);
+      await waitUntil(
+        async () => String(await node(port).cluster('INFO')).includes('cluster_state:ok'),
+        10_000,
+        `cluster_state:ok on port ${port}`,
+      );
     }
     const masterOf = async (key: string) => {
       const slot = Number(await node(ports[0]).call('CLUSTER', 'KEYSLOT', key));
@@ -98,7 +116,9 @@ export async function startRedisCluster(): Promise<OwnRedisCluster> {
   } catch (error) {
     const logs = await Promise.all(ports.map((port) => readFile(path.join(dir, `redis-${port}.log`), 'utf8').catch(() => '')));
     await stop();
-    throw new Error(`the Redis Cluster did not start: ${error instanceof Error ? error.message : String(error)}\n${logs.join('\n').slice(-2_000)}`);
+    throw new Error(
+      `the Redis Cluster did not start: ${error instanceof Error ? error.message : String(error)}\n${logs.join('\n').slice(-2_000)}`,
+    );
   }
 }
 

@@ -48,7 +48,10 @@ export function spawnService(script: string, env: Record<string, string>): Servi
       };
       const seen = stdout.map(parse).find((entry) => entry && match(entry));
       if (seen) return resolve(seen);
-      const timer = setTimeout(() => finish(new Error(`no matching log line within ${timeoutMs} ms; stderr: ${stderr.join(' | ')}`)), timeoutMs);
+      const timer = setTimeout(
+        () => finish(new Error(`no matching log line within ${timeoutMs} ms; stderr: ${stderr.join(' | ')}`)),
+        timeoutMs,
+      );
       const listener = (line: string) => {
         const entry = parse(line);
         if (entry && match(entry)) finish(null, entry);

@@ -30,12 +30,19 @@ export async function startTestApp(
   const logs = new LogCapture();
   // The demo page is part of sandbox mode: served when the test runs the simulator for the app.
   const demo = options.sandbox ? [DemoModule.forSandbox(options.sandbox)] : [];
-  const { app } = await createApp(config, { logDestination: logs, extraModules: [...(options.extraModules ?? []), ...demo], clock: options.clock });
+  const { app } = await createApp(config, {
+    logDestination: logs,
+    extraModules: [...(options.extraModules ?? []), ...demo],
+    clock: options.clock,
+  });
   await app.listen({ port: config.http.port, host: '127.0.0.1' });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : 0;
   // A cluster is thrown away after its test file; key cleanup is for the shared single Redis.
-  const redis = config.redis.url && !isClusterUrl(config.redis.url) ? new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 }) : undefined;
+  const redis =
+    config.redis.url && !isClusterUrl(config.redis.url)
+      ? new Redis(config.redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 })
+      : undefined;
   const redisKeys = async (): Promise<string[]> => {
     if (!redis) return [];
     const keys: string[] = [];

@@ -98,7 +98,12 @@ export type Fake = [token: InjectionToken, value: unknown];
  * lifecycle hooks run as at start. A dependency
  * nobody provides fails here, naming it, as it would fail the app at start.
  */
-export async function unitModule(world: ReturnType<typeof journalWorld>, classes: Type[], fakes: Fake[] = [], modules: Type[] = []): Promise<TestingModule> {
+export async function unitModule(
+  world: ReturnType<typeof journalWorld>,
+  classes: Type[],
+  fakes: Fake[] = [],
+  modules: Type[] = [],
+): Promise<TestingModule> {
   const floor: Provider[] = [
     { provide: Clock, useValue: world.clock },
     { provide: KeyValueStore, useValue: world.store },
@@ -109,7 +114,10 @@ export async function unitModule(world: ReturnType<typeof journalWorld>, classes
     { provide: ReservationLeases, useValue: world.leases },
     { provide: WriteJournal, useValue: world.journal },
   ];
-  const module = await Test.createTestingModule({ imports: modules, providers: [...floor, ...classes, ...fakes.map(([provide, useValue]) => ({ provide, useValue }))] })
+  const module = await Test.createTestingModule({
+    imports: modules,
+    providers: [...floor, ...classes, ...fakes.map(([provide, useValue]) => ({ provide, useValue }))],
+  })
     .setLogger(SILENT_LOGGER)
     .compile();
   await module.init();

@@ -13,10 +13,15 @@ function signed(body: string, options: { id?: string; at?: Date; secret?: string
   const id = options.id ?? `msg_${randomUUID()}`;
   const at = options.at ?? new Date();
   const signature = new Webhook(options.secret ?? SECRET).sign(id, at, body);
-  return { 'content-type': 'application/json', 'svix-id': id, 'svix-timestamp': String(Math.floor(at.getTime() / 1000)), 'svix-signature': signature };
+  return {
+    'content-type': 'application/json',
+    'svix-id': id,
+    'svix-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'svix-signature': signature,
+  };
 }
 
-describe('POST /webhooks/guesty: the platform\'s signed webhooks', () => {
+describe("POST /webhooks/guesty: the platform's signed webhooks", () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
@@ -33,8 +38,10 @@ describe('POST /webhooks/guesty: the platform\'s signed webhooks', () => {
     const DAY_MS = 86_400_000;
     const day = (ahead: number) => new Date(Date.now() + ahead * DAY_MS).toISOString().slice(0, 10);
     const calendarReads = () => world.sandbox.control.requestLog.filter((entry) => entry.route === 'calendar').length;
-    const read = (replica: number, from: string, to: string) => request(world.apps[replica].url).get('/checkout/listings/lst-city/calendar').query({ from, to }).expect(200);
-    const published = (name: string) => JSON.parse(readFileSync(path.join(__dirname, `../../docs/upstream-reference/examples/${name}.json`), 'utf8')).example;
+    const read = (replica: number, from: string, to: string) =>
+      request(world.apps[replica].url).get('/checkout/listings/lst-city/calendar').query({ from, to }).expect(200);
+    const published = (name: string) =>
+      JSON.parse(readFileSync(path.join(__dirname, `../../docs/upstream-reference/examples/${name}.json`), 'utf8')).example;
 
     async function warm(from: string, to: string): Promise<number> {
       await read(0, from, to);
@@ -47,7 +54,13 @@ describe('POST /webhooks/guesty: the platform\'s signed webhooks', () => {
       const [otherFrom, otherTo] = [day(260), day(262)];
       await warm(otherFrom, otherTo);
       const before = await warm(from, to);
-      const body = JSON.stringify({ ...published('calendar-updated-v2'), listingId: 'lst-city', accountId: 'acc-1', currency: 'EUR', dateRange: { start: from, end: to } });
+      const body = JSON.stringify({
+        ...published('calendar-updated-v2'),
+        listingId: 'lst-city',
+        accountId: 'acc-1',
+        currency: 'EUR',
+        dateRange: { start: from, end: to },
+      });
       expect(body).not.toContain('"event"');
       expect((await post(signed(body), body, 1)).status).toBe(204);
       await refreshedOn(0, from, to, before + monthsOf(from, to));
@@ -61,14 +74,24 @@ describe('POST /webhooks/guesty: the platform\'s signed webhooks', () => {
       const [from, to] = [day(300), day(301)];
       const before = await warm(from, to);
       const example = published('listing-calendar-updated');
-      const body = JSON.stringify({ ...example, calendar: [{ ...example.calendar[0], listingId: 'lst-city', date: from }, { ...example.calendar[0], listingId: 'lst-city', date: to }] });
+      const body = JSON.stringify({
+        ...example,
+        calendar: [
+          { ...example.calendar[0], listingId: 'lst-city', date: from },
+          { ...example.calendar[0], listingId: 'lst-city', date: to },
+        ],
+      });
       expect((await post(signed(body), body, 0)).status).toBe(204);
       await refreshedOn(1, from, to, before + monthsOf(from, to));
     });
 
     /** The other replica sees the platform's change within a second (its own copy lives no longer); the bound leaves room for a loaded machine. */
     async function refreshedOn(replica: number, from: string, to: string, reads: number): Promise<void> {
-      await waitUntil(async () => (await read(replica, from, to)) && calendarReads() === reads, 2_500, 'the calendar re-read after the webhook');
+      await waitUntil(
+        async () => (await read(replica, from, to)) && calendarReads() === reads,
+        2_500,
+        'the calendar re-read after the webhook',
+      );
     }
 
     function monthsOf(from: string, to: string): number {
@@ -90,7 +113,7 @@ describe('POST /webhooks/guesty: the platform\'s signed webhooks', () => {
     }
     expect(await webhookKeys()).toEqual(before.keys);
     expect(reservationReads()).toBe(before.reads);
-    expect(world.apps[0].logs.lines.join("\n")).not.toContain(SECRET.slice(6));
+    expect(world.apps[0].logs.lines.join('\n')).not.toContain(SECRET.slice(6));
   });
 
   it('accepts an unknown event with 204 and ignores it, and a replayed id only once', async () => {

@@ -227,7 +227,11 @@ export class CheckoutClient {
             headers['Content-Type'] = 'application/json';
         if (idempotencyKey)
             headers['Idempotency-Key'] = idempotencyKey;
-        const response = await this.fetcher(`${this.baseUrl}${target}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        const response = await this.fetcher(`${this.baseUrl}${target}`, {
+            method,
+            headers,
+            body: body === undefined ? undefined : JSON.stringify(body),
+        });
         const data = await response.json().catch(() => undefined);
         if (response.ok)
             return data;

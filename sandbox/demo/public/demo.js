@@ -6,7 +6,19 @@ import { CheckoutClient } from './checkout-client.js';
 const $ = (id) => document.getElementById(id);
 const DAY_MS = 24 * 3600 * 1000;
 const CALENDAR_DAYS = 42;
-const state = { mode: 'book', fixtures: null, listingTitle: '', checkIn: null, checkOut: null, quote: null, session: null, status: null, booking: null, extras: [], watch: null };
+const state = {
+  mode: 'book',
+  fixtures: null,
+  listingTitle: '',
+  checkIn: null,
+  checkOut: null,
+  quote: null,
+  session: null,
+  status: null,
+  booking: null,
+  extras: [],
+  watch: null,
+};
 // Money and days are written one way everywhere on the page (and as the service words its messages).
 const MONEY_LOCALE = 'en';
 const DAY_LOCALE = 'en-GB';
@@ -35,19 +47,32 @@ function money(amount, currency) {
 /** A calendar cell's price: whole amounts without the ".00" to fit the cell, never rounded. */
 function cellPrice(amount, currency) {
   const whole = Number.isInteger(amount);
-  return new Intl.NumberFormat(MONEY_LOCALE, { style: 'currency', currency, minimumFractionDigits: whole ? 0 : 2, maximumFractionDigits: 2 }).format(amount);
+  return new Intl.NumberFormat(MONEY_LOCALE, {
+    style: 'currency',
+    currency,
+    minimumFractionDigits: whole ? 0 : 2,
+    maximumFractionDigits: 2,
+  }).format(amount);
 }
 
 /** 2031-07-14 → "Mon 14 Jul 2031" (calendar dates are dates, not instants: formatted in UTC; built from parts so every browser writes it alike). */
 function dateText(date, withYear = true) {
-  const parts = new Intl.DateTimeFormat(DAY_LOCALE, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' }).formatToParts(new Date(`${date.slice(0, 10)}T00:00:00Z`));
+  const parts = new Intl.DateTimeFormat(DAY_LOCALE, {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    timeZone: 'UTC',
+  }).formatToParts(new Date(`${date.slice(0, 10)}T00:00:00Z`));
   const part = (type) => parts.find((item) => item.type === type)?.value ?? '';
   return [part('weekday'), part('day'), part('month'), withYear ? part('year') : ''].filter(Boolean).join(' ');
 }
 
 /** "December 2026", the heading of a month in the calendar grid. */
 function monthText(date) {
-  return new Intl.DateTimeFormat(DAY_LOCALE, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${date.slice(0, 10)}T00:00:00Z`));
+  return new Intl.DateTimeFormat(DAY_LOCALE, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(
+    new Date(`${date.slice(0, 10)}T00:00:00Z`),
+  );
 }
 
 function isoDay(offsetDays) {
@@ -122,7 +147,9 @@ async function loadFixtures() {
     const code = document.createElement('code');
     code.textContent = card.number;
     code.title = 'Use this card';
-    code.addEventListener('click', () => { $('number').value = card.number; });
+    code.addEventListener('click', () => {
+      $('number').value = card.number;
+    });
     item.append(code, ` — ${card.description}`);
     $('test-cards').append(item);
   }
@@ -131,7 +158,10 @@ async function loadFixtures() {
 
 function setMode(mode) {
   state.mode = mode;
-  for (const [id, value] of [['mode-book', 'book'], ['mode-pay', 'pay']]) {
+  for (const [id, value] of [
+    ['mode-book', 'book'],
+    ['mode-pay', 'pay'],
+  ]) {
     $(id).classList.toggle('active', mode === value);
     $(id).setAttribute('aria-pressed', String(mode === value));
   }
@@ -148,7 +178,10 @@ async function loadCalendar() {
   $('get-quote').disabled = true;
   $('quote-error').textContent = '';
   const listingId = $('listing').value;
-  const [calendar, summary] = await Promise.all([client.calendar(listingId, isoDay(1), isoDay(CALENDAR_DAYS)), client.listing(listingId).catch(() => null)]);
+  const [calendar, summary] = await Promise.all([
+    client.calendar(listingId, isoDay(1), isoDay(CALENDAR_DAYS)),
+    client.listing(listingId).catch(() => null),
+  ]);
   state.listingTitle = summary ? [summary.title, summary.city].filter(Boolean).join(', ') : listingId;
   $('listing-title').textContent = state.listingTitle;
   const grid = $('calendar');
@@ -176,7 +209,9 @@ async function loadCalendar() {
     button.dataset.date = day.date;
     // A taken day may still be a departure day (its night is not part of the stay).
     button.classList.toggle('taken', !day.available);
-    button.title = day.available ? `${dateText(day.date)}: ${day.price === null ? '' : money(day.price, currency)}, at least ${day.minNights} nights` : `${dateText(day.date)}: taken`;
+    button.title = day.available
+      ? `${dateText(day.date)}: ${day.price === null ? '' : money(day.price, currency)}, at least ${day.minNights} nights`
+      : `${dateText(day.date)}: taken`;
     const number = document.createElement('span');
     number.textContent = String(Number(day.date.slice(8, 10)));
     const price = document.createElement('small');
@@ -203,7 +238,8 @@ function pickDay(day, days) {
     $('calendar-hint').textContent = `Arrival ${dateText(day.date)} (at least ${day.minNights} nights). Now pick the departure day.`;
   } else {
     state.checkOut = day.date;
-    $('calendar-hint').textContent = `${dateText(state.checkIn)} → ${dateText(state.checkOut)}, ${nightsBetween(state.checkIn, state.checkOut)} nights.`;
+    $('calendar-hint').textContent =
+      `${dateText(state.checkIn)} → ${dateText(state.checkOut)}, ${nightsBetween(state.checkIn, state.checkOut)} nights.`;
   }
   $('get-quote').disabled = !(state.checkIn && state.checkOut);
   $('quote').hidden = true;
@@ -224,9 +260,16 @@ async function getQuote() {
   $('get-quote').disabled = true;
   try {
     const coupon = $('coupon').value.trim();
-    const quote = await client.quote({ listingId: $('listing').value, checkIn: state.checkIn, checkOut: state.checkOut, guestsCount: Number($('guests').value), ...(coupon ? { coupon } : {}) });
+    const quote = await client.quote({
+      listingId: $('listing').value,
+      checkIn: state.checkIn,
+      checkOut: state.checkOut,
+      guestsCount: Number($('guests').value),
+      ...(coupon ? { coupon } : {}),
+    });
     state.quote = quote;
-    $('quote-stay').textContent = `${state.listingTitle} · ${dateText(quote.checkIn)} → ${dateText(quote.checkOut)} · ${quote.nights} nights · ${quote.guestsCount} guests`;
+    $('quote-stay').textContent =
+      `${state.listingTitle} · ${dateText(quote.checkIn)} → ${dateText(quote.checkOut)} · ${quote.nights} nights · ${quote.guestsCount} guests`;
     const plans = $('rate-plans');
     plans.replaceChildren();
     quote.ratePlans.forEach((plan, index) => {
@@ -239,7 +282,13 @@ async function getQuote() {
       radio.checked = index === 0;
       const text = document.createElement('span');
       const { accommodation, cleaning, fees, taxes, discount } = plan.breakdown;
-      const parts = [`${quote.nights} nights ${money(accommodation, quote.currency)}`, discount ? `discount −${money(discount, quote.currency)}` : '', `cleaning ${money(cleaning, quote.currency)}`, fees ? `fees ${money(fees, quote.currency)}` : '', `taxes ${money(taxes, quote.currency)}`].filter(Boolean);
+      const parts = [
+        `${quote.nights} nights ${money(accommodation, quote.currency)}`,
+        discount ? `discount −${money(discount, quote.currency)}` : '',
+        `cleaning ${money(cleaning, quote.currency)}`,
+        fees ? `fees ${money(fees, quote.currency)}` : '',
+        `taxes ${money(taxes, quote.currency)}`,
+      ].filter(Boolean);
       const strong = document.createElement('strong');
       strong.textContent = `${plan.name}: ${money(plan.total, quote.currency)}`;
       const small = document.createElement('small');
@@ -269,14 +318,25 @@ async function book(event) {
   $('book').disabled = true;
   try {
     const phone = $('phone').value.trim();
-    const guest = { firstName: $('first-name').value.trim(), lastName: $('last-name').value.trim(), email: $('guest-email').value.trim(), ...(phone ? { phone } : {}) };
+    const guest = {
+      firstName: $('first-name').value.trim(),
+      lastName: $('last-name').value.trim(),
+      email: $('guest-email').value.trim(),
+      ...(phone ? { phone } : {}),
+    };
     const ratePlanId = document.querySelector('input[name="rate-plan"]:checked')?.value;
     // One attempt per press: the client retries it with the same key only if the answer is lost.
     const session = await client.book({ quoteId: state.quote.id, ratePlanId, guest });
     state.session = session;
     const plan = state.quote.ratePlans.find((item) => item.id === ratePlanId) || state.quote.ratePlans[0];
-    const held = session.booking?.holdExpiresAt ? `The dates are held for you until ${new Date(session.booking.holdExpiresAt).toLocaleTimeString(DAY_LOCALE, { hour: '2-digit', minute: '2-digit' })}.` : '';
-    rememberStay(session.id, `Paying for: ${state.listingTitle}, ${dateText(state.quote.checkIn)} → ${dateText(state.quote.checkOut)} (${state.quote.nights} nights, ${plan.name}), reservation ${session.booking?.confirmationCode ?? session.reservationId}.`, held);
+    const held = session.booking?.holdExpiresAt
+      ? `The dates are held for you until ${new Date(session.booking.holdExpiresAt).toLocaleTimeString(DAY_LOCALE, { hour: '2-digit', minute: '2-digit' })}.`
+      : '';
+    rememberStay(
+      session.id,
+      `Paying for: ${state.listingTitle}, ${dateText(state.quote.checkIn)} → ${dateText(state.quote.checkOut)} (${state.quote.nights} nights, ${plan.name}), reservation ${session.booking?.confirmationCode ?? session.reservationId}.`,
+      held,
+    );
     toCard(session);
   } catch (error) {
     showProblem(error, 'book-error');
@@ -300,7 +360,10 @@ async function startCheckout() {
     const session = await client.startSession({ reservationId, email: $('email').value });
     state.session = session;
     const listing = await client.listing(session.listingId).catch(() => null);
-    rememberStay(session.id, `Paying for: reservation ${session.reservationId}${listing ? ` at ${[listing.title, listing.city].filter(Boolean).join(', ')}` : ''}.`);
+    rememberStay(
+      session.id,
+      `Paying for: reservation ${session.reservationId}${listing ? ` at ${[listing.title, listing.city].filter(Boolean).join(', ')}` : ''}.`,
+    );
     toCard(session);
   } catch (error) {
     showProblem(error, 'session-error');
@@ -363,7 +426,8 @@ function renderSchedule(status) {
     const item = document.createElement('li');
     const when = payment.paidAt ? `on ${dateText(payment.paidAt)}` : payment.dueAt ? `due ${dateText(payment.dueAt)}` : '';
     item.className = `payment ${String(payment.status).toLowerCase()}`;
-    item.textContent = `${money(payment.amount, payment.currency)} — ${STATUS_WORDS[payment.status] || payment.status.toLowerCase()} ${when}`.trim();
+    item.textContent =
+      `${money(payment.amount, payment.currency)} — ${STATUS_WORDS[payment.status] || payment.status.toLowerCase()} ${when}`.trim();
     list.append(item);
   }
   $('schedule-box').hidden = list.children.length === 0;
@@ -381,21 +445,41 @@ function moneyHeadline(status, card) {
   const currency = status.currency || state.session.currency;
   const due = status.amountDue ?? 0;
   if (status.state === 'paid' && due <= 0) return ['paid', `Paid — ${money(status.amountPaid ?? state.session.amount, currency)} received`];
-  if (status.state === 'paid' || status.state === 'balance_due') return ['due', `${money(due, currency)} still due — the host will collect it`];
+  if (status.state === 'paid' || status.state === 'balance_due')
+    return ['due', `${money(due, currency)} still due — the host will collect it`];
   if (status.state === 'scheduled') {
     const together = dueTogether(status);
-    if (together.length > 1) return ['scheduled', `Card on file — ${together.length} payments (${money(together.reduce((sum, payment) => sum + payment.amount, 0), currency)}) due on ${dateText(status.nextPayment.dueAt)}`];
-    return ['scheduled', status.nextPayment ? `Card on file — next payment ${money(status.nextPayment.amount, currency)} on ${dateText(status.nextPayment.dueAt)}` : 'Card on file — payment scheduled'];
+    if (together.length > 1)
+      return [
+        'scheduled',
+        `Card on file — ${together.length} payments (${money(
+          together.reduce((sum, payment) => sum + payment.amount, 0),
+          currency,
+        )}) due on ${dateText(status.nextPayment.dueAt)}`,
+      ];
+    return [
+      'scheduled',
+      status.nextPayment
+        ? `Card on file — next payment ${money(status.nextPayment.amount, currency)} on ${dateText(status.nextPayment.dueAt)}`
+        : 'Card on file — payment scheduled',
+    ];
   }
-  return {
-    requires_authentication: ['action', 'Your bank asks you to confirm the payment'],
-    failed: ['failed', 'Payment failed'],
-    payment_method_attached: ['pending', `Card on file (${card}) — waiting for the payment to show…`],
-    missing: ['failed', 'No payment on file'],
-  }[status.state] || ['pending', status.state];
+  return (
+    {
+      requires_authentication: ['action', 'Your bank asks you to confirm the payment'],
+      failed: ['failed', 'Payment failed'],
+      payment_method_attached: ['pending', `Card on file (${card}) — waiting for the payment to show…`],
+      missing: ['failed', 'No payment on file'],
+    }[status.state] || ['pending', status.state]
+  );
 }
 
-const BOOKING_WORDS = { confirmed: 'Booking confirmed', reserved: 'Booking requested (the property confirms it)', expired: 'The hold expired', canceled: 'Booking canceled' };
+const BOOKING_WORDS = {
+  confirmed: 'Booking confirmed',
+  reserved: 'Booking requested (the property confirms it)',
+  expired: 'The hold expired',
+  canceled: 'Booking canceled',
+};
 const MONEY_NEEDS = { failed: 'payment needed', missing: 'payment needed', requires_authentication: 'confirm the payment with your bank' };
 
 /**
@@ -415,7 +499,9 @@ function renderLead() {
   if (booking) {
     $('confirmation').hidden = false;
     $('confirmation').className = needs ? 'confirmation quiet' : 'confirmation';
-    $('confirmation').textContent = needs ? `Confirmation code ${booking.confirmationCode}. ${words}.` : `${BOOKING_WORDS[booking.status] || booking.status} — confirmation code ${booking.confirmationCode}`;
+    $('confirmation').textContent = needs
+      ? `Confirmation code ${booking.confirmationCode}. ${words}.`
+      : `${BOOKING_WORDS[booking.status] || booking.status} — confirmation code ${booking.confirmationCode}`;
   }
 }
 
@@ -437,8 +523,12 @@ function renderStatus(status) {
   const allowed = ['paid', 'scheduled', 'balance_due'].includes(status.state) && state.extras.length > 0;
   $('extras').hidden = !allowed;
   if (allowed) {
-    $('extras-explain').textContent = `Each extra is added to this booking's bill in ${currency}. The status above then shows what is due and how it is collected: with the booking's scheduled payments on your ${card}, or by the host.`;
-    if ($('extra').options.length === 0) $('extra').replaceChildren(...state.extras.map((extra) => new Option(`${extra.title} — ${money(extra.amount, currency)}`, extra.code)));
+    $('extras-explain').textContent =
+      `Each extra is added to this booking's bill in ${currency}. The status above then shows what is due and how it is collected: with the booking's scheduled payments on your ${card}, or by the host.`;
+    if ($('extra').options.length === 0)
+      $('extra').replaceChildren(
+        ...state.extras.map((extra) => new Option(`${extra.title} — ${money(extra.amount, currency)}`, extra.code)),
+      );
   }
 }
 
@@ -460,7 +550,12 @@ async function watchMoney(sessionId) {
   const watch = new AbortController();
   state.watch = watch;
   try {
-    await client.watchPaymentStatus(sessionId, { signal: watch.signal, onUpdate: (status) => { if (!watch.signal.aborted) renderStatus(status); } });
+    await client.watchPaymentStatus(sessionId, {
+      signal: watch.signal,
+      onUpdate: (status) => {
+        if (!watch.signal.aborted) renderStatus(status);
+      },
+    });
   } catch (error) {
     if (!watch.signal.aborted) showProblem(error, 'final-error');
   }
@@ -472,7 +567,8 @@ async function showBooking(session) {
   state.booking = confirmed.booking;
   if (state.status) renderLead();
   else {
-    $('confirmation').textContent = `${BOOKING_WORDS[state.booking.status] || state.booking.status} — confirmation code ${state.booking.confirmationCode}`;
+    $('confirmation').textContent =
+      `${BOOKING_WORDS[state.booking.status] || state.booking.status} — confirmation code ${state.booking.confirmationCode}`;
     $('confirmation').hidden = false;
   }
 }
@@ -504,7 +600,8 @@ async function showResult(sessionId) {
   $('amount').textContent = money(session.amount, session.currency);
   if (session.status !== 'succeeded') {
     $('final-status').className = 'status failed';
-    $('final-status').textContent = session.status === 'failed' ? 'Payment failed — the card was not accepted' : `Not paid yet (${session.status.replaceAll('_', ' ')})`;
+    $('final-status').textContent =
+      session.status === 'failed' ? 'Payment failed — the card was not accepted' : `Not paid yet (${session.status.replaceAll('_', ' ')})`;
     // The service's message already says what to do; the button below offers it.
     $('final-message').textContent = session.lastError ? session.lastError.message : '';
     $('retry').hidden = false;
@@ -523,7 +620,9 @@ async function addExtra() {
   $('add-extra').disabled = true;
   try {
     const added = await client.addExtras(state.session.id, [{ code: $('extra').value, quantity: Number($('quantity').value) }]);
-    $('extra-result').textContent = added.items.map((item) => `Added: ${item.title} × ${item.quantity} = ${money(item.amount, state.session.currency)}.`).join(' ');
+    $('extra-result').textContent = added.items
+      .map((item) => `Added: ${item.title} × ${item.quantity} = ${money(item.amount, state.session.currency)}.`)
+      .join(' ');
     await watchMoney(state.session.id);
   } catch (error) {
     showProblem(error, 'extra-error');
@@ -543,7 +642,10 @@ document.addEventListener('DOMContentLoaded', async () => {
   $('card-form').addEventListener('submit', pay);
   $('add-extra').addEventListener('click', addExtra);
   $('authenticate').addEventListener('click', authenticateCharge);
-  $('retry').addEventListener('click', () => { state.watch?.abort(); toCard(state.session); });
+  $('retry').addEventListener('click', () => {
+    state.watch?.abort();
+    toCard(state.session);
+  });
   try {
     await loadFixtures();
   } catch (error) {

@@ -1,13 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 class BreakdownResponse {
-  @ApiProperty({ example: 720, description: 'the nights at the calendar prices, before any discount (the platform’s accommodation fare line plus the discount)' })
+  @ApiProperty({
+    example: 720,
+    description: 'the nights at the calendar prices, before any discount (the platform’s accommodation fare line plus the discount)',
+  })
   accommodation!: number;
 
   @ApiProperty({ example: 60, description: 'the platform’s cleaning-fee lines (normalType CF)' })
   cleaning!: number;
 
-  @ApiProperty({ example: 0, description: 'every other line the platform counts in the total (additional fees): total − (accommodation − discount + cleaning + taxes)' })
+  @ApiProperty({
+    example: 0,
+    description:
+      'every other line the platform counts in the total (additional fees): total − (accommodation − discount + cleaning + taxes)',
+  })
   fees!: number;
 
   @ApiProperty({ example: 78, description: 'the platform’s tax lines' })
@@ -60,10 +67,17 @@ export class QuoteResponse {
   @ApiPropertyOptional({ example: 'SANDBOX10', description: 'the coupon asked for' })
   coupon?: string;
 
-  @ApiPropertyOptional({ example: true, description: "only with a coupon: whether the platform's prices include it (false: an unknown or expired coupon; the prices are without it)" })
+  @ApiPropertyOptional({
+    example: true,
+    description:
+      "only with a coupon: whether the platform's prices include it (false: an unknown or expired coupon; the prices are without it)",
+  })
   couponApplied?: boolean;
 
-  @ApiPropertyOptional({ example: 'The coupon SUMMER10 is not valid for this stay; the prices shown are without it.', description: 'only when couponApplied is false: the reason, in words the site may show' })
+  @ApiPropertyOptional({
+    example: 'The coupon SUMMER10 is not valid for this stay; the prices shown are without it.',
+    description: 'only when couponApplied is false: the reason, in words the site may show',
+  })
   couponMessage?: string;
 
   @ApiProperty({ format: 'date-time' })

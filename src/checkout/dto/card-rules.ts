@@ -48,7 +48,11 @@ function cvcProblem(value: unknown, number: unknown): string | null {
   return /^\d{3}$/.test(value) ? null : 'must be 3 digits for this card (4 only for American Express)';
 }
 
-function fieldRule(name: string, problem: (value: unknown, args: ValidationArguments) => string | null, options?: ValidationOptions): PropertyDecorator {
+function fieldRule(
+  name: string,
+  problem: (value: unknown, args: ValidationArguments) => string | null,
+  options?: ValidationOptions,
+): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({
       name,

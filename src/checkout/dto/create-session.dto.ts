@@ -45,7 +45,10 @@ export class CreateSessionDto {
   @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'reservationId must be a reservation id' })
   reservationId?: string;
 
-  @ApiPropertyOptional({ example: 'olivia@example.com', description: "paying an existing reservation: its guest's email (case-insensitive)" })
+  @ApiPropertyOptional({
+    example: 'olivia@example.com',
+    description: "paying an existing reservation: its guest's email (case-insensitive)",
+  })
   @Omittable()
   @Transform(trimmed)
   @IsString()

@@ -7,7 +7,10 @@ import { cardDigits, IsCardCvc, IsCardNumber, IsNotExpired } from './card-rules'
 /* Formats as the tokenization host requires them (docs/upstream-seed.md §2.2). */
 
 export class CardDto {
-  @ApiProperty({ example: '4242 4242 4242 4242', description: '13-19 digits, Luhn-valid; spaces and dashes between them are allowed and removed' })
+  @ApiProperty({
+    example: '4242 4242 4242 4242',
+    description: '13-19 digits, Luhn-valid; spaces and dashes between them are allowed and removed',
+  })
   @Transform(({ value }: { value: unknown }) => cardDigits(value))
   @IsString()
   @IsCardNumber()

@@ -48,7 +48,10 @@ class SessionBookingView {
   @ApiProperty({ example: 'SBX-18D455' })
   confirmationCode!: string;
 
-  @ApiProperty({ enum: ['reserved', 'confirmed', 'expired', 'canceled'], description: 'reserved (dates held) until the card is on file; confirmed after it with BOOKING_CONFIRMATION=instant' })
+  @ApiProperty({
+    enum: ['reserved', 'confirmed', 'expired', 'canceled'],
+    description: 'reserved (dates held) until the card is on file; confirmed after it with BOOKING_CONFIRMATION=instant',
+  })
   status!: string;
 
   @ApiProperty({ example: '2031-07-14' })
@@ -78,7 +81,10 @@ export class CheckoutSessionResponse {
   @ApiProperty()
   paymentProviderId!: string;
 
-  @ApiPropertyOptional({ type: SessionChargeView, description: 'once succeeded and payment-status was read: what the guest needs to do next' })
+  @ApiPropertyOptional({
+    type: SessionChargeView,
+    description: 'once succeeded and payment-status was read: what the guest needs to do next',
+  })
   charge?: SessionChargeView;
 
   @ApiProperty({ example: 858 })
@@ -118,9 +124,16 @@ export const SESSION_EXAMPLES = {
   requires_payment_method: { summary: 'new: no card yet', value: { ...SESSION_BASE, status: 'requires_payment_method' } },
   requires_action: {
     summary: '3-D Secure: send the browser to nextAction.redirectUrl',
-    value: { ...SESSION_BASE, status: 'requires_action', nextAction: { type: 'redirect', redirectUrl: 'https://issuer.example/3ds/challenge?attempt=att_1' } },
+    value: {
+      ...SESSION_BASE,
+      status: 'requires_action',
+      nextAction: { type: 'redirect', redirectUrl: 'https://issuer.example/3ds/challenge?attempt=att_1' },
+    },
   },
-  succeeded: { summary: 'the card is on the reservation', value: { ...SESSION_BASE, status: 'succeeded', paymentMethod: { id: 'pm_7d1e2f', last4: '4242', brand: 'visa' } } },
+  succeeded: {
+    summary: 'the card is on the reservation',
+    value: { ...SESSION_BASE, status: 'succeeded', paymentMethod: { id: 'pm_7d1e2f', last4: '4242', brand: 'visa' } },
+  },
   failed: {
     summary: 'the attempt failed: another card may follow',
     value: { ...SESSION_BASE, status: 'failed', lastError: { code: 'card_declined', message: 'The card was declined. Try another card.' } },

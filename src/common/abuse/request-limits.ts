@@ -97,12 +97,25 @@ export class RequestLimits {
     const network = clientNetwork(ip);
     const perAddress = await this.take('booking-holds', network, this.holdLimit, holdId);
     if (!perAddress.granted) {
-      this.refuse('booking_holds', perAddress, 'Too many bookings waiting for payment from your network. Please complete one, or wait before booking again.');
+      this.refuse(
+        'booking_holds',
+        perAddress,
+        'Too many bookings waiting for payment from your network. Please complete one, or wait before booking again.',
+      );
     }
-    const perListing = await this.take('unpaid-holds', listingId, { limit: this.unpaidHoldsPerListing, windowMs: holdMs, text: 'unpaid holds at once' }, holdId);
+    const perListing = await this.take(
+      'unpaid-holds',
+      listingId,
+      { limit: this.unpaidHoldsPerListing, windowMs: holdMs, text: 'unpaid holds at once' },
+      holdId,
+    );
     if (!perListing.granted) {
       await this.releaseSlot('booking-holds', network, holdId);
-      this.refuse('unpaid_holds', perListing, 'This property has too many bookings waiting for payment right now. Please try again in a few minutes.');
+      this.refuse(
+        'unpaid_holds',
+        perListing,
+        'This property has too many bookings waiting for payment right now. Please try again in a few minutes.',
+      );
     }
   }
 
@@ -133,7 +146,11 @@ export class RequestLimits {
     };
   }
 
-  private refuse(limit: 'client_ip' | 'client_ip_read' | 'card_attempts' | 'sessions' | 'booking_holds' | 'unpaid_holds', answer: SlotAnswer, detail: string): never {
+  private refuse(
+    limit: 'client_ip' | 'client_ip_read' | 'card_attempts' | 'sessions' | 'booking_holds' | 'unpaid_holds',
+    answer: SlotAnswer,
+    detail: string,
+  ): never {
     this.metrics.requestLimitRefusals.inc({ limit });
     throw new DomainError('rate_limited', detail, { status: 429, retryAfterSeconds: Math.max(1, Math.ceil(answer.retryAfterMs / 1000)) });
   }

@@ -99,7 +99,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     } else if (problem.status >= 500) {
       this.logger.warn({ code: problem.code, detail: problem.detail, err: (exception as Error)?.cause });
     }
-    if (problem.retryAfterSeconds !== undefined) void reply.header('Retry-After', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
+    if (problem.retryAfterSeconds !== undefined)
+      void reply.header('Retry-After', String(Math.max(1, Math.ceil(problem.retryAfterSeconds))));
     void reply
       .status(problem.status)
       .header('Content-Type', PROBLEM_CONTENT_TYPE)

@@ -35,7 +35,9 @@ class PaymentStatusLike {
 }
 
 async function started(consumers: (typeof CalendarLike | typeof PaymentStatusLike)[]) {
-  const module = await Test.createTestingModule({ imports: [ProductEventsModule], providers: consumers }).setLogger(SILENT_LOGGER).compile();
+  const module = await Test.createTestingModule({ imports: [ProductEventsModule], providers: consumers })
+    .setLogger(SILENT_LOGGER)
+    .compile();
   await module.init();
   return module;
 }
@@ -43,21 +45,29 @@ async function started(consumers: (typeof CalendarLike | typeof PaymentStatusLik
 describe('ProductEventBus', () => {
   it('hands an event to its consumer and resolves once the consumer is done', async () => {
     const module = await started([CalendarLike, PaymentStatusLike]);
-    await module.get(ProductEventBus).publish('reservation.changed', { type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
+    await module
+      .get(ProductEventBus)
+      .publish('reservation.changed', { type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
     expect(module.get(CalendarLike).heard).toEqual([{ type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' }]);
     expect(() => module.get(ProductEventBus).assertConsumed()).not.toThrow();
   });
 
   it('refuses to start when an event the product needs has no consumer, naming it', async () => {
     const module = await started([CalendarLike]);
-    expect(() => module.get(ProductEventBus).assertConsumed()).toThrow('no room consumes the product event(s) card.attached, balance.changed:');
+    expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
+      'no room consumes the product event(s) card.attached, balance.changed:',
+    );
     const bare = await started([]);
-    expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow('no room consumes the product event(s) reservation.changed, card.attached, balance.changed:');
+    expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow(
+      'no room consumes the product event(s) reservation.changed, card.attached, balance.changed:',
+    );
   });
 
   it('never fails the publisher when a consumer fails', async () => {
     const module = await started([CalendarLike]);
     module.get(CalendarLike).failing = true;
-    await expect(module.get(ProductEventBus).publish('reservation.changed', { type: 'calendar.updated', listingId: 'lst-2' })).resolves.toBeUndefined();
+    await expect(
+      module.get(ProductEventBus).publish('reservation.changed', { type: 'calendar.updated', listingId: 'lst-2' }),
+    ).resolves.toBeUndefined();
   });
 });

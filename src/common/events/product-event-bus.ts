@@ -15,6 +15,7 @@ export class ProductEventBus {
   /** Throws, naming them, when events the product needs a consumer for have none (called once the app is initialised). */
   assertConsumed(): void {
     const unheard = CONSUMED_EVENTS.filter((name) => this.emitter.listenerCount(name) === 0);
-    if (unheard.length > 0) throw new Error(`no room consumes the product event(s) ${unheard.join(', ')}: a consumer's module is not wired into the app`);
+    if (unheard.length > 0)
+      throw new Error(`no room consumes the product event(s) ${unheard.join(', ')}: a consumer's module is not wired into the app`);
   }
 }

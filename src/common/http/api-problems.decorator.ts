@@ -10,7 +10,10 @@ export const REQUEST_ID_RESPONSE_HEADER = {
 };
 
 const RETRY_AFTER_HEADER = {
-  'Retry-After': { description: 'seconds to wait before retrying (with the same Idempotency-Key for writes)', schema: { type: 'integer', minimum: 1 } },
+  'Retry-After': {
+    description: 'seconds to wait before retrying (with the same Idempotency-Key for writes)',
+    schema: { type: 'integer', minimum: 1 },
+  },
 };
 
 /** A code a route answers, at its usual status, or `[code, status]` when it answers it at another (rate_limited as 503). */
@@ -53,10 +56,19 @@ export function ApiProblems(...problems: RouteProblem[]): MethodDecorator & Clas
 }
 
 /** A JSON body that could not be read, or was refused before validation. */
-export const BODY_PROBLEMS = ['validation_failed', 'malformed_json', 'payload_too_large', 'unsupported_media_type'] as const satisfies RouteProblem[];
+export const BODY_PROBLEMS = [
+  'validation_failed',
+  'malformed_json',
+  'payload_too_large',
+  'unsupported_media_type',
+] as const satisfies RouteProblem[];
 
 /** A write with an Idempotency-Key (docs/product-spec.md §3). */
-export const IDEMPOTENCY_PROBLEMS = ['idempotency_in_progress', 'idempotency_conflict', 'outcome_pending'] as const satisfies RouteProblem[];
+export const IDEMPOTENCY_PROBLEMS = [
+  'idempotency_in_progress',
+  'idempotency_conflict',
+  'outcome_pending',
+] as const satisfies RouteProblem[];
 
 /** Any route that calls the platform: its errors, its refusal, its unavailability, the shared budgets, the shared state. */
 export const UPSTREAM_PROBLEMS = [

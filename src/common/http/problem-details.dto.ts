@@ -23,7 +23,11 @@ export class ProblemDetailsDto {
   @ApiProperty({ example: 'Some fields are not valid.' })
   detail!: string;
 
-  @ApiProperty({ example: 'validation_failed', enum: Object.keys(ERROR_CODES), description: 'Stable machine word; switch on this, not on the text.' })
+  @ApiProperty({
+    example: 'validation_failed',
+    enum: Object.keys(ERROR_CODES),
+    description: 'Stable machine word; switch on this, not on the text.',
+  })
   code!: string;
 
   @ApiPropertyOptional({ type: [FieldErrorDto] })

@@ -27,7 +27,9 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  */
 export function sendPublicJson(request: FastifyRequest, reply: FastifyReply, text: string, caching: PublicCaching): void {
   const etag = strongEtag(text);
-  void reply.header('ETag', etag).header('Cache-Control', `public, max-age=${caching.maxAgeSeconds}, stale-while-revalidate=${caching.staleWhileRevalidateSeconds}`);
+  void reply
+    .header('ETag', etag)
+    .header('Cache-Control', `public, max-age=${caching.maxAgeSeconds}, stale-while-revalidate=${caching.staleWhileRevalidateSeconds}`);
   if (matches(request.headers['if-none-match'], etag)) {
     void reply.status(304).send();
     return;

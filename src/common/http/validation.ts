@@ -48,7 +48,9 @@ export function nestingDepth(value: unknown, stopAt: number): number {
 class DepthCheckedValidationPipe extends ValidationPipe {
   override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'body' && nestingDepth(value, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
-      throw DomainError.validation([{ field: 'body', message: `the body nests deeper than ${MAX_BODY_DEPTH} levels, deeper than any request of this API` }]);
+      throw DomainError.validation([
+        { field: 'body', message: `the body nests deeper than ${MAX_BODY_DEPTH} levels, deeper than any request of this API` },
+      ]);
     }
     return super.transform(value, metadata) as Promise<unknown>;
   }

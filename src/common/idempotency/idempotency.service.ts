@@ -10,12 +10,20 @@ import { RedisKeys } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
 import { DomainError } from '../errors/domain-error';
 import { BodyFingerprint } from './body-fingerprint';
-import { IdempotencyRecord, StoredAnswer, isFinalError, isOutcomePending, isRefusal, parseRecord, replayedError, storedError } from './idempotency-record';
+import {
+  IdempotencyRecord,
+  StoredAnswer,
+  isFinalError,
+  isOutcomePending,
+  isRefusal,
+  parseRecord,
+  replayedError,
+  storedError,
+} from './idempotency-record';
 
 export type { StoredAnswer } from './idempotency-record';
 
 export type IdempotentAnswer<T> = StoredAnswer<T> & { replayed: boolean };
-
 
 /** How long an answer is kept (docs/product-spec.md §3). */
 export const IDEMPOTENCY_RECORD_TTL_MS = 24 * 60 * 60 * 1000;
@@ -55,7 +63,12 @@ export class Idempotency {
    * Runs `work` once per (scope, key): `scope` names the operation and its target, e.g.
    * `payment-method:<sessionId>`; the part before the first ":" labels the replay metric.
    */
-  async run<T>(scope: string, idempotencyKey: string | undefined, body: unknown, work: () => Promise<StoredAnswer<T>>): Promise<IdempotentAnswer<T>> {
+  async run<T>(
+    scope: string,
+    idempotencyKey: string | undefined,
+    body: unknown,
+    work: () => Promise<StoredAnswer<T>>,
+  ): Promise<IdempotentAnswer<T>> {
     if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) throw keyRefused(idempotencyKey);
     const recordKey = this.keys.idempotencyRecord(scope, idempotencyKey);
     const fingerprint = this.fingerprints.of(body);
@@ -82,7 +95,12 @@ export class Idempotency {
     return record?.state === 'unknown' && record.fingerprint === fingerprint;
   }
 
-  private async execute<T>(recordKey: string, claim: string, fingerprint: string, work: () => Promise<StoredAnswer<T>>): Promise<IdempotentAnswer<T>> {
+  private async execute<T>(
+    recordKey: string,
+    claim: string,
+    fingerprint: string,
+    work: () => Promise<StoredAnswer<T>>,
+  ): Promise<IdempotentAnswer<T>> {
     let answer: StoredAnswer<T>;
     const renewal = setInterval(() => {
       this.store.extendIfEquals(recordKey, claim, IDEMPOTENCY_RUNNING_TTL_MS).catch(() => undefined);
@@ -114,14 +132,19 @@ export class Idempotency {
    * kept and written once the store answers (a retry meanwhile meets the write journal).
    */
   private async keep(recordKey: string, record: IdempotencyRecord): Promise<void> {
-    await this.outbox.write(recordKey, `idempotency record ${record.state}`, () => this.store.set(recordKey, JSON.stringify(record), { ttlMs: IDEMPOTENCY_RECORD_TTL_MS }).then(() => undefined));
+    await this.outbox.write(recordKey, `idempotency record ${record.state}`, () =>
+      this.store.set(recordKey, JSON.stringify(record), { ttlMs: IDEMPOTENCY_RECORD_TTL_MS }).then(() => undefined),
+    );
   }
 
   private answerFrom<T>(scope: string, text: string, fingerprint: string): IdempotentAnswer<T> {
     const record = parseRecord(text);
     if (!record) throw new Error('an Idempotency-Key record in the store is not readable');
     if (record.fingerprint !== fingerprint) {
-      throw new DomainError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body; use a new key for a new request.');
+      throw new DomainError(
+        'idempotency_conflict',
+        'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+      );
     }
     if (record.state === 'running' || record.state === 'unknown') throw inProgress();
     this.metrics.idempotentReplays.inc({ scope: scope.split(':', 1)[0] });
@@ -142,14 +165,24 @@ export class Idempotency {
 /** A missing key is "required"; a key sent in another form is told the format it broke. */
 function keyRefused(idempotencyKey: string | undefined): DomainError {
   if (idempotencyKey === undefined) {
-    return DomainError.validation([{ field: 'Idempotency-Key', message: `the Idempotency-Key header is required: ${IDEMPOTENCY_KEY_FORMAT}` }], 'The Idempotency-Key header is missing.');
+    return DomainError.validation(
+      [{ field: 'Idempotency-Key', message: `the Idempotency-Key header is required: ${IDEMPOTENCY_KEY_FORMAT}` }],
+      'The Idempotency-Key header is missing.',
+    );
   }
   return DomainError.validation(
-    [{ field: 'Idempotency-Key', message: `the Idempotency-Key header must be ${IDEMPOTENCY_KEY_FORMAT} (the one sent has ${idempotencyKey.length} characters${/^[A-Za-z0-9_-]*$/.test(idempotencyKey) ? '' : ', some of them not allowed'})` }],
+    [
+      {
+        field: 'Idempotency-Key',
+        message: `the Idempotency-Key header must be ${IDEMPOTENCY_KEY_FORMAT} (the one sent has ${idempotencyKey.length} characters${/^[A-Za-z0-9_-]*$/.test(idempotencyKey) ? '' : ', some of them not allowed'})`,
+      },
+    ],
     'The Idempotency-Key header is not valid.',
   );
 }
 
 function inProgress(): DomainError {
-  return new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', { retryAfterSeconds: 1 });
+  return new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', {
+    retryAfterSeconds: 1,
+  });
 }

@@ -17,7 +17,9 @@ describe('PinoLoggerService', () => {
   it('writes the fields and the text of a Nest logger call as one line', () => {
     const { logger, lines } = capture();
     logger.warn({ reservationId: 'res-1' }, 'an upstream write has no clear answer', 'WriteJournal');
-    expect(lines).toEqual([expect.objectContaining({ level: 40, reservationId: 'res-1', context: 'WriteJournal', msg: 'an upstream write has no clear answer' })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 40, reservationId: 'res-1', context: 'WriteJournal', msg: 'an upstream write has no clear answer' }),
+    ]);
   });
 
   it('never writes a warning or an error without a message', () => {

@@ -16,13 +16,27 @@ describe('log redaction', () => {
     });
   });
 
-  it('keeps an operator\'s data readable: a diagnosis state, a journal state, a number that is not a card\'s', () => {
-    const out = redactForLog({ state: 'missing', diagnosis: { code: 'processor_error' }, intent: { state: 'unknown' }, nights: { number: 3 }, card: { last4: '4242' } });
-    expect(out).toEqual({ state: 'missing', diagnosis: { code: 'processor_error' }, intent: { state: 'unknown' }, nights: { number: 3 }, card: { last4: '4242' } });
+  it("keeps an operator's data readable: a diagnosis state, a journal state, a number that is not a card's", () => {
+    const out = redactForLog({
+      state: 'missing',
+      diagnosis: { code: 'processor_error' },
+      intent: { state: 'unknown' },
+      nights: { number: 3 },
+      card: { last4: '4242' },
+    });
+    expect(out).toEqual({
+      state: 'missing',
+      diagnosis: { code: 'processor_error' },
+      intent: { state: 'unknown' },
+      nights: { number: 3 },
+      card: { last4: '4242' },
+    });
   });
 
   it('blanks the one-time state of a 3-D Secure return URL in free text', () => {
-    expect(scrubText('GET /checkout/3ds/cs_x/success?state=AbC_123-xyz&foo=1')).toBe('GET /checkout/3ds/cs_x/success?state=[REDACTED]&foo=1');
+    expect(scrubText('GET /checkout/3ds/cs_x/success?state=AbC_123-xyz&foo=1')).toBe(
+      'GET /checkout/3ds/cs_x/success?state=[REDACTED]&foo=1',
+    );
   });
 
   it('blanks card-number-like digit runs, bearer credentials and JWTs in free text', () => {

@@ -10,10 +10,30 @@ export const REDACTED = '[REDACTED]';
 
 const SENSITIVE_KEYS = new Set(
   [
-    'cardNumber', 'pan', 'cvc', 'cvv', 'cvv2', 'securityCode',
-    'client_secret', 'clientSecret', 'access_token', 'accessToken', 'refresh_token', 'id_token', 'authorization',
-    'proxy-authorization', 'cookie', 'set-cookie', 'apiKey', 'api_key', 'x-api-key', 'password', 'secret',
-    'webhookSecret', 'svix-signature', 'webhook-signature',
+    'cardNumber',
+    'pan',
+    'cvc',
+    'cvv',
+    'cvv2',
+    'securityCode',
+    'client_secret',
+    'clientSecret',
+    'access_token',
+    'accessToken',
+    'refresh_token',
+    'id_token',
+    'authorization',
+    'proxy-authorization',
+    'cookie',
+    'set-cookie',
+    'apiKey',
+    'api_key',
+    'x-api-key',
+    'password',
+    'secret',
+    'webhookSecret',
+    'svix-signature',
+    'webhook-signature',
   ].map(normalise),
 );
 
@@ -38,7 +58,11 @@ const JWT_LIKE = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\b
 const STATE_PARAM = /([?&]state=)[^&\s"']+/g;
 
 export function scrubText(text: string): string {
-  return text.replace(CARD_LIKE, '[CARD-NUMBER]').replace(BEARER, '$1 [REDACTED]').replace(JWT_LIKE, '[TOKEN]').replace(STATE_PARAM, '$1[REDACTED]');
+  return text
+    .replace(CARD_LIKE, '[CARD-NUMBER]')
+    .replace(BEARER, '$1 [REDACTED]')
+    .replace(JWT_LIKE, '[TOKEN]')
+    .replace(STATE_PARAM, '$1[REDACTED]');
 }
 
 const MAX_DEPTH = 8;

@@ -42,6 +42,8 @@ describe('spans leave the service scrubbed', () => {
     expect(exported.events.map((event) => event.attributes)).toEqual([{ 'exception.type': 'Error' }]);
     expect(exported.status).toEqual({ code: SpanStatusCode.ERROR });
     expect(exported.spanContext().traceId).toBe(span.spanContext().traceId);
-    expect(JSON.stringify({ attributes: exported.attributes, events: exported.events, status: exported.status })).not.toMatch(/cs_Clx|3ds-secret|203\.0\.113|Bearer|olivia|4242|cvc/);
+    expect(JSON.stringify({ attributes: exported.attributes, events: exported.events, status: exported.status })).not.toMatch(
+      /cs_Clx|3ds-secret|203\.0\.113|Bearer|olivia|4242|cvc/,
+    );
   });
 });

@@ -9,16 +9,23 @@ import { ScrubbingSpanExporter } from './span-scrubbing';
 function otlpExporter(protocol: string | undefined): SpanExporter {
   switch (protocol) {
     case 'grpc':
-      return new (require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter();
+      return new (
+        require('@opentelemetry/exporter-trace-otlp-grpc') as typeof import('@opentelemetry/exporter-trace-otlp-grpc')
+      ).OTLPTraceExporter();
     case 'http/json':
-      return new (require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
+      return new (
+        require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')
+      ).OTLPTraceExporter();
     default:
-      return new (require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
+      return new (
+        require('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto')
+      ).OTLPTraceExporter();
   }
 }
 
 function chosenExporter(config: TracingConfig): SpanExporter {
-  if (config.exporter === 'console') return new (require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')).ConsoleSpanExporter();
+  if (config.exporter === 'console')
+    return new (require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace')).ConsoleSpanExporter();
   return otlpExporter(config.otlpProtocol);
 }
 
@@ -31,7 +38,8 @@ export function startTracing(config: TracingConfig): NodeSDK | undefined {
   if (!config.enabled) return undefined;
   const { NodeSDK: Sdk } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
-  const { IORedisInstrumentation } = require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
+  const { IORedisInstrumentation } =
+    require('@opentelemetry/instrumentation-ioredis') as typeof import('@opentelemetry/instrumentation-ioredis');
   const sdk = new Sdk({
     serviceName: config.serviceName,
     traceExporter: new ScrubbingSpanExporter(chosenExporter(config)),

@@ -7,7 +7,8 @@ function secondIdentifierMessage(value: unknown): string | null {
   if (value !== undefined && (typeof value !== 'string' || value.trim() === '' || value.length > SECOND_IDENTIFIER_MAX)) {
     return `secondIdentifier must be a non-empty string of at most ${SECOND_IDENTIFIER_MAX} characters`;
   }
-  if (typeof value === 'string' && !(INVOICE_ITEM_SECOND_IDENTIFIERS as readonly string[]).includes(value)) return secondIdentifierProblem('AFE', value);
+  if (typeof value === 'string' && !(INVOICE_ITEM_SECOND_IDENTIFIERS as readonly string[]).includes(value))
+    return secondIdentifierProblem('AFE', value);
   return null;
 }
 
@@ -26,8 +27,7 @@ export function MatchesNormalType(options?: ValidationOptions): PropertyDecorato
       validator: {
         validate: (value: unknown) => secondIdentifierMessage(value) === null,
         defaultMessage: (args: ValidationArguments) =>
-          secondIdentifierMessage(args.value) ??
-          `secondIdentifier is not one of the platform's values`,
+          secondIdentifierMessage(args.value) ?? `secondIdentifier is not one of the platform's values`,
       },
     });
 }

@@ -1,6 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsString, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsNumber,
+  IsString,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { INVOICE_ITEM_NORMAL_TYPES, INVOICE_ITEM_SECOND_IDENTIFIERS } from '../../config/invoice-item-rules';
 import { IsCalendarDate, MatchesNormalType } from './invoice-item-validators';
 import { Omittable } from '../../common/http/omittable';
@@ -21,7 +34,11 @@ export class RealizationDateDto {
 }
 
 export class InvoiceItemDto {
-  @ApiProperty({ enum: INVOICE_ITEM_NORMAL_TYPES, example: 'CF', description: 'the upstream category code; AF (accommodation fare) is not allowed' })
+  @ApiProperty({
+    enum: INVOICE_ITEM_NORMAL_TYPES,
+    example: 'CF',
+    description: 'the upstream category code; AF (accommodation fare) is not allowed',
+  })
   @IsIn(INVOICE_ITEM_NORMAL_TYPES, { message: `normalType must be one of ${INVOICE_ITEM_NORMAL_TYPES.join(', ')} (AF is not allowed)` })
   normalType!: string;
 
@@ -44,7 +61,8 @@ export class InvoiceItemDto {
   @ApiPropertyOptional({
     enum: INVOICE_ITEM_SECOND_IDENTIFIERS,
     example: 'LATE_CHECKOUT',
-    description: "one of the platform's values; required when normalType is AFE and refused otherwise, or required on every item when the service uses the deprecated endpoint (INVOICE_ITEMS_ENDPOINT=deprecated)",
+    description:
+      "one of the platform's values; required when normalType is AFE and refused otherwise, or required on every item when the service uses the deprecated endpoint (INVOICE_ITEMS_ENDPOINT=deprecated)",
   })
   @MatchesNormalType()
   secondIdentifier?: string;
@@ -61,12 +79,20 @@ export class InvoiceItemDto {
   @Type(() => RealizationDateDto)
   realizationDates?: RealizationDateDto[];
 
-  @ApiPropertyOptional({ example: true, description: "a guest's extra (the platform's upsell fee, changelog of 2026-04-27); left out on the deprecated endpoint, which cannot say it" })
+  @ApiPropertyOptional({
+    example: true,
+    description:
+      "a guest's extra (the platform's upsell fee, changelog of 2026-04-27); left out on the deprecated endpoint, which cannot say it",
+  })
   @Omittable()
   @IsBoolean({ message: 'isUpsellFee must be true or false' })
   isUpsellFee?: boolean;
 
-  @ApiPropertyOptional({ example: 0, minimum: 0, description: 'which stay of the reservation the item belongs to (changelog of 2026-04-27); left out on the deprecated endpoint' })
+  @ApiPropertyOptional({
+    example: 0,
+    minimum: 0,
+    description: 'which stay of the reservation the item belongs to (changelog of 2026-04-27); left out on the deprecated endpoint',
+  })
   @Omittable()
   @IsInt({ message: 'stayIndex must be a whole number' })
   @Min(0)

@@ -9,7 +9,7 @@ class DiagnosisView {
 
   @ApiPropertyOptional({
     enum: ['insufficient_funds', 'card_declined', 'authentication_failed', 'processing_error'],
-    description: 'only with processor_error: why the charge failed, in a word the site may branch on (never the processor\'s own words)',
+    description: "only with processor_error: why the charge failed, in a word the site may branch on (never the processor's own words)",
   })
   category?: string;
 }
@@ -64,14 +64,14 @@ export class PaymentDiagnosisResponse {
       'paid: nothing is due; scheduled: the card is on file and payments are scheduled or being charged (nextPayment); ' +
       "requires_authentication: a charge waits for the guest's authentication (nextAction); failed: a charge failed (the guest adds another card); " +
       'payment_method_attached: the card is on file and no payment shows yet; ' +
-      'balance_due: the card\'s payments went through but amountDue remains and the platform schedules none of it (e.g. an extra added later): the host collects it, nothing is being processed; missing: no usable card of this service is on the reservation',
+      "balance_due: the card's payments went through but amountDue remains and the platform schedules none of it (e.g. an extra added later): the host collects it, nothing is being processed; missing: no usable card of this service is on the reservation",
   })
   state!: string;
 
   @ApiPropertyOptional({ example: 'EUR' })
   currency?: string;
 
-  @ApiProperty({ example: 220, description: "what the reservation shows paid (money.totalPaid)" })
+  @ApiProperty({ example: 220, description: 'what the reservation shows paid (money.totalPaid)' })
   amountPaid!: number;
 
   @ApiProperty({ example: 220, description: "what remains to be paid in all (the reservation's balance)" })

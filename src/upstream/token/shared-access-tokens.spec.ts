@@ -36,10 +36,23 @@ function setUp(env: Record<string, string> = {}) {
   const clock = new SteppingClock();
   const store = new FailingStore(() => clock.now());
   const issuer = new FakeIssuer();
-  const { service: config } = unitConfig({ GUESTY_CLIENT_ID: 'client-id', GUESTY_CLIENT_SECRET: CLIENT_SECRET, CHECKOUT_RETURN_URL: 'http://localhost:8080/done', ...env });
+  const { service: config } = unitConfig({
+    GUESTY_CLIENT_ID: 'client-id',
+    GUESTY_CLIENT_SECRET: CLIENT_SECRET,
+    CHECKOUT_RETURN_URL: 'http://localhost:8080/done',
+    ...env,
+  });
   const replica = () => {
     const metrics = new MetricsService();
-    const tokens = new SharedAccessTokens(store, new RedisKeys('t:'), config, clock, issuer.asIssuer(), new UpstreamMetrics(metrics), metrics);
+    const tokens = new SharedAccessTokens(
+      store,
+      new RedisKeys('t:'),
+      config,
+      clock,
+      issuer.asIssuer(),
+      new UpstreamMetrics(metrics),
+      metrics,
+    );
     replicas.push(tokens);
     return tokens;
   };

@@ -176,7 +176,10 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
   private async releaseClaim(claimKey: string, claim: string, generation: string): Promise<void> {
     const released = await this.store.deleteIfEquals(claimKey, claim).catch(() => false);
     this.counters.tokenClaimReleases.inc();
-    this.logger.warn({ generation, released }, released ? 're-mint failed; released its claim' : 're-mint failed; its claim expires shortly');
+    this.logger.warn(
+      { generation, released },
+      released ? 're-mint failed; released its claim' : 're-mint failed; its claim expires shortly',
+    );
   }
 
   /** Mints under the lock, unless another replica did meanwhile; without the lock, waits for its holder. */
@@ -222,7 +225,10 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
       this.unshared = id;
       this.logger.warn({ err: error }, 'the new token could not be shared yet; it will be written back');
     });
-    this.logger.log({ reason, generation: id, expiresAt: new Date(expiresAt).toISOString(), mintsInWindow: mints.length + 1 }, 'access token minted');
+    this.logger.log(
+      { reason, generation: id, expiresAt: new Date(expiresAt).toISOString(), mintsInWindow: mints.length + 1 },
+      'access token minted',
+    );
     return token;
   }
 
@@ -244,7 +250,9 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
       await this.clock.sleep(50 + randomInt(100));
       const latest = await this.guarded(() => this.readShared());
       if (latest && latest.id !== replaces && this.usable(latest)) return this.adopt(latest);
-      const [lock, claim] = await this.guarded(() => Promise.all([this.store.get(this.keys.mintLock), claimKey ? this.store.get(claimKey) : null]));
+      const [lock, claim] = await this.guarded(() =>
+        Promise.all([this.store.get(this.keys.mintLock), claimKey ? this.store.get(claimKey) : null]),
+      );
       if (!lock && !claim) {
         const mints = await this.guarded(() => this.ledger.mintsInWindow());
         if (mints.length >= this.allowance) throw this.budgetExhausted(mints);
@@ -282,7 +290,7 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
         restored = await this.store.set(this.keys.token, held.record, { ifAbsent: true, ttlMs });
       }
       await this.ledger.writeBack();
-      if (restored) this.logger.warn({ generation: held.id }, 'the shared token was missing from Redis; wrote this replica\'s copy back');
+      if (restored) this.logger.warn({ generation: held.id }, "the shared token was missing from Redis; wrote this replica's copy back");
     } catch {
       // Redis is down: readiness says so; the local copy keeps serving.
     }
@@ -303,7 +311,15 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
 
   private hold(stored: StoredToken, value: string, adopt = true): HeldToken {
     const refreshAt = stored.expiresAt - randomInt(30 * 60_000, 60 * 60_000);
-    const token: HeldToken = { id: stored.id, value, expiresAt: stored.expiresAt, mintedAt: stored.mintedAt, reason: stored.reason, refreshAt, record: JSON.stringify(stored) };
+    const token: HeldToken = {
+      id: stored.id,
+      value,
+      expiresAt: stored.expiresAt,
+      mintedAt: stored.mintedAt,
+      reason: stored.reason,
+      refreshAt,
+      record: JSON.stringify(stored),
+    };
     if (adopt) this.held = token;
     return token;
   }
@@ -320,8 +336,13 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
   private budgetExhausted(mints: number[]): DomainError {
     const retryAfterSeconds = Math.max(1, Math.ceil((mints[0] + LEDGER_WINDOW_MS - this.clock.now()) / 1000));
     this.metrics.tokenBudgetLeft.set(0);
-    this.logger.error({ mintsInWindow: mints.length, allowance: this.allowance, retryAfterSeconds }, 'token budget exhausted: refusing to mint (the reserve is kept for a person)');
-    return new DomainError('token_budget_exhausted', 'The service may not request another access token right now; try again later.', { retryAfterSeconds });
+    this.logger.error(
+      { mintsInWindow: mints.length, allowance: this.allowance, retryAfterSeconds },
+      'token budget exhausted: refusing to mint (the reserve is kept for a person)',
+    );
+    return new DomainError('token_budget_exhausted', 'The service may not request another access token right now; try again later.', {
+      retryAfterSeconds,
+    });
   }
 
   /** Runs a store operation; without Redis no replica may mint (N replicas would mean N mints). */

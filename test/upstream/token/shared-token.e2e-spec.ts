@@ -8,7 +8,10 @@ import { SandboxedApps, startSandboxedApps } from '../../utils/sandboxed-apps';
 import { testRedisUrl } from '../../utils/test-config';
 
 // High limits: these tests are about tokens, not the outbound budget.
-const PLENTY = { env: { UPSTREAM_RATE_LIMITS: '1000/s,10000/m,100000/h' }, sandbox: { rateLimits: { perSecond: 1000, perMinute: 10_000, perHour: 100_000 } } };
+const PLENTY = {
+  env: { UPSTREAM_RATE_LIMITS: '1000/s,10000/m,100000/h' },
+  sandbox: { rateLimits: { perSecond: 1000, perMinute: 10_000, perHour: 100_000 } },
+};
 
 describe('one access token shared by every replica', () => {
   let world: SandboxedApps;
@@ -54,7 +57,9 @@ describe('one access token shared by every replica', () => {
 
   it('answers a permanent 403 with upstream_forbidden after at most one extra mint, never a loop', async () => {
     await client(0).getReservation('res-checkout-usd');
-    world.sandbox.control.forceStatus('listing', 403, { body: { message: "You don't have permission to access, please contact Guesty support" } });
+    world.sandbox.control.forceStatus('listing', 403, {
+      body: { message: "You don't have permission to access, please contact Guesty support" },
+    });
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) => request(world.apps[i % 2].url).get(`/checkout/listings/lst-forbidden-${i}`)),
     );
@@ -72,7 +77,11 @@ describe('one access token shared by every replica', () => {
     expect(Number(answer.headers['retry-after'])).toBeGreaterThan(80_000);
     expect(world.sandbox.control.counters.tokensMinted).toBe(0);
     // Nest's Logger is process-wide: with two apps in one test process, either capture may hold the line.
-    expect(world.apps.flatMap((app) => app.logs.entries()).some((entry) => entry.level === 'error' && String(entry.msg).includes('token budget exhausted'))).toBe(true);
+    expect(
+      world.apps
+        .flatMap((app) => app.logs.entries())
+        .some((entry) => entry.level === 'error' && String(entry.msg).includes('token budget exhausted')),
+    ).toBe(true);
   });
 
   it('refreshes ahead of expiry once across instances when the clock reaches the window', async () => {
@@ -90,7 +99,7 @@ describe('one access token shared by every replica', () => {
     expect(world.sandbox.control.counters.rateLimited).toBe(0);
   });
 
-  it('writes a replica\'s copy back when Redis lost the token, instead of minting', async () => {
+  it("writes a replica's copy back when Redis lost the token, instead of minting", async () => {
     await Promise.all([client(0).getReservation('res-checkout-usd'), client(1).getReservation('res-checkout-usd')]);
     await redis.del(tokenKeys().token, tokenKeys().mintLedger);
     await waitUntil(async () => (await redis.exists(tokenKeys().token, tokenKeys().mintLedger)) === 2, 3000, 'the write-back');

@@ -80,11 +80,13 @@ describe('a failed or interrupted mint', () => {
     await minter.reached;
 
     // Replicas 1 and 2 see the same token refused while replica 0 holds the claim.
-    const waiting = [1, 2].map(
-      (index) => new Promise<void>((resolve) => (tokensOf(world, index).testHooks.stillWaiting = resolve)),
-    );
+    const waiting = [1, 2].map((index) => new Promise<void>((resolve) => (tokensOf(world, index).testHooks.stillWaiting = resolve)));
     const others = Promise.all(
-      Array.from({ length: 40 }, (_, i) => request(world.apps[1 + (i % 2)].url).get(`/checkout/listings/lst-race-${i}`).then((answer) => answer)),
+      Array.from({ length: 40 }, (_, i) =>
+        request(world.apps[1 + (i % 2)].url)
+          .get(`/checkout/listings/lst-race-${i}`)
+          .then((answer) => answer),
+      ),
     );
     // Either both replicas looked, found no new token and keep waiting (then replica 0 may go on), or they answered.
     const settled = await Promise.race([Promise.all(waiting).then(() => 'waiting' as const), others.then(() => 'answered' as const)]);
@@ -103,10 +105,16 @@ describe('a failed or interrupted mint', () => {
   it('still answers a fresh token refused with upstream_forbidden after one replacement, never a loop', async () => {
     world = await startSandboxedApps(2, PLENTY);
     await request(world.apps[0].url).get('/checkout/listings/lst-seaside').expect(200);
-    world.sandbox.control.forceStatus('listing', 403, { body: { message: "You don't have permission to access, please contact Guesty support" } });
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => request(world.apps[i % 2].url).get(`/checkout/listings/lst-denied-${i}`)));
+    world.sandbox.control.forceStatus('listing', 403, {
+      body: { message: "You don't have permission to access, please contact Guesty support" },
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => request(world.apps[i % 2].url).get(`/checkout/listings/lst-denied-${i}`)),
+    );
     expect(answers.map((answer) => answer.body.code)).toEqual(Array(20).fill('upstream_forbidden'));
-    const again = await Promise.all(Array.from({ length: 10 }, (_, i) => request(world.apps[i % 2].url).get(`/checkout/listings/lst-denied-again-${i}`)));
+    const again = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => request(world.apps[i % 2].url).get(`/checkout/listings/lst-denied-again-${i}`)),
+    );
     expect(again.map((answer) => answer.body.code)).toEqual(Array(10).fill('upstream_forbidden'));
     expect(world.sandbox.control.counters.tokensMinted).toBe(2);
   });
@@ -135,7 +143,9 @@ describe('a token minted just before Redis failed', () => {
     const keys = new RedisKeys(world.env.REDIS_KEY_PREFIX).accessToken(SANDBOX_CLIENT_ID);
     const minter = gate();
     tokensOf(world, 0).testHooks.afterMint = minter.hold;
-    const first = request(world.apps[0].url).get('/checkout/listings/lst-seaside').then((answer) => answer);
+    const first = request(world.apps[0].url)
+      .get('/checkout/listings/lst-seaside')
+      .then((answer) => answer);
     await minter.reached;
     await redis.stop();
     minter.release();
@@ -147,7 +157,11 @@ describe('a token minted just before Redis failed', () => {
     // The restarted Redis is empty: the replica writes its token and the ledger's mint back.
     await redis.start();
     await waitUntil(async () => (await client.exists(keys.token).catch(() => 0)) === 1, 10_000, 'the token written back');
-    await waitUntil(async () => JSON.parse((await client.get(keys.mintLedger).catch(() => null)) ?? '[]').length === 1, 10_000, 'the ledger written back');
+    await waitUntil(
+      async () => JSON.parse((await client.get(keys.mintLedger).catch(() => null)) ?? '[]').length === 1,
+      10_000,
+      'the ledger written back',
+    );
 
     await request(world.apps[1].url).get('/checkout/listings/lst-mountain').expect(200);
     expect(world.sandbox.control.counters.tokensMinted).toBe(1);
