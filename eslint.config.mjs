@@ -20,13 +20,13 @@ const ONLY_UPSTREAM_HTTP = [
   { name: '@nestjs/axios', message: 'only src/upstream speaks HTTP to the platform' },
 ];
 const ONLY_STORE_REDIS = [{ name: 'ioredis', message: 'only src/redis talks to Redis (KeyValueStore)' }];
-const FEATURES = ['checkout', 'payments', 'invoices', 'booking', 'webhooks'];
+const FEATURES = ['checkout', 'reservations', 'invoices', 'booking', 'webhooks'];
 /** The arrows between feature rooms that docs/architecture.md draws; every other one fails lint. */
 const FEATURE_ARROWS = {
   invoices: [],
   checkout: ['invoices'],
-  payments: ['checkout'],
-  webhooks: ['payments'],
+  reservations: ['checkout'],
+  webhooks: ['reservations'],
   booking: ['checkout'],
 };
 const FLOOR = forbid(

@@ -12,7 +12,7 @@ import { HealthModule } from './health/health.module';
 import { InvoicesModule } from './invoices/invoices.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
-import { PaymentsModule } from './payments/payments.module';
+import { ReservationsModule } from './reservations/reservations.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { ProductEventsModule } from './common/events/product-events.module';
 
@@ -39,7 +39,7 @@ export class AppModule {
         CheckoutModule,
         BookingModule,
         InvoicesModule,
-        PaymentsModule,
+        ReservationsModule,
         WebhooksModule,
         ...extraModules,
       ],

@@ -37,13 +37,13 @@ function lint(probes: Probe[]): string[][] {
 }
 
 const FLOOR = ['config', 'common', 'redis', 'metrics', 'health', 'docs', 'upstream'];
-const FEATURES = ['checkout', 'payments', 'invoices', 'booking', 'webhooks'];
+const FEATURES = ['checkout', 'reservations', 'invoices', 'booking', 'webhooks'];
 /** The arrows between feature rooms drawn in docs/architecture.md. */
 const ARROWS: Record<string, string[]> = {
   invoices: [],
   checkout: ['invoices'],
-  payments: ['checkout'],
-  webhooks: ['payments'],
+  reservations: ['checkout'],
+  webhooks: ['reservations'],
   booking: ['checkout'],
 };
 
@@ -78,8 +78,8 @@ describe('the map of docs/architecture.md, enforced by lint', () => {
   it('fails every forbidden arrow, saying which rule it breaks', () => {
     const unrefused = forbidden.filter((_, index) => !refusals[index].some((message) => message.startsWith('no-restricted-imports: ')));
     expect(unrefused).toEqual([]);
-    expect(refusals[forbidden.findIndex((p) => p.file.includes('/payments/') && p.imports.includes('booking'))]).toEqual([
-      "no-restricted-imports: '../booking/something' import is restricted from being used by a pattern. payments/ imports only checkout, journal, the floor (docs/architecture.md)",
+    expect(refusals[forbidden.findIndex((p) => p.file.includes('/reservations/') && p.imports.includes('booking'))]).toEqual([
+      "no-restricted-imports: '../booking/something' import is restricted from being used by a pattern. reservations/ imports only checkout, journal, the floor (docs/architecture.md)",
     ]);
   });
 

@@ -3,7 +3,7 @@ import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { DomainError } from '../common/errors/domain-error';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { ProductEvents } from '../common/events/product-events';
-import { PaymentStatusPolls } from '../payments/payment-status-polls';
+import { PaymentStatusPolls } from '../reservations/payment-status-polls';
 import { GuestyWebhooks } from './guesty-webhooks.service';
 
 const SECRET = `whsec_${Buffer.from('a webhook secret of the platform').toString('base64')}`;

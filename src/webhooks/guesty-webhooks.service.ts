@@ -3,7 +3,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { DomainError } from '../common/errors/domain-error';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { MetricsService } from '../metrics/metrics.service';
-import { PaymentStatusPolls } from '../payments/payment-status-polls';
+import { PaymentStatusPolls } from '../reservations/payment-status-polls';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 

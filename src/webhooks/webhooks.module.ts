@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { PaymentsModule } from '../payments/payments.module';
+import { ReservationsModule } from '../reservations/reservations.module';
 import { GuestyWebhooksController } from './guesty-webhooks.controller';
 import { GuestyWebhooks } from './guesty-webhooks.service';
 
@@ -8,7 +8,7 @@ import { GuestyWebhooks } from './guesty-webhooks.service';
  * that cache what they change as the product event `reservation.changed` (the booking calendar).
  */
 @Module({
-  imports: [PaymentsModule],
+  imports: [ReservationsModule],
   controllers: [GuestyWebhooksController],
   providers: [GuestyWebhooks],
 })

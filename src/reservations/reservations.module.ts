@@ -18,4 +18,4 @@ import { SessionCharges } from './session-charges';
   providers: [PaymentDiagnostics, PaymentStatusPolls, SessionCharges],
   exports: [PaymentStatusPolls],
 })
-export class PaymentsModule {}
+export class ReservationsModule {}
