@@ -42,6 +42,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly upstreamLimiterExpiredGrants = new Counter({
+    name: 'upstream_limiter_expired_grants_total',
+    help: 'Slots of the outbound budget taken again because the request had not left soon enough after its grant (a stalled loop)',
+    registers: [this.registry],
+  });
+
   readonly idempotentReplays = new Counter({
     name: 'idempotent_replays_total',
     help: 'Requests answered from a stored Idempotency-Key record instead of running again, by scope kind',

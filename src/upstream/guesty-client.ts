@@ -340,7 +340,7 @@ export class GuestyClient {
     let token: AccessToken = await this.tokens.current();
     let reminted = false;
     for (let attempt = 0; ; attempt += 1) {
-      await inSpan('upstream rate limit wait', { 'upstream.priority': call.priority }, () => this.limiter.acquire(call.priority, deadline));
+      await this.slot(call.priority, deadline);
       // A write never leaves past its deadline (a stalled loop, a frozen process): the journal's settle horizon counts on it.
       if (call.kind === 'write' && Date.now() > deadline) {
         throw new UpstreamError(
@@ -396,6 +396,19 @@ export class GuestyClient {
       }
       if (answer.status >= 500 && call.kind === 'read' && (await this.backoff(attempt, deadline))) continue;
       return { ...answer, refusal: null };
+    }
+  }
+
+  /**
+   * Holds a slot of the outbound budget fresh enough to send on: one granted before a stall of this
+   * replica's loop is taken again, so late sends never crowd one of the platform's windows.
+   */
+  private async slot(priority: Priority, deadline: number): Promise<void> {
+    for (;;) {
+      const grant = await inSpan('upstream rate limit wait', { 'upstream.priority': priority }, () =>
+        this.limiter.acquire(priority, deadline),
+      );
+      if (!this.limiter.expired(grant)) return;
     }
   }
 

@@ -18,10 +18,24 @@ import { RedisKeys } from '../redis/redis-keys';
 export type Priority = 'checkout' | 'session' | 'background' | 'anonymous';
 
 /**
- * Added to every window: our admission time and the upstream's arrival time differ by network
- * jitter, so two requests we admit just over a window apart may land inside one upstream window.
+ * Added to every window: the limiter counts a call when it grants the slot, the platform when the
+ * request arrives. A grant is spent within GRANT_LIFETIME_MS or taken again, so grant and arrival
+ * differ by at most that plus the network's jitter, and no platform window of the configured
+ * (published) limits can hold more than one of ours (docs/product-spec.md §7).
  */
 export const WINDOW_SAFETY_MARGIN_MS = 250;
+
+/**
+ * How long a granted slot may wait before its request leaves. A replica whose loop stalled past it
+ * (a long garbage collection, a busy core) takes a new slot: sent late on the old one, it could
+ * arrive in one platform window with the calls granted after it. The stale slot stays counted.
+ */
+export const GRANT_LIFETIME_MS = 150;
+
+/** A slot in every window, granted at `grantedAt` (epoch ms). */
+export interface SlotGrant {
+  grantedAt: number;
+}
 
 /** Spreads waiters that were told the same retry time, so they don't all ask Redis at once. */
 const MAX_JITTER_MS = 25;
@@ -80,22 +94,31 @@ export class OutboundRateLimiter {
   /**
    * Resolves once this caller holds a slot in every window. `deadline` is epoch ms (Date.now()).
    * Throws `rate_limited` (503, Retry-After) as soon as no slot can free before the deadline.
+   * The caller sends at once, and asks `expired` just before it does.
    */
-  async acquire(priority: Priority, deadline: number): Promise<void> {
+  async acquire(priority: Priority, deadline: number): Promise<SlotGrant> {
     const started = Date.now();
     if (priority === 'anonymous') deadline = Math.min(deadline, started + ANONYMOUS_MAX_WAIT_MS);
     const member = randomUUID();
     for (;;) {
       const answer = await this.takeSlot(priority, member);
       if (answer.granted) {
-        this.metrics.upstreamLimiterWait.observe({ priority }, (Date.now() - started) / 1000);
-        return;
+        const grantedAt = Date.now();
+        this.metrics.upstreamLimiterWait.observe({ priority }, (grantedAt - started) / 1000);
+        return { grantedAt };
       }
       const left = deadline - Date.now();
       // retryAfterMs is the earliest a slot can free: waiting less than that cannot help.
       if (answer.retryAfterMs >= left) throw this.refusal(priority, answer.retryAfterMs);
       await sleep(Math.min(answer.retryAfterMs + Math.random() * MAX_JITTER_MS, left));
     }
+  }
+
+  /** True when the grant is too old to send on (see GRANT_LIFETIME_MS): the caller acquires again. */
+  expired(grant: SlotGrant): boolean {
+    if (Date.now() - grant.grantedAt <= GRANT_LIFETIME_MS) return false;
+    this.metrics.upstreamLimiterExpiredGrants.inc();
+    return true;
   }
 
   /** Called when the upstream answers 429: every replica holds its calls for `retryAfterSeconds`. */
