@@ -23,7 +23,7 @@ import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { cardBrand } from './dto/card-rules';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
 import { alreadyPaid, CardOnFile, ReservationCards } from './reservation-cards';
-import { ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
+import { PresentedState, ThreeDsOutcome, ThreeDsState, ThreeDsStates } from './three-ds-states';
 import { refusalError } from './tokenize-outcome';
 
 export interface CardSubmission {
@@ -35,6 +35,12 @@ export type { ThreeDsOutcome } from './three-ds-states';
 
 /** What the site's page is told after a 3-D Secure return (docs/product-spec.md §3). */
 export type ThreeDsReturnStatus = 'succeeded' | 'failed' | 'processing';
+
+/** A return's answer, and how it is counted in /metrics. */
+interface ReturnAnswer {
+  status: ThreeDsReturnStatus;
+  counted: string;
+}
 
 /** An attach as the journal records it: enough to recognise it upstream, no card data. */
 interface AttachRequest {
@@ -202,51 +208,33 @@ export class CardPayments implements OnModuleInit {
     return result.status;
   }
 
-  private async applyThreeDs(
-    sessionId: string,
-    outcome: ThreeDsOutcome,
-    stateValue: string | undefined,
-  ): Promise<{ status: ThreeDsReturnStatus; counted: string }> {
-    let presented;
-    try {
-      presented = await this.states.consume(sessionId, outcome, stateValue);
-    } catch (error) {
-      // Nothing was consumed or sent: the return can be repeated once Redis answers, and another
-      // arrival of it (a duplicate on another replica) may be attaching the card right now. Never "failed".
-      this.logger.warn({ err: error, outcome }, 'a 3-D Secure return could not be read from the store; nothing was attached by it');
-      return { status: 'processing', counted: 'store_unavailable' };
-    }
-    if (!presented || presented.state.sessionId !== sessionId) return this.refusedReturn(sessionId);
-    // The same return twice (a double submit): the first one is attaching or did; never "failed" for it.
-    if (presented.duplicate) return this.duplicateReturn(sessionId, outcome);
-    const { state } = presented;
+  private async applyThreeDs(sessionId: string, outcome: ThreeDsOutcome, stateValue: string | undefined): Promise<ReturnAnswer> {
+    // Checked, not spent: the state is consumed only once the return holds the reservation.
+    const checked = await this.presentedState(() => this.states.peek(sessionId, outcome, stateValue), sessionId, outcome);
+    if ('answer' in checked) return checked.answer;
     const known = await this.sessionForReturn(sessionId);
     if (!known) return this.refusedReturn(sessionId);
-    const attempt = state.attemptId;
+    let holding = false;
     try {
       return await this.leases.withLease(
         known.reservationId,
         async (lease) => {
-          const session = await this.sessions.load(sessionId);
-          const pending = session?.pendingAttempt;
-          const waiting = session?.status === 'requires_action' || (session?.status === 'succeeded' && replacing(session));
-          if (!session || !waiting || pending?.id !== attempt) return this.refusedReturn(sessionId);
-          if (outcome === 'failure') {
-            // fail() records the failure and rethrows it; a return answers with a redirect instead.
-            await this.fail(
-              session,
-              new DomainError('card_declined', 'The card issuer did not confirm the payment. Please try again or use another card.'),
-              'authentication_failed',
-            ).catch(() => undefined);
-            return { status: 'failed' as const, counted: 'failed' };
-          }
-          const view = await this.attach(session, pending, lease, { id: attachIntentId(sessionId, `attempt:${pending.id}`) });
-          return { status: view.status === 'succeeded' ? ('succeeded' as const) : ('failed' as const), counted: view.status };
+          holding = true;
+          // Another arrival of this return may have held the reservation first: then it is the duplicate.
+          const consumed = await this.presentedState(() => this.states.consume(sessionId, outcome, stateValue), sessionId, outcome);
+          if ('answer' in consumed) return consumed.answer;
+          return this.returnHolding(sessionId, outcome, consumed.attemptId, lease);
         },
         { waitMs: RETURN_LEASE_WAIT_MS },
       );
     } catch (error) {
       if (hasCode(error, 'outcome_pending')) return { status: 'processing', counted: 'processing' };
+      if (!holding) {
+        // Another step held the reservation past the wait (or Redis did not answer): nothing was
+        // consumed or sent, so the same return, opened again, still completes (docs/product-spec.md §6.7).
+        this.logger.warn({ err: error, outcome }, 'a 3-D Secure return could not take the reservation yet; its state stays valid');
+        return { status: 'processing', counted: 'busy' };
+      }
       this.logger.warn({ err: error, outcome }, 'a 3-D Secure return ended without attaching the card');
       const now = await this.sessionForReturn(sessionId);
       return {
@@ -254,6 +242,46 @@ export class CardPayments implements OnModuleInit {
         counted: 'failed',
       };
     }
+  }
+
+  /** The attempt a return's state opens on its own session's path, or the answer for anything else. */
+  private async presentedState(
+    read: () => Promise<PresentedState | null>,
+    sessionId: string,
+    outcome: ThreeDsOutcome,
+  ): Promise<ThreeDsState | { answer: ReturnAnswer }> {
+    let presented: PresentedState | null;
+    try {
+      presented = await read();
+    } catch (error) {
+      // Nothing was consumed or sent: the return can be repeated once Redis answers, and another
+      // arrival of it (a duplicate on another replica) may be attaching the card right now. Never "failed".
+      this.logger.warn({ err: error, outcome }, 'a 3-D Secure return could not be read from the store; nothing was attached by it');
+      return { answer: { status: 'processing', counted: 'store_unavailable' } };
+    }
+    if (!presented || presented.state.sessionId !== sessionId) return { answer: await this.refusedReturn(sessionId) };
+    // The same return twice (a double submit): the first one is attaching or did; never "failed" for it.
+    if (presented.duplicate) return { answer: await this.duplicateReturn(sessionId, outcome) };
+    return presented.state;
+  }
+
+  /** A return's own step, holding the reservation and its consumed state: attach, or record the failure. */
+  private async returnHolding(sessionId: string, outcome: ThreeDsOutcome, attempt: string, lease: ReservationLease): Promise<ReturnAnswer> {
+    const session = await this.sessions.load(sessionId);
+    const pending = session?.pendingAttempt;
+    const waiting = session?.status === 'requires_action' || (session?.status === 'succeeded' && replacing(session));
+    if (!session || !waiting || pending?.id !== attempt) return this.refusedReturn(sessionId);
+    if (outcome === 'failure') {
+      // fail() records the failure and rethrows it; a return answers with a redirect instead.
+      await this.fail(
+        session,
+        new DomainError('card_declined', 'The card issuer did not confirm the payment. Please try again or use another card.'),
+        'authentication_failed',
+      ).catch(() => undefined);
+      return { status: 'failed', counted: 'failed' };
+    }
+    const view = await this.attach(session, pending, lease, { id: attachIntentId(sessionId, `attempt:${pending.id}`) });
+    return { status: view.status === 'succeeded' ? 'succeeded' : 'failed', counted: view.status };
   }
 
   /** The session as a 3-D Secure return sees it; a store failure is logged and read as "unknown". */
@@ -265,7 +293,7 @@ export class CardPayments implements OnModuleInit {
   }
 
   /** The second arrival of a return: what the first made of the session, `processing` while it still works. */
-  private async duplicateReturn(sessionId: string, outcome: ThreeDsOutcome): Promise<{ status: ThreeDsReturnStatus; counted: string }> {
+  private async duplicateReturn(sessionId: string, outcome: ThreeDsOutcome): Promise<ReturnAnswer> {
     const session = await this.sessionForReturn(sessionId);
     if (session?.status === 'succeeded' && !session.pendingAttempt) return { status: 'succeeded', counted: 'duplicate' };
     if (session?.status === 'failed' || outcome === 'failure') return { status: 'failed', counted: 'duplicate' };
@@ -273,7 +301,7 @@ export class CardPayments implements OnModuleInit {
   }
 
   /** A return that may do nothing: it reports what the session shows. */
-  private async refusedReturn(sessionId: string): Promise<{ status: ThreeDsReturnStatus; counted: string }> {
+  private async refusedReturn(sessionId: string): Promise<ReturnAnswer> {
     const session = await this.sessionForReturn(sessionId);
     const status = session?.status === 'succeeded' ? 'succeeded' : session?.status === 'processing' ? 'processing' : 'failed';
     return { status, counted: 'refused' };

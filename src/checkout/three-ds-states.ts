@@ -50,6 +50,19 @@ export class ThreeDsStates {
    * presented again on that path (`duplicate: true`); null for anything else, which consumes nothing.
    * Throws only when Redis fails.
    */
+  /**
+   * What `consume` would find, consuming nothing: a return checks its state this way before it waits
+   * for the reservation, so a return that cannot be carried out yet leaves its state valid.
+   */
+  async peek(sessionId: string, outcome: ThreeDsOutcome, value: string | undefined): Promise<PresentedState | null> {
+    if (!value || !STATE.test(value)) return null;
+    const key = this.key(sessionId, outcome, value);
+    const raw = await this.store.get(key);
+    if (raw) return { state: JSON.parse(raw) as ThreeDsState, duplicate: false };
+    const used = await this.store.get(`${key}:used`);
+    return used ? { state: JSON.parse(used) as ThreeDsState, duplicate: true } : null;
+  }
+
   async consume(sessionId: string, outcome: ThreeDsOutcome, value: string | undefined): Promise<PresentedState | null> {
     if (!value || !STATE.test(value)) return null;
     const key = this.key(sessionId, outcome, value);

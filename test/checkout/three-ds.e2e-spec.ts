@@ -1,4 +1,5 @@
 import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 const RETURN_URL = 'http://localhost:8080/checkout/done';
@@ -104,6 +105,33 @@ describe('3-D Secure', () => {
     // The state taken by a forged call is gone: even the real return can no longer attach it.
     const second2 = await site(0).getSession(second.sessionId).expect(200);
     expect(second2.body.status).toBe('requires_action');
+  });
+
+  it('a return that cannot get the reservation from another writer answers processing, and its state still attaches the card later', async () => {
+    const { sessionId, authUrl, reservation } = await sessionNeedingAction();
+    const successUrl = await pressIssuerButton(authUrl, 'authenticate');
+    // Another session on the reservation holds its writes while its tokenization hangs, past the return's wait.
+    const other = await site(0).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+    world.sandbox.control.setRouteDelay('tokenize', 60_000);
+    const tokenizing = () => world.sandbox.control.counters.requests.tokenize ?? 0;
+    const before = tokenizing();
+    const otherAnswer = site(0)
+      .submit(other.body.id, cardBody(CARDS.threeDs))
+      .then((res) => res.status);
+    await waitUntil(() => Promise.resolve(tokenizing() > before), 10_000, 'the other submission to reach the tokenization host');
+    const busy = await land(successUrl, world.apps[1].url);
+    expect(busy.searchParams.get('status')).toBe('processing');
+    expect(world.sandbox.control.getPaymentMethods(reservation.guestId)).toHaveLength(0);
+    await otherAnswer;
+    world.sandbox.control.clearFaults();
+    // The browser's reload with the same state attaches the card: the busy return spent nothing.
+    const again = await land(successUrl, world.apps[0].url);
+    expect(again.searchParams.get('status')).toBe('succeeded');
+    await site(1)
+      .getSession(sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '3220' } }));
+    expect(world.sandbox.control.getPaymentMethods(reservation.guestId)).toHaveLength(1);
   });
 
   it('sends a return nowhere but the configured site address', async () => {
