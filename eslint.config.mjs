@@ -30,8 +30,8 @@ const FEATURE_ARROWS = {
   booking: ['checkout'],
 };
 const FLOOR = forbid(
-  [...FEATURES, 'journal'],
-  'the floor (config, common, redis, metrics, health, docs, upstream) never imports a feature or the journal',
+  [...FEATURES, 'journal', 'sessions'],
+  'the floor (config, common, redis, metrics, health, docs, upstream) never imports a feature, the journal or the sessions',
 );
 /** The wiring beside main.ts imports every room; a room importing it back would import everything. */
 const NO_APP = {
@@ -74,7 +74,14 @@ export default tseslint.config(
   boundaries(['src/{config,common,redis,metrics,health,docs}/**/*.ts'], [FLOOR]),
   boundaries(['src/upstream/**/*.ts'], [FLOOR], ONLY_STORE_REDIS),
   boundaries(['src/redis/**/*.ts'], [FLOOR], ONLY_UPSTREAM_HTTP),
-  boundaries(['src/journal/**/*.ts'], [forbid(FEATURES, 'the journal is below the features: they register reconcilers with it')]),
+  boundaries(
+    ['src/journal/**/*.ts'],
+    [forbid([...FEATURES, 'sessions'], 'the journal is below the features: they register reconcilers with it')],
+  ),
+  boundaries(
+    ['src/sessions/**/*.ts'],
+    [forbid([...FEATURES, 'journal'], 'sessions/ is below the features: every room asks it, it imports only the floor')],
+  ),
   // Rule 5: each feature room may import only the rooms its arrows in docs/architecture.md point to.
   ...Object.entries(FEATURE_ARROWS).map(([from, to]) =>
     boundaries(
@@ -82,7 +89,7 @@ export default tseslint.config(
       [
         forbid(
           FEATURES.filter((room) => room !== from && !to.includes(room)),
-          `${from}/ imports only ${[...to, 'journal', 'the floor'].join(', ')} (docs/architecture.md)`,
+          `${from}/ imports only ${[...to, 'journal', 'sessions', 'the floor'].join(', ')} (docs/architecture.md)`,
         ),
       ],
     ),

@@ -51,22 +51,24 @@ const probe = (from: string, imports: string): Probe => ({ file: `src/${from}/ma
 const into = (room: string) => `../${room}/something`;
 
 const forbidden: Probe[] = [
-  ...FLOOR.flatMap((from) => [...FEATURES, 'journal'].map((to) => probe(from, into(to)))),
-  ...FEATURES.map((to) => probe('journal', into(to))),
+  ...FLOOR.flatMap((from) => [...FEATURES, 'journal', 'sessions'].map((to) => probe(from, into(to)))),
+  ...[...FEATURES, 'sessions'].map((to) => probe('journal', into(to))),
+  ...[...FEATURES, 'journal'].map((to) => probe('sessions', into(to))),
   ...FEATURES.flatMap((from) => FEATURES.filter((to) => to !== from && !ARROWS[from].includes(to)).map((to) => probe(from, into(to)))),
-  ...[...FLOOR, 'journal', ...FEATURES].flatMap((from) => [
+  ...[...FLOOR, 'journal', 'sessions', ...FEATURES].flatMap((from) => [
     probe(from, '../../sandbox/start-sandbox'),
     probe(from, '../app.factory'),
     probe(from, '../../app.module'),
   ]),
-  ...[...FLOOR, 'journal', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, 'axios')),
-  ...[...FLOOR, 'journal', ...FEATURES].filter((from) => from !== 'redis').map((from) => probe(from, 'ioredis')),
-  probe('common/errors', '../../checkout/checkout-session'),
+  ...[...FLOOR, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, 'axios')),
+  ...[...FLOOR, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'redis').map((from) => probe(from, 'ioredis')),
+  probe('common/errors', '../../sessions/checkout-session'),
 ];
 
 const allowed: Probe[] = [
-  ...FEATURES.flatMap((from) => [...ARROWS[from], 'journal', ...FLOOR].map((to) => probe(from, into(to)))),
+  ...FEATURES.flatMap((from) => [...ARROWS[from], 'journal', 'sessions', ...FLOOR].map((to) => probe(from, into(to)))),
   ...FLOOR.map((to) => probe('journal', into(to))),
+  ...FLOOR.map((to) => probe('sessions', into(to))),
   probe('upstream', 'axios'),
   probe('redis', 'ioredis'),
   { file: 'src/main.ts', imports: './app.factory' },
@@ -79,7 +81,7 @@ describe('the map of docs/architecture.md, enforced by lint', () => {
     const unrefused = forbidden.filter((_, index) => !refusals[index].some((message) => message.startsWith('no-restricted-imports: ')));
     expect(unrefused).toEqual([]);
     expect(refusals[forbidden.findIndex((p) => p.file.includes('/reservations/') && p.imports.includes('booking'))]).toEqual([
-      "no-restricted-imports: '../booking/something' import is restricted from being used by a pattern. reservations/ imports only checkout, journal, the floor (docs/architecture.md)",
+      "no-restricted-imports: '../booking/something' import is restricted from being used by a pattern. reservations/ imports only checkout, journal, sessions, the floor (docs/architecture.md)",
     ]);
   });
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
-import { CheckoutSession, CheckoutSessionView } from './checkout-session';
+import { CheckoutSession, CheckoutSessionView } from '../sessions/checkout-session';
 
 /** What POST /checkout/sessions takes for a booking: a quote of ours, its rate plan and the guest. */
 export interface BookingRequest {

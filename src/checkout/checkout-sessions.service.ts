@@ -9,8 +9,8 @@ import { WriteJournal } from '../journal/write-journal';
 import { GuestyClient } from '../upstream/guesty-client';
 import { attachIntentId } from './attach-intent-id';
 import { PaymentProviders } from './payment-providers';
-import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from './checkout-session';
-import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
+import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { alreadyPaid, ReservationCards } from './reservation-cards';
 
 // One answer for an unknown reservation and a wrong email: a session must not reveal which it was.

@@ -4,10 +4,10 @@ import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { InvoicesModule } from '../invoices/invoices.module';
 import { JournalModule } from '../journal/journal.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { BookingHooks } from './booking-hooks';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSessions } from './checkout-sessions.service';
-import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { ExtrasCatalogueController } from './extras-catalogue.controller';
 import { ExtrasController } from './extras.controller';
 import { Extras } from './extras.service';
@@ -20,19 +20,9 @@ import { ThreeDsController } from './three-ds.controller';
 import { ThreeDsStates } from './three-ds-states';
 
 @Module({
-  imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule],
+  imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule, SessionsModule],
   controllers: [SessionsController, ThreeDsController, ListingsController, ExtrasController, ExtrasCatalogueController],
-  providers: [
-    BookingHooks,
-    CheckoutSessions,
-    CheckoutSessionsStore,
-    CardPayments,
-    ThreeDsStates,
-    ListingSummaries,
-    Extras,
-    ReservationCards,
-    PaymentProviders,
-  ],
-  exports: [CheckoutSessionsStore, PaymentProviders, BookingHooks, ReservationCards],
+  providers: [BookingHooks, CheckoutSessions, CardPayments, ThreeDsStates, ListingSummaries, Extras, ReservationCards, PaymentProviders],
+  exports: [PaymentProviders, BookingHooks, ReservationCards],
 })
 export class CheckoutModule {}

@@ -9,7 +9,7 @@ import { AddedInvoiceItem } from '../invoices/added-invoice-item';
 import { InvoiceItems } from '../invoices/invoice-items.service';
 import { ReservationLeases } from '../journal/reservation-leases';
 import { RedisKeys } from '../redis/redis-keys';
-import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
 import { ExtrasCatalogueView } from './dto/extras-catalogue.view';

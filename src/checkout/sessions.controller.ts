@@ -7,7 +7,7 @@ import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { BookingHooks, BookingRequest } from './booking-hooks';
 import { CardPayments } from './card-payments.service';
-import { CheckoutSessionView } from './checkout-session';
+import { CheckoutSessionView } from '../sessions/checkout-session';
 import { CheckoutSessions } from './checkout-sessions.service';
 import { CreateSessionDto } from './dto/create-session.dto';
 import { PaymentMethodDto } from './dto/payment-method.dto';

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CheckoutSessionsStore } from '../checkout/checkout-sessions.store';
+import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { PaymentDiagnosisResponse } from './dto/payment-diagnosis.view';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CheckoutModule } from '../checkout/checkout.module';
 import { AbuseModule } from '../common/abuse/abuse.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { PaymentDiagnosticsController } from './payment-diagnostics.controller';
 import { PaymentDiagnostics } from './payment-diagnostics.service';
@@ -13,7 +14,7 @@ import { SessionCharges } from './session-charges';
  * polls (by session) and the diagnostics for operators (by reservation).
  */
 @Module({
-  imports: [UpstreamModule, CheckoutModule, AbuseModule],
+  imports: [UpstreamModule, CheckoutModule, AbuseModule, SessionsModule],
   controllers: [PaymentStatusController, PaymentDiagnosticsController],
   providers: [PaymentDiagnostics, PaymentStatusPolls, SessionCharges],
   exports: [PaymentStatusPolls],

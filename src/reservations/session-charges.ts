@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CheckoutSession, SessionCharge } from '../checkout/checkout-session';
-import { CheckoutSessionsStore } from '../checkout/checkout-sessions.store';
+import { CheckoutSession, SessionCharge } from '../sessions/checkout-session';
+import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { ReservationCards } from '../checkout/reservation-cards';
 import { PaymentDiagnosis } from './payment-diagnosis';
 

@@ -12,10 +12,12 @@ export interface PaymentMethodSummary {
 }
 
 /** A reservation this service made from a quote (docs/product-spec.md §3.1), as the session shows it. */
+export type BookingStatus = 'reserved' | 'confirmed' | 'expired' | 'canceled';
+
 export interface SessionBooking {
   reservationId: string;
   confirmationCode: string;
-  status: 'reserved' | 'confirmed' | 'expired' | 'canceled';
+  status: BookingStatus;
   checkIn: string;
   checkOut: string;
   /** When the reservation stops holding its dates unless paid (ISO time); absent: no limit. */

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { CheckoutSession } from './checkout-session';
+import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { nextSession, SessionMove, SessionMoveRefused } from './session-moves';
+
+/** What opening a session takes: the record without what only its moves set. */
+export type NewSession = Omit<
+  CheckoutSession,
+  'version' | 'status' | 'nextAction' | 'paymentMethod' | 'lastError' | 'pendingAttempt' | 'tokenizedUnder' | 'charge'
+>;
+
+/**
+ * The one owner of checkout session state: every room reads sessions here and changes them only by
+ * a named move (session-moves.ts), applied by compare-and-set on the session's version
+ * (docs/product-spec.md §6.4). A move the table does not allow is refused, never written.
+ */
+@Injectable()
+export class SessionState {
+  constructor(private readonly records: CheckoutSessionsStore) {}
+
+  newId(): string {
+    return this.records.newId();
+  }
+
+  load(id: string): Promise<CheckoutSession | null> {
+    return this.records.load(id);
+  }
+
+  /** The session, or 404 session_not_found. */
+  require(id: string): Promise<CheckoutSession> {
+    return this.records.require(id);
+  }
+
+  /** A new session waits for a card; a reservation made for it is held (`reserved`). */
+  async open(session: NewSession): Promise<CheckoutSession> {
+    if (session.booking && session.booking.status !== 'reserved')
+      throw new SessionMoveRefused('opened', `booking ${session.booking.status}`);
+    return await this.records.create({ ...session, status: 'requires_payment_method' });
+  }
+
+  /**
+   * Applies `move` to the session as it now is (`known`: as the caller read it under its lease, which
+   * saves a read). Answers the session after it; 404 when it is gone, 409 when writers kept racing.
+   */
+  move(id: string, move: SessionMove, known?: CheckoutSession): Promise<CheckoutSession> {
+    return this.records.update(id, (current) => nextSession(current, move), known);
+  }
+
+  /**
+   * A move that follows an upstream write that landed: kept while Redis is down and applied once it
+   * answers (docs/product-spec.md §6.6). Answers the session as this replica knows it.
+   */
+  recordOutcome(id: string, move: SessionMove, known: CheckoutSession): Promise<CheckoutSession> {
+    return this.records.recordOutcome(id, (current) => nextSession(current, move), known);
+  }
+}
