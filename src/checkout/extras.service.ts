@@ -9,10 +9,15 @@ import { AddedInvoiceItem } from '../invoices/added-invoice-item';
 import { InvoiceItems } from '../invoices/invoice-items.service';
 import { ReservationLeases } from '../journal/reservation-leases';
 import { RedisKeys } from '../redis/redis-keys';
+import { CheckoutSession } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { ReservationCards } from './reservation-cards';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
 import { ExtrasCatalogueView } from './dto/extras-catalogue.view';
+
+/** How long a press waits for another step on the reservation (a confirmation, a reconciliation) before 409. */
+const EXTRAS_LEASE_WAIT_MS = 5_000;
 
 interface ExtraLine {
   definition: ExtraDefinition;
@@ -59,6 +64,7 @@ export class Extras {
     private readonly idempotency: Idempotency,
     private readonly leases: ReservationLeases,
     private readonly events: ProductEventBus,
+    private readonly cards: ReservationCards,
   ) {
     this.catalogue = new Map(config.get('checkout', { infer: true }).extras.map((extra) => [extra.code, extra]));
   }
@@ -79,9 +85,7 @@ export class Extras {
   async add(sessionId: string, body: AddExtrasDto, idempotencyKey: string | undefined): Promise<AddedExtrasView> {
     const lines = this.resolve(body);
     const session = await this.sessions.require(sessionId);
-    if (session.status !== 'succeeded') {
-      throw new DomainError('invalid_state', 'Extras can be added once the payment method is attached (session status "succeeded").');
-    }
+    if (session.status !== 'succeeded') await this.cardOnFile(session);
     const answer = await this.idempotency.run(`extras:${sessionId}`, idempotencyKey, body, async () => ({
       status: 201,
       // run() has checked the key by now.
@@ -91,13 +95,33 @@ export class Extras {
   }
 
   /**
+   * A session whose record is not `succeeded` yet may still have its card on file: the card's
+   * outcome is recorded before the session follows it (a replica can freeze in between), and its
+   * key may already have told the guest `succeeded`. The card on file decides, so two presses of one
+   * key never get different answers for where the session record stood (docs/product-spec.md §6).
+   */
+  private async cardOnFile(session: CheckoutSession): Promise<void> {
+    const card = await this.cards.onFile(session.reservationId);
+    if (card?.sessionId === session.id) return;
+    if (session.status === 'processing') {
+      throw DomainError.outcomePending(
+        'The card is still being confirmed with the booking platform; extras can be added once it is on file.',
+      );
+    }
+    throw new DomainError('invalid_state', 'Extras can be added once the payment method is attached (session status "succeeded").');
+  }
+
+  /**
    * One journaled write per line, named by the key and the line's place: a retry after a failure
    * or an unclear answer finds the lines that landed in the journal and sends only the rest.
    */
   private async addLines(sessionId: string, reservationId: string, lines: ExtraLine[], idempotencyKey: string): Promise<AddedExtrasView> {
     const scope = `extras:${sessionId}:${RedisKeys.digest(idempotencyKey)}`;
-    const added = await this.leases.withLease(reservationId, (lease) =>
-      this.invoiceItems.addEach(lease, lines.map(invoiceItemFor), 'checkout', scope, { sessionId }),
+    const added = await this.leases.withLease(
+      reservationId,
+      (lease) => this.invoiceItems.addEach(lease, lines.map(invoiceItemFor), 'checkout', scope, { sessionId }),
+      // A press right after the card meets the booking's confirmation on the reservation: it waits for it.
+      { waitMs: EXTRAS_LEASE_WAIT_MS },
     );
     await this.events.publish('balance.changed', { reservationId });
     return { items: added.map((item, index) => view(lines[index], item)) };

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
+import { Idempotency } from '../common/idempotency/idempotency.service';
+import { ProductEventBus } from '../common/events/product-event-bus';
+import { InvoiceItemRequest } from '../upstream/guesty.types';
+import { InvoiceItems } from '../invoices/invoice-items.service';
+import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { CheckoutStatus } from '../sessions/checkout-session';
+import { Extras } from './extras.service';
+import { ReservationCards } from './reservation-cards';
+
+const RESERVATION = 'res-1';
+const KEY = randomUUID();
+
+beforeAll(quietLogs);
+
+async function setUp() {
+  const world = journalWorld({
+    CHECKOUT_EXTRAS: JSON.stringify([{ code: 'late-checkout', normalType: 'CF', title: 'Late checkout', amount: 40 }]),
+  });
+  /** The lines the platform holds, as the fake invoice-items room added them. */
+  const lines: InvoiceItemRequest[] = [];
+  const invoiceItems: Pick<InvoiceItems, 'addEach'> = {
+    addEach: (_lease, items) => {
+      lines.push(...items);
+      return Promise.resolve(items.map((item, index) => ({ ...item, _id: `ii_${lines.length - items.length + index + 1}` })));
+    },
+  };
+  const events: Pick<ProductEventBus, 'publish'> = { publish: () => Promise.resolve() };
+  const module = await unitModule(
+    world,
+    [Extras, CheckoutSessionsStore, Idempotency, ReservationCards],
+    [
+      [InvoiceItems, invoiceItems],
+      [ProductEventBus, events],
+    ],
+  );
+  const sessions = module.get(CheckoutSessionsStore);
+  const newSession = (status: CheckoutStatus) =>
+    sessions.create({
+      id: sessions.newId(),
+      status,
+      reservationId: RESERVATION,
+      listingId: 'lst-1',
+      guestId: 'guest-1',
+      paymentProviderId: 'pp-1',
+      amount: 300,
+      currency: 'USD',
+      createdAt: world.clock.now(),
+      expiresAt: world.clock.now() + 3_600_000,
+    });
+  const extras = module.get(Extras);
+  const press = (sessionId: string, key: string) => extras.add(sessionId, { items: [{ code: 'late-checkout' }] }, key);
+  return { lines, sessions, newSession, press, cards: module.get(ReservationCards) };
+}
+
+describe('Extras (a press with its Idempotency-Key)', () => {
+  it('after the card landed, while the session record still says processing, a press adds the line and its duplicate gets the same answer', async () => {
+    const world = await setUp();
+    // The card's reconciliation put it on file, and the replica recording it on the session froze.
+    const session = await world.newSession('processing');
+    await world.cards.record(RESERVATION, { paymentMethodId: 'pm_1', sessionId: session.id });
+    const first = await world.press(session.id, KEY);
+    const duplicate = await world.press(session.id, KEY);
+    expect(first).toEqual({ items: [expect.objectContaining({ code: 'late-checkout', amount: 40, invoiceItemId: 'ii_1' })] });
+    expect(duplicate).toEqual(first);
+    expect(world.lines).toHaveLength(1);
+  });
+
+  it('while the card is still being confirmed, a press answers outcome_pending with Retry-After, then the same key adds the line once', async () => {
+    const world = await setUp();
+    const session = await world.newSession('processing');
+    await expect(world.press(session.id, KEY)).rejects.toMatchObject({ code: 'outcome_pending', status: 503, retryAfterSeconds: 2 });
+    expect(world.lines).toHaveLength(0);
+    await world.cards.record(RESERVATION, { paymentMethodId: 'pm_1', sessionId: session.id });
+    const added = await world.press(session.id, KEY);
+    expect(await world.press(session.id, KEY)).toEqual(added);
+    expect(world.lines).toHaveLength(1);
+  });
+
+  it('a session without a card is refused (409 invalid_state) however often it is pressed, and nothing is added', async () => {
+    const world = await setUp();
+    const session = await world.newSession('requires_payment_method');
+    for (let press = 0; press < 2; press += 1) {
+      await expect(world.press(session.id, KEY)).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
+    }
+    // Another session's card on the reservation is not this session's.
+    await world.cards.record(RESERVATION, { paymentMethodId: 'pm_9', sessionId: 'another-session' });
+    await expect(world.press(session.id, KEY)).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
+    expect(world.lines).toHaveLength(0);
+  });
+});
