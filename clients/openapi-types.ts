@@ -92,62 +92,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/checkout/sessions/{id}/payment-method": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Submit a card (tokenized with the listing provider, 3-D Secure when the issuer asks) or a token from the upstream form
-         * @description Answers the session: `succeeded` (attached), or `requires_action` with `nextAction.redirectUrl` for the issuer page.
-         */
-        post: operations["SessionsController_submitPaymentMethod"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/checkout/3ds/{id}/success": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** 3-D Secure success return: attaches the payment method once, then 303 to the site */
-        get: operations["ThreeDsController_success"];
-        put?: never;
-        /** The same success return, posted by the issuer page */
-        post: operations["ThreeDsController_successPosted"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/checkout/3ds/{id}/failure": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** 3-D Secure failure return: records it, then 303 to the site */
-        get: operations["ThreeDsController_failure"];
-        put?: never;
-        /** The same failure return, posted by the issuer page */
-        post: operations["ThreeDsController_failurePosted"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/checkout/listings/{id}": {
         parameters: {
             query?: never;
@@ -199,6 +143,62 @@ export interface paths {
         get: operations["ExtrasCatalogueController_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/sessions/{id}/payment-method": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit a card (tokenized with the listing provider, 3-D Secure when the issuer asks) or a token from the upstream form
+         * @description Answers the session: `succeeded` (attached), or `requires_action` with `nextAction.redirectUrl` for the issuer page.
+         */
+        post: operations["PaymentMethodController_submitPaymentMethod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/3ds/{id}/success": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 3-D Secure success return: attaches the payment method once, then 303 to the site */
+        get: operations["ThreeDsController_success"];
+        put?: never;
+        /** The same success return, posted by the issuer page */
+        post: operations["ThreeDsController_successPosted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/3ds/{id}/failure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** 3-D Secure failure return: records it, then 303 to the site */
+        get: operations["ThreeDsController_failure"];
+        put?: never;
+        /** The same failure return, posted by the issuer page */
+        post: operations["ThreeDsController_failurePosted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -448,55 +448,6 @@ export interface components {
             /** @description only on a session that booked a quote */
             booking?: components["schemas"]["SessionBookingView"];
         };
-        CardDto: {
-            /**
-             * @description 13-19 digits, Luhn-valid; spaces and dashes between them are allowed and removed
-             * @example 4242 4242 4242 4242
-             */
-            number: string;
-            /**
-             * @description two digits, 01-12
-             * @example 12
-             */
-            exp_month: string;
-            /**
-             * @description four digits, not in the past
-             * @example 2030
-             */
-            exp_year: string;
-            /**
-             * @description 4 digits for American Express (numbers starting 34 or 37), 3 for the other brands
-             * @example 123
-             */
-            cvc: string;
-        };
-        BillingAddressDto: {
-            /** @example 1 Ocean Drive */
-            line1: string;
-            /** @example Miami Beach */
-            city: string;
-            /** @example 33139 */
-            postal_code: string;
-            /**
-             * @description ISO 3166 alpha-2
-             * @example US
-             */
-            country: string;
-        };
-        BillingDetailsDto: {
-            /** @example Olivia Guest */
-            name: string;
-            address: components["schemas"]["BillingAddressDto"];
-        };
-        PaymentMethodDto: {
-            card?: components["schemas"]["CardDto"];
-            billing_details?: components["schemas"]["BillingDetailsDto"];
-            /**
-             * @description a token id made by the upstream tokenization form
-             * @example tok_5f2b...
-             */
-            token?: string;
-        };
         ListingSummary: {
             /** @example lst-seaside */
             id: string;
@@ -561,6 +512,55 @@ export interface components {
         };
         ExtrasCatalogueView: {
             items: components["schemas"]["CatalogueExtraView"][];
+        };
+        CardDto: {
+            /**
+             * @description 13-19 digits, Luhn-valid; spaces and dashes between them are allowed and removed
+             * @example 4242 4242 4242 4242
+             */
+            number: string;
+            /**
+             * @description two digits, 01-12
+             * @example 12
+             */
+            exp_month: string;
+            /**
+             * @description four digits, not in the past
+             * @example 2030
+             */
+            exp_year: string;
+            /**
+             * @description 4 digits for American Express (numbers starting 34 or 37), 3 for the other brands
+             * @example 123
+             */
+            cvc: string;
+        };
+        BillingAddressDto: {
+            /** @example 1 Ocean Drive */
+            line1: string;
+            /** @example Miami Beach */
+            city: string;
+            /** @example 33139 */
+            postal_code: string;
+            /**
+             * @description ISO 3166 alpha-2
+             * @example US
+             */
+            country: string;
+        };
+        BillingDetailsDto: {
+            /** @example Olivia Guest */
+            name: string;
+            address: components["schemas"]["BillingAddressDto"];
+        };
+        PaymentMethodDto: {
+            card?: components["schemas"]["CardDto"];
+            billing_details?: components["schemas"]["BillingDetailsDto"];
+            /**
+             * @description a token id made by the upstream tokenization form
+             * @example tok_5f2b...
+             */
+            token?: string;
         };
         CalendarDayResponse: {
             /** @example 2031-07-14 */
@@ -1316,7 +1316,289 @@ export interface operations {
             };
         };
     };
-    SessionsController_submitPaymentMethod: {
+    ListingsController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of an answer kept earlier: 304 with no body while it is still the answer */
+                "If-None-Match"?: string;
+                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description the listing */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListingSummary"];
+                };
+            };
+            /** @description Not modified: the answer named by If-None-Match is still the answer. 200 and 304 carry a strong ETag and Cache-Control: public, max-age, stale-while-revalidate (bounded by the summary cache, 5 minutes). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `listing_not_found`: No listing has this id. */
+            404: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            429: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description `upstream_error`: The booking platform answered with an error we cannot pass on; report the requestId.
+             *
+             *     `upstream_forbidden`: The platform refused the service itself (its credentials or permissions): for operators, not the guest's card.
+             */
+            502: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
+             *
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *
+             *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
+             *
+             *     `store_unavailable`: The service's shared state (Redis) is unavailable: retry after Retry-After.
+             */
+            503: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExtrasController_add: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 8 to 128 letters, digits, "-" or "_", one per attempt (a UUID fits); reused, with the same body, only to retry that very request. A missing key answers 400 "is required", a key of another form 400 naming this format. */
+                "Idempotency-Key": string;
+                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddExtrasDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddedExtrasView"];
+                };
+            };
+            /**
+             * @description `validation_failed`: A field is missing or wrong; `errors` names each field. Fix the input and send again (nothing was sent upstream).
+             *
+             *     `malformed_json`: The body could not be read as JSON (or was empty with a JSON content type). A bug on the site's side.
+             */
+            400: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `session_not_found`: The checkout session is unknown or expired: start a new session. */
+            404: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description `invalid_state`: The session (or reservation) does not allow this step now, e.g. a card on a session that already succeeded, extras before the card, or another step for the reservation still running (then with Retry-After).
+             *
+             *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
+             */
+            409: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `payload_too_large`: The body is larger than the 32 KiB the service accepts. */
+            413: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json (forms are accepted only on the 3-D Secure returns). */
+            415: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `idempotency_conflict`: The Idempotency-Key was used before with another body: make a new key per attempt. */
+            422: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            429: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description `upstream_error`: The booking platform answered with an error we cannot pass on; report the requestId.
+             *
+             *     `upstream_forbidden`: The platform refused the service itself (its credentials or permissions): for operators, not the guest's card.
+             */
+            502: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description `outcome_pending`: A write is being confirmed with the platform: retry after Retry-After with the same Idempotency-Key to get its outcome; never a new key (it would not be sent twice anyway).
+             *
+             *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
+             *
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *
+             *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
+             *
+             *     `store_unavailable`: The service's shared state (Redis) is unavailable: retry after Retry-After.
+             */
+            503: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExtrasCatalogueController_list: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of an answer kept earlier: 304 with no body while it is still the answer */
+                "If-None-Match"?: string;
+                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtrasCatalogueView"];
+                };
+            };
+            /** @description Not modified: the answer named by If-None-Match is still the answer. 200 and 304 carry a strong ETag and Cache-Control: public, max-age, stale-while-revalidate (bounded by 5 minutes, as the catalogue changes only with the configuration). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    PaymentMethodController_submitPaymentMethod: {
         parameters: {
             query?: never;
             header: {
@@ -1598,288 +1880,6 @@ export interface operations {
                 headers: {
                     /** @description CHECKOUT_RETURN_URL with `session` and `status` added; never another address */
                     Location?: string;
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    ListingsController_get: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description the ETag of an answer kept earlier: 304 with no body while it is still the answer */
-                "If-None-Match"?: string;
-                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
-                "X-Request-Id"?: string;
-            };
-            path: {
-                /** @description the listing */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListingSummary"];
-                };
-            };
-            /** @description Not modified: the answer named by If-None-Match is still the answer. 200 and 304 carry a strong ETag and Cache-Control: public, max-age, stale-while-revalidate (bounded by the summary cache, 5 minutes). */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `listing_not_found`: No listing has this id. */
-            404: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
-            429: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /**
-             * @description `upstream_error`: The booking platform answered with an error we cannot pass on; report the requestId.
-             *
-             *     `upstream_forbidden`: The platform refused the service itself (its credentials or permissions): for operators, not the guest's card.
-             */
-            502: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /**
-             * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
-             *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
-             *
-             *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
-             *
-             *     `store_unavailable`: The service's shared state (Redis) is unavailable: retry after Retry-After.
-             */
-            503: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-        };
-    };
-    ExtrasController_add: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description 8 to 128 letters, digits, "-" or "_", one per attempt (a UUID fits); reused, with the same body, only to retry that very request. A missing key answers 400 "is required", a key of another form 400 naming this format. */
-                "Idempotency-Key": string;
-                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
-                "X-Request-Id"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AddExtrasDto"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AddedExtrasView"];
-                };
-            };
-            /**
-             * @description `validation_failed`: A field is missing or wrong; `errors` names each field. Fix the input and send again (nothing was sent upstream).
-             *
-             *     `malformed_json`: The body could not be read as JSON (or was empty with a JSON content type). A bug on the site's side.
-             */
-            400: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `session_not_found`: The checkout session is unknown or expired: start a new session. */
-            404: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /**
-             * @description `invalid_state`: The session (or reservation) does not allow this step now, e.g. a card on a session that already succeeded, extras before the card, or another step for the reservation still running (then with Retry-After).
-             *
-             *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
-             */
-            409: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `payload_too_large`: The body is larger than the 32 KiB the service accepts. */
-            413: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `unsupported_media_type`: The body is not application/json (forms are accepted only on the 3-D Secure returns). */
-            415: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `idempotency_conflict`: The Idempotency-Key was used before with another body: make a new key per attempt. */
-            422: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
-            429: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /**
-             * @description `upstream_error`: The booking platform answered with an error we cannot pass on; report the requestId.
-             *
-             *     `upstream_forbidden`: The platform refused the service itself (its credentials or permissions): for operators, not the guest's card.
-             */
-            502: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /**
-             * @description `outcome_pending`: A write is being confirmed with the platform: retry after Retry-After with the same Idempotency-Key to get its outcome; never a new key (it would not be sent twice anyway).
-             *
-             *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
-             *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
-             *
-             *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
-             *
-             *     `store_unavailable`: The service's shared state (Redis) is unavailable: retry after Retry-After.
-             */
-            503: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-        };
-    };
-    ExtrasCatalogueController_list: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description the ETag of an answer kept earlier: 304 with no body while it is still the answer */
-                "If-None-Match"?: string;
-                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
-                "X-Request-Id"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExtrasCatalogueView"];
-                };
-            };
-            /** @description Not modified: the answer named by If-None-Match is still the answer. 200 and 304 carry a strong ETag and Cache-Control: public, max-age, stale-while-revalidate (bounded by 5 minutes, as the catalogue changes only with the configuration). */
-            304: {
-                headers: {
                     [name: string]: unknown;
                 };
                 content?: never;

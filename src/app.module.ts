@@ -12,6 +12,7 @@ import { HealthModule } from './health/health.module';
 import { InvoicesModule } from './invoices/invoices.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RedisModule } from './redis/redis.module';
+import { PaymentsModule } from './payments/payments.module';
 import { ReservationsModule } from './reservations/reservations.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { ProductEventsModule } from './common/events/product-events.module';
@@ -37,6 +38,7 @@ export class AppModule {
         HealthModule,
         UpstreamModule,
         CheckoutModule,
+        PaymentsModule,
         BookingModule,
         InvoicesModule,
         ReservationsModule,

@@ -37,11 +37,12 @@ function lint(probes: Probe[]): string[][] {
 }
 
 const FLOOR = ['config', 'common', 'redis', 'metrics', 'health', 'docs', 'upstream'];
-const FEATURES = ['checkout', 'reservations', 'invoices', 'booking', 'webhooks'];
+const FEATURES = ['checkout', 'payments', 'reservations', 'invoices', 'booking', 'webhooks'];
 /** The arrows between feature rooms drawn in docs/architecture.md. */
 const ARROWS: Record<string, string[]> = {
   invoices: [],
   checkout: ['invoices'],
+  payments: ['checkout'],
   reservations: ['checkout'],
   webhooks: ['reservations'],
   booking: ['checkout'],

@@ -2,7 +2,7 @@ import { Type } from '@nestjs/common';
 import { QuoteRequestDto } from './booking/dto/quote-request.dto';
 import { CreateSessionDto } from './checkout/dto/create-session.dto';
 import { AddExtrasDto } from './checkout/dto/extras.dto';
-import { PaymentMethodDto } from './checkout/dto/payment-method.dto';
+import { PaymentMethodDto } from './payments/dto/payment-method.dto';
 import { InvoiceItemDto } from './invoices/dto/invoice-item.dto';
 import { DomainError, FieldError } from './common/errors/domain-error';
 import { createValidationPipe } from './common/http/validation';

@@ -6,7 +6,6 @@ import { InvoicesModule } from '../invoices/invoices.module';
 import { JournalModule } from '../journal/journal.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { BookingHooks } from './booking-hooks';
-import { CardPayments } from './card-payments.service';
 import { CheckoutSessions } from './checkout-sessions.service';
 import { ExtrasCatalogueController } from './extras-catalogue.controller';
 import { ExtrasController } from './extras.controller';
@@ -16,13 +15,11 @@ import { ListingsController } from './listings.controller';
 import { PaymentProviders } from './payment-providers';
 import { ReservationCards } from './reservation-cards';
 import { SessionsController } from './sessions.controller';
-import { ThreeDsController } from './three-ds.controller';
-import { ThreeDsStates } from './three-ds-states';
 
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule, SessionsModule],
-  controllers: [SessionsController, ThreeDsController, ListingsController, ExtrasController, ExtrasCatalogueController],
-  providers: [BookingHooks, CheckoutSessions, CardPayments, ThreeDsStates, ListingSummaries, Extras, ReservationCards, PaymentProviders],
+  controllers: [SessionsController, ListingsController, ExtrasController, ExtrasCatalogueController],
+  providers: [BookingHooks, CheckoutSessions, ListingSummaries, Extras, ReservationCards, PaymentProviders],
   exports: [PaymentProviders, BookingHooks, ReservationCards],
 })
 export class CheckoutModule {}

@@ -14,15 +14,15 @@ import { mayResend, Reconciliation, WriteIntent } from '../journal/write-intent'
 import { WriteJournal } from '../journal/write-journal';
 import { refusedBeforeEffect } from '../journal/refused-before-effect';
 import { MetricsService } from '../metrics/metrics.service';
-import { attachIntentId } from './attach-intent-id';
-import { PaymentProviders } from './payment-providers';
-import { BookingHooks } from './booking-hooks';
+import { attachIntentId } from '../checkout/attach-intent-id';
+import { PaymentProviders } from '../checkout/payment-providers';
+import { BookingHooks } from '../checkout/booking-hooks';
 import { currentCard, replaceableCard } from './card-replacement';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { cardBrand } from './dto/card-rules';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
-import { alreadyPaid, CardOnFile, ReservationCards } from './reservation-cards';
+import { alreadyPaid, CardOnFile, ReservationCards } from '../checkout/reservation-cards';
 import { PresentedState, ThreeDsOutcome, ThreeDsState, ThreeDsStates } from './three-ds-states';
 import { refusalError } from './tokenize-outcome';
 

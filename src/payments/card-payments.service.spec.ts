@@ -7,8 +7,8 @@ import { UpstreamError } from '../upstream/upstream-error';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
-import { PaymentProviders } from './payment-providers';
-import { ReservationCards } from './reservation-cards';
+import { PaymentProviders } from '../checkout/payment-providers';
+import { ReservationCards } from '../checkout/reservation-cards';
 import { ThreeDsStates } from './three-ds-states';
 
 const RESERVATION = 'res-1';

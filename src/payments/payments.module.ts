@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { CheckoutModule } from '../checkout/checkout.module';
+import { AbuseModule } from '../common/abuse/abuse.module';
+import { IdempotencyModule } from '../common/idempotency/idempotency.module';
+import { JournalModule } from '../journal/journal.module';
+import { SessionsModule } from '../sessions/sessions.module';
+import { UpstreamModule } from '../upstream/upstream.module';
+import { CardPayments } from './card-payments.service';
+import { PaymentMethodController } from './payment-method.controller';
+import { ThreeDsController } from './three-ds.controller';
+import { ThreeDsStates } from './three-ds-states';
+
+/**
+ * A session's card: the tokenization proxy (the card tokenized with the listing's provider, or a
+ * token from the upstream form), its attach to the reservation through the write journal, and the
+ * 3-D Secure return routes.
+ */
+@Module({
+  imports: [UpstreamModule, IdempotencyModule, AbuseModule, JournalModule, SessionsModule, CheckoutModule],
+  controllers: [PaymentMethodController, ThreeDsController],
+  providers: [CardPayments, ThreeDsStates],
+})
+export class PaymentsModule {}
