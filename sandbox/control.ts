@@ -83,6 +83,11 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
 
     settlePayments: () => runtime.settle(),
 
+    holdCharges(held = true) {
+      runtime.chargesHeld = held;
+      if (!held) runtime.settle();
+    },
+
     setPaymentPolicy(listingId, policy) {
       if (!runtime.store.listings.has(listingId)) throw new Error(`Unknown sandbox listing ${listingId}`);
       runtime.store.paymentPolicies.set(listingId, PAYMENT_POLICIES[policy]);

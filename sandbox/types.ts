@@ -179,6 +179,11 @@ export interface SandboxControl {
   getQuote(id: string): Record<string, unknown> | undefined;
   /** Charges what is due now (as the platform's scheduler would on its next tick) and sends its webhooks. */
   settlePayments(): void;
+  /**
+   * The platform slow to charge: while held, payments that come due stay PENDING (two instalments
+   * due at once both show as scheduled); `holdCharges(false)` charges what is due at once.
+   */
+  holdCharges(held?: boolean): void;
   /** The listing's auto-payment policy for payments scheduled from now on. */
   setPaymentPolicy(listingId: string, policy: 'atBooking' | 'split' | 'beforeCheckIn'): void;
   /** Where signed webhooks go; undefined stops sending. */

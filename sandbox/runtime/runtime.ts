@@ -80,6 +80,8 @@ export class SandboxRuntime {
   counters: SandboxCounters = emptyCounters();
   requestLog: RequestLogEntry[] = [];
   payUrl = '';
+  /** While true the scheduler charges nothing: what came due stays PENDING (control.holdCharges). */
+  chargesHeld = false;
   readonly webhooks: WebhookSender;
   private actedWaiters: ActedWaiter[] = [];
 
@@ -103,13 +105,16 @@ export class SandboxRuntime {
     this.limiter = new SlidingWindowLimiter(this.options.rateLimits);
     this.counters = emptyCounters();
     this.requestLog = [];
+    this.chargesHeld = false;
   }
 
   /**
    * Charges what came due (the platform's scheduler), and sends the webhooks for it. Called before
-   * every request and on a short tick, so a moved clock settles what it passed.
+   * every request and on a short tick, so a moved clock settles what it passed. Nothing while the
+   * charges are held.
    */
   settle(): void {
+    if (this.chargesHeld) return;
     const timing = { visibilityDelayMs: this.options.paymentVisibilityDelayMs, settleDelayMs: this.options.chargeSettleDelayMs };
     const events = settleDuePayments(this.store, this.now(), timing, (paymentId) => `${this.payUrl}/charges/${paymentId}/authenticate`);
     for (const event of events) this.notify(event);

@@ -49,7 +49,9 @@ describe('the payment status in words for the guest', () => {
       nextPayment: { amount: 319, dueAt: '2026-11-25T00:00:00.000Z' },
       payments: [pending('p1', 319, '2026-11-25T00:00:00.000Z'), pending('p2', 319, '2026-11-25T12:00:00.000Z')],
     });
-    expect(forGuest(both).diagnosis.message).toContain('2 payments (€638.00 in all) will be charged on Wed 25 Nov 2026.');
+    expect(forGuest(both).diagnosis.message).toContain(
+      '2 payments, €319.00 and €319.00 (€638.00 in all), will be charged on Wed 25 Nov 2026.',
+    );
   });
 
   it('says what is due and that the host collects it when no payment covers it, never "being processed"', () => {

@@ -1,5 +1,5 @@
 import { FailureCategory, PaymentDiagnosis, SafePayment } from './payment-diagnosis';
-import { dayText, moneyText } from './guest-formats';
+import { dayText, moneyText, paymentsTogether } from './guest-formats';
 
 const LAST4 = /^\d{4}$/;
 
@@ -48,7 +48,7 @@ function scheduledMessage(answer: PaymentDiagnosis, card: string, nextDueAt: str
   const together = pending.filter((payment) => (payment.dueAt ?? '').slice(0, 10) <= nextDueAt.slice(0, 10));
   const next =
     together.length > 1
-      ? `${together.length} payments (${amount(together.reduce((sum, payment) => sum + payment.amount, 0))} in all) will be charged on ${dayText(nextDueAt)}`
+      ? `${paymentsTogether(together, answer.currency)}, will be charged on ${dayText(nextDueAt)}`
       : `the next payment of ${amount(answer.nextPayment?.amount ?? 0)} will be charged on ${dayText(nextDueAt)}`;
   const unscheduled = Math.round((answer.amountDue - pending.reduce((sum, payment) => sum + payment.amount, 0)) * 100) / 100;
   const rest = unscheduled > 0 ? ` A further ${amount(unscheduled)} is due and not scheduled on the card: the host will collect it.` : '';

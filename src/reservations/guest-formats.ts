@@ -24,3 +24,12 @@ export function dayText(instant: string): string {
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((item) => item.type === type)?.value ?? '';
   return `${part('weekday')} ${part('day')} ${part('month')} ${part('year')}`;
 }
+
+/** Payments charged on one day, each named and their sum: "2 payments, €319.00 and €319.00 (€638.00 in all)". */
+export function paymentsTogether(payments: readonly { amount: number }[], currency: string | undefined): string {
+  const each = new Intl.ListFormat(MONEY_LOCALE, { type: 'conjunction' }).format(
+    payments.map((payment) => moneyText(payment.amount, currency)),
+  );
+  const sum = Math.round(payments.reduce((total, payment) => total + payment.amount, 0) * 100) / 100;
+  return `${payments.length} payments, ${each} (${moneyText(sum, currency)} in all)`;
+}

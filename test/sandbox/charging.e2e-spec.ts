@@ -71,6 +71,26 @@ describe('sandbox charging as the platform does (policies, settlement, authentic
     expect(await money('res-checkout-eur')).toMatchObject({ totalPaid: 440, balanceDue: 0, isFullyPaid: true });
   });
 
+  it('two instalments due at once stay PENDING while the charges are held, and are both charged once released', async () => {
+    // 13 days before check-in the split policy's two halves both fall due at the attach.
+    client.control.advanceClock((await checkIn('res-checkout-eur')) - 13 * DAY - NOW);
+    client.forgetToken();
+    const attachedAt = client.control.now();
+    client.control.holdCharges();
+    await client.payWithCard('res-checkout-eur', '4242424242424242');
+    client.control.advanceClock(60_000);
+    const held = await money('res-checkout-eur');
+    expect(held).toMatchObject({ totalPaid: 0, balanceDue: 440 });
+    expect(held.payments).toEqual([
+      expect.objectContaining({ amount: 220, status: 'PENDING', shouldBePaidAt: new Date(attachedAt).toISOString() }),
+      expect.objectContaining({ amount: 220, status: 'PENDING', shouldBePaidAt: new Date(attachedAt).toISOString() }),
+    ]);
+    client.control.holdCharges(false);
+    const released = await money('res-checkout-eur');
+    expect(released).toMatchObject({ totalPaid: 440, balanceDue: 0, isFullyPaid: true });
+    expect(released.payments.map((payment: JsonBody) => payment.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+  });
+
   it('all 7 days before check-in (lst-mountain): nothing is charged at booking', async () => {
     await client.payWithCard('res-checkout-gbp', '4242424242424242');
     client.control.advanceClock(5_000);

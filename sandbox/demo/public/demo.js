@@ -440,6 +440,15 @@ function dueTogether(status) {
   return (status.payments || []).filter((payment) => payment.status === 'PENDING' && (payment.dueAt || '').slice(0, 10) <= day);
 }
 
+/** "2 payments, €319.00 and €319.00 (€638.00 in all)": each one named, and their sum (as the service words it). */
+function paymentsTogether(payments, currency) {
+  const each = new Intl.ListFormat(MONEY_LOCALE, { type: 'conjunction' }).format(
+    payments.map((payment) => money(payment.amount, currency)),
+  );
+  const sum = Math.round(payments.reduce((total, payment) => total + payment.amount, 0) * 100) / 100;
+  return `${payments.length} payments, ${each} (${money(sum, currency)} in all)`;
+}
+
 /** The money's headline: never "paid" while something is due. */
 function moneyHeadline(status, card) {
   const currency = status.currency || state.session.currency;
@@ -450,13 +459,7 @@ function moneyHeadline(status, card) {
   if (status.state === 'scheduled') {
     const together = dueTogether(status);
     if (together.length > 1)
-      return [
-        'scheduled',
-        `Card on file — ${together.length} payments (${money(
-          together.reduce((sum, payment) => sum + payment.amount, 0),
-          currency,
-        )}) due on ${dateText(status.nextPayment.dueAt)}`,
-      ];
+      return ['scheduled', `Card on file — ${paymentsTogether(together, currency)}, due on ${dateText(status.nextPayment.dueAt)}`];
     return [
       'scheduled',
       status.nextPayment
