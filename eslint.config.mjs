@@ -32,17 +32,22 @@ const FEATURE_ARROWS = {
 };
 const FLOOR = forbid(
   [...FEATURES, 'journal', 'sessions'],
-  'the floor (config, common, redis, metrics, health, docs, upstream) never imports a feature, the journal or the sessions',
+  'the floor (config, common, redis, metrics, health, docs, upstream, auth) never imports a feature, the journal or the sessions',
 );
 /** The wiring beside main.ts imports every room; a room importing it back would import everything. */
 const NO_APP = {
   regex: '^(\\.\\./)+(app\\.(factory|module)|http-hooks|main|write-openapi)$',
   message: "a room never imports the app's wiring (src/*.ts)",
 };
-const boundaries = (files, patterns, paths = [...ONLY_UPSTREAM_HTTP, ...ONLY_STORE_REDIS]) => ({
+/** The shared token is asked for by its port (upstream/access-tokens.ts); only the wiring imports the room that provides it. */
+const NO_AUTH = forbid(
+  ['auth'],
+  'only the wiring imports auth/: the upstream client asks for AccessTokens (upstream/access-tokens.ts), which AuthModule provides',
+);
+const boundaries = (files, patterns, paths = [...ONLY_UPSTREAM_HTTP, ...ONLY_STORE_REDIS], others = [NO_AUTH]) => ({
   files,
   // One block per room carries all of its rules: a later block setting the rule replaces, never adds to, an earlier one.
-  rules: { 'no-restricted-imports': ['error', { paths, patterns: [NO_SANDBOX, NO_APP, ...patterns] }] },
+  rules: { 'no-restricted-imports': ['error', { paths, patterns: [NO_SANDBOX, NO_APP, ...others, ...patterns] }] },
 });
 
 export default tseslint.config(
@@ -71,10 +76,13 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
-  boundaries(['src/**/*.ts'], []),
+  // The wiring beside main.ts (src/*.ts) imports every room, auth/ among them.
+  boundaries(['src/**/*.ts'], [], undefined, []),
   boundaries(['src/{config,common,redis,metrics,health,docs}/**/*.ts'], [FLOOR]),
   boundaries(['src/upstream/**/*.ts'], [FLOOR], ONLY_STORE_REDIS),
   boundaries(['src/redis/**/*.ts'], [FLOOR], ONLY_UPSTREAM_HTTP),
+  // The shared token stands on the upstream's token call (only src/upstream speaks HTTP); the upstream never imports it.
+  boundaries(['src/auth/**/*.ts'], [FLOOR], undefined, []),
   boundaries(
     ['src/journal/**/*.ts'],
     [forbid([...FEATURES, 'sessions'], 'the journal is below the features: they register reconcilers with it')],

@@ -4,6 +4,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { AppConfig } from './config/app-config';
 import { ProblemDetailsFilter } from './common/errors/problem-details.filter';
 import { createValidationPipe } from './common/http/validation';
+import { AuthModule } from './auth/auth.module';
 import { BookingModule } from './booking/booking.module';
 import { CheckoutModule } from './checkout/checkout.module';
 import { Clock, SystemClock } from './common/clock';
@@ -37,6 +38,7 @@ export class AppModule {
         MetricsModule,
         HealthModule,
         UpstreamModule,
+        AuthModule,
         CheckoutModule,
         PaymentsModule,
         BookingModule,

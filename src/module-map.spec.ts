@@ -37,6 +37,8 @@ function lint(probes: Probe[]): string[][] {
 }
 
 const FLOOR = ['config', 'common', 'redis', 'metrics', 'health', 'docs', 'upstream'];
+/** On the floor too, but imported by the wiring alone: the upstream client asks for the token by its port. */
+const AUTH = 'auth';
 const FEATURES = ['checkout', 'payments', 'reservations', 'invoices', 'booking', 'webhooks'];
 /** The arrows between feature rooms drawn in docs/architecture.md. */
 const ARROWS: Record<string, string[]> = {
@@ -52,17 +54,18 @@ const probe = (from: string, imports: string): Probe => ({ file: `src/${from}/ma
 const into = (room: string) => `../${room}/something`;
 
 const forbidden: Probe[] = [
-  ...FLOOR.flatMap((from) => [...FEATURES, 'journal', 'sessions'].map((to) => probe(from, into(to)))),
+  ...[...FLOOR, AUTH].flatMap((from) => [...FEATURES, 'journal', 'sessions'].map((to) => probe(from, into(to)))),
+  ...[...FLOOR, 'journal', 'sessions', ...FEATURES].map((from) => probe(from, into(AUTH))),
   ...[...FEATURES, 'sessions'].map((to) => probe('journal', into(to))),
   ...[...FEATURES, 'journal'].map((to) => probe('sessions', into(to))),
   ...FEATURES.flatMap((from) => FEATURES.filter((to) => to !== from && !ARROWS[from].includes(to)).map((to) => probe(from, into(to)))),
-  ...[...FLOOR, 'journal', 'sessions', ...FEATURES].flatMap((from) => [
+  ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].flatMap((from) => [
     probe(from, '../../sandbox/start-sandbox'),
     probe(from, '../app.factory'),
     probe(from, '../../app.module'),
   ]),
-  ...[...FLOOR, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, 'axios')),
-  ...[...FLOOR, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'redis').map((from) => probe(from, 'ioredis')),
+  ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, 'axios')),
+  ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'redis').map((from) => probe(from, 'ioredis')),
   probe('common/errors', '../../sessions/checkout-session'),
 ];
 
@@ -70,9 +73,11 @@ const allowed: Probe[] = [
   ...FEATURES.flatMap((from) => [...ARROWS[from], 'journal', 'sessions', ...FLOOR].map((to) => probe(from, into(to)))),
   ...FLOOR.map((to) => probe('journal', into(to))),
   ...FLOOR.map((to) => probe('sessions', into(to))),
+  ...FLOOR.map((to) => probe(AUTH, into(to))),
   probe('upstream', 'axios'),
   probe('redis', 'ioredis'),
   { file: 'src/main.ts', imports: './app.factory' },
+  { file: 'src/app.module.ts', imports: './auth/auth.module' },
 ];
 
 describe('the map of docs/architecture.md, enforced by lint', () => {

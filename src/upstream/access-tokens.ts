@@ -6,7 +6,7 @@ export interface AccessToken {
 }
 
 /**
- * What the upstream client needs from the shared token (token/shared-access-tokens.ts). Kept as
+ * What the upstream client needs from the shared token (src/auth/shared-access-tokens.ts). Kept as
  * an abstract class so the client does not depend on how tokens are shared between replicas.
  */
 export abstract class AccessTokens {

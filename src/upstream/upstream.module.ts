@@ -2,17 +2,16 @@ import { HttpModule } from '@nestjs/axios';
 import { Module } from '@nestjs/common';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { AccessTokens } from './access-tokens';
 import { GuestyClient } from './guesty-client';
 import { GuestyTokenIssuer } from './guesty-token-issuer';
 import { OutboundRateLimiter } from './outbound-rate-limiter';
 import { UpstreamHttp } from './upstream-http';
 import { UpstreamMetrics } from './upstream-metrics';
-import { SharedAccessTokens } from './token/shared-access-tokens';
 
 /**
  * The upstream: the only module that speaks HTTP to the Open API and the tokenization host, with
- * the shared access token, the outbound budget and the typed client features use.
+ * the outbound budget and the typed client features use. The client asks for its access token
+ * (`AccessTokens`) from the shared token of src/auth/ (AuthModule).
  */
 @Module({
   imports: [
@@ -23,15 +22,7 @@ import { SharedAccessTokens } from './token/shared-access-tokens';
       maxRedirects: 0,
     }),
   ],
-  providers: [
-    UpstreamHttp,
-    UpstreamMetrics,
-    GuestyTokenIssuer,
-    OutboundRateLimiter,
-    GuestyClient,
-    SharedAccessTokens,
-    { provide: AccessTokens, useExisting: SharedAccessTokens },
-  ],
-  exports: [GuestyClient, GuestyTokenIssuer, UpstreamMetrics, AccessTokens],
+  providers: [UpstreamHttp, UpstreamMetrics, GuestyTokenIssuer, OutboundRateLimiter, GuestyClient],
+  exports: [GuestyClient, GuestyTokenIssuer, UpstreamMetrics],
 })
 export class UpstreamModule {}

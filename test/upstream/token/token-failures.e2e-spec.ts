@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import request from 'supertest';
-import { SharedAccessTokens } from '../../../src/upstream/token/shared-access-tokens';
+import { SharedAccessTokens } from '../../../src/auth/shared-access-tokens';
 import { AccessTokens } from '../../../src/upstream/access-tokens';
 import { RedisKeys } from '../../../src/redis/redis-keys';
 import { SANDBOX_CLIENT_ID } from '../../../sandbox/types';

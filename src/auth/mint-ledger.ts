@@ -1,4 +1,4 @@
-import { KeyValueStore } from '../../redis/key-value-store';
+import { KeyValueStore } from '../redis/key-value-store';
 
 export const LEDGER_WINDOW_MS = 24 * 60 * 60 * 1000;
 

@@ -1,8 +1,8 @@
-import { FailingStore, quietLogs, SteppingClock, unitConfig } from '../../../test/utils/unit-kit';
-import { MetricsService } from '../../metrics/metrics.service';
-import { RedisKeys } from '../../redis/redis-keys';
-import { GuestyTokenIssuer, MintedToken } from '../guesty-token-issuer';
-import { UpstreamMetrics } from '../upstream-metrics';
+import { FailingStore, quietLogs, SteppingClock, unitConfig } from '../../test/utils/unit-kit';
+import { MetricsService } from '../metrics/metrics.service';
+import { RedisKeys } from '../redis/redis-keys';
+import { GuestyTokenIssuer, MintedToken } from '../upstream/guesty-token-issuer';
+import { UpstreamMetrics } from '../upstream/upstream-metrics';
 import { SharedAccessTokens } from './shared-access-tokens';
 
 const CLIENT_SECRET = 'client-secret-for-unit-tests';

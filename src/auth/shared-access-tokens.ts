@@ -1,16 +1,16 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomInt, randomUUID } from 'node:crypto';
-import { Clock } from '../../common/clock';
-import { DomainError } from '../../common/errors/domain-error';
-import { AppConfig } from '../../config/app-config';
-import { AccessToken, AccessTokens } from '../access-tokens';
-import { GuestyTokenIssuer } from '../guesty-token-issuer';
-import { UpstreamError } from '../upstream-error';
-import { UpstreamMetrics } from '../upstream-metrics';
-import { MetricsService } from '../../metrics/metrics.service';
-import { KeyValueStore } from '../../redis/key-value-store';
-import { RedisKeys } from '../../redis/redis-keys';
+import { Clock } from '../common/clock';
+import { DomainError } from '../common/errors/domain-error';
+import { AppConfig } from '../config/app-config';
+import { AccessToken, AccessTokens } from '../upstream/access-tokens';
+import { GuestyTokenIssuer } from '../upstream/guesty-token-issuer';
+import { UpstreamError } from '../upstream/upstream-error';
+import { UpstreamMetrics } from '../upstream/upstream-metrics';
+import { MetricsService } from '../metrics/metrics.service';
+import { KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
 import { LEDGER_WINDOW_MS, MintLedger } from './mint-ledger';
 import { SealedToken, TokenCipher } from './token-cipher';
 
