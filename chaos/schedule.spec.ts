@@ -1,6 +1,5 @@
 import { Random } from './random';
-import { describeOperation, describeStep, faultTimeline, planOperations } from './schedule';
-import { CAMPAIGN_TIMING } from './world';
+import { CAMPAIGN_TIMING, describeOperation, describeStep, faultTimeline, planOperations } from './schedule';
 
 const firstSteps = (seed: number, count: number) => {
   const steps: string[] = [];

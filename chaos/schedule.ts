@@ -52,6 +52,12 @@ export interface CampaignTiming {
   settleSeconds: number;
 }
 
+/**
+ * The clocks of a campaign: the platform slower than this timeout, freezes longer than this lease.
+ * Here beside the schedule, not in world.ts, so the schedule's unit spec loads none of the simulator.
+ */
+export const CAMPAIGN_TIMING: CampaignTiming = { upstreamTimeoutMs: 2_000, leaseMs: 2_000, settleSeconds: 10 };
+
 /** The production figures the fault sizes are taken from: an 8 s upstream timeout. */
 const PRODUCTION_TIMEOUT_MS = 8_000;
 

@@ -6,10 +6,7 @@ import { startSandbox } from '../sandbox/start-sandbox';
 import type { RunningSandbox } from '../sandbox/types';
 import { type OwnRedis, startOwnRedis } from '../test/utils/redis-server';
 import { Replica, replicaLog } from './replica';
-import type { CampaignTiming } from './schedule';
-
-/** The clocks of a campaign: the platform slower than this timeout, freezes longer than this lease. */
-export const CAMPAIGN_TIMING: CampaignTiming = { upstreamTimeoutMs: 2_000, leaseMs: 2_000, settleSeconds: 10 };
+import { CAMPAIGN_TIMING, type CampaignTiming } from './schedule';
 
 export const EXTRAS = [
   { code: 'late-checkout', normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', title: 'Late checkout', amount: 40 },

@@ -108,7 +108,10 @@ async function main() {
   const unit = process.argv.includes('--unit');
   const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--unit');
   // --selectProjects takes every value after it: it goes last, so `npm run test:unit -- FILE` runs FILE.
-  if (unit) process.exit(await runJest([...jestArgs, '--selectProjects', 'unit'], {}));
+  // The unit tier keeps its workers: its specs share no Redis and no budget, so none inherits the
+  // state jest.config.js's fresh worker per file guards the end-to-end tier against, and a fresh
+  // worker per file (ts-jest and TypeScript loaded again each time) was most of the tier's CPU.
+  if (unit) process.exit(await runJest(['--workerIdleMemoryLimit=100%', ...jestArgs, '--selectProjects', 'unit'], {}));
   // Some end-to-end tests run the built service as its own process, exactly as `npm start` does;
   // `tsc -b` compiles only what changed since the last build.
   const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], {
