@@ -49,6 +49,12 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     },
 
     createReservation: (input) => createTestReservation(runtime.store, input, runtime.now()),
+
+    cancelReservation(id) {
+      const reservation = runtime.store.reservations.get(id);
+      if (!reservation) throw new Error(`Unknown sandbox reservation ${id}`);
+      reservation.status = 'canceled';
+    },
     setRateLimits: (limits) => runtime.limiter.setLimits(limits),
 
     get counters() {

@@ -164,6 +164,8 @@ export interface SandboxControl {
   setListingProvider(listingId: string, paymentProviderId: string): void;
   setProviderStatus(paymentProviderId: string, status: 'ACTIVE' | 'INACTIVE'): void;
   createReservation(input: CreateReservationInput): { reservationId: string; guestId: string };
+  /** The property (or the guest) cancels the reservation at the platform: it stops holding its dates. */
+  cancelReservation(id: string): void;
   setRateLimits(limits: Partial<SandboxRateLimits>): void;
   readonly counters: SandboxCounters;
   readonly requestLog: readonly RequestLogEntry[];

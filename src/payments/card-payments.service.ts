@@ -7,7 +7,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../upstream/guesty-client';
-import { cardOf, UpstreamPaymentMethod } from '../upstream/guesty.types';
+import { cardOf, UpstreamPaymentMethod, UpstreamReservation } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { mayResend, Reconciliation, WriteIntent } from '../journal/write-intent';
@@ -17,6 +17,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { attachIntentId } from '../checkout/attach-intent-id';
 import { PaymentProviders } from '../checkout/payment-providers';
 import { BookingHooks } from '../checkout/booking-hooks';
+import { holdOnPlatform, methodsCharging } from './booking-hold';
 import { currentCard, replaceableCard } from './card-replacement';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
@@ -56,6 +57,8 @@ interface AttachIntent {
   id: string;
   earlier?: WriteIntent<AttachRequest, AttachedMethod> | null;
   openSettled?: boolean;
+  /** The reservation as read under this lease before tokenizing: the attach's snapshot, not read twice. */
+  snapshot?: string[];
 }
 
 interface AttachedMethod {
@@ -68,6 +71,10 @@ const SUBMITTABLE = new Set(['requires_payment_method', 'requires_action', 'fail
 const ATTEMPT_TTL_MS = 30 * 60_000;
 /** A 3-D Secure return waits this long for another step on the reservation before answering `processing`. */
 const RETURN_LEASE_WAIT_MS = 5_000;
+
+function holdExpired(): DomainError {
+  return new DomainError('hold_expired', 'The reservation stopped holding these dates before it was paid. Please make a new booking.');
+}
 
 function hasCode(error: unknown, code: string): error is DomainError {
   return error instanceof DomainError && error.code === code;
@@ -116,6 +123,8 @@ export class CardPayments implements OnModuleInit {
   submitCard(known: CheckoutSession, submission: CardSubmission, idempotencyKey: string): Promise<CheckoutSessionView> {
     const sessionId = known.id;
     return this.submission(known, idempotencyKey, async (session, lease, intent) => {
+      // A booking's hold is the platform's: read before the card is tokenized (docs/product-spec.md §3.1).
+      const snapshot = session.booking && session.status !== 'succeeded' ? await this.heldBooking(session) : undefined;
       const provider = await this.providers.forListing(session.listingId);
       if (!provider || provider.status !== 'ACTIVE') {
         return this.fail(
@@ -165,7 +174,7 @@ export class CardPayments implements OnModuleInit {
         brand: cardBrand(submission.card.number),
       };
       const authUrl = answer.token.threeDS?.authURL;
-      if (!authUrl) return this.attach(session, attempt, lease, intent);
+      if (!authUrl) return this.attach(session, attempt, lease, { ...intent, snapshot });
       if (!this.acceptableRedirect(authUrl)) {
         return this.fail(
           session,
@@ -319,7 +328,7 @@ export class CardPayments implements OnModuleInit {
             : null,
         )
         .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a booking expired on its session'));
-      throw new DomainError('hold_expired', 'The reservation stopped holding these dates before it was paid. Please make a new booking.');
+      throw holdExpired();
     }
     return session;
   }
@@ -458,7 +467,7 @@ export class CardPayments implements OnModuleInit {
           ...(attempt.brand ? { brand: attempt.brand } : {}),
         },
         context: { sessionId: session.id, attemptId: attempt.id },
-        snapshot: () => this.methodsBeforeAttach(session),
+        snapshot: () => (intent.snapshot ? Promise.resolve(intent.snapshot) : this.methodsBeforeAttach(session)),
         alsoOnLanded: (landed) =>
           this.cards.recordStep(session.reservationId, { paymentMethodId: landed.paymentMethodId, sessionId: session.id }),
         send: async () => {
@@ -489,6 +498,7 @@ export class CardPayments implements OnModuleInit {
   private async methodsBeforeAttach(session: CheckoutSession): Promise<string[]> {
     // A replacement: the card it replaces is on the reservation, the only one that may be.
     if (session.status === 'succeeded' && replacing(session)) return (await this.replacedCard(session)).methods.map((method) => method._id);
+    if (session.booking) return this.heldBooking(session);
     let methods: UpstreamPaymentMethod[];
     try {
       methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId);
@@ -508,6 +518,40 @@ export class CardPayments implements OnModuleInit {
       throw alreadyPaid();
     }
     return methods.map((method) => method._id);
+  }
+
+  /**
+   * A booking's reservation as the platform holds it now, read once before anything is sent for a
+   * card: a hold that ended answers 409 hold_expired (the session's booking says how it ended); a
+   * held one gives the attach its snapshot (the methods charging it), and a card already charging
+   * it is the one on file (§6.8), so the same read is the journal's and costs no extra call.
+   */
+  private async heldBooking(session: CheckoutSession): Promise<string[]> {
+    let reservation: UpstreamReservation | null;
+    try {
+      reservation = await this.guesty.getReservation(session.reservationId);
+    } catch (cause) {
+      throw new DomainError(
+        'upstream_unavailable',
+        'The booking platform could not be read before adding the card; nothing was sent. Please try again shortly.',
+        { retryAfterSeconds: 1, cause },
+      );
+    }
+    const hold = holdOnPlatform(reservation, session, this.clock.now());
+    if (hold !== 'held') {
+      await this.sessions
+        .update(session.id, (current) =>
+          current.booking && current.booking.status !== hold ? { ...current, booking: { ...current.booking, status: hold } } : null,
+        )
+        .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a booking ended on its session'));
+      throw holdExpired();
+    }
+    const methods = methodsCharging(reservation!);
+    if (methods.length > 0) {
+      await this.cards.record(session.reservationId, { paymentMethodId: methods[methods.length - 1], sessionId: session.id });
+      throw alreadyPaid();
+    }
+    return methods;
   }
 
   private async attachFailed(session: CheckoutSession, error: unknown): Promise<never> {

@@ -151,7 +151,7 @@ export class GuestyClient {
       priority,
       method: 'GET',
       path: `/reservations/${enc(reservationId)}`,
-      query: { fields: '_id confirmationCode status listingId guestId guest checkIn checkOut money' },
+      query: { fields: '_id confirmationCode status reservedExpiresAt listingId guestId guest checkIn checkOut money' },
     });
     return answer.status === 404 ? null : (this.expect(answer, 'getReservation') as UpstreamReservation);
   }

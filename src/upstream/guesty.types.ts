@@ -81,6 +81,8 @@ export interface UpstreamReservation {
   guest?: { _id?: string; fullName?: string; email?: string };
   checkIn?: string;
   checkOut?: string;
+  /** When a `reserved` hold ends, where the platform's read carries it (its create answer always does). */
+  reservedExpiresAt?: string;
   money?: {
     currency?: string;
     totalPaid?: number;

@@ -461,5 +461,45 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       expect(session.body.booking.status).toBe('expired');
       expect(world.sandbox.control.getReservation(booked.body.booking.reservationId)).toMatchObject({ status: 'expired' });
     });
+
+    it.each([
+      {
+        how: 'the platform canceled the reservation',
+        end: (reservationId: string) => world.sandbox.control.cancelReservation(reservationId),
+        shown: 'canceled',
+      },
+      {
+        // Only the platform's clock passed the hold (the replicas' clocks lag it): the platform is believed.
+        how: 'the platform ended the hold before the replicas’ clocks say so',
+        end: () => world.sandbox.control.advanceClock(31 * 60_000),
+        shown: 'expired',
+      },
+    ])(
+      'reads the hold from the platform before tokenizing: when $how, 409 hold_expired, with no card tokenized or attached',
+      async ({ end, shown }) => {
+        const quote = await quoteFor(shown === 'canceled' ? 134 : 138);
+        const booked = await site(0).book({ quoteId: quote.id, guest: newGuest() }).expect(201);
+        end(booked.body.booking.reservationId as string);
+        const before = count('tokenize') + count('paymentMethods');
+        const refused = await site(1).submit(booked.body.id, cardBody(CARDS.noThreeDs));
+        expect(refused.status).toBe(409);
+        expect(refused.body.code).toBe('hold_expired');
+        expect(count('tokenize') + count('paymentMethods')).toBe(before);
+        const session = await site(0).session(booked.body.id).expect(200);
+        expect(session.body).toMatchObject({ status: 'requires_payment_method', booking: { status: shown } });
+      },
+    );
+
+    it('spends no extra call on it: a booking card costs the one reservation read (the attach’s snapshot) and the attach', async () => {
+      const quote = await quoteFor(142);
+      const booked = await site(0).book({ quoteId: quote.id, guest: newGuest() }).expect(201);
+      const logStart = log().length;
+      await site(1).submit(booked.body.id, cardBody(CARDS.noThreeDs)).expect(200);
+      const openApiCalls = log()
+        .slice(logStart)
+        .map((entry) => entry.route)
+        .filter((route) => !['tokenize', 'token', 'providerByListing', 'reservationStatus'].includes(route));
+      expect(openApiCalls).toEqual(['reservation', 'paymentMethods']);
+    });
   });
 });

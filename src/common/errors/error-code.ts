@@ -74,7 +74,8 @@ export const ERROR_CODES = {
   hold_expired: {
     status: 409,
     title: 'The reservation no longer holds its dates',
-    meaning: "The reservation's hold ended before the card came; nothing was charged or sent. Start again with a new quote.",
+    meaning:
+      'The reservation no longer holds its dates: its hold ended before the card came, or the platform shows it canceled, declined or expired (read from the platform before the card is tokenized). Nothing was tokenized, charged or attached. Start again with a new quote.',
   },
   stay_not_allowed: {
     status: 422,
