@@ -26,4 +26,6 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "dist/src/main.js"]
+# Node 24 sizes the young generation from the machine's memory (64 MB semi-spaces on a large host,
+# over 100 MB of RSS that a request's short-lived objects never need); 16 MB is Node 20's size.
+CMD ["node", "--max-semi-space-size=16", "dist/src/main.js"]
