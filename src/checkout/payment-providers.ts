@@ -3,7 +3,8 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProvider } from '../upstream/guesty.types';
 import { SharedReadCache } from '../redis/shared-read-cache';
 
-const PROVIDER_CACHE = { ttlMs: 5 * 60_000 };
+/** A replica keeps its own copy for a minute: a checkout reads the provider twice (session, card), Redis once at most. */
+const PROVIDER_CACHE = { ttlMs: 5 * 60_000, localTtlMs: 60_000 };
 
 /**
  * The payment provider of a listing: tokenization must use it (a card tokenized under another

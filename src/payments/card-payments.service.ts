@@ -136,7 +136,7 @@ export class CardPayments implements OnModuleInit {
         );
       }
       const attemptId = randomBytes(12).toString('base64url');
-      const states = await this.states.issue({ sessionId, attemptId }, Math.min(ATTEMPT_TTL_MS, session.expiresAt - this.clock.now()));
+      const states = this.states.mint();
       const base = `${this.config.get('http', { infer: true }).publicBaseUrl}/checkout/3ds/${encodeURIComponent(sessionId)}`;
       const answer = await this.guesty.tokenizeCard({
         paymentProviderId: provider.paymentProviderId,
@@ -181,6 +181,8 @@ export class CardPayments implements OnModuleInit {
           new DomainError('upstream_error', 'The card issuer asked for authentication at an address the service does not trust.'),
         );
       }
+      // Stored only now: the guest reaches the return URLs through the answer below, never before it.
+      await this.states.keep({ sessionId, attemptId }, states, Math.min(ATTEMPT_TTL_MS, session.expiresAt - this.clock.now()));
       const waiting = await this.sessions.update(sessionId, (current) => ({
         ...current,
         // A replacement card (a failed charge mended) waits for its issuer with the session still succeeded.

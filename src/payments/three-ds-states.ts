@@ -33,16 +33,23 @@ export class ThreeDsStates {
     private readonly keys: RedisKeys,
   ) {}
 
-  async issue(state: ThreeDsState, ttlMs: number): Promise<Record<ThreeDsOutcome, string>> {
-    const values = { success: randomBytes(24).toString('base64url'), failure: randomBytes(24).toString('base64url') };
-    for (const outcome of ['success', 'failure'] as const) {
-      await this.store
-        .set(this.key(state.sessionId, outcome, values[outcome]), JSON.stringify(state), { ttlMs })
-        .catch((cause: unknown) => {
-          throw DomainError.storeUnavailable(cause);
-        });
-    }
-    return values;
+  /**
+   * Two fresh values for the return URLs. Nothing is stored yet: a card that needs no 3-D Secure
+   * never comes back by them, so its checkout spends no Redis write on them (see `keep`).
+   */
+  mint(): Record<ThreeDsOutcome, string> {
+    return { success: randomBytes(24).toString('base64url'), failure: randomBytes(24).toString('base64url') };
+  }
+
+  /** Stores the minted values once the issuer asks for authentication, before the guest is sent to it. */
+  async keep(state: ThreeDsState, values: Record<ThreeDsOutcome, string>, ttlMs: number): Promise<void> {
+    await Promise.all(
+      (['success', 'failure'] as const).map((outcome) =>
+        this.store.set(this.key(state.sessionId, outcome, values[outcome]), JSON.stringify(state), { ttlMs }),
+      ),
+    ).catch((cause: unknown) => {
+      throw DomainError.storeUnavailable(cause);
+    });
   }
 
   /**
