@@ -5,7 +5,8 @@ import { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { Clock } from './common/clock';
 import { AppConfig } from './config/app-config';
-import { installHttpHooks } from './http-hooks';
+import { answered, installHttpHooks } from './http-hooks';
+import { HotReads } from './common/http/hot-reads';
 import { wrongMethodAnswers } from './common/http/method-not-allowed';
 import { installSecurityHeaders } from './common/http/security-headers';
 import { requestIdFor } from './common/http/request-id';
@@ -48,25 +49,35 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
 
   const fastify = app.getHttpAdapter().getInstance();
-  installHttpHooks(fastify, logger, app.get(MetricsService), app.get(ShutdownState));
+  const allowed = new Set(config.http.corsOrigins);
+  const exposedHeaders = ['X-Request-Id', 'Retry-After'];
+  const metrics = app.get(MetricsService);
+  const shutdown = app.get(ShutdownState);
+  installHttpHooks(fastify, logger, metrics, shutdown);
   const wrongMethods = wrongMethodAnswers(fastify);
   // JSON is the only body the API reads; anything else is a clear 415.
   fastify.removeContentTypeParser('text/plain');
 
   installSecurityHeaders(fastify);
-  const allowed = new Set(config.http.corsOrigins);
   app.enableCors({
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
     methods: ['GET', 'POST'],
     // traceparent and tracestate: a page that traces its own calls continues its trace here (W3C Trace Context).
     allowedHeaders: ['Content-Type', 'Idempotency-Key', 'X-Request-Id', 'traceparent', 'tracestate'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    exposedHeaders,
     credentials: false,
     maxAge: 600,
   });
   if (config.http.docsEnabled) setUpOpenApi(app);
 
   await app.init();
+  // A public read the replica holds is answered before Fastify sees the request (the readers are attached at init).
+  app.get(HotReads).install(fastify.server, {
+    corsOrigins: allowed,
+    exposedHeaders: exposedHeaders.join(', '),
+    serving: () => !shutdown.isShuttingDown,
+    answered: (answer) => answered(logger, metrics, answer),
+  });
   // A product event without its consumer is a wiring mistake: refuse to start rather than drop it.
   app.get(ProductEventBus).assertConsumed();
   wrongMethods.answer();

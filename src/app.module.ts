@@ -8,6 +8,7 @@ import { AuthModule } from './auth/auth.module';
 import { BookingModule } from './booking/booking.module';
 import { CheckoutModule } from './checkout/checkout.module';
 import { Clock, SystemClock } from './common/clock';
+import { HotReads } from './common/http/hot-reads';
 import { UpstreamModule } from './upstream/upstream.module';
 import { HealthModule } from './health/health.module';
 import { InvoicesModule } from './invoices/invoices.module';
@@ -29,7 +30,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      exports: [Clock],
+      exports: [Clock, HotReads],
       imports: [
         // Configuration was read and validated once, from the environment, in config/.
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...config })] }),
@@ -49,6 +50,7 @@ export class AppModule {
       ],
       providers: [
         { provide: Clock, useValue: clock },
+        HotReads,
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],

@@ -45,18 +45,29 @@ export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metri
   });
 
   fastify.addHook('onResponse', (request, reply, done) => {
-    const path = request.url.split('?')[0];
-    const route = request.routeOptions.url ?? 'unmatched';
-    const ms = reply.elapsedTime;
-    metrics.recordHttp(request.method, route, reply.statusCode, ms / 1000);
-    if (!QUIET_PATHS.test(path)) {
-      // The route template only (/checkout/sessions/:id/...), never the path: session ids are
-      // capabilities and 3-D Secure states one-time secrets, and an unmatched path may hold either.
-      logger.info(
-        { requestId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(ms * 10) / 10 },
-        'request',
-      );
-    }
+    answered(logger, metrics, {
+      path: request.url.split('?')[0],
+      requestId: String(request.id),
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: reply.statusCode,
+      ms: reply.elapsedTime,
+    });
     done();
   });
+}
+
+/** One answer's access-log line (not for probes and metrics) and its HTTP metrics; also for answers taken before Fastify (HotReads). */
+export function answered(
+  logger: Logger,
+  metrics: MetricsService,
+  answer: { path: string; requestId: string; method: string; route: string; status: number; ms: number },
+): void {
+  const { requestId, method, route, status, ms } = answer;
+  metrics.recordHttp(method, route, status, ms / 1000);
+  if (!QUIET_PATHS.test(answer.path)) {
+    // The route template only (/checkout/sessions/:id/...), never the path: session ids are
+    // capabilities and 3-D Secure states one-time secrets, and an unmatched path may hold either.
+    logger.info({ requestId, method, route, status, ms: Math.round(ms * 10) / 10 }, 'request');
+  }
 }

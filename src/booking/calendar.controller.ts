@@ -1,10 +1,11 @@
-import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, OnModuleInit, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
+import { HotReads } from '../common/http/hot-reads';
 import { sendPublicJson } from '../common/http/public-answer';
 import { CalendarCache } from './calendar.service';
 import { CalendarResponse } from './dto/calendar.view';
@@ -15,10 +16,24 @@ const MAX_DAYS = 366;
 
 @ApiTags('booking')
 @Controller('checkout/listings')
-export class CalendarController {
-  constructor(private readonly calendar: CalendarCache) {}
+export class CalendarController implements OnModuleInit {
+  constructor(
+    private readonly calendar: CalendarCache,
+    private readonly hot: HotReads,
+  ) {}
 
-  // Counted per IP (CHECKOUT_IP_READ_LIMIT): an uncached month costs an upstream read.
+  /** Months this replica holds are answered before the guard: they cost no upstream call to count. */
+  onModuleInit(): void {
+    this.hot.serve(CalendarController, 'get', (request) => {
+      const { id } = request.params;
+      const { from, to } = request.query;
+      if (!LISTING_ID.test(id) || rangeProblems(from, to).length > 0) return undefined;
+      const text = this.calendar.localDaysText(id, from as string, to as string);
+      return text === undefined ? undefined : { text, caching: this.calendar.caching };
+    });
+  }
+
+  // Counted per IP (CHECKOUT_IP_READ_LIMIT) unless this replica holds the months: an uncached month costs an upstream read.
   @Get(':id/calendar')
   @UseGuards(ClientIpReadLimitGuard)
   @ApiOperation({
@@ -50,21 +65,27 @@ export class CalendarController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const problems: FieldError[] = [];
-    for (const [field, value] of [
-      ['from', from],
-      ['to', to],
-    ] as const) {
-      if (typeof value !== 'string' || !isCalendarDate(value))
-        problems.push({ field, message: `${field} must be a calendar date (YYYY-MM-DD)` });
-    }
-    if (problems.length === 0) {
-      const days = dayNumber(to as string) - dayNumber(from as string) + 1;
-      if (days < 1) problems.push({ field: 'to', message: 'to must not be before from' });
-      else if (days > MAX_DAYS) problems.push({ field: 'to', message: `at most ${MAX_DAYS} days at once` });
-    }
+    const problems = rangeProblems(from, to);
     if (problems.length > 0) throw DomainError.validation(problems);
     if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
     sendPublicJson(request, reply, await this.calendar.daysText(id, from as string, to as string), this.calendar.caching);
   }
+}
+
+/** What is wrong with a calendar's `from` and `to` as sent: not dates, in the wrong order, too far apart. */
+function rangeProblems(from: unknown, to: unknown): FieldError[] {
+  const problems: FieldError[] = [];
+  for (const [field, value] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (typeof value !== 'string' || !isCalendarDate(value))
+      problems.push({ field, message: `${field} must be a calendar date (YYYY-MM-DD)` });
+  }
+  if (problems.length === 0) {
+    const days = dayNumber(to as string) - dayNumber(from as string) + 1;
+    if (days < 1) problems.push({ field: 'to', message: 'to must not be before from' });
+    else if (days > MAX_DAYS) problems.push({ field: 'to', message: `at most ${MAX_DAYS} days at once` });
+  }
+  return problems;
 }

@@ -105,10 +105,30 @@ export class CalendarCache {
         this.cache.getOrLoad<CalendarMonth>('calendar', `${listingId}:${month}`, policy, () => this.loadMonth(listingId, month)),
       ),
     );
+    if (months.some((month) => month === null)) throw new DomainError('listing_not_found', 'No listing has this id.');
+    return this.join(listingId, months as CalendarMonth[], from, to, now);
+  }
+
+  /**
+   * The same answer from this replica's own copies of the months, when it holds every one of them
+   * (and `from` is not refused); undefined otherwise, and the read goes the usual way.
+   */
+  localDaysText(listingId: string, from: string, to: string): string | undefined {
+    const now = today(this.clock.now());
+    if (dayNumber(from) < dayNumber(now) - 1) return undefined;
+    const months: CalendarMonth[] = [];
+    for (const month of monthsBetween(from, to)) {
+      const copy = this.cache.localCopy<CalendarMonth>('calendar', `${listingId}:${month}`)?.value;
+      if (!copy) return undefined;
+      months.push(copy);
+    }
+    return this.join(listingId, months, from, to, now);
+  }
+
+  private join(listingId: string, months: CalendarMonth[], from: string, to: string, now: string): string {
     const parts: string[] = [];
     let currency: string | null = null;
     for (const month of months) {
-      if (month === null) throw new DomainError('listing_not_found', 'No listing has this id.');
       currency ??= month.currency;
       let texts = this.dayTexts.get(month);
       if (!texts) this.dayTexts.set(month, (texts = month.days.map((day) => JSON.stringify(day))));

@@ -4,7 +4,7 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamListing } from '../upstream/guesty.types';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { ListingSummary } from './listing-summary';
-import { PublicCaching } from '../common/http/public-answer';
+import { PublicCaching, strongEtag } from '../common/http/public-answer';
 
 /**
  * A public summary may be a few seconds staler on one replica than in Redis: the hottest read then
@@ -33,8 +33,8 @@ export function summarise(listing: UpstreamListing): ListingSummary {
 
 @Injectable()
 export class ListingSummaries {
-  /** Each summary copy's JSON text, made once per copy this replica keeps. */
-  private readonly texts = new WeakMap<ListingSummary, string>();
+  /** Each summary copy's JSON text and its ETag, made once per copy this replica keeps. */
+  private readonly texts = new WeakMap<ListingSummary, { text: string; etag: string }>();
 
   constructor(
     private readonly guesty: GuestyClient,
@@ -50,11 +50,23 @@ export class ListingSummaries {
     return summary;
   }
 
-  /** The summary as the JSON text a public read answers. */
-  async text(listingId: string): Promise<string> {
-    const summary = await this.get(listingId);
-    let text = this.texts.get(summary);
-    if (text === undefined) this.texts.set(summary, (text = JSON.stringify(summary)));
-    return text;
+  /** The summary as the JSON text a public read answers, with its ETag. */
+  async text(listingId: string): Promise<{ text: string; etag: string }> {
+    return this.textOf(await this.get(listingId));
+  }
+
+  /** The answer from this replica's own copy, when it holds the summary; undefined otherwise (an unknown id too). */
+  localText(listingId: string): { text: string; etag: string } | undefined {
+    const summary = this.cache.localCopy<ListingSummary>('listing-summary', listingId)?.value;
+    return summary ? this.textOf(summary) : undefined;
+  }
+
+  private textOf(summary: ListingSummary): { text: string; etag: string } {
+    let answer = this.texts.get(summary);
+    if (answer === undefined) {
+      const text = JSON.stringify(summary);
+      this.texts.set(summary, (answer = { text, etag: strongEtag(text) }));
+    }
+    return answer;
   }
 }

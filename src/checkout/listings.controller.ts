@@ -1,9 +1,10 @@
-import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, OnModuleInit, Param, Req, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
+import { HotReads } from '../common/http/hot-reads';
 import { sendPublicJson } from '../common/http/public-answer';
 import { DomainError } from '../common/errors/domain-error';
 import { ListingSummaries, SUMMARY_CACHING } from './listing-summaries.service';
@@ -13,10 +14,22 @@ const LISTING_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 @ApiTags('checkout')
 @Controller('checkout/listings')
-export class ListingsController {
-  constructor(private readonly summaries: ListingSummaries) {}
+export class ListingsController implements OnModuleInit {
+  constructor(
+    private readonly summaries: ListingSummaries,
+    private readonly hot: HotReads,
+  ) {}
 
-  // Counted per IP (CHECKOUT_IP_READ_LIMIT): an uncached id costs an upstream read.
+  /** A summary this replica holds is answered before the guard: it costs no upstream call to count. */
+  onModuleInit(): void {
+    this.hot.serve(ListingsController, 'get', (request) => {
+      const { id } = request.params;
+      const local = LISTING_ID.test(id) ? this.summaries.localText(id) : undefined;
+      return local && { ...local, caching: SUMMARY_CACHING };
+    });
+  }
+
+  // Counted per IP (CHECKOUT_IP_READ_LIMIT) unless this replica holds the summary: an uncached id costs an upstream read.
   @Get(':id')
   @ApiParam({ name: 'id', description: 'the listing', example: 'lst-seaside' })
   @UseGuards(ClientIpReadLimitGuard)
@@ -26,6 +39,7 @@ export class ListingsController {
   @ApiProblems('listing_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)
   async get(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
-    sendPublicJson(request, reply, await this.summaries.text(id), SUMMARY_CACHING);
+    const { text, etag } = await this.summaries.text(id);
+    sendPublicJson(request, reply, text, SUMMARY_CACHING, etag);
   }
 }

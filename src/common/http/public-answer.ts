@@ -13,7 +13,7 @@ export function strongEtag(text: string): string {
 }
 
 /** RFC 9110 §13.1.2: If-None-Match compares weakly; `*` matches any current answer. */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   return ifNoneMatch.split(',').some((candidate) => {
     const tag = candidate.trim();
@@ -21,16 +21,23 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
+export function publicCacheControl(caching: PublicCaching): string {
+  return `public, max-age=${caching.maxAgeSeconds}, stale-while-revalidate=${caching.staleWhileRevalidateSeconds}`;
+}
+
 /**
  * Sends a public read's JSON text with a strong ETag and `Cache-Control: public`: a browser or CDN
  * in front may keep it, and a request whose If-None-Match names it gets 304 with no body.
  */
-export function sendPublicJson(request: FastifyRequest, reply: FastifyReply, text: string, caching: PublicCaching): void {
-  const etag = strongEtag(text);
-  void reply
-    .header('ETag', etag)
-    .header('Cache-Control', `public, max-age=${caching.maxAgeSeconds}, stale-while-revalidate=${caching.staleWhileRevalidateSeconds}`);
-  if (matches(request.headers['if-none-match'], etag)) {
+export function sendPublicJson(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  text: string,
+  caching: PublicCaching,
+  etag: string = strongEtag(text),
+): void {
+  void reply.header('ETag', etag).header('Cache-Control', publicCacheControl(caching));
+  if (etagMatches(request.headers['if-none-match'], etag)) {
     void reply.status(304).send();
     return;
   }
