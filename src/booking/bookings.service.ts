@@ -6,7 +6,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { AppConfig, BookingHold } from '../config/app-config';
 import { AdmittedBooking, BookingHooks, BookingRequest } from '../checkout/booking-hooks';
 import { CheckoutSession, CheckoutSessionView, SessionBooking, toView } from '../sessions/checkout-session';
-import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { CheckoutSessionsStore, SessionPointer } from '../sessions/checkout-sessions.store';
 import { PaymentProviders } from '../checkout/payment-providers';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { Reconciliation, WriteIntent } from '../journal/write-intent';
@@ -66,11 +66,13 @@ interface CreatedReservation {
   holdExpiresAt?: string;
 }
 
-/** What a quote's writes record once booked: by which key, the reservation, and the session opened on it. */
-interface BookingRecord {
+/**
+ * What a quote's writes record once booked: by which key, the reservation, and the session opened
+ * on it (by its ref).
+ */
+interface BookingRecord extends SessionPointer {
   keyDigest: string;
   reservation: CreatedReservation;
-  sessionId?: string;
 }
 
 interface StatusRequest {
@@ -151,8 +153,9 @@ export class Bookings implements OnModuleInit {
     const keyDigest = RedisKeys.digest(idempotencyKey);
     const writesOf = `quote-${quote.upstreamQuoteId}`;
     const writes = this.keys.reservationWrites(writesOf);
-    // The session's id names its hold among the listing's unpaid ones: paying by card ends it there.
+    // The session's ref names its hold among the listing's unpaid ones: paying by card ends it there.
     const sessionId = this.sessions.newId();
+    const holdId = RedisKeys.sessionRef(sessionId);
     const reservation = await this.leases.withLease(writesOf, async (lease) => {
       const intentId = RedisKeys.digest(`reservation-create:${quote.upstreamQuoteId}:${keyDigest}`);
       const {
@@ -170,7 +173,7 @@ export class Bookings implements OnModuleInit {
       if (record && record.keyDigest !== keyDigest) throw quoteUsed();
       if (record) return record;
       // Counted once per booking, before anything is sent; a retry of a create already sent is not a new hold.
-      if (!earlier) await this.limits.unpaidHold(clientIp, quote.view.listingId, sessionId, this.holdMs());
+      if (!earlier) await this.limits.unpaidHold(clientIp, quote.view.listingId, holdId, this.holdMs());
       try {
         const guest = earlier ? { _id: earlier.request.guestId } : await this.guesty.createGuest(request.guest, BEFORE_A_CARD);
         const created = await this.create(
@@ -182,7 +185,7 @@ export class Bookings implements OnModuleInit {
         );
         return { keyDigest, reservation: created } satisfies BookingRecord;
       } catch (error) {
-        if (refusedBeforeEffect(error)) await this.limits.unpaidHoldEnded(quote.view.listingId, sessionId).catch(() => undefined);
+        if (refusedBeforeEffect(error)) await this.limits.unpaidHoldEnded(quote.view.listingId, holdId).catch(() => undefined);
         throw error;
       }
     });
@@ -264,10 +267,8 @@ export class Bookings implements OnModuleInit {
     sessionId: string,
   ): Promise<CheckoutSessionView> {
     const { reservation } = record;
-    if (record.sessionId) {
-      const existing = await this.sessions.load(record.sessionId).catch(() => null);
-      if (existing) return toView(existing);
-    }
+    const existing = await this.sessions.pointedAt(record).catch(() => null);
+    if (existing) return toView(existing);
     // The attach that follows is spaced from the create, though the create was journaled under the quote.
     await Promise.all([
       this.journal.startSpacing(reservation.reservationId),
@@ -306,9 +307,13 @@ export class Bookings implements OnModuleInit {
       booking,
     });
     await this.store
-      .set(this.keys.reservationWrites(writesOf).booking, JSON.stringify({ ...record, sessionId: session.id } satisfies BookingRecord), {
-        ttlMs: BOOKING_RECORD_TTL_MS,
-      })
+      .set(
+        this.keys.reservationWrites(writesOf).booking,
+        JSON.stringify({ ...record, sessionRef: RedisKeys.sessionRef(session.id) } satisfies BookingRecord),
+        {
+          ttlMs: BOOKING_RECORD_TTL_MS,
+        },
+      )
       .catch(() => false);
     return toView(session);
   }
@@ -316,7 +321,7 @@ export class Bookings implements OnModuleInit {
   /** Runs after the attach was answered (its lease released): the guest never waits for it. */
   private confirmLater(session: CheckoutSession): void {
     this.limits
-      .unpaidHoldEnded(session.listingId, session.id)
+      .unpaidHoldEnded(session.listingId, RedisKeys.sessionRef(session.id))
       .catch((error: unknown) =>
         this.logger.warn({ err: error }, 'a paid hold still counts among its listing’s unpaid holds until its hold ends'),
       );

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { RedisKeys } from '../redis/redis-keys';
 import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { ProductEventBus } from '../common/events/product-event-bus';
@@ -59,7 +60,7 @@ describe('Extras (a press with its Idempotency-Key)', () => {
     const world = await setUp();
     // The card's reconciliation put it on file, and the replica recording it on the session froze.
     const session = await world.newSession('processing');
-    await world.cards.record(RESERVATION, { paymentMethodId: 'pm_1', sessionId: session.id });
+    await world.cards.record(RESERVATION, { paymentMethodId: 'pm_1', sessionRef: RedisKeys.sessionRef(session.id) });
     const first = await world.press(session.id, KEY);
     const duplicate = await world.press(session.id, KEY);
     expect(first).toEqual({ items: [expect.objectContaining({ code: 'late-checkout', amount: 40, invoiceItemId: 'ii_1' })] });
@@ -72,7 +73,7 @@ describe('Extras (a press with its Idempotency-Key)', () => {
     const session = await world.newSession('processing');
     await expect(world.press(session.id, KEY)).rejects.toMatchObject({ code: 'outcome_pending', status: 503, retryAfterSeconds: 2 });
     expect(world.lines).toHaveLength(0);
-    await world.cards.record(RESERVATION, { paymentMethodId: 'pm_1', sessionId: session.id });
+    await world.cards.record(RESERVATION, { paymentMethodId: 'pm_1', sessionRef: RedisKeys.sessionRef(session.id) });
     const added = await world.press(session.id, KEY);
     expect(await world.press(session.id, KEY)).toEqual(added);
     expect(world.lines).toHaveLength(1);
@@ -85,7 +86,7 @@ describe('Extras (a press with its Idempotency-Key)', () => {
       await expect(world.press(session.id, KEY)).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
     }
     // Another session's card on the reservation is not this session's.
-    await world.cards.record(RESERVATION, { paymentMethodId: 'pm_9', sessionId: 'another-session' });
+    await world.cards.record(RESERVATION, { paymentMethodId: 'pm_9', sessionRef: RedisKeys.sessionRef('another-session') });
     await expect(world.press(session.id, KEY)).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
     expect(world.lines).toHaveLength(0);
   });

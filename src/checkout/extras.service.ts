@@ -11,7 +11,7 @@ import { ReservationLeases } from '../journal/reservation-leases';
 import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
-import { ReservationCards } from './reservation-cards';
+import { attachedBy, ReservationCards } from './reservation-cards';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
 import { ExtrasCatalogueView } from './dto/extras-catalogue.view';
@@ -102,7 +102,7 @@ export class Extras {
    */
   private async cardOnFile(session: CheckoutSession): Promise<void> {
     const card = await this.cards.onFile(session.reservationId);
-    if (card?.sessionId === session.id) return;
+    if (attachedBy(card, session.id)) return;
     if (session.status === 'processing') {
       throw DomainError.outcomePending(
         'The card is still being confirmed with the booking platform; extras can be added once it is on file.',

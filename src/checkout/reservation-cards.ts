@@ -3,11 +3,17 @@ import { DomainError } from '../common/errors/domain-error';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
+import { SessionPointer } from '../sessions/checkout-sessions.store';
 
-/** The card this service attached to a reservation, and by which session. */
-export interface CardOnFile {
+/** The card this service attached to a reservation, and by which session (its ref, docs/product-spec.md §7). */
+export interface CardOnFile extends SessionPointer {
   paymentMethodId: string;
-  sessionId: string;
+}
+
+/** Whether this session attached the card on file (a record written before the ref names it by its id). */
+export function attachedBy(card: CardOnFile | null, sessionId: string): boolean {
+  if (!card) return false;
+  return card.sessionRef ? card.sessionRef === RedisKeys.sessionRef(sessionId) : card.sessionId === sessionId;
 }
 
 /** Longer than any stay is paid for: the platform stays the record after it (docs/product-spec.md §6.8). */

@@ -1,4 +1,5 @@
 import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
+import { RedisKeys } from '../redis/redis-keys';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { GuestyClient } from '../upstream/guesty-client';
@@ -241,7 +242,7 @@ describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', (
     expect(mended.lastError).toBeUndefined();
     expect(mended.charge).toBeUndefined();
     expect(world.platform.attaches).toHaveLength(2);
-    expect(await world.cardOnFile()).toMatchObject({ paymentMethodId: 'pm_2', sessionId: session.id });
+    expect(await world.cardOnFile()).toMatchObject({ paymentMethodId: 'pm_2', sessionRef: RedisKeys.sessionRef(session.id) });
     expect(world.attachedHeard).toEqual([RESERVATION, RESERVATION]);
     // The key's retry answers what landed; a third card is refused: nothing failed on the replacement.
     await expect(world.payWithToken(session, 'key-2')).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_2' } });

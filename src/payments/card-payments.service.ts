@@ -21,10 +21,11 @@ import { holdOnPlatform, methodsCharging } from './booking-hold';
 import { currentCard, replaceableCard } from './card-replacement';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { RedisKeys } from '../redis/redis-keys';
 import { cardBrand } from './dto/card-rules';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
 import { alreadyPaid, CardOnFile, ReservationCards } from '../checkout/reservation-cards';
-import { PresentedState, ThreeDsOutcome, ThreeDsState, ThreeDsStates } from './three-ds-states';
+import { PresentedState, ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
 import { refusalError } from './tokenize-outcome';
 
 export interface CardSubmission {
@@ -260,7 +261,7 @@ export class CardPayments implements OnModuleInit {
     read: () => Promise<PresentedState | null>,
     sessionId: string,
     outcome: ThreeDsOutcome,
-  ): Promise<ThreeDsState | { answer: ReturnAnswer }> {
+  ): Promise<{ attemptId: string } | { answer: ReturnAnswer }> {
     let presented: PresentedState | null;
     try {
       presented = await read();
@@ -270,10 +271,10 @@ export class CardPayments implements OnModuleInit {
       this.logger.warn({ err: error, outcome }, 'a 3-D Secure return could not be read from the store; nothing was attached by it');
       return { answer: { status: 'processing', counted: 'store_unavailable' } };
     }
-    if (!presented || presented.state.sessionId !== sessionId) return { answer: await this.refusedReturn(sessionId) };
+    if (!presented) return { answer: await this.refusedReturn(sessionId) };
     // The same return twice (a double submit): the first one is attaching or did; never "failed" for it.
     if (presented.duplicate) return { answer: await this.duplicateReturn(sessionId, outcome) };
-    return presented.state;
+    return { attemptId: presented.attemptId };
   }
 
   /** A return's own step, holding the reservation and its consumed state: attach, or record the failure. */
@@ -420,7 +421,8 @@ export class CardPayments implements OnModuleInit {
     const replaced = replaceableCard(methods, reservation?.money?.payments ?? [], session.reservationId);
     if (replaced) return { replaced, methods };
     const current = currentCard(methods, session.reservationId);
-    if (current) await this.cards.record(session.reservationId, { paymentMethodId: current._id, sessionId: session.id });
+    if (current)
+      await this.cards.record(session.reservationId, { paymentMethodId: current._id, sessionRef: RedisKeys.sessionRef(session.id) });
     throw new DomainError(
       'already_paid',
       'The card on file for this reservation has no failed charge to mend; no other card can be added here.',
@@ -471,7 +473,10 @@ export class CardPayments implements OnModuleInit {
         context: { sessionId: session.id, attemptId: attempt.id },
         snapshot: () => (intent.snapshot ? Promise.resolve(intent.snapshot) : this.methodsBeforeAttach(session)),
         alsoOnLanded: (landed) =>
-          this.cards.recordStep(session.reservationId, { paymentMethodId: landed.paymentMethodId, sessionId: session.id }),
+          this.cards.recordStep(session.reservationId, {
+            paymentMethodId: landed.paymentMethodId,
+            sessionRef: RedisKeys.sessionRef(session.id),
+          }),
         send: async () => {
           const attached = await this.guesty.attachPaymentMethod({
             guestId: session.guestId,
@@ -516,7 +521,7 @@ export class CardPayments implements OnModuleInit {
     }
     const existing = methods.find((method) => onReservation(method, session.reservationId));
     if (existing) {
-      await this.cards.record(session.reservationId, { paymentMethodId: existing._id, sessionId: session.id });
+      await this.cards.record(session.reservationId, { paymentMethodId: existing._id, sessionRef: RedisKeys.sessionRef(session.id) });
       throw alreadyPaid();
     }
     return methods.map((method) => method._id);
@@ -631,7 +636,10 @@ export class CardPayments implements OnModuleInit {
     if (!sessionId) return;
     if (intent.state === 'landed' && intent.outcome) {
       const method = intent.outcome;
-      await this.cards.record(intent.reservationId, { paymentMethodId: method.paymentMethodId, sessionId });
+      await this.cards.record(intent.reservationId, {
+        paymentMethodId: method.paymentMethodId,
+        sessionRef: RedisKeys.sessionRef(sessionId),
+      });
       await this.sessions
         .update(sessionId, (current) => succeededWith(current, intent.request.paymentProviderId, method))
         .catch((error: unknown) => {

@@ -16,7 +16,12 @@ const STATE = /^[A-Za-z0-9_-]{32}$/;
 const USED_TTL_MS = 30 * 60_000;
 
 /** A return's state as presented: the attempt it opens, or a duplicate of a return that already used it. */
-export type PresentedState = { state: ThreeDsState; duplicate: boolean };
+export type PresentedState = { attemptId: string; duplicate: boolean };
+
+/** What Redis holds: the attempt only; its key already binds the session (docs/product-spec.md §7). */
+interface StoredState {
+  attemptId: string;
+}
 
 /**
  * The one-time states carried by the 3-D Secure return URLs: 192 random bits each, one for the
@@ -45,7 +50,13 @@ export class ThreeDsStates {
   async keep(state: ThreeDsState, values: Record<ThreeDsOutcome, string>, ttlMs: number): Promise<void> {
     await Promise.all(
       (['success', 'failure'] as const).map((outcome) =>
-        this.store.set(this.key(state.sessionId, outcome, values[outcome]), JSON.stringify(state), { ttlMs }),
+        this.store.set(
+          this.key(state.sessionId, outcome, values[outcome]),
+          JSON.stringify({ attemptId: state.attemptId } satisfies StoredState),
+          {
+            ttlMs,
+          },
+        ),
       ),
     ).catch((cause: unknown) => {
       throw DomainError.storeUnavailable(cause);
@@ -53,36 +64,34 @@ export class ThreeDsStates {
   }
 
   /**
-   * The state's attempt, once, on its own session's own path (`duplicate: false`); the same state
-   * presented again on that path (`duplicate: true`); null for anything else, which consumes nothing.
-   * Throws only when Redis fails.
-   */
-  /**
    * What `consume` would find, consuming nothing: a return checks its state this way before it waits
    * for the reservation, so a return that cannot be carried out yet leaves its state valid.
    */
   async peek(sessionId: string, outcome: ThreeDsOutcome, value: string | undefined): Promise<PresentedState | null> {
     if (!value || !STATE.test(value)) return null;
     const key = this.key(sessionId, outcome, value);
-    const raw = await this.store.get(key);
-    if (raw) return { state: JSON.parse(raw) as ThreeDsState, duplicate: false };
-    const used = await this.store.get(`${key}:used`);
-    return used ? { state: JSON.parse(used) as ThreeDsState, duplicate: true } : null;
+    return presented(await this.store.get(key), false) ?? presented(await this.store.get(`${key}:used`), true);
   }
 
+  /**
+   * The state's attempt, once, on its own session's own path (`duplicate: false`); the same state
+   * presented again on that path (`duplicate: true`); null for anything else, which consumes nothing.
+   * Throws only when Redis fails.
+   */
   async consume(sessionId: string, outcome: ThreeDsOutcome, value: string | undefined): Promise<PresentedState | null> {
     if (!value || !STATE.test(value)) return null;
     const key = this.key(sessionId, outcome, value);
     const raw = await this.store.take(key);
-    if (raw) {
-      await this.store.set(`${key}:used`, raw, { ttlMs: USED_TTL_MS }).catch(() => false);
-      return { state: JSON.parse(raw) as ThreeDsState, duplicate: false };
-    }
-    const used = await this.store.get(`${key}:used`);
-    return used ? { state: JSON.parse(used) as ThreeDsState, duplicate: true } : null;
+    if (raw) await this.store.set(`${key}:used`, raw, { ttlMs: USED_TTL_MS }).catch(() => false);
+    return presented(raw, false) ?? presented(await this.store.get(`${key}:used`), true);
   }
 
   private key(sessionId: string, outcome: ThreeDsOutcome, value: string): string {
     return this.keys.threeDsState(RedisKeys.digest(`${sessionId}:${outcome}:${value}`));
   }
+}
+
+/** A stored state as presented (a record written before the ref also carries the session's id: only the attempt is read). */
+function presented(raw: string | null, duplicate: boolean): PresentedState | null {
+  return raw ? { attemptId: (JSON.parse(raw) as StoredState).attemptId, duplicate } : null;
 }

@@ -53,6 +53,7 @@ describe('RedisKeys in a Redis Cluster', () => {
         'upstreamBudget',
         'accessToken',
         'checkoutSession',
+        'legacyCheckoutSession',
         'reservationWrites',
         'journal',
         'threeDsState',

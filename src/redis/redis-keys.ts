@@ -46,11 +46,25 @@ export class RedisKeys {
   }
 
   /**
-   * A checkout session, named by a digest of its id: the id is the guest's capability and lives in
-   * the guest's URLs only (docs/product-spec.md §7), so whoever lists Redis keys cannot take it over.
+   * The name a checkout session goes by at rest (its key, and the records that point at it): a
+   * digest of its id. The id is the guest's capability and lives in the guest's URLs only
+   * (docs/product-spec.md §7), so whoever reads Redis cannot take a session over.
    */
-  checkoutSession(id: string): string {
-    return `${this.prefix}session:${RedisKeys.digest(id)}`;
+  static sessionRef(id: string): string {
+    return RedisKeys.digest(id);
+  }
+
+  /** A checkout session, by its ref (`sessionRef`). */
+  checkoutSession(ref: string): string {
+    return `${this.prefix}session:${ref}`;
+  }
+
+  /**
+   * Where versions before the digest kept a session: under its raw id. Read only to move an open
+   * session to its ref on first use after a deploy (docs/deploying.md).
+   */
+  legacyCheckoutSession(id: string): string {
+    return `${this.prefix}session:${id}`;
   }
 
   /**

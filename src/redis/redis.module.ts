@@ -3,6 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
+import { AtRestCiphers } from './at-rest-cipher';
 import { KeyValueStore } from './key-value-store';
 import { MemoryKeyValueStore } from './memory-key-value-store';
 import { RedisKeyValueStore } from './redis-key-value-store';
@@ -35,12 +36,18 @@ const CONNECT_WAIT_MS = 3_000;
       inject: [ConfigService],
       useFactory: (config: ConfigService<AppConfig, true>) => new RedisKeys(config.get('redis', { infer: true }).keyPrefix),
     },
+    {
+      provide: AtRestCiphers,
+      inject: [ConfigService],
+      // Configuration lets the secret be absent only in sandbox mode, where only test data flows.
+      useFactory: (config: ConfigService<AppConfig, true>) => new AtRestCiphers(config.get('guesty', { infer: true }).clientSecret ?? ''),
+    },
     RedisHealthIndicator,
     StoreOutbox,
     SharedFetches,
     SharedReadCache,
   ],
-  exports: [KeyValueStore, RedisKeys, RedisHealthIndicator, StoreOutbox, SharedFetches, SharedReadCache],
+  exports: [KeyValueStore, RedisKeys, AtRestCiphers, RedisHealthIndicator, StoreOutbox, SharedFetches, SharedReadCache],
 })
 export class RedisModule implements OnModuleInit, OnApplicationShutdown {
   constructor(@Inject(KeyValueStore) private readonly store: KeyValueStore) {}

@@ -46,8 +46,9 @@ export class SessionCharges {
     if (!charge) return;
     try {
       const card = await this.cards.onFile(reservationId);
-      if (!card) return;
-      await this.sessions.update(card.sessionId, (current) => this.changed(current, charge, answer));
+      const session = card && (await this.sessions.pointedAt(card));
+      if (!session) return;
+      await this.sessions.update(session.id, (current) => this.changed(current, charge, answer), session);
     } catch (error) {
       // The answer stands; the session learns it on the next read.
       this.logger.warn({ err: error, reservationId }, 'could not note the state of the charges on the checkout session');

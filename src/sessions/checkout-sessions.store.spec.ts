@@ -1,5 +1,6 @@
 import { Clock } from '../common/clock';
 import { MetricsService } from '../metrics/metrics.service';
+import { AtRestCiphers } from '../redis/at-rest-cipher';
 import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
@@ -16,7 +17,14 @@ function setUp() {
   const clock = new FixedClock();
   const store = new MemoryKeyValueStore(() => clock.now());
   const metrics = new MetricsService();
-  const sessions = new CheckoutSessionsStore(store, new RedisKeys('t:'), clock, metrics, new StoreOutbox(metrics));
+  const sessions = new CheckoutSessionsStore(
+    store,
+    new RedisKeys('t:'),
+    clock,
+    metrics,
+    new StoreOutbox(metrics),
+    new AtRestCiphers('secret'),
+  );
   const fresh = (): Omit<CheckoutSession, 'version'> => ({
     id: sessions.newId(),
     status: 'requires_payment_method',
@@ -29,7 +37,7 @@ function setUp() {
     createdAt: clock.now(),
     expiresAt: clock.now() + 3_600_000,
   });
-  const key = (id: string) => new RedisKeys('t:').checkoutSession(id);
+  const key = (id: string) => new RedisKeys('t:').checkoutSession(RedisKeys.sessionRef(id));
   return { sessions, fresh, store, key };
 }
 
@@ -71,5 +79,40 @@ describe('CheckoutSessionsStore: fenced session state (docs/product-spec.md §6.
   it('answers 404 for a session that is gone, and writes nothing', async () => {
     const { sessions } = setUp();
     await expect(sessions.update(`cs_${'a'.repeat(32)}`, (current) => current)).rejects.toMatchObject({ code: 'session_not_found' });
+  });
+});
+
+describe('CheckoutSessionsStore: the id at rest (docs/product-spec.md §7)', () => {
+  it('keeps the session under its ref without its id, and answers it by the id or by the ref', async () => {
+    const { sessions, fresh, store, key } = setUp();
+    const created = await sessions.create(fresh());
+    const stored = (await store.get(key(created.id)))!;
+    expect(stored).not.toContain(created.id);
+    expect(await sessions.load(created.id)).toEqual(created);
+    expect(await sessions.loadByRef(RedisKeys.sessionRef(created.id))).toEqual(created);
+    expect(await sessions.load(RedisKeys.sessionRef(created.id))).toBeNull();
+  });
+
+  it('does not open a record copied under another session’s ref', async () => {
+    const { sessions, fresh, store, key } = setUp();
+    const a = await sessions.create(fresh());
+    const b = fresh();
+    await store.set(key(b.id), (await store.get(key(a.id)))!, { ttlMs: 60_000 });
+    expect(await sessions.loadByRef(RedisKeys.sessionRef(b.id))).toBeNull();
+  });
+
+  it('moves a session written under its raw id before the ref to its ref on first use, once', async () => {
+    const { sessions, fresh, store, key } = setUp();
+    const legacy = { ...fresh(), version: 4 };
+    const legacyKey = new RedisKeys('t:').legacyCheckoutSession(legacy.id);
+    await store.set(legacyKey, JSON.stringify(legacy), { ttlMs: 3_600_000 });
+    expect(await sessions.load(legacy.id)).toEqual(legacy);
+    expect(await store.get(legacyKey)).toBeNull();
+    expect(await store.get(key(legacy.id))).not.toContain(legacy.id);
+    expect(await store.ttlMs(key(legacy.id))).toBe(3_600_000);
+    expect(await sessions.update(legacy.id, (current) => ({ ...current, status: 'failed' }))).toMatchObject({
+      status: 'failed',
+      version: 5,
+    });
   });
 });

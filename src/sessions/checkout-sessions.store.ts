@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { MetricsService } from '../metrics/metrics.service';
+import { AtRestCipher, AtRestCiphers, SealedValue } from '../redis/at-rest-cipher';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
@@ -19,33 +20,65 @@ export function isSessionId(id: string): boolean {
 }
 
 /**
+ * A session as Redis holds it: under its ref, without its id (docs/product-spec.md §7). The id is
+ * sealed with the service's at-rest key, so that work that starts from a record (the journal's
+ * sweep, a booking's replay) can still name the session, and whoever reads Redis cannot.
+ */
+type StoredSession = Omit<CheckoutSession, 'id'> & { sealedId: SealedValue };
+
+/** Where a record points at a session: by its ref, or by its raw id as records written before the ref do. */
+export interface SessionPointer {
+  sessionRef?: string;
+  sessionId?: string;
+}
+
+/** A record written before the ref: under the raw id, carrying it. */
+type LegacySession = CheckoutSession & { sealedId?: undefined };
+
+/**
  * Checkout sessions in Redis, visible to every replica, gone when their TTL ends. Every change is a
  * compare-and-set on the session's version (docs/product-spec.md §6.4): a writer that read an older state, or whose
  * lease lapsed while another went on, cannot overwrite what came after; and `succeeded` never goes back.
  */
 @Injectable()
 export class CheckoutSessionsStore {
+  private readonly cipher: AtRestCipher;
+
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     private readonly keys: RedisKeys,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
     private readonly outbox: StoreOutbox,
-  ) {}
+    ciphers: AtRestCiphers,
+  ) {
+    this.cipher = ciphers.for('session-id');
+  }
 
   /** 192 random bits: the id is the capability to pay for the reservation. */
   newId(): string {
     return `cs_${randomBytes(24).toString('base64url')}`;
   }
 
+  /** The session the guest names by its id (from a URL), or null when there is none. */
   async load(id: string): Promise<CheckoutSession | null> {
     if (!isSessionId(id)) return null;
-    const raw = await this.store.get(this.keys.checkoutSession(id)).catch((cause: unknown) => {
-      throw DomainError.storeUnavailable(cause);
-    });
-    if (!raw) return null;
-    const session = JSON.parse(raw) as CheckoutSession;
-    return session.expiresAt > this.clock.now() ? session : null;
+    const key = this.keys.checkoutSession(RedisKeys.sessionRef(id));
+    const raw = (await this.read(key)) ?? (await this.moveLegacy(id));
+    return raw ? this.open(raw, key, id) : null;
+  }
+
+  /** The session a record points at by its ref (the journal, a booking), with its id unsealed. */
+  async loadByRef(ref: string): Promise<CheckoutSession | null> {
+    const key = this.keys.checkoutSession(ref);
+    const raw = await this.read(key);
+    return raw ? this.open(raw, key, null) : null;
+  }
+
+  /** The session a record points at (see SessionPointer), or null when there is none. */
+  pointedAt(pointer: SessionPointer): Promise<CheckoutSession | null> {
+    if (pointer.sessionRef) return this.loadByRef(pointer.sessionRef);
+    return pointer.sessionId ? this.load(pointer.sessionId) : Promise.resolve(null);
   }
 
   async require(id: string): Promise<CheckoutSession> {
@@ -87,7 +120,7 @@ export class CheckoutSessionsStore {
    */
   async recordOutcome(id: string, change: SessionChange, fallback: CheckoutSession): Promise<CheckoutSession> {
     let result = change(fallback) ?? fallback;
-    await this.outbox.write(this.keys.checkoutSession(id), `checkout session ${result.status}`, async () => {
+    await this.outbox.write(this.keys.checkoutSession(RedisKeys.sessionRef(id)), `checkout session ${result.status}`, async () => {
       try {
         result = await this.update(id, change, fallback);
       } catch (error) {
@@ -101,12 +134,51 @@ export class CheckoutSessionsStore {
   private async write(expectedVersion: number | null, session: CheckoutSession, previousStatus: string | undefined): Promise<boolean> {
     const ttlMs = session.expiresAt - this.clock.now();
     if (ttlMs <= 0) throw new DomainError('session_not_found', 'The checkout session has expired.');
-    const written = await this.store
-      .replaceIfVersion(this.keys.checkoutSession(session.id), expectedVersion, JSON.stringify(session), ttlMs)
-      .catch((cause: unknown) => {
-        throw DomainError.storeUnavailable(cause);
-      });
+    const key = this.keys.checkoutSession(RedisKeys.sessionRef(session.id));
+    const written = await this.store.replaceIfVersion(key, expectedVersion, this.seal(session, key), ttlMs).catch((cause: unknown) => {
+      throw DomainError.storeUnavailable(cause);
+    });
     if (written && session.status !== previousStatus) this.metrics.sessionTransitions.inc({ status: session.status });
     return written;
+  }
+
+  private read(key: string): Promise<string | null> {
+    return this.store.get(key).catch((cause: unknown) => {
+      throw DomainError.storeUnavailable(cause);
+    });
+  }
+
+  private seal(session: CheckoutSession, key: string): string {
+    const { id, ...rest } = session;
+    return JSON.stringify({ ...rest, sealedId: this.cipher.seal(id, key) } satisfies StoredSession);
+  }
+
+  /** The session of a stored record; `id` is the one the guest presented, or null to unseal it. */
+  private open(raw: string, key: string, id: string | null): CheckoutSession | null {
+    const { sealedId, ...rest } = JSON.parse(raw) as StoredSession | LegacySession;
+    const sessionId = id ?? (sealedId ? this.cipher.open(sealedId, key) : null);
+    if (sessionId === null) return null;
+    const session: CheckoutSession = { ...rest, id: sessionId };
+    return session.expiresAt > this.clock.now() ? session : null;
+  }
+
+  /**
+   * A session written before its key was named by a digest (docs/deploying.md): moved to its ref on
+   * first use, with its version and its remaining life, and the old key deleted, so one record stays.
+   */
+  private async moveLegacy(id: string): Promise<string | null> {
+    const legacyKey = this.keys.legacyCheckoutSession(id);
+    const raw = await this.read(legacyKey);
+    if (!raw) return null;
+    const session = { ...(JSON.parse(raw) as CheckoutSession), id };
+    if (session.expiresAt <= this.clock.now()) return null;
+    const key = this.keys.checkoutSession(RedisKeys.sessionRef(id));
+    const moved = this.seal(session, key);
+    // Another replica may move it at the same moment: the first write stands, and both read it.
+    const written = await this.store.replaceIfVersion(key, null, moved, session.expiresAt - this.clock.now()).catch((cause: unknown) => {
+      throw DomainError.storeUnavailable(cause);
+    });
+    await this.store.delete(legacyKey).catch(() => undefined);
+    return written ? moved : this.read(key);
   }
 }

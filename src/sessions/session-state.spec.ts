@@ -5,7 +5,9 @@ import { NewSession, SessionState } from './session-state';
 
 function setUp() {
   const world = journalWorld();
-  const sessionState = new SessionState(new CheckoutSessionsStore(world.store, world.keys, world.clock, world.metrics, world.outbox));
+  const sessionState = new SessionState(
+    new CheckoutSessionsStore(world.store, world.keys, world.clock, world.metrics, world.outbox, world.ciphers),
+  );
   const fresh = (): NewSession => ({
     id: sessionState.newId(),
     reservationId: 'res-1',

@@ -18,6 +18,8 @@ export interface TestApp {
   logs: LogCapture;
   /** Every key this app wrote, read straight from Redis. */
   redisKeys(): Promise<string[]>;
+  /** Every key this app wrote with its value as text (a hash, set, sorted set or list as its members, one a line). */
+  redisContents(): Promise<Map<string, string>>;
   close(): Promise<void>;
 }
 
@@ -54,12 +56,34 @@ export async function startTestApp(
     } while (cursor !== '0');
     return keys;
   };
+  const redisContents = async (): Promise<Map<string, string>> => {
+    const contents = new Map<string, string>();
+    if (!redis) return contents;
+    for (const key of await redisKeys()) {
+      const type = await redis.type(key);
+      const members =
+        type === 'string'
+          ? [(await redis.get(key)) ?? '']
+          : type === 'hash'
+            ? Object.entries(await redis.hgetall(key)).flat()
+            : type === 'zset'
+              ? await redis.zrange(key, 0, -1, 'WITHSCORES')
+              : type === 'set'
+                ? await redis.smembers(key)
+                : type === 'list'
+                  ? await redis.lrange(key, 0, -1)
+                  : [`(a ${type})`];
+      contents.set(key, members.join('\n'));
+    }
+    return contents;
+  };
   return {
     app,
     config,
     url: `http://127.0.0.1:${port}`,
     logs,
     redisKeys,
+    redisContents,
     close: async () => {
       // Read before closing: a status this app answered that its route does not document fails the test file (contract-drift.ts).
       const drift = await contractDrift(app);

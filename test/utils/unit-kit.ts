@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { Clock } from '../../src/common/clock';
 import { AppConfig } from '../../src/config/app-config';
 import { parseConfiguration } from '../../src/config/parse-configuration';
+import { AtRestCiphers } from '../../src/redis/at-rest-cipher';
 import { BatchStep, KeyValueStore, SetOptions } from '../../src/redis/key-value-store';
 import { MemoryKeyValueStore } from '../../src/redis/memory-key-value-store';
 import { ReservationLeases } from '../../src/journal/reservation-leases';
@@ -71,7 +72,7 @@ export function quietLogs(): void {
 
 /**
  * The write journal's floor for a unit spec: the stepping clock, the failing store, the key
- * builder, the outbox, the configuration, the leases and the journal itself, all real.
+ * builder, the outbox, the configuration, the at-rest ciphers, the leases and the journal itself, all real.
  */
 export function journalWorld(env: Record<string, string> = {}) {
   const clock = new SteppingClock();
@@ -82,7 +83,8 @@ export function journalWorld(env: Record<string, string> = {}) {
   const { service: config } = unitConfig({ RESERVATION_WRITE_SPACING_MS: '0', ...env });
   const leases = new ReservationLeases(store, keys, clock, config);
   const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config);
-  return { clock, store, keys, metrics, outbox, config, leases, journal };
+  const ciphers = new AtRestCiphers('unit-secret');
+  return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal };
 }
 
 /** Nest's testing module prints errors unless told otherwise; unit specs read outcomes, not logs. */
@@ -93,7 +95,7 @@ export type Fake = [token: InjectionToken, value: unknown];
 
 /**
  * The `classes` built by Nest's injector, as the app builds them: every constructor argument resolved
- * by its type from the world's floor (clock, store, keys, metrics, outbox, configuration, leases,
+ * by its type from the world's floor (clock, store, keys, metrics, outbox, configuration, at-rest ciphers, leases,
  * journal), the other classes listed, the `fakes` and the `modules` (e.g. the product's events);
  * lifecycle hooks run as at start. A dependency
  * nobody provides fails here, naming it, as it would fail the app at start.
@@ -111,6 +113,7 @@ export async function unitModule(
     { provide: MetricsService, useValue: world.metrics },
     { provide: StoreOutbox, useValue: world.outbox },
     { provide: ConfigService, useValue: world.config },
+    { provide: AtRestCiphers, useValue: world.ciphers },
     { provide: ReservationLeases, useValue: world.leases },
     { provide: WriteJournal, useValue: world.journal },
   ];

@@ -1,3 +1,4 @@
+import { SealedValue } from '../../redis/at-rest-cipher';
 import { DomainError, FieldError } from '../errors/domain-error';
 import { ERROR_CODES, ErrorCode } from '../errors/error-code';
 
@@ -19,10 +20,13 @@ export interface StoredError {
  * The one value under an Idempotency-Key: claimed and running, then the answer it ended with; or
  * `unknown` when its upstream write has no known outcome yet: the key stays bound to the request,
  * and a retry with the same body runs it again, to find the outcome the write journal reconciles.
+ * A done answer is sealed (docs/product-spec.md §7): it names the session it opened or paid, and
+ * a session id is the guest's capability. `answer` in clear is what earlier versions wrote.
  */
 export type IdempotencyRecord =
   | { state: 'running'; fingerprint: string; owner: string }
   | { state: 'unknown'; fingerprint: string }
+  | { state: 'done'; fingerprint: string; sealedAnswer: SealedValue }
   | { state: 'done'; fingerprint: string; answer: StoredAnswer<unknown> }
   | { state: 'failed'; fingerprint: string; error: StoredError };
 
@@ -70,7 +74,13 @@ export function parseRecord(text: string): IdempotencyRecord | null {
   if (typeof record.fingerprint !== 'string') return null;
   if (record.state === 'running' && typeof record.owner === 'string') return record as IdempotencyRecord;
   if (record.state === 'unknown') return record as IdempotencyRecord;
-  if (record.state === 'done' && typeof record.answer === 'object' && record.answer !== null) return record as IdempotencyRecord;
+  if (
+    record.state === 'done' &&
+    typeof (record.sealedAnswer ?? record.answer) === 'object' &&
+    (record.sealedAnswer ?? record.answer) !== null
+  ) {
+    return record as IdempotencyRecord;
+  }
   const error = record.error as Partial<StoredError> | undefined;
   if (record.state === 'failed' && typeof error?.code === 'string' && error.code in ERROR_CODES && typeof error.status === 'number') {
     return record as IdempotencyRecord;

@@ -5,6 +5,7 @@ import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../../config/app-config';
 import { IDEMPOTENCY_CLAIM_MS } from '../../config/timing-rules';
 import { MetricsService } from '../../metrics/metrics.service';
+import { AtRestCipher, AtRestCiphers } from '../../redis/at-rest-cipher';
 import { KeyValueStore } from '../../redis/key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
@@ -46,6 +47,7 @@ const CLAIM_ATTEMPTS = 3;
 @Injectable()
 export class Idempotency {
   private readonly fingerprints: BodyFingerprint;
+  private readonly answers: AtRestCipher;
   private readonly logger = new Logger('Idempotency');
 
   constructor(
@@ -54,7 +56,9 @@ export class Idempotency {
     @Inject(ConfigService) config: ConfigService<AppConfig, true>,
     @Inject(MetricsService) private readonly metrics: MetricsService,
     @Inject(StoreOutbox) private readonly outbox: StoreOutbox,
+    @Inject(AtRestCiphers) ciphers: AtRestCiphers,
   ) {
+    this.answers = ciphers.for('stored-answer');
     // Configuration lets the secret be absent only in sandbox mode, where only test cards flow.
     this.fingerprints = new BodyFingerprint(config.get('guesty', { infer: true }).clientSecret ?? '');
   }
@@ -85,7 +89,7 @@ export class Idempotency {
         if (await this.storeCall(() => this.store.deleteIfEquals(recordKey, existing))) continue;
         throw inProgress();
       }
-      return this.answerFrom<T>(scope, existing, fingerprint);
+      return this.answerFrom<T>(scope, recordKey, existing, fingerprint);
     }
     throw inProgress();
   }
@@ -123,7 +127,7 @@ export class Idempotency {
       throw error;
     }
     clearInterval(renewal);
-    await this.keep(recordKey, { state: 'done', fingerprint, answer });
+    await this.keep(recordKey, { state: 'done', fingerprint, sealedAnswer: this.answers.seal(JSON.stringify(answer), recordKey) });
     return { ...answer, replayed: false };
   }
 
@@ -137,7 +141,7 @@ export class Idempotency {
     );
   }
 
-  private answerFrom<T>(scope: string, text: string, fingerprint: string): IdempotentAnswer<T> {
+  private answerFrom<T>(scope: string, recordKey: string, text: string, fingerprint: string): IdempotentAnswer<T> {
     const record = parseRecord(text);
     if (!record) throw new Error('an Idempotency-Key record in the store is not readable');
     if (record.fingerprint !== fingerprint) {
@@ -149,7 +153,9 @@ export class Idempotency {
     if (record.state === 'running' || record.state === 'unknown') throw inProgress();
     this.metrics.idempotentReplays.inc({ scope: scope.split(':', 1)[0] });
     if (record.state === 'failed') throw replayedError(record.error);
-    return { ...(record.answer as StoredAnswer<T>), replayed: true };
+    const answer = 'sealedAnswer' in record ? this.answers.open(record.sealedAnswer, recordKey) : JSON.stringify(record.answer);
+    if (answer === null) throw new Error('a stored Idempotency-Key answer does not open with this service’s secret');
+    return { ...(JSON.parse(answer) as StoredAnswer<T>), replayed: true };
   }
 
   /** Without the record there is no protection against a second run: refuse rather than run. */
