@@ -3,6 +3,8 @@ import { ConfigService } from '@nestjs/config';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
+import { OnProductEvent } from '../common/events/on-product-event';
+import { ProductEvents } from '../common/events/product-events';
 import { AppConfig, BookingHold } from '../config/app-config';
 import { AdmittedBooking, BookingHooks, BookingRequest } from '../checkout/booking-hooks';
 import { CheckoutSession, CheckoutSessionView, SessionBooking, toView } from '../sessions/checkout-session';
@@ -118,10 +120,7 @@ export class Bookings implements OnModuleInit {
       reconcile: (intent) => this.findStatus(intent as WriteIntent<StatusRequest, { status: string }>),
       settled: () => Promise.resolve(),
     });
-    this.hooks.register({
-      admit: (request, clientIp) => this.admit(request, clientIp),
-      cardAttached: (session) => this.confirmLater(session),
-    });
+    this.hooks.register({ admit: (request, clientIp) => this.admit(request, clientIp) });
   }
 
   /** The quote and its rate plan, found before the booking's Idempotency-Key is claimed. */
@@ -319,6 +318,20 @@ export class Bookings implements OnModuleInit {
   }
 
   /** Runs after the attach was answered (its lease released): the guest never waits for it. */
+  /**
+   * A card was put on a session's reservation: a booked one stops counting as an unpaid hold and,
+   * when bookings confirm at once, is confirmed. Not awaited by the attach: the guest is answered first.
+   */
+  @OnProductEvent('card.attached')
+  onCardAttached({ sessionId }: ProductEvents['card.attached']): void {
+    this.sessions
+      .load(sessionId)
+      .then((session) => {
+        if (session?.booking) this.confirmLater(session);
+      })
+      .catch((error: unknown) => this.logger.warn({ err: error, sessionId }, 'a paid booking could not be read to confirm it yet'));
+  }
+
   private confirmLater(session: CheckoutSession): void {
     this.limits
       .unpaidHoldEnded(session.listingId, RedisKeys.sessionRef(session.id))

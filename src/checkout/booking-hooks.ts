@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
-import { CheckoutSession, CheckoutSessionView } from '../sessions/checkout-session';
+import { CheckoutSessionView } from '../sessions/checkout-session';
 
 /** What POST /checkout/sessions takes for a booking: a quote of ours, its rate plan and the guest. */
 export interface BookingRequest {
@@ -19,17 +19,14 @@ export interface AdmittedBooking {
 
 /**
  * Where the booking room plugs into the checkout without the checkout depending on it: it books
- * a quote for POST /checkout/sessions, and hears of a card put on file (to confirm the reservation).
- * Registered at start, like the journal's reconcilers.
+ * a quote for POST /checkout/sessions. Registered at start, like the journal's reconcilers.
  */
 @Injectable()
 export class BookingHooks {
   private booker?: (request: BookingRequest, clientIp: string) => Promise<AdmittedBooking>;
-  private attachedListener?: (session: CheckoutSession) => void;
 
-  register(hooks: { admit: BookingHooks['booker']; cardAttached: BookingHooks['attachedListener'] }): void {
+  register(hooks: { admit: BookingHooks['booker'] }): void {
     this.booker = hooks.admit;
-    this.attachedListener = hooks.cardAttached;
   }
 
   /**
@@ -39,10 +36,5 @@ export class BookingHooks {
   admit(request: BookingRequest, clientIp: string): Promise<AdmittedBooking> {
     if (!this.booker) throw new DomainError('not_found', 'Booking is not available.');
     return this.booker(request, clientIp);
-  }
-
-  /** Never awaited by the guest's request: the confirmation runs after the attach is answered. */
-  cardAttached(session: CheckoutSession): void {
-    if (session.booking) this.attachedListener?.(session);
   }
 }

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
 import { RequestLimits } from '../common/abuse/request-limits';
@@ -16,7 +16,6 @@ import { refusedBeforeEffect } from '../journal/refused-before-effect';
 import { MetricsService } from '../metrics/metrics.service';
 import { attachIntentId } from '../checkout/attach-intent-id';
 import { PaymentProviders } from '../checkout/payment-providers';
-import { BookingHooks } from '../checkout/booking-hooks';
 import { holdOnPlatform, methodsCharging } from './booking-hold';
 import { currentCard, replaceableCard } from './card-replacement';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from '../sessions/checkout-session';
@@ -110,8 +109,6 @@ export class CardPayments implements OnModuleInit {
     private readonly journal: WriteJournal,
     private readonly cards: ReservationCards,
     private readonly events: ProductEventBus,
-    // Optional: a checkout without the booking room (unit tests) attaches cards all the same.
-    @Optional() private readonly bookingHooks?: BookingHooks,
   ) {}
 
   onModuleInit(): void {
@@ -597,8 +594,7 @@ export class CardPayments implements OnModuleInit {
   private async attached(session: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): Promise<CheckoutSessionView> {
     const succeeded = await this.sessions.recordOutcome(session.id, (current) => succeededWith(current, tokenizedUnder, method), session);
     this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
-    await this.events.publish('card.attached', { reservationId: session.reservationId });
-    this.bookingHooks?.cardAttached(succeeded);
+    await this.events.publish('card.attached', { reservationId: session.reservationId, sessionId: session.id });
     return toView(succeeded);
   }
 
@@ -649,9 +645,7 @@ export class CardPayments implements OnModuleInit {
         { reservationId: intent.reservationId, paymentMethodId: method.paymentMethodId },
         'payment method attached (reconciled)',
       );
-      await this.events.publish('card.attached', { reservationId: intent.reservationId });
-      const now = await this.sessions.load(sessionId).catch(() => null);
-      if (now) this.bookingHooks?.cardAttached(now);
+      await this.events.publish('card.attached', { reservationId: intent.reservationId, sessionId });
       return;
     }
     if (intent.state === 'not_landed' || intent.state === 'fenced') {

@@ -34,7 +34,13 @@ class PaymentStatusLike {
   }
 }
 
-async function started(consumers: (typeof CalendarLike | typeof PaymentStatusLike)[]) {
+@Injectable()
+class BookingConfirmationLike {
+  @OnProductEvent('card.attached')
+  onCardAttached(): void {}
+}
+
+async function started(consumers: (typeof CalendarLike | typeof PaymentStatusLike | typeof BookingConfirmationLike)[]) {
   const module = await Test.createTestingModule({ imports: [ProductEventsModule], providers: consumers })
     .setLogger(SILENT_LOGGER)
     .compile();
@@ -44,7 +50,7 @@ async function started(consumers: (typeof CalendarLike | typeof PaymentStatusLik
 
 describe('ProductEventBus', () => {
   it('hands an event to its consumer and resolves once the consumer is done', async () => {
-    const module = await started([CalendarLike, PaymentStatusLike]);
+    const module = await started([CalendarLike, PaymentStatusLike, BookingConfirmationLike]);
     await module
       .get(ProductEventBus)
       .publish('reservation.changed', { type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
@@ -55,11 +61,19 @@ describe('ProductEventBus', () => {
   it('refuses to start when an event the product needs has no consumer, naming it', async () => {
     const module = await started([CalendarLike]);
     expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) card.attached, balance.changed:',
+      'no room consumes the product event(s) card.attached (payment status, booking confirmation: 0 wired), balance.changed (payment status: 0 wired):',
     );
     const bare = await started([]);
     expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) reservation.changed, card.attached, balance.changed:',
+      'no room consumes the product event(s) reservation.changed (booking calendar: 0 wired), card.attached (payment status, booking confirmation: 0 wired), balance.changed (payment status: 0 wired):',
+    );
+  });
+
+  it('refuses to start when one of an event’s consumers is missing, though another consumes it', async () => {
+    // The payment status hears a card attached, but nothing would confirm a booked reservation paid with it.
+    const module = await started([CalendarLike, PaymentStatusLike]);
+    expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
+      'no room consumes the product event(s) card.attached (payment status, booking confirmation: 1 wired):',
     );
   });
 

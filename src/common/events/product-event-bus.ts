@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { CONSUMED_EVENTS, ProductEventName, ProductEvents } from './product-events';
+import { PRODUCT_EVENT_CONSUMERS, ProductEventName, ProductEvents } from './product-events';
 
 /** Publishes product events to their consumers (@OnProductEvent), on @nestjs/event-emitter. */
 @Injectable()
@@ -12,9 +12,12 @@ export class ProductEventBus {
     await this.emitter.emitAsync(name, payload);
   }
 
-  /** Throws, naming them, when events the product needs a consumer for have none (called once the app is initialised). */
+  /** Throws, naming them, when events have fewer consumers wired than the product needs (called once the app is initialised). */
   assertConsumed(): void {
-    const unheard = CONSUMED_EVENTS.filter((name) => this.emitter.listenerCount(name) === 0);
+    const unheard = Object.entries(PRODUCT_EVENT_CONSUMERS).flatMap(([name, consumers]) => {
+      const wired = this.emitter.listenerCount(name);
+      return wired < consumers.length ? [`${name} (${consumers.join(', ')}: ${wired} wired)`] : [];
+    });
     if (unheard.length > 0)
       throw new Error(`no room consumes the product event(s) ${unheard.join(', ')}: a consumer's module is not wired into the app`);
   }

@@ -11,12 +11,13 @@ export interface ProductEvents {
   /**
    * A card was put on the reservation (first or replacement, answered or reconciled): what
    * payment-status serves for it is stale at once. Awaited by the attach, so the guest's next poll
-   * reads the platform afresh. The payments room consumes it.
+   * reads the platform afresh. The payment status consumes it, and the booking room, which confirms a
+   * reservation it made once its card is on file (without holding up the guest's answer).
    */
-  'card.attached': { reservationId: string };
+  'card.attached': { reservationId: string; sessionId: string };
   /**
    * An extra was added to the reservation's invoice: what is due changed, so what payment-status
-   * serves for it (perhaps "paid") is stale at once. The payments room consumes it.
+   * serves for it (perhaps "paid") is stale at once. The payment status consumes it.
    */
   'balance.changed': { reservationId: string };
 }
@@ -24,7 +25,12 @@ export interface ProductEvents {
 export type ProductEventName = keyof ProductEvents;
 
 /**
- * Events the product needs a consumer for: the app refuses to start without one, so a wiring mistake
- * cannot silently drop, say, the calendar refresh a reservation webhook asks for.
+ * The consumers the product needs for each event, in its words: the app refuses to start with fewer
+ * wired, so a wiring mistake cannot silently drop, say, the calendar refresh a reservation webhook
+ * asks for, or the confirmation of a booked reservation once its card is on file.
  */
-export const CONSUMED_EVENTS: readonly ProductEventName[] = ['reservation.changed', 'card.attached', 'balance.changed'];
+export const PRODUCT_EVENT_CONSUMERS: { readonly [K in ProductEventName]: readonly string[] } = {
+  'reservation.changed': ['booking calendar'],
+  'card.attached': ['payment status', 'booking confirmation'],
+  'balance.changed': ['payment status'],
+};
