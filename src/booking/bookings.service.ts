@@ -17,7 +17,7 @@ import { refusedBeforeEffect } from '../journal/refused-before-effect';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { GuestyClient } from '../upstream/guesty-client';
-import { ReservedUntil } from '../upstream/guesty.types';
+import { PaymentProvider, ReservedUntil } from '../upstream/guesty.types';
 import { Priority } from '../upstream/outbound-rate-limiter';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CalendarCache } from './calendar.service';
@@ -171,8 +171,12 @@ export class Bookings implements OnModuleInit {
       }
       if (record && record.keyDigest !== keyDigest) throw quoteUsed();
       if (record) return record;
-      // Counted once per booking, before anything is sent; a retry of a create already sent is not a new hold.
-      if (!earlier) await this.limits.unpaidHold(clientIp, quote.view.listingId, holdId, this.holdMs());
+      if (!earlier) {
+        // A reservation no card can pay would only hold the dates: the payment account is checked first.
+        await this.paymentAccount(quote.view.listingId);
+        // Counted once per booking, before anything is sent; a retry of a create already sent is not a new hold.
+        await this.limits.unpaidHold(clientIp, quote.view.listingId, holdId, this.holdMs());
+      }
       try {
         const guest = earlier ? { _id: earlier.request.guestId } : await this.guesty.createGuest(request.guest, BEFORE_A_CARD);
         const created = await this.create(
@@ -254,6 +258,18 @@ export class Bookings implements OnModuleInit {
     return created;
   }
 
+  /** The listing's payment provider, when cards can be paid with it (docs/product-spec.md §3.1). */
+  private async paymentAccount(listingId: string): Promise<PaymentProvider> {
+    const provider = await this.providers.forListing(listingId);
+    if (!provider || provider.status !== 'ACTIVE') {
+      throw new DomainError(
+        'payment_account_unavailable',
+        'Card payments are not available for this property right now; please try again later.',
+      );
+    }
+    return provider;
+  }
+
   private holdMs(): number {
     return RESERVED_UNTIL[this.config.get('booking', { infer: true }).hold].ms;
   }
@@ -275,13 +291,7 @@ export class Bookings implements OnModuleInit {
       this.calendar.nightsTaken(quote.view.listingId, reservation.checkIn, reservation.checkOut).catch(() => undefined),
     ]);
     await this.limits.sessionOpened(reservation.reservationId);
-    const provider = await this.providers.forListing(quote.view.listingId);
-    if (!provider || provider.status !== 'ACTIVE') {
-      throw new DomainError(
-        'payment_account_unavailable',
-        'Card payments are not available for this property right now; please try again later.',
-      );
-    }
+    const provider = await this.paymentAccount(quote.view.listingId);
     const now = this.clock.now();
     const booking: SessionBooking = {
       reservationId: reservation.reservationId,

@@ -297,6 +297,20 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       expect(count('reservationFromQuote')).toBe(before + 1);
     });
 
+    it('checks the listing’s payment account before anything is created: an inactive one answers payment_account_unavailable with no guest and no reservation', async () => {
+      const answer = await site(0)
+        .quote({ listingId: 'lst-closed', ...stay(88, 3), guestsCount: 2 })
+        .expect(201);
+      const guest = newGuest();
+      const writes = () => count('guests') + count('reservationFromQuote');
+      const before = writes();
+      const refused = await site(1).book({ quoteId: answer.body.id, guest });
+      expect(refused.status).toBe(502);
+      expect(refused.body.code).toBe('payment_account_unavailable');
+      expect(writes()).toBe(before);
+      expect(world.sandbox.control.getGuestsByEmail(guest.email)).toHaveLength(0);
+    });
+
     it('answers 409 quote_used to another key for a booked quote, with nothing sent', async () => {
       const quote = await quoteFor(80);
       await site(0).book({ quoteId: quote.id, guest: newGuest() }).expect(201);
