@@ -24,6 +24,12 @@ module.exports = {
       displayName: 'unit',
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/sandbox/**/*.spec.ts', '<rootDir>/chaos/**/*.spec.ts'],
     },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // The contract gate: a file fails when the product sent the sandbox a request the reference refuses.
+      setupFilesAfterEnv: ['<rootDir>/test/utils/contract-gate.ts'],
+    },
   ],
 };

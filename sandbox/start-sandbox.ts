@@ -7,6 +7,7 @@ import type { Server } from 'node:http';
 import { createControl } from './control';
 import { createHostServer, type TimerSet } from './http/host-server';
 import { apiHost } from './open-api/api-host';
+import { prepareReferenceGate } from './open-api/gate';
 import { payHost } from './pay/pay-host';
 import { resolveOptions, SandboxRuntime } from './runtime/runtime';
 import type { RunningSandbox, SandboxOptions } from './types';
@@ -46,6 +47,7 @@ function baseUrl(server: Server, host: string): string {
 }
 
 export async function startSandbox(options?: SandboxOptions): Promise<RunningSandbox> {
+  prepareReferenceGate();
   const runtime = new SandboxRuntime(resolveOptions(options));
   const { host, apiPort, payPort } = runtime.options;
   const timers: TimerSet = new Set();

@@ -2,6 +2,9 @@
 import { jsonAnswer, withHeaders, type SandboxAnswer } from '../http/answer';
 import { answerForRefusal, type RequestContext, type RouteDefinition, type RouteHandler } from '../http/host-server';
 import type { SandboxRoute } from '../types';
+import { invalidParameters } from '../http/errors';
+import { recordViolation } from './contract-violations';
+import { compileRequestValidators, PRODUCT_USER_AGENT_PREFIX, requestProblems } from './reference-gate';
 import { bearerAccount, NO_PERMISSION_MESSAGE } from './token-issuer';
 
 export function passGate(ctx: RequestContext, handler: RouteHandler): SandboxAnswer {
@@ -29,6 +32,43 @@ export function passGate(ctx: RequestContext, handler: RouteHandler): SandboxAns
   return withHeaders(answer, decision.headers);
 }
 
-export function openApiRoute(name: SandboxRoute, method: 'GET' | 'POST' | 'PUT', path: RegExp, handler: RouteHandler): RouteDefinition {
-  return { name, method, path, handle: (ctx) => passGate(ctx, handler) };
+/** The reference's request schema before the route's own rules: what it would refuse is refused, and recorded. */
+function checkedAgainstReference(reference: string, handler: RouteHandler): RouteHandler {
+  return (ctx) => {
+    const problems = requestProblems(ctx.method, reference, ctx.url.searchParams, {
+      contentType: ctx.headers['content-type'],
+      raw: ctx.rawBody,
+    });
+    if (problems.length === 0) return handler(ctx);
+    recordViolation({
+      operation: `${ctx.method} ${reference}`,
+      path: ctx.url.pathname,
+      problems,
+      byProduct: (ctx.headers['user-agent'] ?? '').startsWith(PRODUCT_USER_AGENT_PREFIX),
+    });
+    throw invalidParameters(problems);
+  };
+}
+
+const GATED: { method: string; reference: string }[] = [];
+
+/**
+ * Compiles every /v1 route's validators before the sandbox listens: compiling on a first request
+ * would stall the loop mid-burst and bunch the requests queued behind it into one rate-limit window.
+ */
+export function prepareReferenceGate(): void {
+  for (const { method, reference } of GATED) compileRequestValidators(method, reference);
+}
+
+/** A /v1 route: `reference` is its path as the platform's reference names it (/listings/{id}). */
+export function openApiRoute(
+  name: SandboxRoute,
+  method: 'GET' | 'POST' | 'PUT',
+  path: RegExp,
+  reference: string,
+  handler: RouteHandler,
+): RouteDefinition {
+  GATED.push({ method, reference });
+  const checked = checkedAgainstReference(reference, handler);
+  return { name, method, path, handle: (ctx) => passGate(ctx, checked) };
 }

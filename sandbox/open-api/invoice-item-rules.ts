@@ -74,12 +74,20 @@ function checkRealizationDates(value: unknown, problems: FieldProblem[]): Realiz
   value.forEach((entry: unknown, index) => {
     const field = `realizationDates[${index}]`;
     const element = typeof entry === 'object' && entry !== null ? (entry as Record<string, unknown>) : undefined;
-    if (element && 'date' in element && isCalendarDate(element.date)) {
+    // The reference requires each entry's date; from/to (changelog of 2026-04-27) come beside it, in order.
+    const range = element && (element.from !== undefined || element.to !== undefined);
+    if (element && isCalendarDate(element.date) && !range) {
       dates.push({ date: element.date });
-    } else if (element && isCalendarDate(element.from) && isCalendarDate(element.to) && element.from <= element.to) {
-      dates.push({ from: element.from, to: element.to });
+    } else if (
+      element &&
+      isCalendarDate(element.date) &&
+      isCalendarDate(element.from) &&
+      isCalendarDate(element.to) &&
+      element.from <= element.to
+    ) {
+      dates.push({ date: element.date, from: element.from, to: element.to });
     } else {
-      problems.push({ field, message: 'must be {date: YYYY-MM-DD} or {from, to} with real calendar dates' });
+      problems.push({ field, message: 'must be {date} or {date, from, to} with real calendar dates (YYYY-MM-DD), from not after to' });
     }
   });
   return dates;

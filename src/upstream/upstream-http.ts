@@ -33,6 +33,12 @@ export interface UpstreamAnswer {
 // Failures where the connection was never made: even a write may be tried again.
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
+/**
+ * How the service names itself to the platform: an integration the platform's support can tell from
+ * others in its logs (and the sandbox's contract gate from a test's own probes).
+ */
+export const USER_AGENT = 'booking-checkout-service/1';
+
 function header(headers: unknown, name: string): string | undefined {
   const value = (headers as Record<string, unknown> | undefined)?.[name];
   return typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
@@ -81,6 +87,7 @@ export class UpstreamHttp {
       data: call.form ? call.form.toString() : call.json,
       headers: {
         Accept: 'application/json',
+        'User-Agent': USER_AGENT,
         ...(call.form
           ? { 'Content-Type': 'application/x-www-form-urlencoded' }
           : call.json !== undefined

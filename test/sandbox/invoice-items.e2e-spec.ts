@@ -22,7 +22,8 @@ describe('sandbox invoice items', () => {
       normalType: 'AFE',
       secondIdentifier: 'LATE_CHECKOUT',
       description: 'Leave at 2 pm',
-      realizationDates: [{ date: '2028-02-29' }, { from: '2028-03-01', to: '2028-03-02' }],
+      // The reference requires `date` in every entry, `from`/`to` beside it (changelog of 2026-04-27).
+      realizationDates: [{ date: '2028-02-29' }, { date: '2028-03-01', from: '2028-03-01', to: '2028-03-02' }],
     });
     expect(answer.status).toBe(200);
     // The updated folio with the new item, as the reference says, not the item alone.
@@ -37,7 +38,7 @@ describe('sandbox invoice items', () => {
         secondIdentifier: 'LATE_CHECKOUT',
         description: 'Leave at 2 pm',
         isTax: false,
-        realizationDates: [{ date: '2028-02-29' }, { from: '2028-03-01', to: '2028-03-02' }],
+        realizationDates: [{ date: '2028-02-29' }, { date: '2028-03-01', from: '2028-03-01', to: '2028-03-02' }],
       },
     ]);
     const money = (await client.api('/v1/reservations/res-unpaid')).body.money;
@@ -73,7 +74,15 @@ describe('sandbox invoice items', () => {
     ['secondIdentifier', { title: 'x', amount: 10, normalType: 'CF', secondIdentifier: 'CLEANING' }],
     ['realizationDates[0]', { title: 'x', amount: 10, normalType: 'CF', realizationDates: [{ date: '2026-02-30' }] }],
     ['realizationDates[0]', { title: 'x', amount: 10, normalType: 'CF', realizationDates: [{ date: '2026-2-3' }] }],
-    ['realizationDates[0]', { title: 'x', amount: 10, normalType: 'CF', realizationDates: [{ from: '2026-03-02', to: '2026-03-01' }] }],
+    [
+      'realizationDates[0]',
+      { title: 'x', amount: 10, normalType: 'CF', realizationDates: [{ date: '2026-03-02', from: '2026-03-02', to: '2026-03-01' }] },
+    ],
+    // Refused by the reference itself (sandbox/open-api/reference-gate.ts): every entry needs its date.
+    [
+      'realizationDates[0].date',
+      { title: 'x', amount: 10, normalType: 'CF', realizationDates: [{ from: '2026-03-01', to: '2026-03-02' }] },
+    ],
     ['realizationDates', { title: 'x', amount: 10, normalType: 'CF', realizationDates: '2026-03-01' }],
   ])('refuses a bad %s with "Some of the request parameters are invalid"', async (field, body) => {
     const answer = await current('res-unpaid', body);
@@ -109,13 +118,19 @@ describe('sandbox invoice items', () => {
       normalType: 'AFE',
       secondIdentifier: 'DIRECT_SERVICE',
       isUpsellFee: 'yes',
+    });
+    // The reference's own type check answers first (sandbox/open-api/reference-gate.ts).
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.details).toEqual([{ field: 'isUpsellFee', message: 'must be boolean' }]);
+    const negative = await current('res-unpaid', {
+      title: 'Cover',
+      amount: 5,
+      normalType: 'AFE',
+      secondIdentifier: 'DIRECT_SERVICE',
       stayIndex: -1,
     });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.details).toEqual([
-      { field: 'isUpsellFee', message: 'must be a boolean' },
-      { field: 'stayIndex', message: 'must be a whole number, 0 or more' },
-    ]);
+    expect(negative.status).toBe(400);
+    expect(negative.body.details).toEqual([{ field: 'stayIndex', message: 'must be a whole number, 0 or more' }]);
     expect((await client.api('/v1/reservations/res-unpaid')).body.money.invoiceItems).toHaveLength(before);
   });
 
@@ -138,7 +153,7 @@ describe('sandbox invoice items', () => {
 
   it('answers 404 for an unknown reservation and 400 for malformed JSON', async () => {
     expect((await current('res-nowhere', { title: 'x', amount: 1, normalType: 'CF' })).status).toBe(404);
-    expect((await deprecated('res-nowhere', { title: 'x', amount: 1, normalType: 'CF' })).status).toBe(404);
+    expect((await deprecated('res-nowhere', { title: 'x', amount: 1, normalType: 'AFE', secondIdentifier: 'PET' })).status).toBe(404);
     const token = await client.mintToken();
     const malformed = await fetch(`${client.urls.apiUrl}/v1/invoice-items/reservation/res-unpaid`, {
       method: 'POST',
