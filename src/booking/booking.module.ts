@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { QuoteBookings } from '../sessions/quote-bookings';
 import { AbuseModule } from '../common/abuse/abuse.module';
 import { CheckoutModule } from '../checkout/checkout.module';
 import { JournalModule } from '../journal/journal.module';
@@ -10,11 +11,15 @@ import { CalendarCache } from './calendar.service';
 import { QuotesController } from './quotes.controller';
 import { Quotes } from './quotes.service';
 
-/** Booking from dates (docs/product-spec.md §3.1): the calendar, quotes, and reservations made from quotes. */
+/**
+ * Booking from dates (docs/product-spec.md §3.1): the calendar, quotes, and reservations made from quotes.
+ * Global: the checkout's create route asks for `QuoteBookings` (declared in sessions/) without importing this room.
+ */
+@Global()
 @Module({
   imports: [UpstreamModule, AbuseModule, JournalModule, CheckoutModule, SessionsModule],
   controllers: [CalendarController, QuotesController],
-  providers: [CalendarCache, Quotes, Bookings],
-  exports: [CalendarCache],
+  providers: [CalendarCache, Quotes, Bookings, { provide: QuoteBookings, useExisting: Bookings }],
+  exports: [CalendarCache, QuoteBookings],
 })
 export class BookingModule {}

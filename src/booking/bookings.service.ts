@@ -6,9 +6,9 @@ import { DomainError } from '../common/errors/domain-error';
 import { OnProductEvent } from '../common/events/on-product-event';
 import { ProductEvents } from '../common/events/product-events';
 import { AppConfig, BookingHold } from '../config/app-config';
-import { AdmittedBooking, BookingHooks, BookingRequest } from '../checkout/booking-hooks';
 import { CheckoutSession, CheckoutSessionView, SessionBooking, toView } from '../sessions/checkout-session';
 import { CheckoutSessionsStore, SessionPointer } from '../sessions/checkout-sessions.store';
+import { AdmittedBooking, BookingRequest, QuoteBookings } from '../sessions/quote-bookings';
 import { PaymentProviders } from '../checkout/payment-providers';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { Reconciliation, WriteIntent } from '../journal/write-intent';
@@ -92,7 +92,7 @@ function quoteUsed(): DomainError {
  * create), a session opened on it; once the card is on file, `instant` confirms it.
  */
 @Injectable()
-export class Bookings implements OnModuleInit {
+export class Bookings implements OnModuleInit, QuoteBookings {
   private readonly logger = new Logger('Bookings');
 
   constructor(
@@ -104,7 +104,6 @@ export class Bookings implements OnModuleInit {
     private readonly limits: RequestLimits,
     private readonly leases: ReservationLeases,
     private readonly journal: WriteJournal,
-    private readonly hooks: BookingHooks,
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     private readonly keys: RedisKeys,
     private readonly clock: Clock,
@@ -120,7 +119,6 @@ export class Bookings implements OnModuleInit {
       reconcile: (intent) => this.findStatus(intent as WriteIntent<StatusRequest, { status: string }>),
       settled: () => Promise.resolve(),
     });
-    this.hooks.register({ admit: (request, clientIp) => this.admit(request, clientIp) });
   }
 
   /** The quote and its rate plan, found before the booking's Idempotency-Key is claimed. */

@@ -5,7 +5,6 @@ import { UpstreamModule } from '../upstream/upstream.module';
 import { InvoicesModule } from '../invoices/invoices.module';
 import { JournalModule } from '../journal/journal.module';
 import { SessionsModule } from '../sessions/sessions.module';
-import { BookingHooks } from './booking-hooks';
 import { CheckoutSessions } from './checkout-sessions.service';
 import { ExtrasCatalogueController } from './extras-catalogue.controller';
 import { ExtrasController } from './extras.controller';
@@ -19,7 +18,7 @@ import { SessionsController } from './sessions.controller';
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule, SessionsModule],
   controllers: [SessionsController, ListingsController, ExtrasController, ExtrasCatalogueController],
-  providers: [BookingHooks, CheckoutSessions, ListingSummaries, Extras, ReservationCards, PaymentProviders],
-  exports: [PaymentProviders, BookingHooks, ReservationCards],
+  providers: [CheckoutSessions, ListingSummaries, Extras, ReservationCards, PaymentProviders],
+  exports: [PaymentProviders, ReservationCards],
 })
 export class CheckoutModule {}

@@ -5,8 +5,8 @@ import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
-import { BookingHooks, BookingRequest } from './booking-hooks';
 import { CheckoutSessionView } from '../sessions/checkout-session';
+import { BookingRequest, QuoteBookings } from '../sessions/quote-bookings';
 import { CheckoutSessions } from './checkout-sessions.service';
 import { CreateSessionDto } from './dto/create-session.dto';
 import { CheckoutSessionResponse, SESSION_EXAMPLES } from './dto/session.view';
@@ -40,7 +40,7 @@ export class SessionsController {
   constructor(
     private readonly sessions: CheckoutSessions,
     private readonly idempotency: Idempotency,
-    private readonly bookings: BookingHooks,
+    private readonly bookings: QuoteBookings,
   ) {}
 
   @Post()
