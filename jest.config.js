@@ -14,10 +14,6 @@ const shared = {
 module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
-  // A fresh worker for every test file: a file run after the Redis-outage tests in the same worker
-  // saw the budget refuse its reads (503 rate_limited) while passing alone or beside them in another
-  // order; until that cross-file leak is found, no file inherits another's process.
-  workerIdleMemoryLimit: '1MB',
   projects: [
     {
       ...shared,
