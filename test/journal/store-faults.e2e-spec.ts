@@ -109,14 +109,12 @@ describe('exactly once when Redis or a replica dies mid-attach (own redis-server
     await waitUntil(() => Promise.resolve(attachRequests() > before), 10_000, 'the attach to reach the platform');
     service.child.kill('SIGKILL');
     await service.exited;
-    const killedAt = Date.now();
+    // docs/product-spec.md §6.6 asks for "within a minute": the wait is bounded inside it.
     await waitUntil(
       async () => (await sessionStatus(sessionId)) === 'succeeded',
       45_000,
       "the sweep to reconcile the dead replica's attach",
     );
-    // docs/product-spec.md §6.6 asks for "within a minute".
-    expect(Date.now() - killedAt).toBeLessThan(60_000);
     // The guest's retry with the same key: "still running" while the dead replica's claim lasts
     // (it is no longer renewed), then what landed, from the journal: never a second attach.
     let retried = await site().submit(sessionId, cardBody(CARDS.noThreeDs), key);
