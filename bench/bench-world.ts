@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../src/app.factory';
 import { parseConfiguration } from '../src/config/parse-configuration';
 import { startSandbox } from '../sandbox/start-sandbox';
@@ -8,6 +9,8 @@ import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, SandboxOption
 
 export interface BenchInstance {
   url: string;
+  /** The instance's application, for scenarios that reach into it (scenario 9 holds its granted calls). */
+  app: NestFastifyApplication;
   close(): Promise<void>;
 }
 
@@ -34,7 +37,7 @@ export async function startBenchWorld(
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.getHttpServer().address();
     const port = typeof address === 'object' && address ? address.port : 0;
-    started.push({ url: `http://127.0.0.1:${port}`, close: () => app.close() });
+    started.push({ url: `http://127.0.0.1:${port}`, app, close: () => app.close() });
   }
   return {
     sandbox,

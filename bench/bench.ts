@@ -6,9 +6,11 @@
  * Scenario 6 floods the service with anonymous reads beside steady checkouts (budget shares, §7).
  * Scenario 7 counts the Open API calls of a complete booking and loads the cached calendar read.
  * Scenario 8 loads one read with tracing off and on (OTLP export of every span).
+ * Scenario 9 counts upstream reads of identical reads across instances and the 429s of a stalled loop.
  */
 import { anonymousFlood } from './anonymous-flood';
 import { bookings } from './bookings';
+import { budgetFigures } from './budget-figures';
 import { checkouts } from './checkouts';
 import { coldStart } from './cold-start';
 import { overload } from './overload';
@@ -23,9 +25,10 @@ async function main(): Promise<void> {
   };
   process.stdout.write(`booking checkout service benchmark — node ${process.version}, ${new Date().toISOString()}\n\n`);
   const instances = number('--instances', 3);
-  // --only N runs scenario N alone (e.g. to compare two commits on one figure).
-  const only = number('--only', 0);
-  const runs = (scenario: number) => only === 0 || only === scenario;
+  // --only N runs scenario N alone (e.g. to compare two commits on one figure); --only 3,4,7 those, in one run.
+  const onlyIndex = args.indexOf('--only');
+  const only = onlyIndex >= 0 ? args[onlyIndex + 1].split(',').map(Number) : [];
+  const runs = (scenario: number) => only.length === 0 || only.includes(scenario);
   if (runs(1)) await coldStart({ instances, concurrency: number('--concurrency', 300) });
   if (runs(2)) await overload({ instances, seconds: number('--overload-seconds', 60) });
   if (runs(3)) await checkouts({ instances, concurrency: number('--checkouts', 50), rounds: number('--rounds', 10) });
@@ -34,6 +37,7 @@ async function main(): Promise<void> {
   if (runs(7))
     await bookings({ bookings: number('--bookings', 10), seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
   if (runs(8)) await tracingCost({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
+  if (runs(9)) await budgetFigures({ instances });
 }
 
 main().then(
