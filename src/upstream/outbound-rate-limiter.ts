@@ -23,7 +23,7 @@ export type Priority = 'checkout' | 'session' | 'background' | 'anonymous';
  * differ by at most that plus the network's jitter, and no platform window of the configured
  * (published) limits can hold more than one of ours (docs/product-spec.md §7).
  */
-export const WINDOW_SAFETY_MARGIN_MS = 250;
+export const WINDOW_SAFETY_MARGIN_MS = 500;
 
 /**
  * How long a granted slot may wait before its request leaves. A replica whose loop stalled past it
