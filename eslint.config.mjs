@@ -28,7 +28,7 @@ const FEATURE_ARROWS = {
   payments: ['checkout'],
   reservations: ['checkout'],
   webhooks: ['reservations'],
-  booking: ['checkout'],
+  booking: [],
 };
 const FLOOR = forbid(
   [...FEATURES, 'journal', 'sessions'],

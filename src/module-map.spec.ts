@@ -47,7 +47,7 @@ const ARROWS: Record<string, string[]> = {
   payments: ['checkout'],
   reservations: ['checkout'],
   webhooks: ['reservations'],
-  booking: ['checkout'],
+  booking: [],
 };
 
 const probe = (from: string, imports: string): Probe => ({ file: `src/${from}/map-probe.ts`, imports });

@@ -1,7 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { QuoteBookings } from '../sessions/quote-bookings';
 import { AbuseModule } from '../common/abuse/abuse.module';
-import { CheckoutModule } from '../checkout/checkout.module';
 import { JournalModule } from '../journal/journal.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UpstreamModule } from '../upstream/upstream.module';
@@ -17,7 +16,7 @@ import { Quotes } from './quotes.service';
  */
 @Global()
 @Module({
-  imports: [UpstreamModule, AbuseModule, JournalModule, CheckoutModule, SessionsModule],
+  imports: [UpstreamModule, AbuseModule, JournalModule, SessionsModule],
   controllers: [CalendarController, QuotesController],
   providers: [CalendarCache, Quotes, Bookings, { provide: QuoteBookings, useExisting: Bookings }],
   exports: [CalendarCache, QuoteBookings],

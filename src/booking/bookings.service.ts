@@ -9,7 +9,7 @@ import { AppConfig, BookingHold } from '../config/app-config';
 import { CheckoutSession, CheckoutSessionView, SessionBooking, toView } from '../sessions/checkout-session';
 import { CheckoutSessionsStore, SessionPointer } from '../sessions/checkout-sessions.store';
 import { AdmittedBooking, BookingRequest, QuoteBookings } from '../sessions/quote-bookings';
-import { PaymentProviders } from '../checkout/payment-providers';
+import { PaymentProviders } from '../upstream/payment-providers';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { Reconciliation, WriteIntent } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';

@@ -8,7 +8,7 @@ import { isOpen } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
 import { GuestyClient } from '../upstream/guesty-client';
 import { attachIntentId } from './attach-intent-id';
-import { PaymentProviders } from './payment-providers';
+import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { alreadyPaid, ReservationCards } from './reservation-cards';

@@ -11,14 +11,13 @@ import { ExtrasController } from './extras.controller';
 import { Extras } from './extras.service';
 import { ListingSummaries } from './listing-summaries.service';
 import { ListingsController } from './listings.controller';
-import { PaymentProviders } from './payment-providers';
 import { ReservationCards } from './reservation-cards';
 import { SessionsController } from './sessions.controller';
 
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule, SessionsModule],
   controllers: [SessionsController, ListingsController, ExtrasController, ExtrasCatalogueController],
-  providers: [CheckoutSessions, ListingSummaries, Extras, ReservationCards, PaymentProviders],
-  exports: [PaymentProviders, ReservationCards],
+  providers: [CheckoutSessions, ListingSummaries, Extras, ReservationCards],
+  exports: [ReservationCards],
 })
 export class CheckoutModule {}

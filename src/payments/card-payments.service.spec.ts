@@ -8,7 +8,7 @@ import { UpstreamError } from '../upstream/upstream-error';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
-import { PaymentProviders } from '../checkout/payment-providers';
+import { PaymentProviders } from '../upstream/payment-providers';
 import { ReservationCards } from '../checkout/reservation-cards';
 import { ThreeDsStates } from './three-ds-states';
 

@@ -15,7 +15,7 @@ import { WriteJournal } from '../journal/write-journal';
 import { refusedBeforeEffect } from '../journal/refused-before-effect';
 import { MetricsService } from '../metrics/metrics.service';
 import { attachIntentId } from '../checkout/attach-intent-id';
-import { PaymentProviders } from '../checkout/payment-providers';
+import { PaymentProviders } from '../upstream/payment-providers';
 import { holdOnPlatform, methodsCharging } from './booking-hold';
 import { currentCard, replaceableCard } from './card-replacement';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from '../sessions/checkout-session';

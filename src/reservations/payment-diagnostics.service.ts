@@ -4,7 +4,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { GuestyClient, Priority } from '../upstream/guesty-client';
 import { UpstreamPaymentMethod, UpstreamReservation } from '../upstream/guesty.types';
 import { MetricsService } from '../metrics/metrics.service';
-import { PaymentProviders } from '../checkout/payment-providers';
+import { PaymentProviders } from '../upstream/payment-providers';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/app-config';

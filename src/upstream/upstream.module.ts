@@ -5,12 +5,14 @@ import { Agent as HttpsAgent } from 'node:https';
 import { GuestyClient } from './guesty-client';
 import { GuestyTokenIssuer } from './guesty-token-issuer';
 import { OutboundRateLimiter } from './outbound-rate-limiter';
+import { PaymentProviders } from './payment-providers';
 import { UpstreamHttp } from './upstream-http';
 import { UpstreamMetrics } from './upstream-metrics';
 
 /**
  * The upstream: the only module that speaks HTTP to the Open API and the tokenization host, with
- * the outbound budget and the typed client features use. The client asks for its access token
+ * the outbound budget, the typed client features use and the listing's payment provider (a cached read
+ * four rooms need). The client asks for its access token
  * (`AccessTokens`) from the shared token of src/auth/ (AuthModule).
  */
 @Module({
@@ -22,7 +24,7 @@ import { UpstreamMetrics } from './upstream-metrics';
       maxRedirects: 0,
     }),
   ],
-  providers: [UpstreamHttp, UpstreamMetrics, GuestyTokenIssuer, OutboundRateLimiter, GuestyClient],
-  exports: [GuestyClient, GuestyTokenIssuer, UpstreamMetrics],
+  providers: [UpstreamHttp, UpstreamMetrics, GuestyTokenIssuer, OutboundRateLimiter, GuestyClient, PaymentProviders],
+  exports: [GuestyClient, PaymentProviders, GuestyTokenIssuer, UpstreamMetrics],
 })
 export class UpstreamModule {}

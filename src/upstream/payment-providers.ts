@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { GuestyClient } from '../upstream/guesty-client';
-import { PaymentProvider } from '../upstream/guesty.types';
+import { GuestyClient } from './guesty-client';
+import { PaymentProvider } from './guesty.types';
 import { SharedReadCache } from '../redis/shared-read-cache';
 
 /** A replica keeps its own copy for a minute: a checkout reads the provider twice (session, card), Redis once at most. */
