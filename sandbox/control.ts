@@ -1,7 +1,7 @@
 /** The in-process control surface tests (and the service's sandbox mode) use to steer one sandbox. */
 import { revokeAllTokens } from './open-api/token-issuer';
 import type { SandboxRuntime } from './runtime/runtime';
-import { bookingState, expireHolds } from './state/booking-state';
+import { blockNights, bookingState, holdsNights } from './state/booking-state';
 import { reservationView } from './state/money';
 import { createTestReservation } from './state/reservation-factory';
 import { paymentMethodView } from './open-api/payment-methods';
@@ -48,12 +48,19 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
       provider.status = status;
     },
 
-    createReservation: (input) => createTestReservation(runtime.store, input, runtime.now()),
+    createReservation(input) {
+      const created = createTestReservation(runtime.store, input, runtime.now());
+      const reservation = runtime.store.reservations.get(created.reservationId);
+      if (reservation) runtime.reservationNightsChanged(reservation);
+      return created;
+    },
 
     cancelReservation(id) {
       const reservation = runtime.store.reservations.get(id);
       if (!reservation) throw new Error(`Unknown sandbox reservation ${id}`);
+      const heldNights = holdsNights(reservation.status);
       reservation.status = 'canceled';
+      if (heldNights) runtime.reservationNightsChanged(reservation);
     },
     setRateLimits: (limits) => runtime.limiter.setLimits(limits),
 
@@ -66,7 +73,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     },
 
     getReservation(id, options) {
-      expireHolds(runtime.store, runtime.now());
+      runtime.expireHolds();
       runtime.settle();
       const reservation = runtime.store.reservations.get(id);
       if (!reservation) return undefined;
@@ -113,6 +120,19 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
 
     webhooksSettled: () => runtime.webhooks.settled(),
 
+    blockNights(listingId, from, to) {
+      if (!runtime.store.listings.has(listingId)) throw new Error(`Unknown sandbox listing ${listingId}`);
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(from) || !/^\d{4}-\d{2}-\d{2}$/.test(to) || to < from) {
+        throw new Error('blockNights takes two dates YYYY-MM-DD, from not after to');
+      }
+      blockNights(runtime.store, listingId, from, to, runtime.now());
+      runtime.calendarChanged(listingId, from, to);
+    },
+
+    setCalendarWebhooks(kinds) {
+      runtime.calendarWebhooks = [...kinds];
+    },
+
     getPaymentMethods(guestId) {
       return [...runtime.store.paymentMethods.values()].filter((method) => method.guestId === guestId).map(paymentMethodView);
     },
@@ -123,7 +143,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     },
 
     getGuestReservations(guestId) {
-      expireHolds(runtime.store, runtime.now());
+      runtime.expireHolds();
       return [...runtime.store.reservations.values()]
         .filter((reservation) => reservation.guestId === guestId)
         .map(({ _id, status, listingId }) => ({ _id, status, listingId }));

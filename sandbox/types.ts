@@ -29,6 +29,9 @@ export const SANDBOX_ROUTES = [
 
 export type SandboxRoute = (typeof SANDBOX_ROUTES)[number];
 
+/** The platform's calendar webhooks: the current one and the legacy one it replaces. */
+export type CalendarWebhookKind = 'calendar.updated.v2' | 'listing.calendar.updated';
+
 export interface SandboxRateLimits {
   perSecond: number;
   perMinute: number;
@@ -194,6 +197,10 @@ export interface SandboxControl {
   readonly webhookDeliveries: readonly { id: string; type: string; status: number; time: number }[];
   /** Resolves once every webhook sent so far was answered. */
   webhooksSettled(): Promise<void>;
+  /** The owner blocks a listing's nights from `from` to `to` (YYYY-MM-DD, both included); the calendar webhooks go out. */
+  blockNights(listingId: string, from: string, to: string): void;
+  /** Which calendar webhooks a calendar change sends (both until changed; reset restores both). */
+  setCalendarWebhooks(kinds: CalendarWebhookKind[]): void;
 }
 
 export interface RunningSandbox {

@@ -14,6 +14,7 @@ import {
   dayMs,
   expireHolds,
   holdOf,
+  holdsNights,
   nightsBetween,
   QUOTE_VALIDITY_MS,
   ratePlansFor,
@@ -231,6 +232,7 @@ export function createReservationFromQuote(ctx: RequestContext): SandboxAnswer {
   const holdMs = status === 'reserved' ? RESERVED_UNTIL_MS[hold] : Number.POSITIVE_INFINITY;
   const heldUntil = Number.isFinite(holdMs) ? ctx.now + holdMs : undefined;
   if (heldUntil !== undefined) bookingState(store, ctx.now).holds.set(id, heldUntil);
+  if (holdsNights(reservation.status)) ctx.runtime.reservationNightsChanged(reservation);
   return jsonAnswer(200, reservationAnswer(reservation, heldUntil, quote._id));
 }
 
@@ -250,7 +252,9 @@ export function updateReservationStatus(ctx: RequestContext): SandboxAnswer {
       code: 'INVALID_STATUS_TRANSITION',
     });
   }
+  const heldNights = holdsNights(reservation.status);
   reservation.status = body.status;
+  if (heldNights !== holdsNights(reservation.status)) ctx.runtime.reservationNightsChanged(reservation);
   const heldUntil = reservation.status === 'reserved' ? holdOf(store, reservation._id, ctx.now) : undefined;
   return jsonAnswer(200, { ...reservationAnswer(reservation, heldUntil), money: { currency: reservation.currency } });
 }

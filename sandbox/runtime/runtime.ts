@@ -9,11 +9,14 @@ import {
   type SandboxOptions,
   type SandboxRateLimits,
   type SandboxRoute,
+  type CalendarWebhookKind,
 } from '../types';
 import { SandboxClock } from './clock';
 import { FaultPlan } from './faults';
 import { DEFAULT_RATE_LIMITS, SlidingWindowLimiter } from './rate-limiter';
 import { settleDuePayments, type ChargeEvent } from '../state/charging';
+import { calendarDays, dayMs, dayString, expireHolds } from '../state/booking-state';
+import type { ReservationRecord } from '../state/records';
 import { newWebhookSecret, WebhookSender } from './webhooks';
 
 export interface ResolvedOptions {
@@ -32,6 +35,11 @@ export interface ResolvedOptions {
   webhookSecret: string;
   webhookUrl?: string;
 }
+
+const BOTH_CALENDAR_WEBHOOKS: CalendarWebhookKind[] = ['calendar.updated.v2', 'listing.calendar.updated'];
+
+/** The account a listing without a payment provider belongs to, in calendar webhooks. */
+const SANDBOX_ACCOUNT_ID = 'acct-sandbox';
 
 /** Keeps the request log bounded for long stand-alone runs. */
 const REQUEST_LOG_LIMIT = 10_000;
@@ -83,6 +91,8 @@ export class SandboxRuntime {
   /** While true the scheduler charges nothing: what came due stays PENDING (control.holdCharges). */
   chargesHeld = false;
   readonly webhooks: WebhookSender;
+  /** Which of the platform's calendar webhooks a calendar change sends (both, as the platform during its migration). */
+  calendarWebhooks: CalendarWebhookKind[] = [...BOTH_CALENDAR_WEBHOOKS];
   private actedWaiters: ActedWaiter[] = [];
 
   constructor(readonly options: ResolvedOptions) {
@@ -106,6 +116,7 @@ export class SandboxRuntime {
     this.counters = emptyCounters();
     this.requestLog = [];
     this.chargesHeld = false;
+    this.calendarWebhooks = [...BOTH_CALENDAR_WEBHOOKS];
   }
 
   /**
@@ -114,10 +125,56 @@ export class SandboxRuntime {
    * charges are held.
    */
   settle(): void {
+    this.expireHolds();
     if (this.chargesHeld) return;
     const timing = { visibilityDelayMs: this.options.paymentVisibilityDelayMs, settleDelayMs: this.options.chargeSettleDelayMs };
     const events = settleDuePayments(this.store, this.now(), timing, (paymentId) => `${this.payUrl}/charges/${paymentId}/authenticate`);
     for (const event of events) this.notify(event);
+  }
+
+  /** Holds that ended free their nights (the platform does it by itself), with the calendar webhooks for them. */
+  expireHolds(): void {
+    for (const reservation of expireHolds(this.store, this.now())) this.reservationNightsChanged(reservation);
+  }
+
+  /** A reservation took or freed its nights: the calendar webhooks for them. */
+  reservationNightsChanged(reservation: ReservationRecord): void {
+    const lastNight = dayString(dayMs(reservation.checkOut.slice(0, 10)) - 86_400_000);
+    this.calendarChanged(reservation.listingId, reservation.checkIn.slice(0, 10), lastNight);
+  }
+
+  /**
+   * The platform's calendar webhooks for the days from `from` to `to` of a listing: calendar.updated.v2
+   * as its published example (docs/upstream-reference/examples/calendar-updated-v2.json, no `event`),
+   * and the legacy listing.calendar.updated with the days as they are now, in its example's fields.
+   */
+  calendarChanged(listingId: string, from: string, to: string): void {
+    const listing = this.store.listings.get(listingId);
+    if (!listing) return;
+    const accountId = this.store.currentProviderOf(listingId)?.accountId ?? SANDBOX_ACCOUNT_ID;
+    if (this.calendarWebhooks.includes('calendar.updated.v2')) {
+      this.webhooks.send(
+        'calendar.updated.v2',
+        { listingId, accountId, currency: listing.prices.currency, dateRange: { start: from, end: to } },
+        { namesEvent: false },
+      );
+    }
+    if (this.calendarWebhooks.includes('listing.calendar.updated')) {
+      const days = calendarDays(this.store, listing, from, to, this.now());
+      this.webhooks.send('listing.calendar.updated', {
+        listing: { accountId },
+        calendar: days.map(({ date, currency, price, minNights, status, cta, ctd }) => ({
+          date,
+          listingId,
+          currency,
+          price,
+          minNights,
+          status,
+          cta,
+          ctd,
+        })),
+      });
+    }
   }
 
   /** The platform's payments webhook: what it names, never more than the reference's payload. */

@@ -40,13 +40,16 @@ export class WebhookSender {
     private readonly clock: () => number,
   ) {}
 
-  /** Fire and forget, as the platform: a refused delivery is recorded, never retried here. */
-  send(type: string, data: Record<string, unknown>): void {
+  /**
+   * Fire and forget, as the platform: a refused delivery is recorded, never retried here. The body
+   * names its `event` unless `namesEvent` is false (calendar.updated.v2's published example has none).
+   */
+  send(type: string, data: Record<string, unknown>, options: { namesEvent?: boolean } = {}): void {
     const target = this.target;
     if (target === undefined) return;
     const id = `msg_${randomBytes(12).toString('hex')}`;
     const now = this.clock();
-    const body = JSON.stringify({ event: type, ...data });
+    const body = JSON.stringify(options.namesEvent === false ? data : { event: type, ...data });
     const headers = signWebhook(this.secret, id, Math.floor(now / 1000), body);
     const delivery = fetch(target, { method: 'POST', headers, body, signal: AbortSignal.timeout(5_000) })
       .then((answer) => {

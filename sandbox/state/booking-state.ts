@@ -80,6 +80,8 @@ interface BookingState {
   quotes: Map<string, QuoteRecord>;
   /** reservationId → when its hold ends (reserved reservations made from quotes). */
   holds: Map<string, number>;
+  /** listingId → nights the owner blocked since the start (control.blockNights), YYYY-MM-DD. */
+  blockedNights: Map<string, Set<string>>;
 }
 
 const STATES = new WeakMap<SandboxStore, BookingState>();
@@ -87,7 +89,7 @@ const STATES = new WeakMap<SandboxStore, BookingState>();
 export function bookingState(store: SandboxStore, now: number): BookingState {
   let state = STATES.get(store);
   if (!state) {
-    state = { startedAt: now, quotes: new Map(), holds: new Map() };
+    state = { startedAt: now, quotes: new Map(), holds: new Map(), blockedNights: new Map() };
     STATES.set(store, state);
   }
   return state;
@@ -105,9 +107,10 @@ export function nightsBetween(checkIn: string, checkOut: string): number {
   return Math.round((dayMs(checkOut) - dayMs(checkIn)) / DAY_MS);
 }
 
-/** A hold that ended turns its reservation `expired` and frees its dates (the upstream does this by itself). */
-export function expireHolds(store: SandboxStore, now: number): void {
+/** A hold that ended turns its reservation `expired` and frees its dates (the upstream does this by itself); answers those. */
+export function expireHolds(store: SandboxStore, now: number): ReservationRecord[] {
   const { holds } = bookingState(store, now);
+  const expired: ReservationRecord[] = [];
   for (const [reservationId, until] of holds) {
     const reservation = store.reservations.get(reservationId);
     if (!reservation || reservation.status !== 'reserved') {
@@ -115,8 +118,18 @@ export function expireHolds(store: SandboxStore, now: number): void {
     } else if (until <= now) {
       reservation.status = 'expired';
       holds.delete(reservationId);
+      expired.push(reservation);
     }
   }
+  return expired;
+}
+
+/** The owner blocks the nights from `from` to `to` (both included), as in the platform's calendar. */
+export function blockNights(store: SandboxStore, listingId: string, from: string, to: string, now: number): void {
+  const { blockedNights } = bookingState(store, now);
+  const nights = blockedNights.get(listingId) ?? new Set<string>();
+  for (let at = dayMs(from); at <= dayMs(to); at += DAY_MS) nights.add(dayString(at));
+  blockedNights.set(listingId, nights);
 }
 
 export function holdOf(store: SandboxStore, reservationId: string, now: number): number | undefined {
@@ -124,6 +137,11 @@ export function holdOf(store: SandboxStore, reservationId: string, now: number):
 }
 
 const BLOCKING = new Set(['confirmed', 'reserved']);
+
+/** Whether a reservation in this status holds its nights on the calendar. */
+export function holdsNights(status: string): boolean {
+  return BLOCKING.has(status);
+}
 
 function bookingsOn(store: SandboxStore, listingId: string, date: string): ReservationRecord[] {
   return [...store.reservations.values()].filter(
@@ -165,11 +183,11 @@ function nightlyPrice(listing: ListingRecord, date: string): number {
 
 export function calendarDay(store: SandboxStore, listing: ListingRecord, date: string, now: number): CalendarDay {
   const terms = termsOf(listing._id);
-  const { startedAt } = bookingState(store, now);
+  const { startedAt, blockedNights } = bookingState(store, now);
   const offset = Math.round((dayMs(date) - dayMs(dayString(startedAt))) / DAY_MS);
   const bookings = bookingsOn(store, listing._id, date);
   const booked = bookings[0];
-  const blocked = terms.blockedOffsets.includes(offset);
+  const blocked = terms.blockedOffsets.includes(offset) || (blockedNights.get(listing._id)?.has(date) ?? false);
   return {
     date,
     listingId: listing._id,
