@@ -27,7 +27,7 @@ const FEATURE_ARROWS = {
   checkout: ['invoices'],
   payments: ['checkout'],
   reservations: ['checkout'],
-  webhooks: ['reservations'],
+  webhooks: [],
   booking: [],
 };
 const FLOOR = forbid(

@@ -46,7 +46,7 @@ const ARROWS: Record<string, string[]> = {
   checkout: ['invoices'],
   payments: ['checkout'],
   reservations: ['checkout'],
-  webhooks: ['reservations'],
+  webhooks: [],
   booking: [],
 };
 

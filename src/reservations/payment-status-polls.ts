@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DomainError } from '../common/errors/domain-error';
 import { OnProductEvent } from '../common/events/on-product-event';
@@ -28,6 +28,7 @@ const POLL_MS = 100;
  */
 @Injectable()
 export class PaymentStatusPolls {
+  private readonly logger = new Logger('PaymentStatusPolls');
   private readonly refreshMs: number;
   /** Concurrent polls of one reservation on this replica share one look-up. */
   private readonly pending = new Map<string, Promise<PaymentDiagnosis>>();
@@ -47,6 +48,12 @@ export class PaymentStatusPolls {
   @OnProductEvent('card.attached')
   async onCardAttached({ reservationId }: ProductEvents['card.attached']): Promise<void> {
     await this.forget(reservationId);
+  }
+
+  /** A payments webhook: answered at once, the re-read runs behind, coalesced with any poll, at background priority. */
+  @OnProductEvent('payments.changed')
+  onPaymentsChanged({ reservationId, type }: ProductEvents['payments.changed']): void {
+    this.refresh(reservationId).catch((error: unknown) => this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'));
   }
 
   /** An extra added after paying: the "paid" served before it would be untrue. */

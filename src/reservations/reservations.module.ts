@@ -17,6 +17,5 @@ import { SessionCharges } from './session-charges';
   imports: [UpstreamModule, CheckoutModule, AbuseModule, SessionsModule],
   controllers: [PaymentStatusController, PaymentDiagnosticsController],
   providers: [PaymentDiagnostics, PaymentStatusPolls, SessionCharges],
-  exports: [PaymentStatusPolls],
 })
 export class ReservationsModule {}

@@ -3,7 +3,6 @@ import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { DomainError } from '../common/errors/domain-error';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { ProductEvents } from '../common/events/product-events';
-import { PaymentStatusPolls } from '../reservations/payment-status-polls';
 import { GuestyWebhooks } from './guesty-webhooks.service';
 
 const SECRET = `whsec_${Buffer.from('a webhook secret of the platform').toString('base64')}`;
@@ -13,19 +12,16 @@ beforeAll(quietLogs);
 async function setUp() {
   const world = journalWorld();
   const refreshed: string[] = [];
-  const polls = { refresh: (reservationId: string) => Promise.resolve(void refreshed.push(reservationId)) };
   const heard: ProductEvents['reservation.changed'][] = [];
   const bus: Pick<ProductEventBus, 'publish'> = {
-    publish: (_name, event) => Promise.resolve(void heard.push(event as ProductEvents['reservation.changed'])),
+    publish: (name, event) =>
+      Promise.resolve(
+        void (name === 'payments.changed'
+          ? refreshed.push((event as ProductEvents['payments.changed']).reservationId)
+          : heard.push(event as ProductEvents['reservation.changed'])),
+      ),
   };
-  const module = await unitModule(
-    world,
-    [GuestyWebhooks],
-    [
-      [PaymentStatusPolls, polls],
-      [ProductEventBus, bus],
-    ],
-  );
+  const module = await unitModule(world, [GuestyWebhooks], [[ProductEventBus, bus]]);
   const webhooks = module.get(GuestyWebhooks);
   let sent = 0;
   /** A message as the platform signs and sends it, with the `svix-*` headers. */

@@ -3,7 +3,6 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { DomainError } from '../common/errors/domain-error';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { MetricsService } from '../metrics/metrics.service';
-import { PaymentStatusPolls } from '../reservations/payment-status-polls';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 
@@ -78,7 +77,6 @@ export class GuestyWebhooks {
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     private readonly keys: RedisKeys,
-    private readonly polls: PaymentStatusPolls,
     private readonly events: ProductEventBus,
     private readonly metrics: MetricsService,
   ) {}
@@ -121,10 +119,7 @@ export class GuestyWebhooks {
     if (type.startsWith('payments.')) {
       const reservationId = idOf(body.payment?.reservationId) ?? idOf(body.reservationId);
       if (!reservationId) return 'ignored';
-      // Answered now; the re-read runs behind, coalesced with any poll, at background priority.
-      void this.polls
-        .refresh(reservationId)
-        .catch((error: unknown) => this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'));
+      await this.events.publish('payments.changed', { type, reservationId });
       return 'accepted';
     }
     if (type.startsWith('calendar.') || type.startsWith('listing.calendar')) {

@@ -28,6 +28,9 @@ class PaymentStatusLike {
     return Promise.resolve();
   }
 
+  @OnProductEvent('payments.changed')
+  onPaymentsChanged(): void {}
+
   @OnProductEvent('balance.changed')
   onBalanceChanged(): Promise<void> {
     return Promise.resolve();
@@ -61,11 +64,11 @@ describe('ProductEventBus', () => {
   it('refuses to start when an event the product needs has no consumer, naming it', async () => {
     const module = await started([CalendarLike]);
     expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) card.attached (payment status, booking confirmation: 0 wired), balance.changed (payment status: 0 wired):',
+      'no room consumes the product event(s) card.attached (payment status, booking confirmation: 0 wired), payments.changed (payment status: 0 wired), balance.changed (payment status: 0 wired):',
     );
     const bare = await started([]);
     expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) reservation.changed (booking calendar: 0 wired), card.attached (payment status, booking confirmation: 0 wired), balance.changed (payment status: 0 wired):',
+      'no room consumes the product event(s) reservation.changed (booking calendar: 0 wired), card.attached (payment status, booking confirmation: 0 wired), payments.changed (payment status: 0 wired), balance.changed (payment status: 0 wired):',
     );
   });
 

@@ -16,6 +16,11 @@ export interface ProductEvents {
    */
   'card.attached': { reservationId: string; sessionId: string };
   /**
+   * A verified platform webhook says a reservation's money moved (`payments.*`). The id only: the
+   * payment status re-reads the platform behind the webhook's answer, never trusting its figures.
+   */
+  'payments.changed': { type: string; reservationId: string };
+  /**
    * An extra was added to the reservation's invoice: what is due changed, so what payment-status
    * serves for it (perhaps "paid") is stale at once. The payment status consumes it.
    */
@@ -32,5 +37,6 @@ export type ProductEventName = keyof ProductEvents;
 export const PRODUCT_EVENT_CONSUMERS: { readonly [K in ProductEventName]: readonly string[] } = {
   'reservation.changed': ['booking calendar'],
   'card.attached': ['payment status', 'booking confirmation'],
+  'payments.changed': ['payment status'],
   'balance.changed': ['payment status'],
 };
