@@ -17,6 +17,9 @@ export interface BenchInstance {
 export interface BenchWorld {
   sandbox: RunningSandbox;
   instances: BenchInstance[];
+  /** The Redis the instances share, and their key prefix (this run's keys only). */
+  redisUrl: string;
+  prefix: string;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,8 @@ export async function startBenchWorld(
   return {
     sandbox,
     instances: started,
+    redisUrl,
+    prefix,
     close: async () => {
       for (const instance of started) await instance.close();
       await sandbox.stop();
@@ -69,7 +74,6 @@ export function serviceEnvironment(urls: SandboxUrls, redisUrl: string, prefix: 
   };
 }
 
-/** A bench run's own keys, removed when it ends. */
 /** Round trips to Redis an instance has made so far, from its own metrics (a script counts once). */
 export async function redisRoundTrips(serviceUrl: string): Promise<number> {
   const text = await (await fetch(`${serviceUrl}/metrics`)).text();
@@ -77,6 +81,7 @@ export async function redisRoundTrips(serviceUrl: string): Promise<number> {
   return line ? Number(line[1]) : 0;
 }
 
+/** A bench run's own keys, removed when it ends. */
 export async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
   const redis = new Redis(redisUrl);
   const keys = await redis.keys(`${prefix}*`);

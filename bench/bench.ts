@@ -7,9 +7,12 @@
  * Scenario 7 counts the Open API calls of a complete booking and loads the cached calendar read.
  * Scenario 8 loads one read with tracing off and on (OTLP export of every span).
  * Scenario 9 counts upstream reads of identical reads across instances and the 429s of a stalled loop.
+ * Scenario 10 floods with anonymous reads, bookings and unknown ids under the default limits and
+ * reports what it leaves in Redis and the upstream calls by share.
  */
 import { anonymousFlood } from './anonymous-flood';
 import { bookings } from './bookings';
+import { boundedFlood } from './bounded-flood';
 import { budgetFigures } from './budget-figures';
 import { checkouts } from './checkouts';
 import { coldStart } from './cold-start';
@@ -38,6 +41,7 @@ async function main(): Promise<void> {
     await bookings({ bookings: number('--bookings', 10), seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
   if (runs(8)) await tracingCost({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
   if (runs(9)) await budgetFigures({ instances });
+  if (runs(10)) await boundedFlood({ instances, seconds: number('--bounded-seconds', 60) });
 }
 
 main().then(
