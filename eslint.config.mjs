@@ -25,8 +25,8 @@ const FEATURES = ['checkout', 'payments', 'reservations', 'invoices', 'booking',
 const FEATURE_ARROWS = {
   invoices: [],
   checkout: ['invoices'],
-  payments: ['checkout'],
-  reservations: ['checkout'],
+  payments: [],
+  reservations: [],
   webhooks: [],
   booking: [],
 };

@@ -7,11 +7,11 @@ import { AppConfig } from '../config/app-config';
 import { isOpen } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
 import { GuestyClient } from '../upstream/guesty-client';
-import { attachIntentId } from './attach-intent-id';
+import { attachIntentId } from '../sessions/attach-intent-id';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
-import { alreadyPaid, ReservationCards } from './reservation-cards';
+import { alreadyPaid, ReservationCards } from '../sessions/reservation-cards';
 
 // One answer for an unknown reservation and a wrong email: a session must not reveal which it was.
 const NOT_FOUND = 'No reservation matches this id and email.';

@@ -11,13 +11,11 @@ import { ExtrasController } from './extras.controller';
 import { Extras } from './extras.service';
 import { ListingSummaries } from './listing-summaries.service';
 import { ListingsController } from './listings.controller';
-import { ReservationCards } from './reservation-cards';
 import { SessionsController } from './sessions.controller';
 
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, InvoicesModule, JournalModule, SessionsModule],
   controllers: [SessionsController, ListingsController, ExtrasController, ExtrasCatalogueController],
-  providers: [CheckoutSessions, ListingSummaries, Extras, ReservationCards],
-  exports: [ReservationCards],
+  providers: [CheckoutSessions, ListingSummaries, Extras],
 })
 export class CheckoutModule {}

@@ -8,7 +8,7 @@ import { InvoiceItems } from '../invoices/invoice-items.service';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { CheckoutStatus } from '../sessions/checkout-session';
 import { Extras } from './extras.service';
-import { ReservationCards } from './reservation-cards';
+import { ReservationCards } from '../sessions/reservation-cards';
 
 const RESERVATION = 'res-1';
 const KEY = randomUUID();

@@ -11,7 +11,7 @@ import { ReservationLeases } from '../journal/reservation-leases';
 import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
-import { attachedBy, ReservationCards } from './reservation-cards';
+import { attachedBy, ReservationCards } from '../sessions/reservation-cards';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
 import { ExtrasCatalogueView } from './dto/extras-catalogue.view';

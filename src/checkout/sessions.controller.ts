@@ -9,7 +9,7 @@ import { CheckoutSessionView } from '../sessions/checkout-session';
 import { BookingRequest, QuoteBookings } from '../sessions/quote-bookings';
 import { CheckoutSessions } from './checkout-sessions.service';
 import { CreateSessionDto } from './dto/create-session.dto';
-import { CheckoutSessionResponse, SESSION_EXAMPLES } from './dto/session.view';
+import { CheckoutSessionResponse, SESSION_EXAMPLES } from '../sessions/session.view';
 
 type SessionShape = { reservationId: string; email: string } | BookingRequest;
 

@@ -9,7 +9,7 @@ import { CardPayments } from './card-payments.service';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { PaymentProviders } from '../upstream/payment-providers';
-import { ReservationCards } from '../checkout/reservation-cards';
+import { ReservationCards } from '../sessions/reservation-cards';
 import { ThreeDsStates } from './three-ds-states';
 
 const RESERVATION = 'res-1';

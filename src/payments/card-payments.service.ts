@@ -14,7 +14,7 @@ import { mayResend, Reconciliation, WriteIntent } from '../journal/write-intent'
 import { WriteJournal } from '../journal/write-journal';
 import { refusedBeforeEffect } from '../journal/refused-before-effect';
 import { MetricsService } from '../metrics/metrics.service';
-import { attachIntentId } from '../checkout/attach-intent-id';
+import { attachIntentId } from '../sessions/attach-intent-id';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { holdOnPlatform, methodsCharging } from './booking-hold';
 import { currentCard, replaceableCard } from './card-replacement';
@@ -23,7 +23,7 @@ import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { RedisKeys } from '../redis/redis-keys';
 import { cardBrand } from './dto/card-rules';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
-import { alreadyPaid, CardOnFile, ReservationCards } from '../checkout/reservation-cards';
+import { alreadyPaid, CardOnFile, ReservationCards } from '../sessions/reservation-cards';
 import { PresentedState, ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
 import { refusalError } from './tokenize-outcome';
 

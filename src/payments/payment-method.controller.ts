@@ -6,7 +6,7 @@ import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } f
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { CheckoutSessionView } from '../sessions/checkout-session';
-import { CheckoutSessionResponse, SESSION_EXAMPLES } from '../checkout/dto/session.view';
+import { CheckoutSessionResponse, SESSION_EXAMPLES } from '../sessions/session.view';
 import { CardPayments } from './card-payments.service';
 import { PaymentMethodDto } from './dto/payment-method.dto';
 

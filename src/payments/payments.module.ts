@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { CheckoutModule } from '../checkout/checkout.module';
 import { AbuseModule } from '../common/abuse/abuse.module';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { JournalModule } from '../journal/journal.module';
@@ -16,7 +15,7 @@ import { ThreeDsStates } from './three-ds-states';
  * 3-D Secure return routes.
  */
 @Module({
-  imports: [UpstreamModule, IdempotencyModule, AbuseModule, JournalModule, SessionsModule, CheckoutModule],
+  imports: [UpstreamModule, IdempotencyModule, AbuseModule, JournalModule, SessionsModule],
   controllers: [PaymentMethodController, ThreeDsController],
   providers: [CardPayments, ThreeDsStates],
 })

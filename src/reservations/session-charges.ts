@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CheckoutSession, SessionCharge } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
-import { ReservationCards } from '../checkout/reservation-cards';
+import { ReservationCards } from '../sessions/reservation-cards';
 import { PaymentDiagnosis } from './payment-diagnosis';
 
 /** What the guest needs next, from what payment-status found; undefined when it says nothing new. */

@@ -1,10 +1,15 @@
 import { Module } from '@nestjs/common';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { ReservationCards } from './reservation-cards';
 import { SessionState } from './session-state';
 
-/** Checkout sessions' records and their one owner (SessionState): every room reads and moves sessions through it. */
+/**
+ * Checkout sessions' records and their one owner (SessionState): every room reads and moves sessions
+ * through it. Beside them, the card on file of each reservation (one card per reservation, which a
+ * session is refused on) and the Swagger shape of a session's answer.
+ */
 @Module({
-  providers: [CheckoutSessionsStore, SessionState],
-  exports: [SessionState, CheckoutSessionsStore],
+  providers: [CheckoutSessionsStore, SessionState, ReservationCards],
+  exports: [SessionState, CheckoutSessionsStore, ReservationCards],
 })
 export class SessionsModule {}

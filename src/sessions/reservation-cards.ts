@@ -3,7 +3,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
-import { SessionPointer } from '../sessions/checkout-sessions.store';
+import { SessionPointer } from './checkout-sessions.store';
 
 /** The card this service attached to a reservation, and by which session (its ref, docs/product-spec.md §7). */
 export interface CardOnFile extends SessionPointer {
