@@ -26,22 +26,20 @@ describeKeyValueStoreContract('in-process', () =>
 );
 
 describe('Redis on the request path', () => {
+  // The refusal names the reason: nothing is queued until Redis comes back (a queued command would
+  // wait for the reconnection, not fail).
   it('fails a command at once while Redis is unreachable, instead of queueing it', async () => {
     const store = RedisKeyValueStore.connect('redis://127.0.0.1:1');
-    const started = Date.now();
-    await expect(store.get('anything')).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(1500);
+    await expect(store.get('anything')).rejects.toThrow(/enableOfflineQueue options is false/);
     await store.close();
   });
 
   it('does the same while no node of a Redis Cluster answers', async () => {
     const store = RedisKeyValueStore.connect('redis+cluster://127.0.0.1:1,127.0.0.1:2');
-    const started = Date.now();
-    await expect(store.get('anything')).rejects.toThrow();
+    await expect(store.get('anything')).rejects.toThrow(/enableOfflineQueue options is false/);
     await expect(
       store.takeSlot({ windowKeys: ['{b}:w'], pauseKey: '{b}:pause', windows: [{ limit: 1, windowMs: 1_000, reserve: 0 }], member: 'm' }),
-    ).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(1500);
+    ).rejects.toThrow(/enableOfflineQueue options is false/);
     await store.close();
   });
 });
