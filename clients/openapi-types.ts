@@ -638,7 +638,7 @@ export interface components {
             /** @example Flexible */
             name: string;
             /**
-             * @description the platform’s own total for this rate plan (its hostPayout, or subTotalPrice + totalTaxes where that is absent): what the reservation’s balance will be, what the bank is asked to authenticate and what the session charges. The breakdown is read from the platform’s invoice lines by type and always adds up to it: accommodation − discount + cleaning + fees + taxes = total.
+             * @description the platform’s own total for this rate plan (subTotalPrice + totalTaxes; never hostPayout, the host’s net after a channel’s commission): what the reservation’s balance will be, what the bank is asked to authenticate and what the session charges. The breakdown is read from the platform’s invoice lines by type and always adds up to it: accommodation − discount + cleaning + fees + taxes = total.
              * @example 858
              */
             total: number;

@@ -129,6 +129,11 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
       runtime.calendarChanged(listingId, from, to);
     },
 
+    setChannelCommission(percent) {
+      if (!Number.isFinite(percent) || percent < 0 || percent >= 100) throw new Error('a commission is a percent from 0 to under 100');
+      bookingState(runtime.store, runtime.now()).commissionPercent = percent;
+    },
+
     setCalendarWebhooks(kinds) {
       runtime.calendarWebhooks = [...kinds];
     },

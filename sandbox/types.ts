@@ -199,6 +199,8 @@ export interface SandboxControl {
   webhooksSettled(): Promise<void>;
   /** The owner blocks a listing's nights from `from` to `to` (YYYY-MM-DD, both included); the calendar webhooks go out. */
   blockNights(listingId: string, from: string, to: string): void;
+  /** A channel commission on the fares, in percent, for quotes from now on: their `hostPayout` is the host's net (0 until changed). */
+  setChannelCommission(percent: number): void;
   /** Which calendar webhooks a calendar change sends (both until changed; reset restores both). */
   setCalendarWebhooks(kinds: CalendarWebhookKind[]): void;
 }

@@ -82,6 +82,8 @@ interface BookingState {
   holds: Map<string, number>;
   /** listingId → nights the owner blocked since the start (control.blockNights), YYYY-MM-DD. */
   blockedNights: Map<string, Set<string>>;
+  /** The channel's commission on the fares, in percent (control.setChannelCommission): what `hostPayout` leaves out. */
+  commissionPercent: number;
 }
 
 const STATES = new WeakMap<SandboxStore, BookingState>();
@@ -89,7 +91,7 @@ const STATES = new WeakMap<SandboxStore, BookingState>();
 export function bookingState(store: SandboxStore, now: number): BookingState {
   let state = STATES.get(store);
   if (!state) {
-    state = { startedAt: now, quotes: new Map(), holds: new Map(), blockedNights: new Map() };
+    state = { startedAt: now, quotes: new Map(), holds: new Map(), blockedNights: new Map(), commissionPercent: 0 };
     STATES.set(store, state);
   }
   return state;
@@ -276,7 +278,8 @@ function planMoney(
     totalFees: cleaning,
     totalTaxes: taxes,
     subTotalPrice: subTotal,
-    hostPayout: roundMoney(subTotal + taxes),
+    // What the host keeps: the guest's total less the channel's commission on the fares (none by default).
+    hostPayout: roundMoney(subTotal + taxes - ((adjusted + cleaning) * bookingState(store, now).commissionPercent) / 100),
     invoiceItems: [
       { title: 'Accommodation fare', amount: adjusted, currency: listing.prices.currency, normalType: 'AF', isTax: false },
       { title: 'Cleaning fee', amount: cleaning, currency: listing.prices.currency, normalType: 'CF', isTax: false },

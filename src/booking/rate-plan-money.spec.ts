@@ -37,6 +37,15 @@ describe('a rate plan’s money is the platform’s', () => {
     expect(breakdown.accommodation - breakdown.discount + breakdown.cleaning + breakdown.fees + breakdown.taxes).toBeCloseTo(total, 2);
   });
 
+  it("charges the guest subTotalPrice + totalTaxes when hostPayout is the host's net after a channel commission", () => {
+    // The platform's host payout is what the host keeps once the channel took its fee (docs/upstream.md
+    // "Reservation money"): 10 % of the fares here, so the guest's total is not it.
+    const money = { ...published.example.rates!.ratePlans![0].ratePlan!.money!, hostPayout: 861.84 };
+    const { total, breakdown } = ratePlanMoney(money);
+    expect(total).toBe(943.94);
+    expect(breakdown).toEqual({ accommodation: 624, discount: 0, cleaning: 197, fees: 0, taxes: 122.94 });
+  });
+
   it('takes subTotalPrice + totalTaxes where hostPayout is absent', () => {
     expect(ratePlanMoney({ fareAccommodation: 624, fareCleaning: 197, totalFees: 197, subTotalPrice: 821, totalTaxes: 122.94 }).total).toBe(
       943.94,

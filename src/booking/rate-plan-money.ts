@@ -8,13 +8,12 @@ const amount = (value: unknown) => (typeof value === 'number' && Number.isFinite
 type Breakdown = RatePlanView['breakdown'];
 
 /**
- * The platform's total for a rate plan: `hostPayout`, or `subTotalPrice + totalTaxes` where that is
- * absent. Never a sum of our own: the platform's `totalFees` already counts the cleaning fee
+ * What the guest pays for a rate plan, in the platform's figures: `subTotalPrice + totalTaxes`. Never
+ * `hostPayout`, which is what the host keeps once a channel took its commission (docs/upstream.md
+ * "Reservation money"), and never a sum of our own: `totalFees` already counts the cleaning fee
  * (docs/upstream-reference/examples/booking-engine-quote.json).
  */
 export function ratePlanTotal(money: UpstreamRatePlanMoney): number | undefined {
-  const payout = amount(money.hostPayout);
-  if (payout !== undefined) return payout;
   const subTotal = amount(money.subTotalPrice);
   return subTotal === undefined ? undefined : round(subTotal + (amount(money.totalTaxes) ?? 0));
 }

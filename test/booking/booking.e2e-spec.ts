@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CARDS, cardBody, upstreamRequests } from '../utils/checkout-client';
 import { waitUntil } from '../utils/redis-server';
+import { SandboxClient } from '../sandbox/sandbox-helpers';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { startTestApp, TestApp } from '../utils/test-app';
 import { testConfig } from '../utils/test-config';
@@ -72,6 +73,42 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
         expect(plan.total).toBeCloseTo(accommodation - discount + cleaning + fees + taxes, 2);
         // The sandbox's fees are only the cleaning fee, which the platform's totalFees already counts.
         expect(fees).toBe(0);
+      }
+    });
+
+    it("charges the guest subTotalPrice + totalTaxes where the platform's hostPayout is the host's net after a channel commission", async () => {
+      const dates = stay(47, 2);
+      const before = await site(0)
+        .quote({ listingId: 'lst-city', ...dates, guestsCount: 1 })
+        .expect(201);
+      world.sandbox.control.setChannelCommission(15);
+      try {
+        const upstream = await new SandboxClient(world.sandbox).api('/v1/quotes', {
+          body: {
+            listingId: 'lst-city',
+            checkInDateLocalized: dates.checkIn,
+            checkOutDateLocalized: dates.checkOut,
+            guestsCount: 1,
+            source: 'website',
+          },
+        });
+        const money = upstream.body.rates.ratePlans[0].ratePlan.money;
+        expect(money.hostPayout).toBeLessThan(money.subTotalPrice + money.totalTaxes);
+
+        // Another guest count: the same prices, not the reused quote.
+        const quote = await site(0)
+          .quote({ listingId: 'lst-city', ...dates, guestsCount: 2 })
+          .expect(201);
+        const plan = quote.body.ratePlans[0] as { id: string; total: number };
+        expect(plan.total).toBeCloseTo(money.subTotalPrice + money.totalTaxes, 2);
+        expect(plan.total).toBe(before.body.ratePlans[0].total);
+        const booked = await site(0).book({ quoteId: quote.body.id, ratePlanId: plan.id, guest: newGuest() }).expect(201);
+        expect(booked.body.amount).toBe(plan.total);
+        expect(world.sandbox.control.getReservation(booked.body.booking.reservationId)).toMatchObject({
+          money: { balanceDue: plan.total },
+        });
+      } finally {
+        world.sandbox.control.setChannelCommission(0);
       }
     });
 

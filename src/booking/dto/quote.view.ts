@@ -34,7 +34,7 @@ class RatePlanResponse {
   @ApiProperty({
     example: 858,
     description:
-      'the platform’s own total for this rate plan (its hostPayout, or subTotalPrice + totalTaxes where that is absent): what the reservation’s balance will be, what the bank is asked to authenticate and what the session charges. The breakdown is read from the platform’s invoice lines by type and always adds up to it: accommodation − discount + cleaning + fees + taxes = total.',
+      'the platform’s own total for this rate plan (subTotalPrice + totalTaxes; never hostPayout, the host’s net after a channel’s commission): what the reservation’s balance will be, what the bank is asked to authenticate and what the session charges. The breakdown is read from the platform’s invoice lines by type and always adds up to it: accommodation − discount + cleaning + fees + taxes = total.',
   })
   total!: number;
 
