@@ -21,6 +21,7 @@ export const SANDBOX_ROUTES = [
   'createQuote',
   'quote',
   'guests',
+  'guestsList',
   'reservationFromQuote',
   'reservationStatus',
   'chargeAuthPage',
@@ -58,6 +59,11 @@ export interface SandboxOptions {
   webhookUrl?: string;
   /** Fixed latency added to every answer of both hosts, for benchmarks. */
   latencyMs?: number;
+  /**
+   * Whether a guest create with an email the platform knows answers that guest (merged, the default)
+   * or makes another record: nothing published says which the platform does, so the product is tested both ways.
+   */
+  mergeGuestsByEmail?: boolean;
   clock?: () => number;
 }
 
@@ -176,7 +182,7 @@ export interface SandboxControl {
   getReservation(id: string, options?: { settled?: boolean }): Record<string, unknown> | undefined;
   getToken(id: string): CardTokenView | undefined;
   getPaymentMethods(guestId: string): Record<string, unknown>[];
-  /** Guests whose email is this one (case-insensitive): the upstream merges them, so at most one. */
+  /** Guests whose email is this one (case-insensitive): at most one while the sandbox merges guests by email. */
   getGuestsByEmail(email: string): Record<string, unknown>[];
   /** Every reservation the platform holds for this guest, whatever its status: how many a booking made. */
   getGuestReservations(guestId: string): { _id: string; status: string; listingId: string }[];

@@ -13,6 +13,8 @@ interface Probe {
   /** Where the probe claims to live. */
   file: string;
   imports: string;
+  /** The probe's whole text, when it is more than one import. */
+  text?: string;
 }
 
 /**
@@ -25,10 +27,10 @@ function lint(probes: Probe[]): string[][] {
     const probes = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
     const eslint = new ESLint({
       cwd: process.cwd(),
-      ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports',
+      ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports' || ruleId === 'no-restricted-syntax',
       overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
     });
-    Promise.all(probes.map((probe) => eslint.lintText("import '" + probe.imports + "';\\n", { filePath: probe.file })))
+    Promise.all(probes.map((probe) => eslint.lintText(probe.text ?? "import '" + probe.imports + "';\\n", { filePath: probe.file })))
       .then((results) => process.stdout.write(JSON.stringify(results.map(([result]) => result.messages.map((m) => m.ruleId + ': ' + m.message)))));
   `;
   const run = spawnSync(process.execPath, ['-e', script], { cwd: root, input: JSON.stringify(probes), encoding: 'utf8' });
@@ -94,5 +96,42 @@ describe('the map of docs/architecture.md, enforced by lint', () => {
   it('passes the arrows the map draws', () => {
     const refused = allowed.map((p, index) => ({ ...p, messages: passes[index] })).filter((p) => p.messages.length > 0);
     expect(refused).toEqual([]);
+  });
+});
+
+/** A probe calling one of the upstream client's write methods, from `file`. */
+const sends = (file: string, call: string): Probe => ({
+  file,
+  imports: '../upstream/guesty-client',
+  text: `import { GuestyClient } from '../upstream/guesty-client';\nexport const send = (guesty: GuestyClient) => guesty.${call};\n`,
+});
+const WRITE_RULE =
+  'no-restricted-syntax: an upstream write is sent only by its write kind, through the write journal (docs/write-journal.md)';
+
+describe('every upstream write through the journal, enforced by lint (docs/architecture.md rule 4)', () => {
+  const writes = [
+    'createReservationFromQuote(request, "anonymous")',
+    'attachPaymentMethod(request)',
+    'createGuest(guest, "anonymous")',
+    'setReservationStatus("res-1", "canceled")',
+    'addInvoiceItem("res-1", item)',
+  ];
+  const refused = writes.flatMap((call) =>
+    [
+      'src/booking/bookings.service.ts',
+      'src/checkout/card-payments.service.ts',
+      'src/invoices/invoice-items.service.ts',
+      'src/journal/write-journal.ts',
+    ].map((file) => sends(file, call)),
+  );
+  const passed = writes.map((call) => sends('src/journal/kinds/probe.write-kind.ts', call));
+  const [refusals, passes] = ((all) => [all.slice(0, refused.length), all.slice(refused.length)])(lint([...refused, ...passed]));
+
+  it('fails a feature service, or the journal itself, that calls a write method of GuestyClient', () => {
+    expect(refused.filter((_, index) => !refusals[index].includes(WRITE_RULE))).toEqual([]);
+  });
+
+  it('passes a write-kind file that calls one', () => {
+    expect(passes.filter((messages) => messages.length > 0)).toEqual([]);
   });
 });

@@ -3,7 +3,15 @@ import { jsonAnswer } from '../http/answer';
 import { UpstreamRefusal } from '../http/errors';
 import type { HostDefinition, RequestContext } from '../http/host-server';
 import { openApiRoute, passGate } from './gate';
-import { createGuest, createQuote, createReservationFromQuote, getCalendar, getQuote, updateReservationStatus } from './booking';
+import {
+  createGuest,
+  createQuote,
+  createReservationFromQuote,
+  getCalendar,
+  getQuote,
+  listGuests,
+  updateReservationStatus,
+} from './booking';
 import { addInvoiceItemCurrent, addInvoiceItemDeprecated } from './invoice-items';
 import { getListing, listListings, providerByListing } from './listings';
 import { attachPaymentMethod, listPaymentMethods } from './payment-methods';
@@ -74,6 +82,7 @@ export const apiHost: HostDefinition = {
     openApiRoute('createQuote', 'POST', /^\/v1\/quotes\/?$/, '/quotes', createQuote),
     openApiRoute('quote', 'GET', new RegExp(`^/v1/quotes/${ID}/?$`), '/quotes/{quoteId}', getQuote),
     openApiRoute('guests', 'POST', /^\/v1\/guests-crud\/?$/, '/guests-crud', createGuest),
+    openApiRoute('guestsList', 'GET', /^\/v1\/guests-crud\/?$/, '/guests-crud', listGuests),
     openApiRoute('reservationFromQuote', 'POST', /^\/v1\/reservations-v3\/quote\/?$/, '/reservations-v3/quote', createReservationFromQuote),
     openApiRoute(
       'reservationStatus',

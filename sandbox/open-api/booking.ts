@@ -146,7 +146,7 @@ export function getQuote(ctx: RequestContext): SandboxAnswer {
   return jsonAnswer(200, quoteView(quote, ctx.runtime.store.currentProviderOf(quote.listingId)?.accountId));
 }
 
-/** Guests are merged by email: the same email answers the same guest, `returningGuest: true`. */
+/** Guests are merged by email (unless the sandbox is told otherwise): the same email answers the same guest, `returningGuest: true`. */
 export function createGuest(ctx: RequestContext): SandboxAnswer {
   const { store } = ctx.runtime;
   const body = parseJsonObject(ctx.headers['content-type'], ctx.rawBody);
@@ -159,7 +159,11 @@ export function createGuest(ctx: RequestContext): SandboxAnswer {
   if (problems.length > 0) throw invalidParameters(problems);
   const wanted = (email as string).trim().toLowerCase();
   const returning = [...store.guests.values()].some((guest) => guest.email.toLowerCase() === wanted);
-  const guest = store.guestByEmail(email as string, `${(firstName as string).trim()} ${(lastName as string).trim()}`);
+  const guest = store.guestByEmail(
+    email as string,
+    `${(firstName as string).trim()} ${(lastName as string).trim()}`,
+    ctx.runtime.options.mergeGuestsByEmail,
+  );
   return jsonAnswer(200, {
     _id: guest._id,
     firstName: (firstName as string).trim(),
@@ -169,6 +173,38 @@ export function createGuest(ctx: RequestContext): SandboxAnswer {
     ...(typeof phone === 'string' ? { phone } : {}),
     returningGuest: returning,
   });
+}
+
+/**
+ * `GET /v1/guests-crud?columns=…&filters=…`: `columns` is required (the reference); `filters` is read
+ * in the form of the reference's example (`{"field": {"@in": [values]}}`), on `email` only; the
+ * answer is `{results, total}` with `_id` and the columns asked for.
+ */
+export function listGuests(ctx: RequestContext): SandboxAnswer {
+  const columns = ctx.url.searchParams.get('columns');
+  if (!columns) throw invalidParameters([{ field: 'columns', message: 'is required' }]);
+  let wanted: string[] | undefined;
+  const filters = ctx.url.searchParams.get('filters');
+  if (filters) {
+    let parsed: { email?: { '@in'?: unknown } };
+    try {
+      parsed = JSON.parse(filters) as typeof parsed;
+    } catch {
+      throw invalidParameters([{ field: 'filters', message: 'must be a JSON object' }]);
+    }
+    const values = parsed.email?.['@in'];
+    if (Array.isArray(values)) wanted = values.map((value) => String(value).trim().toLowerCase());
+  }
+  const limit = Number(ctx.url.searchParams.get('limit') ?? 25);
+  const skip = Number(ctx.url.searchParams.get('skip') ?? 0);
+  const all = [...ctx.runtime.store.guests.values()].filter((guest) => !wanted || wanted.includes(guest.email.toLowerCase()));
+  const shown = new Set(columns.split(' '));
+  const results = all.slice(skip, skip + limit).map((guest) => ({
+    _id: guest._id,
+    ...(shown.has('email') ? { email: guest.email } : {}),
+    ...(shown.has('fullName') ? { fullName: guest.fullName } : {}),
+  }));
+  return jsonAnswer(200, { results, total: all.length });
 }
 
 function reservationAnswer(reservation: ReservationRecord, heldUntil: number | undefined, quoteId?: string): Record<string, unknown> {

@@ -30,6 +30,7 @@ export interface ResolvedOptions {
   tokenTtlSeconds: number;
   paymentVisibilityDelayMs: number;
   latencyMs: number;
+  mergeGuestsByEmail: boolean;
   clock: () => number;
   chargeSettleDelayMs: number;
   webhookSecret: string;
@@ -61,6 +62,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     tokenTtlSeconds: nonNegative('tokenTtlSeconds', options.tokenTtlSeconds ?? 86_400),
     paymentVisibilityDelayMs: nonNegative('paymentVisibilityDelayMs', options.paymentVisibilityDelayMs ?? 500),
     latencyMs: nonNegative('latencyMs', options.latencyMs ?? 0),
+    mergeGuestsByEmail: options.mergeGuestsByEmail ?? true,
     clock: options.clock ?? Date.now,
     chargeSettleDelayMs: nonNegative('chargeSettleDelayMs', options.chargeSettleDelayMs ?? 500),
     webhookSecret: options.webhookSecret ?? newWebhookSecret(),

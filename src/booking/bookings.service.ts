@@ -1,102 +1,54 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { OnProductEvent } from '../common/events/on-product-event';
 import { ProductEvents } from '../common/events/product-events';
-import { AppConfig, BookingHold } from '../config/app-config';
+import { AppConfig } from '../config/app-config';
 import { CheckoutSession, CheckoutSessionView, SessionBooking, toView } from '../sessions/checkout-session';
-import { CheckoutSessionsStore, SessionPointer } from '../sessions/checkout-sessions.store';
+import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { AdmittedBooking, BookingRequest, QuoteBookings } from '../sessions/quote-bookings';
 import { PaymentProviders } from '../upstream/payment-providers';
+import { GuestCreateWrite } from '../journal/kinds/guest-create.write-kind';
+import {
+  BOOKING_RECORD,
+  BookingRecord,
+  CreatedReservation,
+  ReservationCreatePayload,
+  ReservationCreateRequest,
+  ReservationCreateWrite,
+} from '../journal/kinds/reservation-create.write-kind';
+import { ReservationStatusWrite } from '../journal/kinds/reservation-status.write-kind';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
-import { Reconciliation, WriteIntent } from '../journal/write-intent';
+import { onQuote, onReservation, WriteIntent } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
-import { refusedBeforeEffect } from '../journal/refused-before-effect';
-import { KeyValueStore } from '../redis/key-value-store';
+import { refusedBeforeEffect } from '../journal/write-kind';
 import { RedisKeys } from '../redis/redis-keys';
-import { GuestyClient } from '../upstream/guesty-client';
-import { PaymentProvider, ReservedUntil } from '../upstream/guesty.types';
-import { Priority } from '../upstream/outbound-rate-limiter';
+import { PaymentProvider } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CalendarCache } from './calendar.service';
 import { RatePlanView, StoredQuote } from './quote';
 import { Quotes } from './quotes.service';
 
-/**
- * BOOKING_HOLD in the upstream's `reservedUntil` words, sent as strings: the reference types the field
- * `string` (its example "-1"), though its enum lists the fractions as numbers (docs/upstream.md).
- */
-const RESERVED_UNTIL: Record<BookingHold, { value: ReservedUntil; ms: number }> = {
-  '10m': { value: '0.17', ms: 10 * 60_000 },
-  '15m': { value: '0.25', ms: 15 * 60_000 },
-  '30m': { value: '0.5', ms: 30 * 60_000 },
-  '12h': { value: 'twelveHours', ms: 12 * 3_600_000 },
-  '24h': { value: 'day', ms: 24 * 3_600_000 },
-  '36h': { value: 'thirtySixHours', ms: 36 * 3_600_000 },
-  '48h': { value: 'twoDays', ms: 48 * 3_600_000 },
-  '72h': { value: 'threeDays', ms: 72 * 3_600_000 },
-};
-/**
- * The guest and reservation creates of a booking come before any card is on file: anyone can send
- * them, so they spend the anonymous share of the budget (UPSTREAM_ANONYMOUS_SHARE) and a flood of
- * them never stops a checkout. The writes after a card (attach, confirm) keep checkout priority.
- */
-const BEFORE_A_CARD: Priority = 'anonymous';
-/** The quote's booking record outlives any retry of its Idempotency-Key. */
-const BOOKING_RECORD_TTL_MS = 24 * 3_600_000;
 /** The confirmation waits this long for the attach's lease to be released. */
 const CONFIRM_LEASE_WAIT_MS = 15_000;
-
-/** A reservation create as the journal records it: enough to find it upstream (the quote's reservationId). */
-interface CreateRequest {
-  upstreamQuoteId: string;
-  ratePlanId?: string;
-  guestId: string;
-  /** Whose booking it is (a digest of the Idempotency-Key): another key answers quote_used. */
-  keyDigest: string;
-  quoteId: string;
-}
-
-interface CreatedReservation {
-  reservationId: string;
-  confirmationCode: string;
-  guestId: string;
-  checkIn: string;
-  checkOut: string;
-  holdExpiresAt?: string;
-}
-
-/**
- * What a quote's writes record once booked: by which key, the reservation, and the session opened
- * on it (by its ref).
- */
-interface BookingRecord extends SessionPointer {
-  keyDigest: string;
-  reservation: CreatedReservation;
-}
-
-interface StatusRequest {
-  status: 'confirmed';
-}
 
 function quoteUsed(): DomainError {
   return new DomainError('quote_used', 'A reservation was already made from this quote. Ask for a new quote to book again.');
 }
 
 /**
- * Reservations from quotes (docs/product-spec.md §3.1, §6): the guest created or merged by email,
- * the reservation created from the quote as `reserved` under a lease on the quote and through the
- * journal (a lost answer is found by re-reading the quote's `reservationId`, never by a second
- * create), a session opened on it; once the card is on file, `instant` confirms it.
+ * Reservations from quotes (docs/product-spec.md §3.1, §6): under a lease on the quote and through the
+ * journal, the guest created (a lost answer is found among the platform's guests by email) and the
+ * reservation created from the quote as `reserved` (found by re-reading the quote's `reservationId`),
+ * never a second of either; a session opened on it; once the card is on file, `instant` confirms it.
  */
 @Injectable()
-export class Bookings implements OnModuleInit, QuoteBookings {
+export class Bookings implements QuoteBookings {
   private readonly logger = new Logger('Bookings');
 
   constructor(
-    private readonly guesty: GuestyClient,
     private readonly quotes: Quotes,
     private readonly calendar: CalendarCache,
     private readonly sessions: CheckoutSessionsStore,
@@ -104,22 +56,12 @@ export class Bookings implements OnModuleInit, QuoteBookings {
     private readonly limits: RequestLimits,
     private readonly leases: ReservationLeases,
     private readonly journal: WriteJournal,
-    @Inject(KeyValueStore) private readonly store: KeyValueStore,
-    private readonly keys: RedisKeys,
+    private readonly guests: GuestCreateWrite,
+    private readonly creates: ReservationCreateWrite,
+    private readonly statuses: ReservationStatusWrite,
     private readonly clock: Clock,
     private readonly config: ConfigService<AppConfig, true>,
   ) {}
-
-  onModuleInit(): void {
-    this.journal.register<CreatedReservation>('reservation-create', {
-      reconcile: (intent) => this.findCreate(intent as WriteIntent<CreateRequest, CreatedReservation>),
-      settled: (intent) => this.createSettledElsewhere(intent as WriteIntent<CreateRequest, CreatedReservation>),
-    });
-    this.journal.register<{ status: string }>('reservation-status', {
-      reconcile: (intent) => this.findStatus(intent as WriteIntent<StatusRequest, { status: string }>),
-      settled: () => Promise.resolve(),
-    });
-  }
 
   /** The quote and its rate plan, found before the booking's Idempotency-Key is claimed. */
   async admit(request: BookingRequest, clientIp: string): Promise<AdmittedBooking> {
@@ -148,100 +90,88 @@ export class Bookings implements OnModuleInit, QuoteBookings {
     clientIp: string,
   ): Promise<CheckoutSessionView> {
     const keyDigest = RedisKeys.digest(idempotencyKey);
-    const writesOf = `quote-${quote.upstreamQuoteId}`;
-    const writes = this.keys.reservationWrites(writesOf);
-    // The session's ref names its hold among the listing's unpaid ones: paying by card ends it there.
-    const sessionId = this.sessions.newId();
-    const holdId = RedisKeys.sessionRef(sessionId);
-    const reservation = await this.leases.withLease(writesOf, async (lease) => {
-      const intentId = RedisKeys.digest(`reservation-create:${quote.upstreamQuoteId}:${keyDigest}`);
+    const target = onQuote(quote.upstreamQuoteId);
+    // One booking of the quote under one Idempotency-Key: its guest and its reservation, each journaled.
+    const key = `${quote.upstreamQuoteId}:${keyDigest}`;
+    const booked = await this.leases.withLease(target, async (lease) => {
       const {
-        intent: earlier,
+        intents: [earlier, guestEarlier],
         openIntentId,
-        also,
-      } = await this.journal.peek<CreateRequest, CreatedReservation>(writesOf, intentId, [writes.booking]);
-      let record = also[0] ? (JSON.parse(also[0]) as BookingRecord) : null;
-      if (!record && openIntentId && openIntentId !== intentId) {
+        record: recorded,
+      } = await this.journal.peek(
+        target,
+        [
+          { kind: this.creates, key },
+          { kind: this.guests, key },
+        ] as const,
+        BOOKING_RECORD,
+      );
+      let record = recorded;
+      const ours = [earlier?.id, guestEarlier?.id];
+      if (!record && openIntentId && !ours.includes(openIntentId)) {
         if (await this.journal.settleOpen(lease, openIntentId))
           throw DomainError.outcomePending('This quote is being booked; try again in a moment.');
-        const raw = await this.store.get(writes.booking);
-        record = raw ? (JSON.parse(raw) as BookingRecord) : null;
+        record = (await this.journal.peek(target, [], BOOKING_RECORD)).record;
       }
       if (record && record.keyDigest !== keyDigest) throw quoteUsed();
-      if (record) return record;
-      if (!earlier) {
+      // The session's id (by its ref) names the booking's hold among the listing's unpaid ones, so a
+      // retry keeps the id its first attempt counted the hold under: paying the booking ends that hold.
+      const sessionId = earlier?.context.sessionId ?? guestEarlier?.context.sessionId ?? this.sessions.newId();
+      if (record) return { record, sessionId };
+      const holdId = RedisKeys.sessionRef(sessionId);
+      // Counted once per booking, before anything is sent; a retry of a booking already begun is not a
+      // new hold (a refused step ended the hold it counted).
+      if (![earlier, guestEarlier].some((intent) => intent && intent.state !== 'refused')) {
         // A reservation no card can pay would only hold the dates: the payment account is checked first.
         await this.paymentAccount(quote.view.listingId);
-        // Counted once per booking, before anything is sent; a retry of a create already sent is not a new hold.
-        await this.limits.unpaidHold(clientIp, quote.view.listingId, holdId, this.holdMs());
+        await this.limits.unpaidHold(clientIp, quote.view.listingId, holdId, this.creates.hold().ms);
       }
       try {
-        const guest = earlier ? { _id: earlier.request.guestId } : await this.guesty.createGuest(request.guest, BEFORE_A_CARD);
+        const guestId = earlier
+          ? earlier.request.guestId
+          : (
+              await this.journal.perform(
+                lease,
+                this.guests,
+                key,
+                { guest: request.guest, sessionId },
+                { earlier: guestEarlier, openSettled: true },
+              )
+            ).guestId;
         const created = await this.create(
           lease,
-          quote,
-          { upstreamQuoteId: quote.upstreamQuoteId, ratePlanId: plan.id, guestId: guest._id, keyDigest, quoteId: quote.view.id },
-          intentId,
+          key,
+          {
+            ...(plan.id ? { ratePlanId: plan.id } : {}),
+            guestId,
+            keyDigest,
+            quoteId: quote.view.id,
+            checkIn: quote.view.checkIn,
+            checkOut: quote.view.checkOut,
+            sessionId,
+          },
           earlier,
         );
-        return { keyDigest, reservation: created } satisfies BookingRecord;
+        return { record: { keyDigest, reservation: created } satisfies BookingRecord, sessionId };
       } catch (error) {
-        if (refusedBeforeEffect(error)) await this.limits.unpaidHoldEnded(quote.view.listingId, holdId).catch(() => undefined);
+        // Ended only when nothing may have been made: a write whose outcome is pending still holds the dates.
+        if (!isPending(error) && refusedBeforeEffect(error))
+          await this.limits.unpaidHoldEnded(quote.view.listingId, holdId).catch(() => undefined);
         throw error;
       }
     });
-    return this.openSession(quote, plan.total, reservation, writesOf, sessionId);
+    return this.openSession(quote, plan.total, booked.record, booked.sessionId);
   }
 
   private async create(
     lease: ReservationLease,
-    quote: StoredQuote,
-    request: CreateRequest,
-    intentId: string,
-    earlier: WriteIntent<CreateRequest, CreatedReservation> | null,
+    key: string,
+    payload: ReservationCreatePayload,
+    earlier: WriteIntent<ReservationCreateRequest, CreatedReservation> | null,
   ): Promise<CreatedReservation> {
-    const { hold, source } = this.config.get('booking', { infer: true });
-    const writes = this.keys.reservationWrites(lease.reservationId);
     let created: CreatedReservation;
     try {
-      created = await this.journal.perform<CreateRequest, CreatedReservation>(lease, {
-        kind: 'reservation-create',
-        intentId,
-        earlier,
-        openSettled: true,
-        request,
-        context: {},
-        snapshot: () => Promise.resolve([]),
-        alsoOnLanded: (landed) => [
-          {
-            op: 'set',
-            key: writes.booking,
-            value: JSON.stringify({ keyDigest: request.keyDigest, reservation: landed } satisfies BookingRecord),
-            ttlMs: BOOKING_RECORD_TTL_MS,
-          },
-        ],
-        send: async () => {
-          const answer = await this.guesty.createReservationFromQuote(
-            {
-              quoteId: request.upstreamQuoteId,
-              status: 'reserved',
-              ...(request.ratePlanId ? { ratePlanId: request.ratePlanId } : {}),
-              reservedUntil: RESERVED_UNTIL[hold].value,
-              guestId: request.guestId,
-            },
-            BEFORE_A_CARD,
-          );
-          return {
-            reservationId: answer.reservationId,
-            confirmationCode: answer.confirmationCode ?? '',
-            guestId: answer.guestId ?? request.guestId,
-            checkIn: answer.checkInDateLocalized ?? quote.view.checkIn,
-            checkOut: answer.checkOutDateLocalized ?? quote.view.checkOut,
-            holdExpiresAt: answer.reservedExpiresAt ?? new Date(this.clock.now() + RESERVED_UNTIL[hold].ms).toISOString(),
-          };
-        },
-        refused: refusedBeforeEffect,
-      });
+      created = await this.journal.perform(lease, this.creates, key, payload, { earlier, openSettled: true });
     } catch (error) {
       // The upstream refuses a second reservation from one quote: it was booked where Redis cannot tell.
       if (
@@ -252,7 +182,10 @@ export class Bookings implements OnModuleInit, QuoteBookings {
         throw quoteUsed();
       throw error;
     }
-    this.logger.log({ reservationId: created.reservationId, source }, 'reservation created from a quote');
+    this.logger.log(
+      { reservationId: created.reservationId, source: this.config.get('booking', { infer: true }).source },
+      'reservation created from a quote',
+    );
     return created;
   }
 
@@ -268,23 +201,13 @@ export class Bookings implements OnModuleInit, QuoteBookings {
     return provider;
   }
 
-  private holdMs(): number {
-    return RESERVED_UNTIL[this.config.get('booking', { infer: true }).hold].ms;
-  }
-
-  private async openSession(
-    quote: StoredQuote,
-    amount: number,
-    record: BookingRecord,
-    writesOf: string,
-    sessionId: string,
-  ): Promise<CheckoutSessionView> {
+  private async openSession(quote: StoredQuote, amount: number, record: BookingRecord, sessionId: string): Promise<CheckoutSessionView> {
     const { reservation } = record;
     const existing = await this.sessions.pointedAt(record).catch(() => null);
     if (existing) return toView(existing);
     // The attach that follows is spaced from the create, though the create was journaled under the quote.
     await Promise.all([
-      this.journal.startSpacing(reservation.reservationId),
+      this.journal.startSpacing(onReservation(reservation.reservationId)),
       this.quotes.booked(quote),
       this.calendar.nightsTaken(quote.view.listingId, reservation.checkIn, reservation.checkOut).catch(() => undefined),
     ]);
@@ -313,15 +236,7 @@ export class Bookings implements OnModuleInit, QuoteBookings {
       expiresAt: now + this.config.get('checkout', { infer: true }).sessionTtlSeconds * 1000,
       booking,
     });
-    await this.store
-      .set(
-        this.keys.reservationWrites(writesOf).booking,
-        JSON.stringify({ ...record, sessionRef: RedisKeys.sessionRef(session.id) } satisfies BookingRecord),
-        {
-          ttlMs: BOOKING_RECORD_TTL_MS,
-        },
-      )
-      .catch(() => false);
+    await this.creates.recordSession(onQuote(quote.upstreamQuoteId), record, RedisKeys.sessionRef(session.id));
     return toView(session);
   }
 
@@ -357,17 +272,8 @@ export class Bookings implements OnModuleInit, QuoteBookings {
   private async confirm(session: CheckoutSession): Promise<void> {
     const { reservationId } = session;
     const outcome = await this.leases.withLease(
-      reservationId,
-      (lease) =>
-        this.journal.perform<StatusRequest, { status: string }>(lease, {
-          kind: 'reservation-status',
-          intentId: RedisKeys.digest(`reservation-status:${reservationId}:confirmed`),
-          request: { status: 'confirmed' },
-          context: { sessionId: session.id },
-          snapshot: () => Promise.resolve([]),
-          send: async () => ({ status: (await this.guesty.setReservationStatus(reservationId, 'confirmed')).status ?? 'confirmed' }),
-          refused: refusedBeforeEffect,
-        }),
+      onReservation(reservationId),
+      (lease) => this.journal.perform(lease, this.statuses, `${reservationId}:confirmed`, { status: 'confirmed', sessionId: session.id }),
       { waitMs: CONFIRM_LEASE_WAIT_MS },
     );
     await this.sessions.update(session.id, (current) =>
@@ -377,39 +283,8 @@ export class Bookings implements OnModuleInit, QuoteBookings {
     );
     this.logger.log({ reservationId }, 'reservation confirmed after its card was put on file');
   }
+}
 
-  /** A create without a clear answer: the quote says whether a reservation was made from it. */
-  private async findCreate(intent: WriteIntent<CreateRequest, CreatedReservation>): Promise<Reconciliation<CreatedReservation>> {
-    const quote = await this.guesty.getQuote(intent.request.upstreamQuoteId);
-    if (!quote?.reservationId) return { notLanded: 'the quote has no reservation' };
-    const reservation = await this.guesty.getReservation(quote.reservationId);
-    const hold = RESERVED_UNTIL[this.config.get('booking', { infer: true }).hold];
-    return {
-      landed: {
-        reservationId: quote.reservationId,
-        confirmationCode: reservation?.confirmationCode ?? '',
-        guestId: reservation?.guestId ?? intent.request.guestId,
-        checkIn: quote.checkInDateLocalized ?? reservation?.checkIn?.slice(0, 10) ?? '',
-        checkOut: quote.checkOutDateLocalized ?? reservation?.checkOut?.slice(0, 10) ?? '',
-        // The hold started when the create was sent, at the latest.
-        holdExpiresAt: new Date(intent.sentAt + hold.ms).toISOString(),
-      },
-    };
-  }
-
-  private async createSettledElsewhere(intent: WriteIntent<CreateRequest, CreatedReservation>): Promise<void> {
-    if (intent.state !== 'landed' || !intent.outcome) return;
-    const record: BookingRecord = { keyDigest: intent.request.keyDigest, reservation: intent.outcome };
-    await this.store.set(this.keys.reservationWrites(intent.reservationId).booking, JSON.stringify(record), {
-      ifAbsent: true,
-      ttlMs: BOOKING_RECORD_TTL_MS,
-    });
-  }
-
-  private async findStatus(intent: WriteIntent<StatusRequest, { status: string }>): Promise<Reconciliation<{ status: string }>> {
-    const reservation = await this.guesty.getReservation(intent.reservationId);
-    return reservation?.status === intent.request.status
-      ? { landed: { status: reservation.status } }
-      : { notLanded: `the reservation is ${reservation?.status ?? 'gone'}` };
-  }
+function isPending(error: unknown): boolean {
+  return error instanceof DomainError && error.code === 'outcome_pending';
 }

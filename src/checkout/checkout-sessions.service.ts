@@ -4,14 +4,14 @@ import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
-import { isOpen } from '../journal/write-intent';
+import { alreadyPaid, CardsOnFile, PaymentMethodWrite } from '../journal/kinds/payment-method.write-kind';
+import { isOpen, onReservation } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
 import { GuestyClient } from '../upstream/guesty-client';
-import { attachIntentId } from '../sessions/attach-intent-id';
+import { attachKey } from '../sessions/attach-key';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
-import { alreadyPaid, ReservationCards } from '../sessions/reservation-cards';
 
 // One answer for an unknown reservation and a wrong email: a session must not reveal which it was.
 const NOT_FOUND = 'No reservation matches this id and email.';
@@ -24,9 +24,10 @@ export class CheckoutSessions {
     private readonly sessions: CheckoutSessionsStore,
     private readonly config: ConfigService<AppConfig, true>,
     private readonly clock: Clock,
-    private readonly cards: ReservationCards,
+    private readonly cards: CardsOnFile,
     private readonly limits: RequestLimits,
     private readonly journal: WriteJournal,
+    private readonly paymentMethods: PaymentMethodWrite,
   ) {}
 
   async create(reservationId: string, email: string): Promise<CheckoutSessionView> {
@@ -84,7 +85,7 @@ export class CheckoutSessions {
   private async attachUnderWay(session: CheckoutSession): Promise<boolean> {
     if (session.status !== 'requires_action' || !session.pendingAttempt) return false;
     const intent = await this.journal
-      .load(session.reservationId, attachIntentId(session.id, `attempt:${session.pendingAttempt.id}`))
+      .load(onReservation(session.reservationId), this.paymentMethods, attachKey(session.id, `attempt:${session.pendingAttempt.id}`))
       .catch(() => null);
     return intent !== null && isOpen(intent.state);
   }

@@ -8,7 +8,6 @@ import { InvoiceItems } from '../invoices/invoice-items.service';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { CheckoutStatus } from '../sessions/checkout-session';
 import { Extras } from './extras.service';
-import { ReservationCards } from '../sessions/reservation-cards';
 
 const RESERVATION = 'res-1';
 const KEY = randomUUID();
@@ -30,7 +29,7 @@ async function setUp() {
   const events: Pick<ProductEventBus, 'publish'> = { publish: () => Promise.resolve() };
   const module = await unitModule(
     world,
-    [Extras, CheckoutSessionsStore, Idempotency, ReservationCards],
+    [Extras, CheckoutSessionsStore, Idempotency],
     [
       [InvoiceItems, invoiceItems],
       [ProductEventBus, events],
@@ -52,7 +51,7 @@ async function setUp() {
     });
   const extras = module.get(Extras);
   const press = (sessionId: string, key: string) => extras.add(sessionId, { items: [{ code: 'late-checkout' }] }, key);
-  return { lines, sessions, newSession, press, cards: module.get(ReservationCards) };
+  return { lines, sessions, newSession, press, cards: world.cardsOnFile };
 }
 
 describe('Extras (a press with its Idempotency-Key)', () => {

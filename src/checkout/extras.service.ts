@@ -5,13 +5,14 @@ import { ProductEventBus } from '../common/events/product-event-bus';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { AppConfig, ExtraDefinition } from '../config/app-config';
 import { InvoiceItemRequest } from '../upstream/guesty.types';
-import { AddedInvoiceItem } from '../invoices/added-invoice-item';
+import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
 import { InvoiceItems } from '../invoices/invoice-items.service';
 import { ReservationLeases } from '../journal/reservation-leases';
+import { onReservation } from '../journal/write-intent';
 import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
-import { attachedBy, ReservationCards } from '../sessions/reservation-cards';
+import { attachedBy, CardsOnFile } from '../journal/kinds/payment-method.write-kind';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
 import { ExtrasCatalogueView } from './dto/extras-catalogue.view';
@@ -64,7 +65,7 @@ export class Extras {
     private readonly idempotency: Idempotency,
     private readonly leases: ReservationLeases,
     private readonly events: ProductEventBus,
-    private readonly cards: ReservationCards,
+    private readonly cards: CardsOnFile,
   ) {
     this.catalogue = new Map(config.get('checkout', { infer: true }).extras.map((extra) => [extra.code, extra]));
   }
@@ -118,8 +119,8 @@ export class Extras {
   private async addLines(sessionId: string, reservationId: string, lines: ExtraLine[], idempotencyKey: string): Promise<AddedExtrasView> {
     const scope = `extras:${sessionId}:${RedisKeys.digest(idempotencyKey)}`;
     const added = await this.leases.withLease(
-      reservationId,
-      (lease) => this.invoiceItems.addEach(lease, lines.map(invoiceItemFor), 'checkout', scope, { sessionId }),
+      onReservation(reservationId),
+      (lease) => this.invoiceItems.addEach(lease, lines.map(invoiceItemFor), 'checkout', scope, sessionId),
       // A press right after the card meets the booking's confirmation on the reservation: it waits for it.
       { waitMs: EXTRAS_LEASE_WAIT_MS },
     );

@@ -6,7 +6,7 @@ import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } f
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { RedisKeys } from '../redis/redis-keys';
-import { AddedInvoiceItem } from './added-invoice-item';
+import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
 import { InvoiceItemDto } from './dto/invoice-item.dto';
 import { InvoiceItemResponse } from './dto/invoice-item.view';
 import { InvoiceItems } from './invoice-items.service';

@@ -2,6 +2,7 @@ import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
 import { GuestyClient } from '../upstream/guesty-client';
 import { InvoiceItemRequest, UpstreamInvoiceItem, UpstreamReservation } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
+import { onReservation } from '../journal/write-intent';
 import { InvoiceItems } from './invoice-items.service';
 
 const RESERVATION = 'res-1';
@@ -64,12 +65,11 @@ class FakeFolio {
 beforeAll(quietLogs);
 
 function setUp() {
-  const { clock, store, outbox, config, leases, journal } = journalWorld();
   const folio = new FakeFolio();
-  const items = new InvoiceItems(folio.asClient(), config, leases, journal);
-  items.onModuleInit();
+  const { clock, store, outbox, config, leases, journal, kinds } = journalWorld({}, { guesty: folio.asClient() });
+  const items = new InvoiceItems(config, leases, journal, kinds['invoice-item']);
   const add = (lines: InvoiceItemRequest[], scope: string) =>
-    leases.withLease(RESERVATION, (lease) => items.addEach(lease, lines, 'checkout', scope));
+    leases.withLease(onReservation(RESERVATION), (lease) => items.addEach(lease, lines, 'checkout', scope));
   return { clock, store, outbox, folio, add };
 }
 

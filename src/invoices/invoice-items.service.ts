@@ -1,17 +1,16 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { secondIdentifierProblem } from '../config/invoice-item-rules';
-import { GuestyClient, Priority } from '../upstream/guesty-client';
-import { InvoiceItemRequest, UpstreamInvoiceItem } from '../upstream/guesty.types';
+import { Priority } from '../upstream/guesty-client';
+import { InvoiceItemRequest } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
+import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
+import { InvoiceItemWrite, KnownFolio } from '../journal/kinds/invoice-item.write-kind';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
-import { Reconciliation, WriteIntent } from '../journal/write-intent';
+import { onReservation } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
-import { refusedBeforeEffect } from '../journal/refused-before-effect';
-import { RedisKeys } from '../redis/redis-keys';
-import { AddedInvoiceItem, addedItem, isLike, toAdded } from './added-invoice-item';
 
 function refusal(error: UpstreamError): DomainError {
   if (error.upstreamStatus === 400) {
@@ -22,37 +21,24 @@ function refusal(error: UpstreamError): DomainError {
   return error;
 }
 
-/** The journal's id for one line of one request (an Idempotency-Key and the line's place in it). */
-export function invoiceItemIntentId(scope: string, index: number): string {
-  return RedisKeys.digest(`invoice-item:${scope}:${index}`);
-}
-
 /**
  * Adds invoice items to a reservation, each through the write journal under the reservation's lease
  * (docs/product-spec.md §6): journaled before it is sent, reconciled by re-reading the reservation when the answer
  * is lost, never sent twice for one line of one request.
  */
 @Injectable()
-export class InvoiceItems implements OnModuleInit {
+export class InvoiceItems {
   constructor(
-    private readonly guesty: GuestyClient,
     private readonly config: ConfigService<AppConfig, true>,
     private readonly leases: ReservationLeases,
     private readonly journal: WriteJournal,
+    private readonly invoiceItems: InvoiceItemWrite,
   ) {}
-
-  onModuleInit(): void {
-    this.journal.register<AddedInvoiceItem>('invoice-item', {
-      reconcile: (intent) => this.findItem(intent as WriteIntent<InvoiceItemRequest, AddedInvoiceItem>),
-      // The request that wrote it answers the item when it is retried; nothing else holds it.
-      settled: () => Promise.resolve(),
-    });
-  }
 
   /** One item for an operator; `scope` names the request (its Idempotency-Key). */
   async add(reservationId: string, item: InvoiceItemRequest, priority: Priority, scope: string): Promise<AddedInvoiceItem> {
     this.assertSendable([item]);
-    const [added] = await this.leases.withLease(reservationId, (lease) => this.addEach(lease, [item], priority, scope));
+    const [added] = await this.leases.withLease(onReservation(reservationId), (lease) => this.addEach(lease, [item], priority, scope));
     return added;
   }
 
@@ -65,31 +51,18 @@ export class InvoiceItems implements OnModuleInit {
     items: InvoiceItemRequest[],
     priority: Priority,
     scope: string,
-    context: WriteIntent['context'] = {},
+    sessionId?: string,
   ): Promise<AddedInvoiceItem[]> {
     this.assertSendable(items);
     // The reservation's items, read once when the first line must be sent, then kept up to date.
-    let known: UpstreamInvoiceItem[] | undefined;
+    const folio = new KnownFolio();
     const added: AddedInvoiceItem[] = [];
     for (const [index, item] of items.entries()) {
       const landed = await this.journal
-        .perform<InvoiceItemRequest, AddedInvoiceItem>(lease, {
-          kind: 'invoice-item',
-          intentId: invoiceItemIntentId(scope, index),
-          request: item,
-          context,
-          snapshot: async () => {
-            known ??= await this.currentItems(lease.reservationId, priority);
-            return idsOf(known);
-          },
-          // The current endpoint answers the updated folio: the item is the one like it that was not there before.
-          send: async () => addedItem(await this.guesty.addInvoiceItem(lease.reservationId, item), item, idsOf(known ?? [])),
-          refused: refusedBeforeEffect,
-        })
+        .perform(lease, this.invoiceItems, `${scope}:${index}`, { item, priority, folio, ...(sessionId ? { sessionId } : {}) })
         .catch((error: unknown) => {
           throw error instanceof UpstreamError ? refusal(error) : error;
         });
-      known = known ? [...known, { ...item, ...landed }] : undefined;
       added.push(landed);
     }
     return added;
@@ -117,23 +90,4 @@ export class InvoiceItems implements OnModuleInit {
       ]);
     }
   }
-
-  private async currentItems(reservationId: string, priority: Priority): Promise<UpstreamInvoiceItem[]> {
-    const reservation = await this.guesty.getReservation(reservationId, priority);
-    if (!reservation) throw new DomainError('reservation_not_found', 'No reservation has this id.');
-    return reservation.money?.invoiceItems ?? [];
-  }
-
-  /** Landed when the reservation holds an item like this one that was not there before the write. */
-  private async findItem(intent: WriteIntent<InvoiceItemRequest, AddedInvoiceItem>): Promise<Reconciliation<AddedInvoiceItem>> {
-    const items = await this.currentItems(intent.reservationId, 'checkout');
-    const before = new Set(intent.snapshot);
-    const landed = items.find((existing) => isLike(existing, intent.request) && (existing._id === undefined || !before.has(existing._id)));
-    if (!landed) return { notLanded: 'no new invoice item like it on the reservation' };
-    return { landed: { ...toAdded(intent.request), ...toAdded(landed) } };
-  }
-}
-
-function idsOf(items: UpstreamInvoiceItem[]): string[] {
-  return items.flatMap((existing) => (existing._id ? [existing._id] : []));
 }

@@ -71,11 +71,11 @@ export class JournalSweep implements OnApplicationBootstrap, OnApplicationShutdo
           continue;
         }
         const state = await this.leases
-          .withLease(named.reservationId, () => this.journal.reconcileDue(named.reservationId, named.intentId), { waitMs: 0 })
+          .withLease(named.target, () => this.journal.reconcileDue(named.target, named.intentId), { waitMs: 0 })
           .catch((error: unknown) => {
             this.logger.debug(
               { err: error, intentId: named.intentId },
-              'an open intent was not swept this time (its reservation is busy or Redis failed)',
+              'an open intent was not swept this time (its reservation or quote is busy, or Redis failed)',
             );
             return null;
           });

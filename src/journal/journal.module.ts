@@ -1,11 +1,48 @@
 import { Module } from '@nestjs/common';
+import { UpstreamModule } from '../upstream/upstream.module';
 import { JournalSweep } from './journal-sweep';
+import { GuestCreateWrite } from './kinds/guest-create.write-kind';
+import { InvoiceItemWrite } from './kinds/invoice-item.write-kind';
+import { CardsOnFile, PaymentMethodWrite } from './kinds/payment-method.write-kind';
+import { ReservationCreateWrite } from './kinds/reservation-create.write-kind';
+import { ReservationStatusWrite } from './kinds/reservation-status.write-kind';
 import { ReservationLeases } from './reservation-leases';
+import { WRITE_KINDS, WriteKindsByName } from './write-kind';
 import { WriteJournal } from './write-journal';
 
-/** The one door for upstream writes on reservations (docs/product-spec.md §6): leases, the journal, its sweep. */
+const KINDS = [ReservationCreateWrite, GuestCreateWrite, ReservationStatusWrite, PaymentMethodWrite, InvoiceItemWrite] as const;
+
+/**
+ * The one door for upstream writes (docs/product-spec.md §6): leases, the journal, its sweep, and the
+ * write kinds it reconciles, all here: the sweep finds every kind by name, and a kind left out of
+ * `writeKindsByName` fails the type check, never an intent at run time.
+ */
 @Module({
-  providers: [ReservationLeases, WriteJournal, JournalSweep],
-  exports: [ReservationLeases, WriteJournal, JournalSweep],
+  imports: [UpstreamModule],
+  providers: [
+    ReservationLeases,
+    WriteJournal,
+    JournalSweep,
+    CardsOnFile,
+    ...KINDS,
+    { provide: WRITE_KINDS, useFactory: writeKindsByName, inject: [...KINDS] },
+  ],
+  exports: [ReservationLeases, WriteJournal, JournalSweep, CardsOnFile, ...KINDS],
 })
 export class JournalModule {}
+
+export function writeKindsByName(
+  create: ReservationCreateWrite,
+  guest: GuestCreateWrite,
+  status: ReservationStatusWrite,
+  card: PaymentMethodWrite,
+  item: InvoiceItemWrite,
+): WriteKindsByName {
+  return {
+    'reservation-create': create,
+    'guest-create': guest,
+    'reservation-status': status,
+    'payment-method': card,
+    'invoice-item': item,
+  };
+}

@@ -5,11 +5,12 @@ import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { KeyValueStore } from '../redis/key-value-store';
-import { RedisKeys } from '../redis/redis-keys';
+import { RedisKeys, TargetWrites } from '../redis/redis-keys';
+import { WriteTarget } from './write-intent';
 
-/** The writer's hold on one reservation while it works. */
+/** The writer's hold on one target (a reservation, or a quote before its reservation exists) while it works. */
 export interface ReservationLease {
-  readonly reservationId: string;
+  readonly target: WriteTarget;
   /** The value this writer holds the lease key with: the journal's fence step checks it is still there. */
   readonly owner: string;
   /** False once a renewal found the lease gone or could not reach Redis for a whole lease: send nothing more. */
@@ -31,7 +32,7 @@ function busy(): DomainError {
 }
 
 /**
- * One writer per reservation across replicas (docs/product-spec.md §6.3): a lease in Redis, renewed every third of
+ * One writer per reservation (or per quote while its reservation is made) across replicas (docs/product-spec.md §6.3): a lease in Redis, renewed every third of
  * its length while the work runs, so it outlives the slowest call without a fixed guess; a replica
  * that dies stops renewing and the lease lapses within RESERVATION_LEASE_MS. (The journal spaces the
  * writes by RESERVATION_WRITE_SPACING_MS: back-to-back writes to one reservation race upstream.)
@@ -51,9 +52,14 @@ export class ReservationLeases {
     ({ leaseMs: this.leaseMs, spacingMs: this.spacingMs } = config.get('reservationWrites', { infer: true }));
   }
 
-  /** Runs `work` holding the reservation's lease; waits up to `waitMs` (default: not at all) for another holder, then 409. */
-  async withLease<T>(reservationId: string, work: (lease: ReservationLease) => Promise<T>, options: { waitMs?: number } = {}): Promise<T> {
-    const key = this.keys.reservationWrites(reservationId).lease;
+  /** The keys of a target's writes: its lease, its intents and what its kinds record beside them. */
+  writesOf(target: WriteTarget): TargetWrites {
+    return 'reservation' in target ? this.keys.reservationWrites(target.reservation) : this.keys.quoteWrites(target.quote);
+  }
+
+  /** Runs `work` holding the target's lease; waits up to `waitMs` (default: not at all) for another holder, then 409. */
+  async withLease<T>(target: WriteTarget, work: (lease: ReservationLease) => Promise<T>, options: { waitMs?: number } = {}): Promise<T> {
+    const key = this.writesOf(target).lease;
     const owner = randomUUID();
     const giveUpAt = this.clock.now() + (options.waitMs ?? DEFAULT_WAIT_MS);
     while (!(await this.storeCall(() => this.store.set(key, owner, { ifAbsent: true, ttlMs: this.leaseMs })))) {
@@ -76,7 +82,7 @@ export class ReservationLeases {
       Math.max(50, Math.floor(this.leaseMs / 3)),
     );
     renewal.unref();
-    const lease: ReservationLease = { reservationId, owner, held: () => !lost && this.clock.now() - renewedAt < this.leaseMs };
+    const lease: ReservationLease = { target, owner, held: () => !lost && this.clock.now() - renewedAt < this.leaseMs };
     try {
       return await work(lease);
     } finally {

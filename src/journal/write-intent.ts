@@ -13,20 +13,52 @@
  */
 export type IntentState = 'prepared' | 'sending' | 'landed' | 'refused' | 'unknown' | 'not_landed' | 'fenced';
 
-/** The writes the journal knows how to reconcile. */
-export type IntentKind = 'payment-method' | 'invoice-item' | 'reservation-create' | 'reservation-status';
+/** The upstream writes, each declared once as a write kind (src/journal/kinds/). */
+export type IntentKind = 'payment-method' | 'invoice-item' | 'reservation-create' | 'guest-create' | 'reservation-status';
+
+/**
+ * What a write is on, and whose lease it takes: a reservation, or a quote before its reservation
+ * exists (the guest and the reservation made from it). Its keys share one hash tag.
+ */
+export type WriteTarget = { readonly reservation: string } | { readonly quote: string };
+
+export function onReservation(reservationId: string): WriteTarget {
+  return { reservation: reservationId };
+}
+
+export function onQuote(upstreamQuoteId: string): WriteTarget {
+  return { quote: upstreamQuoteId };
+}
+
+/** The reservation a write on a reservation is on (a kind that writes on reservations only asks this). */
+export function reservationOf(target: WriteTarget): string {
+  if (!('reservation' in target)) throw new Error(`a write on quote ${target.quote} was handed to a reservation's write kind`);
+  return target.reservation;
+}
+
+/** The quote a write before its reservation is on. */
+export function quoteOf(target: WriteTarget): string {
+  if (!('quote' in target)) throw new Error(`a write on reservation ${target.reservation} was handed to a quote's write kind`);
+  return target.quote;
+}
+
+/** Whom an intent's outcome is told to (a session), never a secret. */
+export interface IntentContext {
+  sessionId?: string;
+  attemptId?: string;
+}
 
 export interface WriteIntent<Request = unknown, Outcome = unknown> {
   id: string;
   kind: IntentKind;
-  reservationId: string;
+  target: WriteTarget;
   state: IntentState;
   /** What was sent, without card data: enough for a reconciler to recognise it upstream. */
   request: Request;
   /** Ids of what the reservation held of this kind before the write: never "ours". */
   snapshot: string[];
   /** Who to tell when the outcome is found (a session), never a secret. */
-  context: { sessionId?: string; attemptId?: string };
+  context: IntentContext;
   /** When the fence step let the request leave (when it was prepared, before that). */
   sentAt: number;
   updatedAt: number;
@@ -67,10 +99,21 @@ export function mayResend(state: IntentState): boolean {
   return state === 'refused' || state === 'not_landed' || state === 'fenced';
 }
 
-/** Intents written before the fence existed said `sent` for what is now `sending`. */
+/**
+ * Intents written before the fence existed said `sent` for what is now `sending`; those written
+ * before targets were typed named only a `reservationId` (a quote's as `quote-…`, under that key).
+ */
 export function readIntent<Request, Outcome>(raw: string): WriteIntent<Request, Outcome> {
-  const intent = JSON.parse(raw) as Omit<WriteIntent<Request, Outcome>, 'state'> & { state: IntentState | 'sent' };
-  return { ...intent, state: intent.state === 'sent' ? 'sending' : intent.state };
+  const { reservationId, ...intent } = JSON.parse(raw) as Omit<WriteIntent<Request, Outcome>, 'state' | 'target'> & {
+    state: IntentState | 'sent';
+    target?: WriteTarget;
+    reservationId?: string;
+  };
+  return {
+    ...intent,
+    target: intent.target ?? onReservation(reservationId ?? ''),
+    state: intent.state === 'sent' ? 'sending' : intent.state,
+  };
 }
 
 /** What a reconciler found upstream: the write landed, surely did not, or cannot be told yet. */

@@ -1,23 +1,50 @@
 import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
 import { DomainError } from '../common/errors/domain-error';
 import { ReservationLease } from './reservation-leases';
-import { canMove, IntentState, Reconciliation, WriteIntent } from './write-intent';
-import { dueMember, Reconciler, WriteSpec } from './write-journal';
+import { canMove, IntentState, onReservation, Reconciliation, WriteIntent, WriteTarget } from './write-intent';
+import { dueMember, intentIdOf } from './write-journal';
+import { GuestyClient } from '../upstream/guesty-client';
+import { JournaledWrite } from './write-kind';
 
 const RESERVATION = 'res-1';
+const TARGET: WriteTarget = onReservation(RESERVATION);
 
-/** A reconciler answering from a script, and remembering whom it told. */
-class ScriptedReconciler implements Reconciler<string> {
+interface ScriptedPayload {
+  send: () => Promise<string>;
+}
+
+/** A write kind whose platform answers from a script, remembering whom it told. */
+class ScriptedWrite extends JournaledWrite<ScriptedPayload, { title: string }, string> {
+  readonly name = 'invoice-item';
   answers: (Reconciliation<string> | Error)[] = [];
   told: WriteIntent<unknown, string>[] = [];
   reads = 0;
-  reconcile(): Promise<Reconciliation<string>> {
+  title = '';
+
+  describe() {
+    return { request: { title: this.title }, context: { sessionId: 'cs_1' } };
+  }
+
+  override snapshot(): Promise<string[]> {
+    return Promise.resolve(['existing-1']);
+  }
+
+  send(_target: WriteTarget, payload: ScriptedPayload): Promise<string> {
+    return payload.send();
+  }
+
+  find(): Promise<Reconciliation<string>> {
     this.reads += 1;
     const next = this.answers.length > 1 ? this.answers.shift()! : this.answers[0];
     if (next === undefined) return Promise.resolve({ unknown: 'nothing scripted' });
     return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
   }
-  settled(intent: WriteIntent<unknown, string>): Promise<void> {
+
+  override refusedBeforeEffect(error: unknown): boolean {
+    return error instanceof DomainError;
+  }
+
+  override settledElsewhere(intent: WriteIntent<unknown, string>): Promise<void> {
     this.told.push(intent);
     return Promise.resolve();
   }
@@ -26,41 +53,41 @@ class ScriptedReconciler implements Reconciler<string> {
 /** The horizon the unit specs run with: the default, as the service starts. */
 const SETTLE_MS = 120_000;
 
+/** The journal's id of the scripted write with this key. */
+const id = (key: string) => intentIdOf('invoice-item', key);
+
 function setUp(options: { spacingMs?: number } = {}) {
-  const { clock, store, keys, outbox, leases, journal } = journalWorld({ RESERVATION_WRITE_SPACING_MS: String(options.spacingMs ?? 0) });
-  const reconciler = new ScriptedReconciler();
-  journal.register('invoice-item', reconciler);
+  const reconciler = new ScriptedWrite({} as GuestyClient);
+  const { clock, store, keys, outbox, leases, journal } = journalWorld(
+    { RESERVATION_WRITE_SPACING_MS: String(options.spacingMs ?? 0) },
+    { kinds: { 'invoice-item': reconciler } },
+  );
   const leaseKey = keys.reservationWrites(RESERVATION).lease;
   /** A writer holding the reservation's lease in the store, as withLease leaves it. */
   const holding = async (owner: string): Promise<ReservationLease> => {
     await store.set(leaseKey, owner);
-    return { reservationId: RESERVATION, owner, held: () => true };
+    return { target: TARGET, owner, held: () => true };
   };
-  const lease = { reservationId: RESERVATION, owner: 'writer-1', held: () => true } satisfies ReservationLease;
+  const lease = { target: TARGET, owner: 'writer-1', held: () => true } satisfies ReservationLease;
   void store.set(leaseKey, lease.owner);
   const sends: string[] = [];
-  const spec = (
-    intentId: string,
-    send: () => Promise<string> = () => Promise.resolve(`made-${intentId}`),
-  ): WriteSpec<{ title: string }, string> => ({
-    kind: 'invoice-item',
-    intentId,
-    request: { title: intentId },
-    snapshot: () => Promise.resolve(['existing-1']),
-    context: { sessionId: 'cs_1' },
-    send: () => {
-      sends.push(intentId);
-      return send();
-    },
-    refused: (error) => error instanceof DomainError,
-  });
-  const stored = async (intentId: string) => {
-    const raw = await store.get(keys.reservationWrites(RESERVATION).intent(intentId));
+  /** One write with this key under `by`, its send answering `send` (made-KEY by default). */
+  const write = (by: ReservationLease, key: string, send: () => Promise<string> = () => Promise.resolve(`made-${key}`)) => {
+    reconciler.title = key;
+    return journal.perform(by, reconciler, key, {
+      send: () => {
+        sends.push(key);
+        return send();
+      },
+    });
+  };
+  const stored = async (key: string) => {
+    const raw = await store.get(keys.reservationWrites(RESERVATION).intent(id(key)));
     return raw ? (JSON.parse(raw) as WriteIntent) : null;
   };
   const openPointer = () => store.get(keys.reservationWrites(RESERVATION).openIntent);
   const due = () => store.indexDue(keys.journal().due, Number.MAX_SAFE_INTEGER, 100);
-  return { clock, store, keys, outbox, leases, journal, reconciler, lease, holding, sends, spec, stored, openPointer, due };
+  return { clock, store, keys, outbox, leases, journal, reconciler, lease, holding, sends, write, stored, openPointer, due };
 }
 
 const lostAnswer = () => Promise.reject(new Error('socket hang up'));
@@ -88,46 +115,38 @@ describe('WriteJournal', () => {
   it('journals the intent before sending and the outcome after; the same id is never sent again', async () => {
     const world = setUp();
     let seenBeforeSend: WriteIntent | null = null;
-    const outcome = await world.journal.perform(world.lease, {
-      ...world.spec('a'),
-      send: async () => {
-        seenBeforeSend = await world.stored('a');
-        return 'made-a';
-      },
+    const outcome = await world.write(world.lease, 'a', async () => {
+      seenBeforeSend = await world.stored('a');
+      return 'made-a';
     });
     expect(outcome).toBe('made-a');
     expect(seenBeforeSend).toMatchObject({
       state: 'sending',
       snapshot: ['existing-1'],
-      reservationId: RESERVATION,
+      target: TARGET,
       context: { sessionId: 'cs_1' },
     });
     expect(await world.stored('a')).toMatchObject({ state: 'landed', outcome: 'made-a' });
     expect(await world.openPointer()).toBeNull();
     expect(await world.due()).toEqual([]);
-    await expect(world.journal.perform(world.lease, world.spec('a'))).resolves.toBe('made-a');
-    expect(world.sends).toEqual([]);
+    await expect(world.write(world.lease, 'a')).resolves.toBe('made-a');
+    expect(world.sends).toEqual(['a']);
   });
 
   it('records a refusal, rethrows it, and lets the same id be sent again (nothing happened)', async () => {
     const world = setUp();
     const declined = new DomainError('card_declined', 'declined');
-    await expect(
-      world.journal.perform(
-        world.lease,
-        world.spec('b', () => Promise.reject(declined)),
-      ),
-    ).rejects.toBe(declined);
+    await expect(world.write(world.lease, 'b', () => Promise.reject(declined))).rejects.toBe(declined);
     expect(await world.stored('b')).toMatchObject({ state: 'refused' });
     expect(await world.openPointer()).toBeNull();
-    await expect(world.journal.perform(world.lease, world.spec('b'))).resolves.toBe('made-b');
+    await expect(world.write(world.lease, 'b')).resolves.toBe('made-b');
     expect(world.sends).toEqual(['b', 'b']);
   });
 
   it('reconciles a lost answer at once and answers what landed, without sending again', async () => {
     const world = setUp();
     world.reconciler.answers = [{ unknown: 'not shown yet' }, { landed: 'found-c' }];
-    await expect(world.journal.perform(world.lease, world.spec('c', lostAnswer))).resolves.toBe('found-c');
+    await expect(world.write(world.lease, 'c', lostAnswer)).resolves.toBe('found-c');
     expect(world.sends).toEqual(['c']);
     expect(world.reconciler.reads).toBe(2);
     expect(world.clock.slept).toEqual([250, 1_000]);
@@ -139,79 +158,76 @@ describe('WriteJournal', () => {
   it('never calls a write "not landed" before its settle horizon: the platform may carry it out late', async () => {
     const world = setUp();
     world.reconciler.answers = [{ notLanded: 'not there' }];
-    const failed = await world.journal.perform(world.lease, world.spec('d', lostAnswer)).catch((error: unknown) => error);
+    const failed = await world.write(world.lease, 'd', lostAnswer).catch((error: unknown) => error);
     expect(failed).toMatchObject({ code: 'outcome_pending', status: 503, retryAfterSeconds: expect.any(Number) });
     expect(String((failed as DomainError).detail)).not.toMatch(/safe to retry|nothing was changed/i);
     expect(world.reconciler.reads).toBe(3);
     expect(await world.stored('d')).toMatchObject({ state: 'unknown' });
     // The same request again, a minute later: still not there, still unknown, still not sent again.
     world.clock.time += 60_000;
-    await expect(world.journal.perform(world.lease, world.spec('d'))).rejects.toMatchObject({ code: 'outcome_pending' });
+    await expect(world.write(world.lease, 'd')).rejects.toMatchObject({ code: 'outcome_pending' });
     expect(world.sends).toEqual(['d']);
     // The sweep looks at it again by the time the horizon passes, never minutes after it.
     const sentAt = (await world.stored('d'))!.sentAt;
     for (let look = 0; look < 8; look += 1) {
       const [due] = await world.store.indexDue(world.keys.journal().due, sentAt + SETTLE_MS, 10);
-      expect(due).toBe(dueMember(RESERVATION, 'd'));
+      expect(due).toBe(dueMember(TARGET, id('d')));
       world.clock.time = Math.max(world.clock.time, Math.min(sentAt + SETTLE_MS - 1, world.clock.time + 5_000));
       if (world.clock.time >= sentAt + SETTLE_MS - 1) break;
-      await expect(world.journal.reconcileDue(RESERVATION, 'd')).resolves.toBe('unknown');
+      await expect(world.journal.reconcileDue(TARGET, id('d'))).resolves.toBe('unknown');
     }
     // Past the horizon, "not there" is believed: not landed, and the same id may be sent again.
     world.clock.time = sentAt + SETTLE_MS;
-    await expect(world.journal.perform(world.lease, world.spec('d'))).resolves.toBe('made-d');
+    await expect(world.write(world.lease, 'd')).resolves.toBe('made-d');
     expect(world.sends).toEqual(['d', 'd']);
   });
 
   it('answers a write the platform carried out after our timeout as landed whenever it shows, never sending it twice', async () => {
     const world = setUp();
     world.reconciler.answers = [{ notLanded: 'not there yet' }];
-    await expect(world.journal.perform(world.lease, world.spec('late', lostAnswer))).rejects.toMatchObject({ code: 'outcome_pending' });
+    await expect(world.write(world.lease, 'late', lostAnswer)).rejects.toMatchObject({ code: 'outcome_pending' });
     world.clock.time += 9_000;
     world.reconciler.answers = [{ landed: 'found-late' }];
-    await expect(world.journal.perform(world.lease, world.spec('late'))).resolves.toBe('found-late');
+    await expect(world.write(world.lease, 'late')).resolves.toBe('found-late');
     expect(world.sends).toEqual(['late']);
   });
 
   it('keeps an unclear write open: outcome_pending for it, and no other write on the reservation is sent', async () => {
     const world = setUp();
     world.reconciler.answers = [new Error('the platform does not answer reads')];
-    await expect(world.journal.perform(world.lease, world.spec('e', lostAnswer))).rejects.toMatchObject({
+    await expect(world.write(world.lease, 'e', lostAnswer)).rejects.toMatchObject({
       code: 'outcome_pending',
       status: 503,
     });
     expect(await world.stored('e')).toMatchObject({ state: 'unknown' });
-    expect(await world.openPointer()).toBe('e');
-    expect(await world.due()).toEqual([dueMember(RESERVATION, 'e')]);
+    expect(await world.openPointer()).toBe(id('e'));
+    expect(await world.due()).toEqual([dueMember(TARGET, id('e'))]);
 
-    await expect(world.journal.perform(world.lease, world.spec('other'))).rejects.toMatchObject({ code: 'outcome_pending' });
+    await expect(world.write(world.lease, 'other')).rejects.toMatchObject({ code: 'outcome_pending' });
     expect(world.sends).toEqual(['e']);
 
     // Once the platform answers, the open write is settled, its session told, and the next write goes.
     world.reconciler.answers = [{ landed: 'found-e' }];
-    await expect(world.journal.perform(world.lease, world.spec('other'))).resolves.toBe('made-other');
-    expect(world.reconciler.told.map((intent) => [intent.id, intent.state])).toEqual([['e', 'landed']]);
+    await expect(world.write(world.lease, 'other')).resolves.toBe('made-other');
+    expect(world.reconciler.told.map((intent) => [intent.id, intent.state])).toEqual([[id('e'), 'landed']]);
     expect(world.sends).toEqual(['e', 'other']);
     // The retry of the unclear request itself is answered from the journal.
-    await expect(world.journal.perform(world.lease, world.spec('e'))).resolves.toBe('found-e');
+    await expect(world.write(world.lease, 'e')).resolves.toBe('found-e');
     expect(world.sends).toEqual(['e', 'other']);
   });
 
   it('sends nothing when the intent cannot be journaled (Redis down before the write)', async () => {
     const world = setUp();
     world.store.down = true;
-    await expect(world.journal.perform(world.lease, world.spec('f'))).rejects.toMatchObject({ code: 'store_unavailable' });
+    await expect(world.write(world.lease, 'f')).rejects.toMatchObject({ code: 'store_unavailable' });
     expect(world.sends).toEqual([]);
   });
 
   it('keeps an outcome Redis could not take, answers it, and writes it when Redis is back', async () => {
     const world = setUp();
-    const outcome = await world.journal.perform(world.lease, {
-      ...world.spec('g'),
-      send: () => {
-        world.store.down = true;
-        return Promise.resolve('made-g');
-      },
+    const outcome = await world.write(world.lease, 'g', () => {
+      world.store.down = true;
+      return Promise.resolve('made-g');
     });
     expect(outcome).toBe('made-g');
     expect(world.outbox.pending).toBe(1);
@@ -224,21 +240,27 @@ describe('WriteJournal', () => {
   });
 
   describe('a writer that died after its fence step (the sweep finds its intent `sending`)', () => {
-    async function diedAfterJournaling(world: ReturnType<typeof setUp>, id: string, state: IntentState = 'sending', sinceSend = SETTLE_MS) {
-      const intent: WriteIntent = {
-        id,
+    /** An intent its writer left; `sent` writes it as intents were written before the fence and typed targets. */
+    async function diedAfterJournaling(
+      world: ReturnType<typeof setUp>,
+      key: string,
+      state: IntentState | 'sent' = 'sending',
+      sinceSend = SETTLE_MS,
+    ) {
+      const common = {
+        id: id(key),
         kind: 'invoice-item',
-        reservationId: RESERVATION,
         state,
-        request: { title: id },
+        request: { title: key },
         snapshot: [],
         context: { sessionId: 'cs_dead' },
         sentAt: world.clock.now(),
         updatedAt: world.clock.now(),
       };
-      await world.store.set(world.keys.reservationWrites(RESERVATION).intent(id), JSON.stringify(intent));
-      await world.store.set(world.keys.reservationWrites(RESERVATION).openIntent, id);
-      await world.store.indexAdd(world.keys.journal().due, dueMember(RESERVATION, id), world.clock.now());
+      const intent = state === 'sent' ? { ...common, reservationId: RESERVATION } : { ...common, target: TARGET };
+      await world.store.set(world.keys.reservationWrites(RESERVATION).intent(id(key)), JSON.stringify(intent));
+      await world.store.set(world.keys.reservationWrites(RESERVATION).openIntent, id(key));
+      await world.store.indexAdd(world.keys.journal().due, dueMember(TARGET, id(key)), world.clock.now());
       world.clock.time += sinceSend;
     }
 
@@ -246,27 +268,27 @@ describe('WriteJournal', () => {
       const world = setUp();
       await diedAfterJournaling(world, 'slow', 'sending', 14_000);
       world.reconciler.answers = [{ notLanded: 'not there' }];
-      await expect(world.journal.reconcileDue(RESERVATION, 'slow')).resolves.toBe('unknown');
-      await expect(world.journal.settleOpen(world.lease)).resolves.toMatchObject({ id: 'slow', state: 'unknown' });
+      await expect(world.journal.reconcileDue(TARGET, id('slow'))).resolves.toBe('unknown');
+      await expect(world.journal.settleOpen(world.lease)).resolves.toMatchObject({ id: id('slow'), state: 'unknown' });
       expect(world.reconciler.told).toEqual([]);
       world.clock.time += SETTLE_MS;
-      await expect(world.journal.reconcileDue(RESERVATION, 'slow')).resolves.toBe('not_landed');
+      await expect(world.journal.reconcileDue(TARGET, id('slow'))).resolves.toBe('not_landed');
       expect(world.reconciler.told.map((intent) => intent.state)).toEqual(['not_landed']);
     });
 
-    it('an intent written before the fence existed (`sent`) is read as `sending`', async () => {
+    it('an intent written before the fence existed (`sent`, named by its reservation id) is read as `sending` on its reservation', async () => {
       const world = setUp();
-      await diedAfterJournaling(world, 'old', 'sent' as IntentState, 0);
-      expect(await world.journal.load(RESERVATION, 'old')).toMatchObject({ state: 'sending' });
+      await diedAfterJournaling(world, 'old', 'sent', 0);
+      expect(await world.journal.load(TARGET, world.reconciler, 'old')).toMatchObject({ state: 'sending', target: TARGET });
       world.reconciler.answers = [{ notLanded: 'not there' }];
-      await expect(world.journal.reconcileDue(RESERVATION, 'old')).resolves.toBe('unknown');
+      await expect(world.journal.reconcileDue(TARGET, id('old'))).resolves.toBe('unknown');
     });
 
     it('died before sending, past the horizon: reconciled as not landed, its session told', async () => {
       const world = setUp();
       await diedAfterJournaling(world, 'h');
       world.reconciler.answers = [{ notLanded: 'not there' }];
-      await expect(world.journal.reconcileDue(RESERVATION, 'h')).resolves.toBe('not_landed');
+      await expect(world.journal.reconcileDue(TARGET, id('h'))).resolves.toBe('not_landed');
       expect(world.reconciler.told.map((intent) => intent.state)).toEqual(['not_landed']);
       expect(await world.openPointer()).toBeNull();
       expect(await world.due()).toEqual([]);
@@ -276,7 +298,7 @@ describe('WriteJournal', () => {
       const world = setUp();
       await diedAfterJournaling(world, 'i');
       world.reconciler.answers = [{ landed: 'found-i' }];
-      await expect(world.journal.reconcileDue(RESERVATION, 'i')).resolves.toBe('landed');
+      await expect(world.journal.reconcileDue(TARGET, id('i'))).resolves.toBe('landed');
       expect(world.reconciler.told.map((intent) => [intent.state, intent.outcome])).toEqual([['landed', 'found-i']]);
     });
 
@@ -284,10 +306,10 @@ describe('WriteJournal', () => {
       const world = setUp();
       await diedAfterJournaling(world, 'j');
       world.reconciler.answers = [{ unknown: 'cannot tell' }];
-      await expect(world.journal.reconcileDue(RESERVATION, 'j')).resolves.toBe('unknown');
+      await expect(world.journal.reconcileDue(TARGET, id('j'))).resolves.toBe('unknown');
       expect(await world.store.indexDue(world.keys.journal().due, world.clock.now(), 10)).toEqual([]);
-      expect(await world.store.indexDue(world.keys.journal().due, world.clock.now() + 5_000, 10)).toEqual([dueMember(RESERVATION, 'j')]);
-      await expect(world.journal.reconcileDue(RESERVATION, 'j')).resolves.toBe('unknown');
+      expect(await world.store.indexDue(world.keys.journal().due, world.clock.now() + 5_000, 10)).toEqual([dueMember(TARGET, id('j'))]);
+      await expect(world.journal.reconcileDue(TARGET, id('j'))).resolves.toBe('unknown');
       expect(await world.store.indexDue(world.keys.journal().due, world.clock.now() + 5_000, 10)).toEqual([]);
       expect(await world.stored('j')).toMatchObject({ state: 'unknown', checks: 2 });
     });
@@ -296,24 +318,24 @@ describe('WriteJournal', () => {
       const world = setUp();
       await diedAfterJournaling(world, 'k');
       const landed = { ...(await world.stored('k'))!, state: 'landed', outcome: 'made-k' };
-      await world.store.set(world.keys.reservationWrites(RESERVATION).intent('k'), JSON.stringify(landed));
+      await world.store.set(world.keys.reservationWrites(RESERVATION).intent(id('k')), JSON.stringify(landed));
       await expect(world.journal.settleOpen(world.lease)).resolves.toBeNull();
-      await expect(world.journal.perform(world.lease, world.spec('next'))).resolves.toBe('made-next');
+      await expect(world.write(world.lease, 'next')).resolves.toBe('made-next');
       expect(world.reconciler.reads).toBe(0);
     });
   });
 
   it('sends nothing once the lease is lost', async () => {
     const world = setUp();
-    const lost: ReservationLease = { reservationId: RESERVATION, owner: 'writer-1', held: () => false };
-    await expect(world.journal.perform(lost, world.spec('l'))).rejects.toMatchObject({ code: 'invalid_state' });
+    const lost: ReservationLease = { target: TARGET, owner: 'writer-1', held: () => false };
+    await expect(world.write(lost, 'l')).rejects.toMatchObject({ code: 'invalid_state' });
     expect(world.sends).toEqual([]);
   });
 
   describe('the fence: a writer frozen past its lease sends nothing', () => {
     it('another writer took the reservation while the first waited: its prepared intent is fenced, its send never leaves', async () => {
       const world = setUp({ spacingMs: 1_500 });
-      await world.journal.perform(world.lease, world.spec('earlier'));
+      await world.write(world.lease, 'earlier');
       world.sends.length = 0;
       // Writer A prepares its write, then waits out the spacing; it is frozen there past its lease.
       let taken!: Promise<string>;
@@ -326,21 +348,21 @@ describe('WriteJournal', () => {
           expect(await world.stored('a-card')).toMatchObject({ state: 'prepared' });
           await expect(world.journal.settleOpen(b)).resolves.toBeNull();
           expect(world.reconciler.reads).toBe(0);
-          return world.journal.perform(b, world.spec('b-card'));
+          return world.write(b, 'b-card');
         })();
         await taken;
       };
-      await expect(world.journal.perform(world.lease, world.spec('a-card'))).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
+      await expect(world.write(world.lease, 'a-card')).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
       await expect(taken).resolves.toBe('made-b-card');
       expect(world.sends).toEqual(['b-card']);
       expect(await world.stored('a-card')).toMatchObject({ state: 'fenced' });
-      expect(world.reconciler.told.map((intent) => [intent.id, intent.state])).toEqual([['a-card', 'fenced']]);
+      expect(world.reconciler.told.map((intent) => [intent.id, intent.state])).toEqual([[id('a-card'), 'fenced']]);
     });
 
     it('the lease lapsed before the writer prepared: nothing is written over the reservation, nothing sent', async () => {
       const world = setUp();
       await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, 'writer-1');
-      await expect(world.journal.perform(world.lease, world.spec('o'))).rejects.toMatchObject({ code: 'invalid_state' });
+      await expect(world.write(world.lease, 'o')).rejects.toMatchObject({ code: 'invalid_state' });
       expect(world.sends).toEqual([]);
       expect(await world.openPointer()).toBeNull();
     });
@@ -352,23 +374,23 @@ describe('WriteJournal', () => {
         world.clock.time += ms;
         await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, 'writer-1');
       };
-      await expect(world.journal.perform(world.lease, world.spec('p'))).rejects.toMatchObject({ code: 'invalid_state' });
+      await expect(world.write(world.lease, 'p')).rejects.toMatchObject({ code: 'invalid_state' });
       expect(world.sends).toEqual([]);
       expect(await world.stored('p')).toMatchObject({ state: 'prepared' });
       // Its own retry, under a new lease: the prepared intent is fenced at once and the write goes.
       world.clock.sleep = (ms: number) => Promise.resolve(void (world.clock.time += ms));
       world.clock.time += 1_500;
       const next = await world.holding('writer-3');
-      await expect(world.journal.perform(next, world.spec('p'))).resolves.toBe('made-p');
+      await expect(world.write(next, 'p')).resolves.toBe('made-p');
       expect(world.sends).toEqual(['p']);
     });
 
     it('a writer that died after preparing, before its fence step: the sweep fences it without reading the platform', async () => {
       const world = setUp();
       const prepared: WriteIntent = {
-        id: 'q',
+        id: id('q'),
         kind: 'invoice-item',
-        reservationId: RESERVATION,
+        target: TARGET,
         state: 'prepared',
         request: { title: 'q' },
         snapshot: [],
@@ -376,9 +398,9 @@ describe('WriteJournal', () => {
         sentAt: world.clock.now(),
         updatedAt: world.clock.now(),
       };
-      await world.store.set(world.keys.reservationWrites(RESERVATION).intent('q'), JSON.stringify(prepared));
-      await world.store.set(world.keys.reservationWrites(RESERVATION).openIntent, 'q');
-      await expect(world.journal.reconcileDue(RESERVATION, 'q')).resolves.toBe('fenced');
+      await world.store.set(world.keys.reservationWrites(RESERVATION).intent(id('q')), JSON.stringify(prepared));
+      await world.store.set(world.keys.reservationWrites(RESERVATION).openIntent, id('q'));
+      await expect(world.journal.reconcileDue(TARGET, id('q'))).resolves.toBe('fenced');
       expect(world.reconciler.reads).toBe(0);
       expect(await world.openPointer()).toBeNull();
     });
@@ -387,7 +409,7 @@ describe('WriteJournal', () => {
       const world = setUp();
       world.clock.sleep = () => Promise.resolve(void (world.store.down = true));
       await world.store.set(world.keys.reservationWrites(RESERVATION).lastWrite, '1', { ttlMs: 1_000 });
-      await expect(world.journal.perform(world.lease, world.spec('r'))).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(world.write(world.lease, 'r')).rejects.toMatchObject({ code: 'store_unavailable' });
       world.store.down = false;
       expect(world.sends).toEqual([]);
       expect(await world.stored('r')).toMatchObject({ state: 'prepared' });
@@ -396,10 +418,10 @@ describe('WriteJournal', () => {
 
   it('spaces writes to one reservation by RESERVATION_WRITE_SPACING_MS, across writers', async () => {
     const world = setUp({ spacingMs: 1_500 });
-    await world.journal.perform(world.lease, world.spec('m'));
+    await world.write(world.lease, 'm');
     expect(world.clock.slept).toEqual([]);
     world.clock.time += 400;
-    await world.journal.perform(world.lease, world.spec('n'));
+    await world.write(world.lease, 'n');
     expect(world.clock.slept).toEqual([1_100]);
   });
 });
@@ -409,13 +431,13 @@ describe('ReservationLeases', () => {
     const world = setUp();
     await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
     let release!: () => void;
-    const first = world.leases.withLease(RESERVATION, () => new Promise<void>((resolve) => (release = resolve)));
-    await expect(world.leases.withLease(RESERVATION, () => Promise.resolve('second'), { waitMs: 0 })).rejects.toMatchObject({
+    const first = world.leases.withLease(TARGET, () => new Promise<void>((resolve) => (release = resolve)));
+    await expect(world.leases.withLease(TARGET, () => Promise.resolve('second'), { waitMs: 0 })).rejects.toMatchObject({
       code: 'invalid_state',
       status: 409,
     });
     release();
     await first;
-    await expect(world.leases.withLease(RESERVATION, () => Promise.resolve('second'), { waitMs: 0 })).resolves.toBe('second');
+    await expect(world.leases.withLease(TARGET, () => Promise.resolve('second'), { waitMs: 0 })).resolves.toBe('second');
   });
 });

@@ -5,10 +5,11 @@ import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
-import { RedisKeys } from '../redis/redis-keys';
+import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { ReservationLease, ReservationLeases } from './reservation-leases';
-import { IntentKind, IntentState, Reconciliation, WriteIntent, canMove, isOpen, mayResend, readIntent } from './write-intent';
+import { IntentKind, IntentState, Reconciliation, WriteIntent, WriteTarget, canMove, isOpen, mayResend, readIntent } from './write-intent';
+import { AnyWriteKind, WRITE_KINDS, WriteKind, WriteKindsByName } from './write-kind';
 import { inSpan } from '../common/telemetry/in-span';
 
 /** Re-reads right after a write without a clear answer: the upstream shows a write after a moment. */
@@ -19,40 +20,36 @@ const RECHECK_AFTER_MS = [5_000, 15_000, 30_000, 60_000, 300_000];
 const OPEN_TTL_MS = 7 * 24 * 3_600_000;
 const SETTLED_TTL_MS = 24 * 3_600_000;
 
-/** Knows how to find one kind of write upstream, and whom to tell when someone else settles it. */
-export interface Reconciler<Outcome = unknown> {
-  reconcile(intent: WriteIntent<unknown, Outcome>): Promise<Reconciliation<Outcome>>;
-  /** Called when an intent is settled by anyone but its own writer (the sweep, a later request). */
-  settled(intent: WriteIntent<unknown, Outcome>): Promise<void>;
+/** The journal's id for one logical write of a kind (a key stable across retries: an Idempotency-Key, a 3-D Secure attempt). */
+export function intentIdOf(kind: IntentKind, key: string): string {
+  return RedisKeys.digest(`${kind}:${key}`);
 }
 
-export interface WriteSpec<Request, Outcome> {
-  kind: IntentKind;
-  /** Stable for one logical write (an Idempotency-Key, a 3-D Secure attempt): a retry finds it. */
-  intentId: string;
-  request: Request;
-  /** Ids of what the reservation holds of this kind before the write; read only when sending. */
-  snapshot: () => Promise<string[]>;
-  context: WriteIntent['context'];
-  send: () => Promise<Outcome>;
-  /** True for an error that surely means nothing happened upstream (an answered refusal). */
-  refused: (error: unknown) => boolean;
-  /** This intent as the caller read it under the same lease (null: it has none); undefined: read here. */
+/** What a caller already read of a write under the same lease (see WriteJournal.peek), so it is not read twice. */
+export interface Standing<Request, Outcome> {
+  /** This intent as the caller read it (null: it has none); undefined: read it in perform. */
   earlier?: WriteIntent<Request, Outcome> | null;
-  /** The caller settled the reservation's open intent under the same lease just before. */
+  /** The caller settled the target's open intent under the same lease just before. */
   openSettled?: boolean;
-  /** Records of the reservation's own hash tag written in the same step as the outcome, when it landed. */
-  alsoOnLanded?: (outcome: Outcome) => BatchStep[];
 }
 
-/** A member of the due index names the reservation too: the intent lives under its hash tag. */
-export function dueMember(reservationId: string, intentId: string): string {
-  return `${reservationId} ${intentId}`;
+/** A record a kind keeps beside its writes under the target's hash tag (a card on file, a quote's booking). */
+export interface TargetRecord<T> {
+  key(writes: TargetWrites): string;
+  parse(raw: string): T;
 }
 
-export function fromDueMember(member: string): { reservationId: string; intentId: string } | null {
-  const [reservationId, intentId] = member.split(' ');
-  return reservationId && intentId ? { reservationId, intentId } : null;
+type IntentOf<K> = K extends WriteKind<unknown, infer Request, infer Outcome> ? WriteIntent<Request, Outcome> : never;
+
+/** A member of the due index names the target too (a reservation by its id, a quote as `quote:ID`): the intent lives under its hash tag. */
+export function dueMember(target: WriteTarget, intentId: string): string {
+  return `${'reservation' in target ? target.reservation : `quote:${target.quote}`} ${intentId}`;
+}
+
+export function fromDueMember(member: string): { target: WriteTarget; intentId: string } | null {
+  const [named, intentId] = member.split(' ');
+  if (!named || !intentId) return null;
+  return { target: named.startsWith('quote:') ? { quote: named.slice('quote:'.length) } : { reservation: named }, intentId };
 }
 
 function tookOver(): DomainError {
@@ -69,15 +66,14 @@ function pending(cause?: unknown): DomainError {
 }
 
 /**
- * The one door for upstream writes on reservations (docs/product-spec.md §6, docs/write-journal.md): an intent in
- * Redis before the request leaves, its outcome after, `unknown` until a reconciler has read the
- * upstream. While an intent on a reservation is open, no other write on it is sent. Callers hold
- * the reservation's lease (ReservationLeases) around every call here.
+ * The one door for upstream writes (docs/product-spec.md §6, docs/write-journal.md): an intent in
+ * Redis before the request leaves, its outcome after, `unknown` until its kind's re-read has found it
+ * on the platform. While an intent on a target is open, no other write on it is sent. Callers hold
+ * the target's lease (ReservationLeases) around every call here, and name a write by its kind and key.
  */
 @Injectable()
 export class WriteJournal {
   private readonly logger = new Logger('WriteJournal');
-  private readonly reconcilers = new Map<IntentKind, Reconciler<unknown>>();
   /** WRITE_SETTLE_SECONDS: until this long after its send, a write may still land (docs/write-journal.md). */
   readonly settleMs: number;
 
@@ -89,114 +85,131 @@ export class WriteJournal {
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
     config: ConfigService<AppConfig, true>,
+    @Inject(WRITE_KINDS) private readonly kinds: WriteKindsByName,
   ) {
     this.settleMs = config.get('reservationWrites', { infer: true }).settleMs;
   }
 
-  register<Outcome>(kind: IntentKind, reconciler: Reconciler<Outcome>): void {
-    this.reconcilers.set(kind, reconciler);
-  }
-
-  async load<Request = unknown, Outcome = unknown>(reservationId: string, intentId: string): Promise<WriteIntent<Request, Outcome> | null> {
-    const raw = await this.storeCall(() => this.store.get(this.keys.reservationWrites(reservationId).intent(intentId)));
-    return raw ? readIntent<Request, Outcome>(raw) : null;
+  /** The intent of this kind and key on the target, if any. */
+  load<K extends AnyWriteKind>(target: WriteTarget, kind: K, key: string): Promise<IntentOf<K> | null> {
+    return this.loadById(target, intentIdOf(kind.name, key)) as Promise<IntentOf<K> | null>;
   }
 
   /**
-   * In one round trip: the intent with this id, the reservation's open intent pointer, and the
-   * values of `alsoRead` (keys of the reservation's own hash tag, e.g. the card on file).
+   * In one round trip: the intents of these kinds and keys, the target's open intent pointer, and
+   * the record a kind keeps beside its writes (e.g. the card on file), when asked for.
    */
-  async peek<Request = unknown, Outcome = unknown>(
-    reservationId: string,
-    intentId: string,
-    alsoRead: string[] = [],
-  ): Promise<{ intent: WriteIntent<Request, Outcome> | null; openIntentId: string | null; also: (string | null)[] }> {
-    const writes = this.keys.reservationWrites(reservationId);
-    const [intent, openIntentId, ...also] = await this.storeCall(() =>
-      this.store.batch([writes.intent(intentId), writes.openIntent, ...alsoRead].map((key) => ({ op: 'get' as const, key }))),
-    );
+  async peek<const Writes extends readonly { kind: AnyWriteKind; key: string }[], T = never>(
+    target: WriteTarget,
+    writes: Writes,
+    record?: TargetRecord<T>,
+  ): Promise<{ intents: { [I in keyof Writes]: IntentOf<Writes[I]['kind']> | null }; openIntentId: string | null; record: T | null }> {
+    const keys = this.leases.writesOf(target);
+    const read = [...writes.map(({ kind, key }) => keys.intent(intentIdOf(kind.name, key))), keys.openIntent];
+    if (record) read.push(record.key(keys));
+    const answers = await this.storeCall(() => this.store.batch(read.map((key) => ({ op: 'get' as const, key }))));
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
-    const raw = text(intent);
-    return { intent: raw ? readIntent<Request, Outcome>(raw) : null, openIntentId: text(openIntentId), also: also.map(text) };
+    const intents = writes.map((_, index) => {
+      const raw = text(answers[index]);
+      return raw ? readIntent(raw) : null;
+    });
+    const recorded = record ? text(answers[writes.length + 1]) : null;
+    return {
+      intents: intents as { [I in keyof Writes]: IntentOf<Writes[I]['kind']> | null },
+      openIntentId: text(answers[writes.length]),
+      record: recorded && record ? record.parse(recorded) : null,
+    };
   }
 
   /**
-   * The reservation's open intent after trying to settle it once; null when none is open.
+   * The target's open intent after trying to settle it once; null when none is open.
    * `openIntentId`: the pointer, when the caller read it already (undefined: read it here).
    */
   async settleOpen(lease: ReservationLease, openIntentId?: string | null): Promise<WriteIntent | null> {
     const openId =
-      openIntentId !== undefined
-        ? openIntentId
-        : await this.storeCall(() => this.store.get(this.keys.reservationWrites(lease.reservationId).openIntent));
+      openIntentId !== undefined ? openIntentId : await this.storeCall(() => this.store.get(this.leases.writesOf(lease.target).openIntent));
     if (!openId) return null;
-    const open = await this.load(lease.reservationId, openId);
+    const open = await this.loadById(lease.target, openId);
     if (!open || !isOpen(open.state)) return null;
     const settled = await this.reconcileOnce(open, true);
     return isOpen(settled.state) ? settled : null;
   }
 
   /**
-   * Performs one write exactly once: an earlier intent with the same id is answered from the
-   * journal (or reconciled), never sent again unless it surely did not happen. The intent is
+   * Performs one write of `kind` exactly once: an earlier intent with the same key is answered from
+   * the journal (or reconciled), never sent again unless it surely did not happen. The intent is
    * written `prepared`; the request leaves only after the fence step found this writer's lease
    * still in Redis and moved it to `sending`. Throws the send's own error for a refusal, and
    * `outcome_pending` whenever the request may have left without a clear answer.
    */
-  perform<Request, Outcome>(lease: ReservationLease, spec: WriteSpec<Request, Outcome>): Promise<Outcome> {
-    return inSpan(`journal ${spec.kind}`, { 'journal.kind': spec.kind }, () => this.performOnce(lease, spec));
+  perform<Payload, Request, Outcome>(
+    lease: ReservationLease,
+    kind: WriteKind<Payload, Request, Outcome>,
+    key: string,
+    payload: Payload,
+    standing: Standing<Request, Outcome> = {},
+  ): Promise<Outcome> {
+    return inSpan(`journal ${kind.name}`, { 'journal.kind': kind.name }, () => this.performOnce(lease, kind, key, payload, standing));
   }
 
-  private async performOnce<Request, Outcome>(lease: ReservationLease, spec: WriteSpec<Request, Outcome>): Promise<Outcome> {
-    const { reservationId } = lease;
-    const earlier = spec.earlier !== undefined ? spec.earlier : await this.load<Request, Outcome>(reservationId, spec.intentId);
+  private async performOnce<Payload, Request, Outcome>(
+    lease: ReservationLease,
+    kind: WriteKind<Payload, Request, Outcome>,
+    key: string,
+    payload: Payload,
+    standing: Standing<Request, Outcome>,
+  ): Promise<Outcome> {
+    const { target } = lease;
+    const intentId = intentIdOf(kind.name, key);
+    const earlier =
+      standing.earlier !== undefined ? standing.earlier : ((await this.loadById(target, intentId)) as WriteIntent<Request, Outcome> | null);
     if (earlier && !mayResend(earlier.state)) {
-      const settled = earlier.state === 'landed' ? earlier : await this.reconcileInline(earlier, 1, undefined, spec.alsoOnLanded);
+      const settled = earlier.state === 'landed' ? earlier : await this.reconcileInline(earlier, 1);
       if (settled.state === 'landed') return settled.outcome as Outcome;
       if (isOpen(settled.state)) throw pending();
     }
     // Only lease holders begin intents, so what the caller settled under this lease is still settled.
-    if (!spec.openSettled && (await this.settleOpen(lease))) throw pending();
+    if (!standing.openSettled && (await this.settleOpen(lease))) throw pending();
     if (!lease.held()) throw tookOver();
 
     const now = this.clock.now();
+    const snapshot = await kind.snapshot(target, payload);
     const prepared: WriteIntent<Request, Outcome> = {
-      id: spec.intentId,
-      kind: spec.kind,
-      reservationId,
+      id: intentId,
+      kind: kind.name,
+      target,
       state: 'prepared',
-      request: spec.request,
-      snapshot: await spec.snapshot(),
-      context: spec.context,
+      ...kind.describe(target, payload),
+      snapshot,
       sentAt: now,
       updatedAt: now,
     };
     // Journal first: if this fails, nothing was sent. The same step reads the spacing left.
-    const spacingLeft = await inSpan('journal record intent', { 'journal.kind': spec.kind }, () =>
+    const spacingLeft = await inSpan('journal record intent', { 'journal.kind': kind.name }, () =>
       this.storeCall(() => this.writePrepared(prepared, now + RECHECK_AFTER_MS[0], lease.owner)),
     );
     if (spacingLeft === null) throw tookOver();
     if (spacingLeft > 0) await this.clock.sleep(spacingLeft);
-    const intent = await inSpan('journal fence', { 'journal.kind': spec.kind }, () => this.fence(lease, prepared));
+    const intent = await inSpan('journal fence', { 'journal.kind': kind.name }, () => this.fence(lease, prepared));
     let outcome: Outcome;
     try {
-      outcome = await inSpan('journal send', { 'journal.kind': spec.kind }, spec.send);
+      outcome = await inSpan('journal send', { 'journal.kind': kind.name }, () => kind.send(target, payload, snapshot));
     } catch (error) {
-      if (spec.refused(error)) {
+      if (kind.refusedBeforeEffect(error)) {
         await this.settle(intent, 'refused', { reason: error instanceof DomainError ? error.detail : 'refused' });
         throw error;
       }
       this.logger.warn(
-        { reservationId, kind: spec.kind, intentId: intent.id, err: error },
+        { target, kind: kind.name, intentId: intent.id, err: error },
         'an upstream write has no clear answer; reconciling before anything else is sent',
       );
       const unknown = await this.move(intent, 'unknown', {});
       // The platform may carry the request out long after our timeout: only its record can say it landed.
-      const settled = await this.reconcileInline(unknown, RECONCILE_DELAYS_MS.length, error, spec.alsoOnLanded);
+      const settled = await this.reconcileInline(unknown, RECONCILE_DELAYS_MS.length, error);
       if (settled.state === 'landed') return settled.outcome as Outcome;
       throw pending(error);
     }
-    await this.settle(intent, 'landed', { outcome }, spec.alsoOnLanded?.(outcome) ?? []);
+    await this.settle(intent, 'landed', { outcome });
     return outcome;
   }
 
@@ -206,7 +219,7 @@ export class WriteJournal {
    * by a later lease holder), does the intent become `sending`. Otherwise nothing is sent.
    */
   private async fence<R, O>(lease: ReservationLease, prepared: WriteIntent<R, O>): Promise<WriteIntent<R, O>> {
-    const writes = this.keys.reservationWrites(prepared.reservationId);
+    const writes = this.leases.writesOf(prepared.target);
     const now = this.clock.now();
     const sending: WriteIntent<R, O> = { ...prepared, state: 'sending', sentAt: now, updatedAt: now };
     const [leaseHeld, stillPrepared] = await this.storeCall(() =>
@@ -218,7 +231,7 @@ export class WriteJournal {
     );
     if (leaseHeld !== true || stillPrepared !== true) {
       this.logger.warn(
-        { reservationId: prepared.reservationId, kind: prepared.kind, intentId: prepared.id },
+        { target: prepared.target, kind: prepared.kind, intentId: prepared.id },
         'a writer lost its lease before sending; its write was fenced and not sent',
       );
       throw tookOver();
@@ -228,70 +241,64 @@ export class WriteJournal {
   }
 
   /**
-   * Starts the write spacing on a reservation whose first write was journaled under another lease
+   * Starts the write spacing on a reservation whose first write was journaled under another target
    * (a reservation created from a quote): the next write to it waits like any other.
    */
-  async startSpacing(reservationId: string): Promise<void> {
+  async startSpacing(target: WriteTarget): Promise<void> {
     if (this.leases.spacingMs <= 0) return;
-    await this.store.set(this.keys.reservationWrites(reservationId).lastWrite, '1', { ttlMs: this.leases.spacingMs }).catch(() => false);
+    await this.store.set(this.leases.writesOf(target).lastWrite, '1', { ttlMs: this.leases.spacingMs }).catch(() => false);
   }
 
-  /** The sweep: one reconciliation of an open intent whose writer is gone (the caller holds its lease). */
-  async reconcileDue(reservationId: string, intentId: string): Promise<IntentState | null> {
-    const intent = await this.load(reservationId, intentId);
+  /** The sweep: one reconciliation of an open intent whose writer is gone (the caller holds its target's lease). */
+  async reconcileDue(target: WriteTarget, intentId: string): Promise<IntentState | null> {
+    const intent = await this.loadById(target, intentId);
     if (!intent || !isOpen(intent.state)) {
-      await this.store.indexRemove(this.keys.journal().due, dueMember(reservationId, intentId)).catch(() => undefined);
+      await this.store.indexRemove(this.keys.journal().due, dueMember(target, intentId)).catch(() => undefined);
       return intent?.state ?? null;
     }
     return (await this.reconcileOnce(intent, true)).state;
   }
 
+  private async loadById(target: WriteTarget, intentId: string): Promise<WriteIntent | null> {
+    const raw = await this.storeCall(() => this.store.get(this.leases.writesOf(target).intent(intentId)));
+    return raw ? readIntent(raw) : null;
+  }
+
+  private kindOf<R, O>(intent: WriteIntent<R, O>): WriteKind<unknown, R, O> | undefined {
+    return this.kinds[intent.kind] as WriteKind<unknown, R, O> | undefined;
+  }
+
   /** Reads the upstream up to `reads` times (with the re-read delays) until the outcome is clear. */
-  private async reconcileInline<R, O>(
-    intent: WriteIntent<R, O>,
-    reads: number,
-    cause?: unknown,
-    alsoOnLanded?: (outcome: O) => BatchStep[],
-  ): Promise<WriteIntent<R, O>> {
+  private async reconcileInline<R, O>(intent: WriteIntent<R, O>, reads: number, cause?: unknown): Promise<WriteIntent<R, O>> {
     let current = intent;
     for (const delay of RECONCILE_DELAYS_MS.slice(0, reads)) {
       await this.clock.sleep(reads === 1 ? 0 : delay);
-      current = await this.reconcileOnce(current, false, cause, alsoOnLanded);
+      current = await this.reconcileOnce(current, false, cause);
       if (!isOpen(current.state)) return current;
     }
     return current;
   }
 
-  private reconcileOnce<R, O>(
-    intent: WriteIntent<R, O>,
-    tellOthers: boolean,
-    cause?: unknown,
-    alsoOnLanded?: (outcome: O) => BatchStep[],
-  ): Promise<WriteIntent<R, O>> {
-    return inSpan('journal reconcile', { 'journal.kind': intent.kind }, () => this.reconcileRead(intent, tellOthers, cause, alsoOnLanded));
+  private reconcileOnce<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown): Promise<WriteIntent<R, O>> {
+    return inSpan('journal reconcile', { 'journal.kind': intent.kind }, () => this.reconcileRead(intent, tellOthers, cause));
   }
 
-  private async reconcileRead<R, O>(
-    intent: WriteIntent<R, O>,
-    tellOthers: boolean,
-    cause?: unknown,
-    alsoOnLanded?: (outcome: O) => BatchStep[],
-  ): Promise<WriteIntent<R, O>> {
-    const reconciler = this.reconcilers.get(intent.kind) as Reconciler<O> | undefined;
+  private async reconcileRead<R, O>(intent: WriteIntent<R, O>, tellOthers: boolean, cause?: unknown): Promise<WriteIntent<R, O>> {
+    const kind = this.kindOf(intent);
     let settled: WriteIntent<R, O>;
     if (intent.state === 'prepared') {
       // Its writer lost the lease before the fence step (the caller holds it now): it can never be sent.
       settled = await this.settle(intent, 'fenced', { reason: 'its writer lost the reservation before sending it' });
       this.logger.log(
-        { reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id },
+        { target: intent.target, kind: intent.kind, intentId: intent.id },
         'a prepared write whose writer is gone was fenced',
       );
-      if (tellOthers && reconciler) await reconciler.settled(settled);
+      if (tellOthers && kind) await kind.settledElsewhere(settled);
       return settled;
     }
     let found: Reconciliation<O>;
     try {
-      found = reconciler ? await reconciler.reconcile(intent) : { unknown: `no reconciler for ${intent.kind}` };
+      found = kind ? await kind.find(intent) : { unknown: `no write kind ${intent.kind}` };
     } catch (error) {
       found = { unknown: error instanceof Error ? error.message : 'the upstream could not be read' };
     }
@@ -299,7 +306,7 @@ export class WriteJournal {
     const horizon = intent.sentAt + this.settleMs;
     if ('notLanded' in found && this.clock.now() < horizon) found = { unknown: 'the write may still land until its settle horizon' };
     if ('landed' in found) {
-      settled = await this.settle(intent, 'landed', { outcome: found.landed }, alsoOnLanded?.(found.landed) ?? []);
+      settled = await this.settle(intent, 'landed', { outcome: found.landed });
     } else if ('notLanded' in found) {
       settled = await this.settle(intent, 'not_landed', { reason: found.notLanded });
     } else {
@@ -310,20 +317,20 @@ export class WriteJournal {
       // Looked at again right when the horizon passes, so that every write settles within it.
       const recheckAt = this.clock.now() < horizon ? Math.min(nextCheck, horizon) : nextCheck;
       if (intent.state === 'sending') this.metrics.journalIntents.inc({ kind: intent.kind, state: 'unknown' });
-      await this.outbox.write(this.keys.reservationWrites(intent.reservationId).intent(intent.id), `intent ${intent.id} unknown`, () =>
+      await this.outbox.write(this.leases.writesOf(intent.target).intent(intent.id), `intent ${intent.id} unknown`, () =>
         this.rewriteOpen(next, recheckAt),
       );
       this.logger.warn(
-        { reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id, reason: found.unknown, err: cause },
+        { target: intent.target, kind: intent.kind, intentId: intent.id, reason: found.unknown, err: cause },
         'the outcome of an upstream write is still unknown',
       );
       return next;
     }
     this.logger.log(
-      { reservationId: intent.reservationId, kind: intent.kind, intentId: intent.id, state: settled.state },
+      { target: intent.target, kind: intent.kind, intentId: intent.id, state: settled.state },
       'an upstream write without a clear answer was reconciled',
     );
-    if (tellOthers && reconciler) await reconciler.settled(settled);
+    if (tellOthers && kind) await kind.settledElsewhere(settled);
     return settled;
   }
 
@@ -331,39 +338,34 @@ export class WriteJournal {
     if (!canMove(intent.state, state)) throw new Error(`a write intent cannot move from ${intent.state} to ${state}`);
     const next = { ...intent, ...fields, state, updatedAt: this.clock.now() };
     this.metrics.journalIntents.inc({ kind: intent.kind, state });
-    await this.outbox.write(this.keys.reservationWrites(intent.reservationId).intent(intent.id), `intent ${intent.id} ${state}`, () =>
+    await this.outbox.write(this.leases.writesOf(intent.target).intent(intent.id), `intent ${intent.id} ${state}`, () =>
       this.rewriteOpen(next, this.clock.now() + RECHECK_AFTER_MS[0]),
     );
     return next;
   }
 
   /**
-   * Records a final state, clears the reservation's pointer and starts the write spacing, in one
-   * step; kept and retried when Redis is down, because the upstream has acted.
+   * Records a final state, clears the target's pointer, starts the write spacing and, when it landed,
+   * writes what its kind records beside it, in one step; kept and retried when Redis is down,
+   * because the upstream has acted.
    */
-  private settle<R, O>(
-    intent: WriteIntent<R, O>,
-    state: IntentState,
-    fields: Partial<WriteIntent<R, O>>,
-    also: BatchStep[] = [],
-  ): Promise<WriteIntent<R, O>> {
-    return inSpan('journal settle', { 'journal.kind': intent.kind, 'journal.state': state }, () =>
-      this.settleAs(intent, state, fields, also),
-    );
+  private settle<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>): Promise<WriteIntent<R, O>> {
+    return inSpan('journal settle', { 'journal.kind': intent.kind, 'journal.state': state }, () => this.settleAs(intent, state, fields));
   }
 
   private async settleAs<R, O>(
     intent: WriteIntent<R, O>,
     state: IntentState,
     fields: Partial<WriteIntent<R, O>>,
-    also: BatchStep[] = [],
   ): Promise<WriteIntent<R, O>> {
     if (!canMove(intent.state, state)) throw new Error(`a write intent cannot move from ${intent.state} to ${state}`);
     const next = { ...intent, ...fields, state, updatedAt: this.clock.now() };
     this.metrics.journalIntents.inc({ kind: intent.kind, state });
-    const writes = this.keys.reservationWrites(intent.reservationId);
+    const writes = this.leases.writesOf(intent.target);
     const spacing =
       this.leases.spacingMs > 0 ? [{ op: 'set' as const, key: writes.lastWrite, value: '1', ttlMs: this.leases.spacingMs }] : [];
+    const kind = this.kindOf(intent);
+    const also: BatchStep[] = state === 'landed' && kind ? kind.alongside(next, next.outcome as O) : [];
     await this.outbox.write(writes.intent(intent.id), `intent ${intent.id} ${state}`, async () => {
       await this.store.batch([
         { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(next), ttlMs: SETTLED_TTL_MS },
@@ -371,20 +373,20 @@ export class WriteJournal {
         ...spacing,
         ...also,
       ]);
-      await this.store.indexRemove(this.keys.journal().due, dueMember(intent.reservationId, intent.id));
+      await this.store.indexRemove(this.keys.journal().due, dueMember(intent.target, intent.id));
     });
     return next;
   }
 
   /**
-   * The `prepared` intent, the reservation's pointer to it, and when the sweep should look at it
+   * The `prepared` intent, the target's pointer to it, and when the sweep should look at it
    * (both at once: a `prepared` intent in the index is fenced by the sweep once its writer is gone),
    * only while `leaseOwner` still holds the lease: a writer frozen before this step must not point
-   * the reservation at its intent over another writer's. Answers the write spacing left (ms) since
-   * the reservation's last write, read in the same step, or null when the lease was not ours.
+   * the target at its intent over another writer's. Answers the write spacing left (ms) since
+   * the target's last write, read in the same step, or null when the lease was not ours.
    */
   private async writePrepared(intent: WriteIntent, recheckAt: number, leaseOwner: string): Promise<number | null> {
-    const writes = this.keys.reservationWrites(intent.reservationId);
+    const writes = this.leases.writesOf(intent.target);
     const [[held, , , spacingLeft]] = await Promise.all([
       this.store.batch([
         { op: 'requireEquals', key: writes.lease, value: leaseOwner },
@@ -392,20 +394,20 @@ export class WriteJournal {
         { op: 'set', key: writes.openIntent, value: intent.id, ttlMs: OPEN_TTL_MS },
         { op: 'ttl', key: writes.lastWrite },
       ]),
-      this.store.indexAdd(this.keys.journal().due, dueMember(intent.reservationId, intent.id), recheckAt),
+      this.store.indexAdd(this.keys.journal().due, dueMember(intent.target, intent.id), recheckAt),
     ]);
     if (held !== true) return null;
     return typeof spacingLeft === 'number' ? spacingLeft : 0;
   }
 
   /**
-   * An open intent's new state and when the sweep should look at it again. The reservation's pointer
+   * An open intent's new state and when the sweep should look at it again. The target's pointer
    * is left as it is: it was set when the intent was prepared, and only settling clears it.
    */
   private async rewriteOpen(intent: WriteIntent, recheckAt: number): Promise<void> {
     await Promise.all([
-      this.store.set(this.keys.reservationWrites(intent.reservationId).intent(intent.id), JSON.stringify(intent), { ttlMs: OPEN_TTL_MS }),
-      this.store.indexAdd(this.keys.journal().due, dueMember(intent.reservationId, intent.id), recheckAt),
+      this.store.set(this.leases.writesOf(intent.target).intent(intent.id), JSON.stringify(intent), { ttlMs: OPEN_TTL_MS }),
+      this.store.indexAdd(this.keys.journal().due, dueMember(intent.target, intent.id), recheckAt),
     ]);
   }
 

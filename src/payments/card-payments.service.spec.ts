@@ -9,7 +9,6 @@ import { CardPayments } from './card-payments.service';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { PaymentProviders } from '../upstream/payment-providers';
-import { ReservationCards } from '../sessions/reservation-cards';
 import { ThreeDsStates } from './three-ds-states';
 
 const RESERVATION = 'res-1';
@@ -79,19 +78,19 @@ class FakePlatform {
 beforeAll(quietLogs);
 
 async function setUp() {
-  const world = journalWorld({ CHECKOUT_CARD_ATTEMPTS: '100/h' });
-  const { clock, store, keys, outbox, journal } = world;
   const platform = new FakePlatform();
   const attachedHeard: string[] = [];
   const events: Pick<ProductEventBus, 'publish'> = {
     publish: (name, payload) =>
       Promise.resolve(void (name === 'card.attached' && attachedHeard.push((payload as { reservationId: string }).reservationId))),
   };
+  const world = journalWorld({ CHECKOUT_CARD_ATTEMPTS: '100/h' }, { guesty: platform.asClient(), events });
+  const { clock, store, outbox, journal } = world;
   const providers = { forListing: () => Promise.resolve({ _id: 'prov', paymentProviderId: PROVIDER, status: 'ACTIVE' }) };
   // No booking room here: CardPayments attaches cards without it.
   const module = await unitModule(
     world,
-    [CardPayments, CheckoutSessionsStore, ThreeDsStates, RequestLimits, ReservationCards],
+    [CardPayments, CheckoutSessionsStore, ThreeDsStates, RequestLimits],
     [
       [GuestyClient, platform.asClient()],
       [PaymentProviders, providers],
@@ -122,7 +121,7 @@ async function setUp() {
       lastError: { code: 'charge_failed', message: 'declined' },
       charge: { next: 'another_card' },
     }));
-  const cardOnFile = () => new ReservationCards(store, keys, outbox).onFile(RESERVATION);
+  const cardOnFile = () => world.cardsOnFile.onFile(RESERVATION);
   return { clock, store, outbox, platform, sessions, cards, journal, newSession, payWithToken, chargeFailed, cardOnFile, attachedHeard };
 }
 

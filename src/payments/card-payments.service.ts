@@ -1,29 +1,36 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
+import { OnProductEvent } from '../common/events/on-product-event';
 import { ProductEventBus } from '../common/events/product-event-bus';
+import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../upstream/guesty-client';
-import { cardOf, UpstreamPaymentMethod, UpstreamReservation } from '../upstream/guesty.types';
+import { UpstreamReservation } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
+import {
+  AttachedMethod,
+  CARD_ON_FILE,
+  CardOnFile,
+  CardsOnFile,
+  PaymentMethodWrite,
+  alreadyPaid,
+} from '../journal/kinds/payment-method.write-kind';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
-import { mayResend, Reconciliation, WriteIntent } from '../journal/write-intent';
-import { WriteJournal } from '../journal/write-journal';
-import { refusedBeforeEffect } from '../journal/refused-before-effect';
+import { mayResend, onReservation, reservationOf, WriteIntent } from '../journal/write-intent';
+import { Standing, WriteJournal } from '../journal/write-journal';
 import { MetricsService } from '../metrics/metrics.service';
-import { attachIntentId } from '../sessions/attach-intent-id';
+import { attachKey } from '../sessions/attach-key';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { holdOnPlatform, methodsCharging } from './booking-hold';
-import { currentCard, replaceableCard } from './card-replacement';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
 import { RedisKeys } from '../redis/redis-keys';
 import { cardBrand } from './dto/card-rules';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
-import { alreadyPaid, CardOnFile, ReservationCards } from '../sessions/reservation-cards';
 import { PresentedState, ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
 import { refusalError } from './tokenize-outcome';
 
@@ -43,28 +50,11 @@ interface ReturnAnswer {
   counted: string;
 }
 
-/** An attach as the journal records it: enough to recognise it upstream, no card data. */
-interface AttachRequest {
-  guestId: string;
-  tokenId: string;
-  paymentProviderId: string;
-  last4: string;
-  brand?: string;
-}
-
-/** The journal's intent for an attach: its id, and what the caller already read under the lease. */
-interface AttachIntent {
-  id: string;
-  earlier?: WriteIntent<AttachRequest, AttachedMethod> | null;
-  openSettled?: boolean;
+/** The journal's key of an attach and what the caller already read of it under the lease. */
+interface AttachIntent extends Standing<unknown, AttachedMethod> {
+  key: string;
   /** The reservation as read under this lease before tokenizing: the attach's snapshot, not read twice. */
   snapshot?: string[];
-}
-
-interface AttachedMethod {
-  paymentMethodId: string;
-  last4: string;
-  brand?: string;
 }
 
 const SUBMITTABLE = new Set(['requires_payment_method', 'requires_action', 'failed']);
@@ -80,11 +70,6 @@ function hasCode(error: unknown, code: string): error is DomainError {
   return error instanceof DomainError && error.code === code;
 }
 
-/** The journal's id for one logical attach: a retry of the same request finds the same intent. */
-function onReservation(method: UpstreamPaymentMethod, reservationId: string): boolean {
-  return method.reservationId === reservationId && method.status !== 'INACTIVE';
-}
-
 /**
  * The card choreography of docs/product-spec.md §3: the listing's provider → tokenize (with 3-D Secure return URLs
  * carrying one-time states) → attach the payment method, now or after the issuer page. Every attach
@@ -93,7 +78,7 @@ function onReservation(method: UpstreamPaymentMethod, reservationId: string): bo
  * Card data passes through to the tokenization host and is never kept; only last4 and brand are.
  */
 @Injectable()
-export class CardPayments implements OnModuleInit {
+export class CardPayments {
   private readonly logger = new Logger('CardPayments');
 
   constructor(
@@ -107,16 +92,10 @@ export class CardPayments implements OnModuleInit {
     private readonly metrics: MetricsService,
     private readonly leases: ReservationLeases,
     private readonly journal: WriteJournal,
-    private readonly cards: ReservationCards,
+    private readonly paymentMethods: PaymentMethodWrite,
+    private readonly cards: CardsOnFile,
     private readonly events: ProductEventBus,
   ) {}
-
-  onModuleInit(): void {
-    this.journal.register<AttachedMethod>('payment-method', {
-      reconcile: (intent) => this.findAttach(intent as WriteIntent<AttachRequest, AttachedMethod>),
-      settled: (intent) => this.settledElsewhere(intent as WriteIntent<AttachRequest, AttachedMethod>),
-    });
-  }
 
   submitCard(known: CheckoutSession, submission: CardSubmission, idempotencyKey: string): Promise<CheckoutSessionView> {
     const sessionId = known.id;
@@ -226,7 +205,7 @@ export class CardPayments implements OnModuleInit {
     let holding = false;
     try {
       return await this.leases.withLease(
-        known.reservationId,
+        onReservation(known.reservationId),
         async (lease) => {
           holding = true;
           // Another arrival of this return may have held the reservation first: then it is the duplicate.
@@ -289,7 +268,7 @@ export class CardPayments implements OnModuleInit {
       ).catch(() => undefined);
       return { status: 'failed', counted: 'failed' };
     }
-    const view = await this.attach(session, pending, lease, { id: attachIntentId(sessionId, `attempt:${pending.id}`) });
+    const view = await this.attach(session, pending, lease, { key: attachKey(sessionId, `attempt:${pending.id}`) });
     return { status: view.status === 'succeeded' ? 'succeeded' : 'failed', counted: view.status };
   }
 
@@ -342,18 +321,18 @@ export class CardPayments implements OnModuleInit {
     idempotencyKey: string,
     attach: (session: CheckoutSession, lease: ReservationLease, intent: AttachIntent) => Promise<CheckoutSessionView>,
   ): Promise<CheckoutSessionView> {
-    return this.leases.withLease(known.reservationId, async (lease) => {
-      const id = attachIntentId(known.id, `key:${idempotencyKey}`);
+    return this.leases.withLease(onReservation(known.reservationId), async (lease) => {
+      const key = attachKey(known.id, `key:${idempotencyKey}`);
       const {
-        intent: earlier,
+        intents: [earlier],
         openIntentId,
-        also,
-      } = await this.journal.peek<AttachRequest, AttachedMethod>(known.reservationId, id, [this.cards.key(known.reservationId)]);
-      if (earlier && !mayResend(earlier.state)) return this.resume(known.id, earlier, lease);
-      const session = await this.submittable(known.id, lease, { openIntentId, card: this.cards.parse(also[0]) });
+        record: card,
+      } = await this.journal.peek(lease.target, [{ kind: this.paymentMethods, key }], CARD_ON_FILE);
+      if (earlier && !mayResend(earlier.state)) return this.resume(known.id, key, earlier, lease);
+      const session = await this.submittable(known.id, lease, { openIntentId, card });
       // The card-testing guard counts both shapes (docs/product-spec.md §7), before anything reaches the upstream.
       await this.limits.cardAttempt(session.reservationId);
-      return attach(session, lease, { id, earlier, openSettled: true });
+      return attach(session, lease, { key, earlier, openSettled: true });
     });
   }
 
@@ -376,12 +355,12 @@ export class CardPayments implements OnModuleInit {
         );
       }
       // Settling it may have put a card on file.
-      standing = { openIntentId: null, card: await this.cards.onFile(lease.reservationId) };
+      standing = { openIntentId: null, card: await this.cards.onFile(reservationOf(lease.target)) };
     }
     const session = await this.sessions.require(sessionId);
     if (session.status === 'succeeded' && replacing(session)) {
       // A failed charge mended (docs/product-spec.md §6.5): only when the platform, read now, still shows it.
-      await this.replacedCard(session);
+      await this.paymentMethods.replacedCard(session);
       return session;
     }
     if (!SUBMITTABLE.has(session.status)) {
@@ -392,47 +371,13 @@ export class CardPayments implements OnModuleInit {
   }
 
   /**
-   * The card a replacement takes the place of: the card the reservation is charged on, with a
-   * failed charge and nothing else waiting on it, as the platform shows them now. Otherwise the
-   * platform's card is recorded as the one on file and the replacement is refused (409
-   * already_paid): the failed card was already replaced, or its charge did not fail.
-   */
-  private async replacedCard(session: CheckoutSession): Promise<{ replaced: string; methods: UpstreamPaymentMethod[] }> {
-    let methods: UpstreamPaymentMethod[];
-    let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
-    try {
-      [methods, reservation] = await Promise.all([
-        this.guesty.listPaymentMethods(session.guestId, session.reservationId),
-        this.guesty.getReservation(session.reservationId),
-      ]);
-    } catch (cause) {
-      throw new DomainError(
-        'upstream_unavailable',
-        'The booking platform could not be read before replacing the card; nothing was attached. Please try again shortly.',
-        {
-          retryAfterSeconds: 1,
-          cause,
-        },
-      );
-    }
-    const replaced = replaceableCard(methods, reservation?.money?.payments ?? [], session.reservationId);
-    if (replaced) return { replaced, methods };
-    const current = currentCard(methods, session.reservationId);
-    if (current)
-      await this.cards.record(session.reservationId, { paymentMethodId: current._id, sessionRef: RedisKeys.sessionRef(session.id) });
-    throw new DomainError(
-      'already_paid',
-      'The card on file for this reservation has no failed charge to mend; no other card can be added here.',
-    );
-  }
-
-  /**
    * A request whose attach was already sent under this Idempotency-Key: its outcome (found by
    * reconciliation when it was unclear), never a second attach.
    */
   private async resume(
     sessionId: string,
-    earlier: WriteIntent<AttachRequest, AttachedMethod>,
+    key: string,
+    earlier: WriteIntent<{ tokenId: string; paymentProviderId: string; last4: string; brand?: string }, AttachedMethod>,
     lease: ReservationLease,
   ): Promise<CheckoutSessionView> {
     const session = await this.sessions.require(sessionId);
@@ -444,7 +389,7 @@ export class CardPayments implements OnModuleInit {
       last4: request.last4,
       brand: request.brand,
     };
-    return this.attach(session, attempt, lease, { id: earlier.id, earlier });
+    return this.attach(session, attempt, lease, { key, earlier });
   }
 
   private async attach(
@@ -453,75 +398,36 @@ export class CardPayments implements OnModuleInit {
     lease: ReservationLease,
     intent: AttachIntent,
   ): Promise<CheckoutSessionView> {
+    const replacement = session.status === 'succeeded' && replacing(session);
+    // A booking's hold is the platform's: its reservation, read under this lease, is the attach's snapshot.
+    const readBefore =
+      intent.snapshot !== undefined
+        ? () => Promise.resolve(intent.snapshot!)
+        : session.booking && !replacement
+          ? () => this.heldBooking(session)
+          : undefined;
     let method: AttachedMethod;
     try {
-      method = await this.journal.perform<AttachRequest, AttachedMethod>(lease, {
-        kind: 'payment-method',
-        intentId: intent.id,
-        earlier: intent.earlier,
-        openSettled: intent.openSettled,
-        request: {
-          guestId: session.guestId,
+      method = await this.journal.perform(
+        lease,
+        this.paymentMethods,
+        intent.key,
+        {
+          session,
+          attemptId: attempt.id,
           tokenId: attempt.tokenId,
           paymentProviderId: attempt.paymentProviderId,
           last4: attempt.last4,
           ...(attempt.brand ? { brand: attempt.brand } : {}),
+          replacing: replacement,
+          ...(readBefore ? { readBefore } : {}),
         },
-        context: { sessionId: session.id, attemptId: attempt.id },
-        snapshot: () => (intent.snapshot ? Promise.resolve(intent.snapshot) : this.methodsBeforeAttach(session)),
-        alsoOnLanded: (landed) =>
-          this.cards.recordStep(session.reservationId, {
-            paymentMethodId: landed.paymentMethodId,
-            sessionRef: RedisKeys.sessionRef(session.id),
-          }),
-        send: async () => {
-          const attached = await this.guesty.attachPaymentMethod({
-            guestId: session.guestId,
-            tokenId: attempt.tokenId,
-            paymentProviderId: attempt.paymentProviderId,
-            reservationId: session.reservationId,
-          });
-          return {
-            paymentMethodId: attached._id,
-            last4: attempt.last4 || cardOf(attached).last4 || '',
-            brand: attempt.brand ?? cardOf(attached).brand,
-          };
-        },
-        refused: refusedBeforeEffect,
-      });
+        intent,
+      );
     } catch (error) {
       return this.attachFailed(session, error);
     }
     return this.attached(session, attempt.paymentProviderId, method);
-  }
-
-  /**
-   * The reservation's methods before the attach (the reconciliation's snapshot), and the platform's
-   * word on one card per reservation (docs/product-spec.md §6.8): a method already on it means this would be a second.
-   */
-  private async methodsBeforeAttach(session: CheckoutSession): Promise<string[]> {
-    // A replacement: the card it replaces is on the reservation, the only one that may be.
-    if (session.status === 'succeeded' && replacing(session)) return (await this.replacedCard(session)).methods.map((method) => method._id);
-    if (session.booking) return this.heldBooking(session);
-    let methods: UpstreamPaymentMethod[];
-    try {
-      methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId);
-    } catch (cause) {
-      throw new DomainError(
-        'upstream_unavailable',
-        'The booking platform could not be read before adding the card; nothing was attached. Please try again shortly.',
-        {
-          retryAfterSeconds: 1,
-          cause,
-        },
-      );
-    }
-    const existing = methods.find((method) => onReservation(method, session.reservationId));
-    if (existing) {
-      await this.cards.record(session.reservationId, { paymentMethodId: existing._id, sessionRef: RedisKeys.sessionRef(session.id) });
-      throw alreadyPaid();
-    }
-    return methods.map((method) => method._id);
   }
 
   /**
@@ -552,7 +458,10 @@ export class CardPayments implements OnModuleInit {
     }
     const methods = methodsCharging(reservation!);
     if (methods.length > 0) {
-      await this.cards.record(session.reservationId, { paymentMethodId: methods[methods.length - 1], sessionId: session.id });
+      await this.cards.record(session.reservationId, {
+        paymentMethodId: methods[methods.length - 1],
+        sessionRef: RedisKeys.sessionRef(session.id),
+      });
       throw alreadyPaid();
     }
     return methods;
@@ -598,72 +507,34 @@ export class CardPayments implements OnModuleInit {
     return toView(succeeded);
   }
 
-  /**
-   * Recognises this service's attach on the reservation: a method that was not there before the
-   * write (the snapshot), under the provider it was tokenized with, with its card's last four digits
-   * when they are known. A method that existed before the intent is never "ours".
-   */
-  private async findAttach(intent: WriteIntent<AttachRequest, AttachedMethod>): Promise<Reconciliation<AttachedMethod>> {
-    const { request } = intent;
-    const methods = await this.guesty.listPaymentMethods(request.guestId, intent.reservationId);
-    const before = new Set(intent.snapshot);
-    const ours = methods.filter((method) => {
-      const { last4 } = cardOf(method);
-      return (
-        !before.has(method._id) &&
-        (method.paymentProviderId === undefined || method.paymentProviderId === request.paymentProviderId) &&
-        (!request.last4 || last4 === undefined || last4 === request.last4)
-      );
-    });
-    const landed = ours[ours.length - 1];
-    if (!landed) return { notLanded: 'no new payment method on the reservation' };
-    return {
-      landed: {
-        paymentMethodId: landed._id,
-        last4: request.last4 || cardOf(landed).last4 || '',
-        brand: request.brand ?? cardOf(landed).brand,
-      },
-    };
-  }
-
-  /** The sweep (or another request) settled an attach that its own request could not. */
-  private async settledElsewhere(intent: WriteIntent<AttachRequest, AttachedMethod>): Promise<void> {
-    const sessionId = intent.context.sessionId;
-    if (!sessionId) return;
-    if (intent.state === 'landed' && intent.outcome) {
-      const method = intent.outcome;
-      await this.cards.record(intent.reservationId, {
-        paymentMethodId: method.paymentMethodId,
-        sessionRef: RedisKeys.sessionRef(sessionId),
-      });
+  /** The journal (its sweep, or another request) settled an attach that its own request could not: the session follows. */
+  @OnProductEvent('attach.settled')
+  async onAttachSettled(event: ProductEvents['attach.settled']): Promise<void> {
+    const { sessionId, reservationId, attached } = event;
+    if (attached) {
       await this.sessions
-        .update(sessionId, (current) => succeededWith(current, intent.request.paymentProviderId, method))
+        .update(sessionId, (current) => succeededWith(current, event.paymentProviderId, attached))
         .catch((error: unknown) => {
           if (!hasCode(error, 'session_not_found')) throw error;
         });
-      this.logger.log(
-        { reservationId: intent.reservationId, paymentMethodId: method.paymentMethodId },
-        'payment method attached (reconciled)',
-      );
-      await this.events.publish('card.attached', { reservationId: intent.reservationId, sessionId });
+      this.logger.log({ reservationId, paymentMethodId: attached.paymentMethodId }, 'payment method attached (reconciled)');
+      await this.events.publish('card.attached', { reservationId, sessionId });
       return;
     }
-    if (intent.state === 'not_landed' || intent.state === 'fenced') {
-      await this.sessions
-        .update(sessionId, (current) =>
-          current.status === 'processing'
-            ? {
-                ...current,
-                status: 'failed',
-                pendingAttempt: undefined,
-                lastError: { code: 'not_attached', message: 'The card was not added to the reservation. Please try again.' },
-              }
-            : null,
-        )
-        .catch((error: unknown) => {
-          if (!hasCode(error, 'session_not_found')) throw error;
-        });
-    }
+    await this.sessions
+      .update(sessionId, (current) =>
+        current.status === 'processing'
+          ? {
+              ...current,
+              status: 'failed',
+              pendingAttempt: undefined,
+              lastError: { code: 'not_attached', message: 'The card was not added to the reservation. Please try again.' },
+            }
+          : null,
+      )
+      .catch((error: unknown) => {
+        if (!hasCode(error, 'session_not_found')) throw error;
+      });
   }
 
   /** Records the failure on the session (a new card may follow), then answers it. */

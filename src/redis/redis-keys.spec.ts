@@ -55,6 +55,7 @@ describe('RedisKeys in a Redis Cluster', () => {
         'checkoutSession',
         'legacyCheckoutSession',
         'reservationWrites',
+        'quoteWrites',
         'journal',
         'threeDsState',
         'idempotencyRecord',
@@ -77,6 +78,11 @@ describe('RedisKeys in a Redis Cluster', () => {
       expect(
         slotsOf([writes.lease, writes.lastWrite, writes.openIntent, writes.card, writes.booking, writes.intent('0123abcd')]).size,
       ).toBe(1);
+    });
+
+    it("one quote's writes before its reservation: lease, last write, open intent, intents and booking record", () => {
+      const writes = keys.quoteWrites('q-1');
+      expect(slotsOf([writes.lease, writes.lastWrite, writes.openIntent, writes.booking, writes.intent('0123abcd')]).size).toBe(1);
     });
 
     it('the upstream budget: every window log and the pause (takeSlot, pauseSlots)', () => {

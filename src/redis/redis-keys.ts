@@ -10,6 +10,27 @@ export type RequestLimitName = 'client-ip' | 'card-attempts' | 'sessions' | 'boo
  * Every Redis key the service uses is built here, under the configured prefix, so that several
  * deployments or test runs can share one Redis and a reader can see the whole key space at once.
  */
+function targetWrites(base: string): TargetWrites {
+  return {
+    lease: `${base}:lease`,
+    lastWrite: `${base}:last-write`,
+    openIntent: `${base}:open-intent`,
+    card: `${base}:card`,
+    booking: `${base}:booking`,
+    intent: (id) => `${base}:intent:${id}`,
+  };
+}
+
+/** The keys of one write target (a reservation or a quote), all under its hash tag. */
+export interface TargetWrites {
+  lease: string;
+  lastWrite: string;
+  openIntent: string;
+  card: string;
+  booking: string;
+  intent(id: string): string;
+}
+
 export class RedisKeys {
   constructor(readonly prefix: string) {}
 
@@ -73,24 +94,16 @@ export class RedisKeys {
    * intents and the card this service attached. One hash tag per reservation keeps them in one
    * Redis Cluster slot, so the journal writes an intent and its pointers in one atomic step.
    */
-  reservationWrites(reservationId: string): {
-    lease: string;
-    lastWrite: string;
-    openIntent: string;
-    card: string;
-    booking: string;
-    intent(id: string): string;
-  } {
-    const base = `${this.prefix}{reservation:${reservationId}}`;
-    return {
-      lease: `${base}:lease`,
-      lastWrite: `${base}:last-write`,
-      openIntent: `${base}:open-intent`,
-      card: `${base}:card`,
-      // Under a quote's writes (`quote-<upstream id>`): which Idempotency-Key booked it, and its session.
-      booking: `${base}:booking`,
-      intent: (id) => `${base}:intent:${id}`,
-    };
+  reservationWrites(reservationId: string): TargetWrites {
+    return targetWrites(`${this.prefix}{reservation:${reservationId}}`);
+  }
+
+  /**
+   * A quote's writes before its reservation exists (the guest and the reservation made from it): the
+   * same keys under the quote's own hash tag, and which Idempotency-Key booked it (`booking`).
+   */
+  quoteWrites(upstreamQuoteId: string): TargetWrites {
+    return targetWrites(`${this.prefix}{quote:${upstreamQuoteId}}`);
   }
 
   /** The journal's index of open intents the sweep looks at, by next check time, and the sweep's lock. */

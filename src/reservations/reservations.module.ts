@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { JournalModule } from '../journal/journal.module';
 import { AbuseModule } from '../common/abuse/abuse.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UpstreamModule } from '../upstream/upstream.module';
@@ -13,7 +14,7 @@ import { SessionCharges } from './session-charges';
  * polls (by session) and the diagnostics for operators (by reservation).
  */
 @Module({
-  imports: [UpstreamModule, AbuseModule, SessionsModule],
+  imports: [UpstreamModule, AbuseModule, SessionsModule, JournalModule],
   controllers: [PaymentStatusController, PaymentDiagnosticsController],
   providers: [PaymentDiagnostics, PaymentStatusPolls, SessionCharges],
 })

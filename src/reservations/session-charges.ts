@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CheckoutSession, SessionCharge } from '../sessions/checkout-session';
 import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
-import { ReservationCards } from '../sessions/reservation-cards';
+import { CardsOnFile } from '../journal/kinds/payment-method.write-kind';
 import { PaymentDiagnosis } from './payment-diagnosis';
 
 /** What the guest needs next, from what payment-status found; undefined when it says nothing new. */
@@ -37,7 +37,7 @@ export class SessionCharges {
   private readonly logger = new Logger('SessionCharges');
 
   constructor(
-    private readonly cards: ReservationCards,
+    private readonly cards: CardsOnFile,
     private readonly sessions: CheckoutSessionsStore,
   ) {}
 

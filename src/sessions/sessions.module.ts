@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
-import { ReservationCards } from './reservation-cards';
 import { SessionState } from './session-state';
 
 /**
@@ -9,7 +8,7 @@ import { SessionState } from './session-state';
  * session is refused on) and the Swagger shape of a session's answer.
  */
 @Module({
-  providers: [CheckoutSessionsStore, SessionState, ReservationCards],
-  exports: [SessionState, CheckoutSessionsStore, ReservationCards],
+  providers: [CheckoutSessionsStore, SessionState],
+  exports: [SessionState, CheckoutSessionsStore],
 })
 export class SessionsModule {}

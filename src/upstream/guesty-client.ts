@@ -263,6 +263,31 @@ export class GuestyClient {
     return this.expect(answer, 'createGuest') as UpstreamGuest;
   }
 
+  /**
+   * The guests the platform has with this email: the re-read that settles a guest create whose
+   * answer was lost (docs/upstream.md). `GET /guests-crud` with `columns` and a `filters` object in
+   * the form of the reference's own example; its `results` are read as a list or as an object of
+   * guests (the reference types them `object`), and kept only where the email matches, so a
+   * platform that ignored the filter is not taken at its first page's word.
+   */
+  async findGuestsByEmail(email: string, priority: Priority = 'anonymous'): Promise<UpstreamGuest[]> {
+    const answer = await this.openApi({
+      operation: 'findGuestsByEmail',
+      kind: 'read',
+      priority,
+      method: 'GET',
+      path: '/guests-crud',
+      query: { columns: '_id email firstName lastName', filters: JSON.stringify({ email: { '@in': [email] } }), limit: '25' },
+    });
+    const data = this.expect(answer, 'findGuestsByEmail') as { results?: unknown } | null;
+    const results: unknown[] = Array.isArray(data?.results) ? data.results : Object.values(data?.results ?? {});
+    const wanted = email.trim().toLowerCase();
+    return results.filter(
+      (guest): guest is UpstreamGuest =>
+        typeof (guest as UpstreamGuest | null)?._id === 'string' && (guest as UpstreamGuest).email?.trim().toLowerCase() === wanted,
+    );
+  }
+
   async createReservationFromQuote(request: ReservationFromQuoteRequest, priority: Priority): Promise<UpstreamReservationV3> {
     const answer = await this.openApi({
       operation: 'createReservationFromQuote',

@@ -211,6 +211,7 @@ export interface GuestRequest {
 
 export interface UpstreamGuest {
   _id: string;
+  email?: string;
   returningGuest?: boolean;
 }
 

@@ -7,8 +7,16 @@ import { parseConfiguration } from '../../src/config/parse-configuration';
 import { AtRestCiphers } from '../../src/redis/at-rest-cipher';
 import { BatchStep, KeyValueStore, SetOptions } from '../../src/redis/key-value-store';
 import { MemoryKeyValueStore } from '../../src/redis/memory-key-value-store';
+import { ProductEventBus } from '../../src/common/events/product-event-bus';
+import { GuestCreateWrite } from '../../src/journal/kinds/guest-create.write-kind';
+import { InvoiceItemWrite } from '../../src/journal/kinds/invoice-item.write-kind';
+import { CardsOnFile, PaymentMethodWrite } from '../../src/journal/kinds/payment-method.write-kind';
+import { ReservationCreateWrite } from '../../src/journal/kinds/reservation-create.write-kind';
+import { ReservationStatusWrite } from '../../src/journal/kinds/reservation-status.write-kind';
 import { ReservationLeases } from '../../src/journal/reservation-leases';
+import { WriteKindsByName } from '../../src/journal/write-kind';
 import { WriteJournal } from '../../src/journal/write-journal';
+import { GuestyClient } from '../../src/upstream/guesty-client';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { RedisKeys } from '../../src/redis/redis-keys';
 import { StoreOutbox } from '../../src/redis/store-outbox';
@@ -70,11 +78,23 @@ export function quietLogs(): void {
   Logger.overrideLogger(false);
 }
 
+/** The upstream client of a spec that sends nothing upstream: any call fails, naming it. */
+const NO_UPSTREAM = new Proxy({} as GuestyClient, {
+  get: (_target, name) => () => Promise.reject(new Error(`this spec has no upstream (${String(name)})`)),
+});
+
+const NO_EVENTS: Pick<ProductEventBus, 'publish'> = { publish: () => Promise.resolve() };
+
 /**
  * The write journal's floor for a unit spec: the stepping clock, the failing store, the key
- * builder, the outbox, the configuration, the at-rest ciphers, the leases and the journal itself, all real.
+ * builder, the outbox, the configuration, the at-rest ciphers, the leases, the write kinds (on
+ * `seams.guesty`, the fake upstream client, and `seams.events`) and the journal itself, all real;
+ * `seams.kinds` stands in for the write kinds where a spec scripts its own.
  */
-export function journalWorld(env: Record<string, string> = {}) {
+export function journalWorld(
+  env: Record<string, string> = {},
+  seams: { guesty?: GuestyClient; events?: Pick<ProductEventBus, 'publish'>; kinds?: Partial<WriteKindsByName> } = {},
+) {
   const clock = new SteppingClock();
   const store = new FailingStore(() => clock.now());
   const keys = new RedisKeys('t:');
@@ -82,9 +102,18 @@ export function journalWorld(env: Record<string, string> = {}) {
   const outbox = new StoreOutbox(metrics);
   const { service: config } = unitConfig({ RESERVATION_WRITE_SPACING_MS: '0', ...env });
   const leases = new ReservationLeases(store, keys, clock, config);
-  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config);
+  const guesty = seams.guesty ?? NO_UPSTREAM;
+  const cardsOnFile = new CardsOnFile(store, keys, outbox);
+  const kinds = {
+    'reservation-create': new ReservationCreateWrite(guesty, keys, store, clock, config),
+    'guest-create': new GuestCreateWrite(guesty),
+    'reservation-status': new ReservationStatusWrite(guesty),
+    'payment-method': new PaymentMethodWrite(guesty, cardsOnFile, (seams.events ?? NO_EVENTS) as ProductEventBus),
+    'invoice-item': new InvoiceItemWrite(guesty),
+  } satisfies WriteKindsByName;
+  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config, { ...kinds, ...seams.kinds });
   const ciphers = new AtRestCiphers('unit-secret');
-  return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal };
+  return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal, kinds, cardsOnFile };
 }
 
 /** Nest's testing module prints errors unless told otherwise; unit specs read outcomes, not logs. */
@@ -116,6 +145,12 @@ export async function unitModule(
     { provide: AtRestCiphers, useValue: world.ciphers },
     { provide: ReservationLeases, useValue: world.leases },
     { provide: WriteJournal, useValue: world.journal },
+    { provide: CardsOnFile, useValue: world.cardsOnFile },
+    { provide: ReservationCreateWrite, useValue: world.kinds['reservation-create'] },
+    { provide: GuestCreateWrite, useValue: world.kinds['guest-create'] },
+    { provide: ReservationStatusWrite, useValue: world.kinds['reservation-status'] },
+    { provide: PaymentMethodWrite, useValue: world.kinds['payment-method'] },
+    { provide: InvoiceItemWrite, useValue: world.kinds['invoice-item'] },
   ];
   const module = await Test.createTestingModule({
     imports: modules,

@@ -43,7 +43,15 @@ class BookingConfirmationLike {
   onCardAttached(): void {}
 }
 
-async function started(consumers: (typeof CalendarLike | typeof PaymentStatusLike | typeof BookingConfirmationLike)[]) {
+@Injectable()
+class SessionsLike {
+  @OnProductEvent('attach.settled')
+  onAttachSettled(): void {}
+}
+
+async function started(
+  consumers: (typeof CalendarLike | typeof PaymentStatusLike | typeof BookingConfirmationLike | typeof SessionsLike)[],
+) {
   const module = await Test.createTestingModule({ imports: [ProductEventsModule], providers: consumers })
     .setLogger(SILENT_LOGGER)
     .compile();
@@ -53,7 +61,7 @@ async function started(consumers: (typeof CalendarLike | typeof PaymentStatusLik
 
 describe('ProductEventBus', () => {
   it('hands an event to its consumer and resolves once the consumer is done', async () => {
-    const module = await started([CalendarLike, PaymentStatusLike, BookingConfirmationLike]);
+    const module = await started([CalendarLike, PaymentStatusLike, BookingConfirmationLike, SessionsLike]);
     await module
       .get(ProductEventBus)
       .publish('reservation.changed', { type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
@@ -64,17 +72,17 @@ describe('ProductEventBus', () => {
   it('refuses to start when an event the product needs has no consumer, naming it', async () => {
     const module = await started([CalendarLike]);
     expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) card.attached (payment status, booking confirmation: 0 wired), payments.changed (payment status: 0 wired), balance.changed (payment status: 0 wired):',
+      'no room consumes the product event(s) card.attached (payment status, booking confirmation: 0 wired), payments.changed (payment status: 0 wired), balance.changed (payment status: 0 wired), attach.settled (card payments: 0 wired):',
     );
     const bare = await started([]);
     expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) reservation.changed (booking calendar: 0 wired), card.attached (payment status, booking confirmation: 0 wired), payments.changed (payment status: 0 wired), balance.changed (payment status: 0 wired):',
+      'no room consumes the product event(s) reservation.changed (booking calendar: 0 wired), card.attached (payment status, booking confirmation: 0 wired), payments.changed (payment status: 0 wired), balance.changed (payment status: 0 wired), attach.settled (card payments: 0 wired):',
     );
   });
 
   it('refuses to start when one of an event’s consumers is missing, though another consumes it', async () => {
     // The payment status hears a card attached, but nothing would confirm a booked reservation paid with it.
-    const module = await started([CalendarLike, PaymentStatusLike]);
+    const module = await started([CalendarLike, PaymentStatusLike, SessionsLike]);
     expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
       'no room consumes the product event(s) card.attached (payment status, booking confirmation: 1 wired):',
     );

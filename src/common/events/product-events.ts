@@ -25,6 +25,17 @@ export interface ProductEvents {
    * serves for it (perhaps "paid") is stale at once. The payment status consumes it.
    */
   'balance.changed': { reservationId: string };
+  /**
+   * An attach its own request could not settle was settled by the journal (its sweep, a later
+   * request): `attached` when the platform shows the card (already on file), none when it surely did
+   * not land. The session it was for follows. The checkout room consumes it.
+   */
+  'attach.settled': {
+    reservationId: string;
+    sessionId: string;
+    paymentProviderId: string;
+    attached?: { paymentMethodId: string; last4: string; brand?: string };
+  };
 }
 
 export type ProductEventName = keyof ProductEvents;
@@ -39,4 +50,5 @@ export const PRODUCT_EVENT_CONSUMERS: { readonly [K in ProductEventName]: readon
   'card.attached': ['payment status', 'booking confirmation'],
   'payments.changed': ['payment status'],
   'balance.changed': ['payment status'],
+  'attach.settled': ['card payments'],
 };

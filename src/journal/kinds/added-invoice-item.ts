@@ -1,4 +1,4 @@
-import { InvoiceItemRequest, UpstreamInvoiceItem } from '../upstream/guesty.types';
+import { InvoiceItemRequest, UpstreamInvoiceItem } from '../../upstream/guesty.types';
 
 /** An invoice item as the upstream recorded it (docs/product-spec.md §4): what the operator and extras routes answer. */
 export type AddedInvoiceItem = Omit<UpstreamInvoiceItem, 'isTax'>;

@@ -1,4 +1,4 @@
-import { UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types';
+import { UpstreamPayment, UpstreamPaymentMethod } from '../../upstream/guesty.types';
 
 /** Payments the platform will still charge on a card: scheduled, being charged or waiting for the guest. */
 const WAITING = new Set(['PENDING', 'PENDING_AUTH']);

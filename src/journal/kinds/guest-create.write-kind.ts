@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { GuestRequest } from '../../upstream/guesty.types';
+import { Reconciliation, WriteIntent, WriteTarget } from '../write-intent';
+import { JournaledWrite } from '../write-kind';
+import { BEFORE_A_CARD } from './reservation-create.write-kind';
+
+export interface GuestCreatePayload {
+  guest: GuestRequest;
+  /** The session the booking will open: its id names the booking's unpaid hold, kept across retries. */
+  sessionId: string;
+}
+
+/** A guest create as the journal records it: the email it is found by. */
+interface GuestCreateRequest {
+  email: string;
+}
+
+export interface CreatedGuest {
+  guestId: string;
+}
+
+/**
+ * The guest a booking is made for, created on the quote before its reservation (the quote's lease,
+ * its intents), so a retried booking never makes a second guest record. Found by the platform's
+ * guests with the email sent (docs/upstream.md): a guest the platform has under that email is the
+ * one the booking is made for, whether this create made it or the platform merged it into one it had.
+ */
+@Injectable()
+export class GuestCreateWrite extends JournaledWrite<GuestCreatePayload, GuestCreateRequest, CreatedGuest> {
+  readonly name = 'guest-create';
+
+  describe(_target: WriteTarget, { guest, sessionId }: GuestCreatePayload) {
+    return { request: { email: guest.email }, context: { sessionId } };
+  }
+
+  async send(_target: WriteTarget, { guest }: GuestCreatePayload): Promise<CreatedGuest> {
+    return { guestId: (await this.guesty.createGuest(guest, BEFORE_A_CARD))._id };
+  }
+
+  async find(intent: WriteIntent<GuestCreateRequest, CreatedGuest>): Promise<Reconciliation<CreatedGuest>> {
+    const guests = await this.guesty.findGuestsByEmail(intent.request.email, BEFORE_A_CARD);
+    const found = guests[guests.length - 1];
+    return found ? { landed: { guestId: found._id } } : { notLanded: 'the platform has no guest with this email' };
+  }
+}

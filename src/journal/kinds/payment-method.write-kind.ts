@@ -1,0 +1,259 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainError } from '../../common/errors/domain-error';
+import { ProductEventBus } from '../../common/events/product-event-bus';
+import { BatchStep, KeyValueStore } from '../../redis/key-value-store';
+import { RedisKeys, TargetWrites } from '../../redis/redis-keys';
+import { StoreOutbox } from '../../redis/store-outbox';
+import { GuestyClient } from '../../upstream/guesty-client';
+import { cardOf, UpstreamPaymentMethod } from '../../upstream/guesty.types';
+import { Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
+import { TargetRecord } from '../write-journal';
+import { JournaledWrite } from '../write-kind';
+import { currentCard, replaceableCard } from './card-replacement';
+
+/**
+ * The card this service attached to a reservation, and by which session: by its ref (a digest of
+ * its id, docs/product-spec.md §7); a record written before the ref names it by its id.
+ */
+export interface CardOnFile {
+  paymentMethodId: string;
+  sessionRef?: string;
+  sessionId?: string;
+}
+
+/** Whether this session attached the card on file. */
+export function attachedBy(card: CardOnFile | null, sessionId: string): boolean {
+  if (!card) return false;
+  return card.sessionRef ? card.sessionRef === RedisKeys.sessionRef(sessionId) : card.sessionId === sessionId;
+}
+
+/** Longer than any stay is paid for: the platform stays the record after it (docs/product-spec.md §6.8). */
+const CARD_ON_FILE_TTL_MS = 400 * 24 * 3_600_000;
+
+export function alreadyPaid(): DomainError {
+  return new DomainError('already_paid', 'A payment method is already on file for this reservation; no other card can be added here.');
+}
+
+/** The card on file as the journal keeps it beside a reservation's writes (`{reservation}:card`). */
+export const CARD_ON_FILE: TargetRecord<CardOnFile> = {
+  key: (writes: TargetWrites) => writes.card,
+  parse: (raw: string) => JSON.parse(raw) as CardOnFile,
+};
+
+/**
+ * One card per reservation (docs/product-spec.md §6.5): what this service attached, shared by every
+ * replica, so a second session on the reservation is refused before it spends a card attempt or a
+ * tokenization. The platform's own list, read before every attach, guards the case where this record
+ * was lost. Written beside the attach's outcome, or when the platform shows a card this record lacks.
+ */
+@Injectable()
+export class CardsOnFile {
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    private readonly keys: RedisKeys,
+    private readonly outbox: StoreOutbox,
+  ) {}
+
+  async onFile(reservationId: string): Promise<CardOnFile | null> {
+    const raw = await this.store.get(this.keys.reservationWrites(reservationId).card).catch((cause: unknown) => {
+      throw DomainError.storeUnavailable(cause);
+    });
+    return raw ? CARD_ON_FILE.parse(raw) : null;
+  }
+
+  /** Kept and retried while Redis is down: the card is on the reservation whatever Redis says. */
+  async record(reservationId: string, card: CardOnFile): Promise<void> {
+    const [step] = this.recordStep(reservationId, card);
+    await this.outbox.write(step.key, 'card on file', () => this.store.batch([step]).then(() => undefined));
+  }
+
+  /** The same record as a step of the journal's outcome write (one round trip with it). */
+  recordStep(reservationId: string, card: CardOnFile): [BatchStep & { op: 'set' }] {
+    return [{ op: 'set', key: this.keys.reservationWrites(reservationId).card, value: JSON.stringify(card), ttlMs: CARD_ON_FILE_TTL_MS }];
+  }
+}
+
+/** The session an attach is for, as far as the attach needs it. */
+export interface AttachingSession {
+  id: string;
+  reservationId: string;
+  guestId: string;
+}
+
+export interface PaymentMethodPayload {
+  session: AttachingSession;
+  attemptId: string;
+  tokenId: string;
+  paymentProviderId: string;
+  last4: string;
+  brand?: string;
+  /** A replacement for a card whose charge failed (docs/product-spec.md §6.5): the card it replaces may be on the reservation. */
+  replacing: boolean;
+  /**
+   * The caller's own read of what the reservation holds before the attach, in place of the methods
+   * list (a booking's reservation read for its hold, docs/product-spec.md §3.1): made only when the
+   * attach is to be sent, and it refuses (already_paid, hold_expired) as that read finds.
+   */
+  readBefore?: () => Promise<string[]>;
+}
+
+/** An attach as the journal records it: enough to recognise it upstream, no card data. */
+interface AttachRequest {
+  guestId: string;
+  tokenId: string;
+  paymentProviderId: string;
+  last4: string;
+  brand?: string;
+}
+
+export interface AttachedMethod {
+  paymentMethodId: string;
+  last4: string;
+  brand?: string;
+}
+
+function onReservation(method: UpstreamPaymentMethod, reservationId: string): boolean {
+  return method.reservationId === reservationId && method.status !== 'INACTIVE';
+}
+
+function unreadable(cause: unknown, before: string): DomainError {
+  return new DomainError(
+    'upstream_unavailable',
+    `The booking platform could not be read before ${before}; nothing was attached. Please try again shortly.`,
+    { retryAfterSeconds: 1, cause },
+  );
+}
+
+/**
+ * A payment method attached to a reservation (docs/product-spec.md §3, §6). Its snapshot is the
+ * platform's word on one card per reservation: a method already on it refuses the attach (409
+ * already_paid, recorded as the card on file), unless it is the card a replacement replaces. Found by
+ * a method on the reservation that was not in the snapshot, under the provider it was tokenized with,
+ * with its last four digits when known. Landing puts the card on file in the same step.
+ */
+@Injectable()
+export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, AttachRequest, AttachedMethod> {
+  readonly name = 'payment-method';
+
+  constructor(
+    guesty: GuestyClient,
+    private readonly cards: CardsOnFile,
+    private readonly events: ProductEventBus,
+  ) {
+    super(guesty);
+  }
+
+  describe(_target: WriteTarget, payload: PaymentMethodPayload) {
+    const { session, attemptId, tokenId, paymentProviderId, last4, brand } = payload;
+    return {
+      request: { guestId: session.guestId, tokenId, paymentProviderId, last4, ...(brand ? { brand } : {}) },
+      context: { sessionId: session.id, attemptId },
+    };
+  }
+
+  override async snapshot(_target: WriteTarget, { session, replacing, readBefore }: PaymentMethodPayload): Promise<string[]> {
+    // A replacement: the card it replaces is on the reservation, the only one that may be.
+    if (replacing) return (await this.replacedCard(session)).methods.map((method) => method._id);
+    if (readBefore) return readBefore();
+    let methods: UpstreamPaymentMethod[];
+    try {
+      methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId);
+    } catch (cause) {
+      throw unreadable(cause, 'adding the card');
+    }
+    const existing = methods.find((method) => onReservation(method, session.reservationId));
+    if (existing) {
+      await this.cards.record(session.reservationId, { paymentMethodId: existing._id, sessionRef: RedisKeys.sessionRef(session.id) });
+      throw alreadyPaid();
+    }
+    return methods.map((method) => method._id);
+  }
+
+  async send(_target: WriteTarget, payload: PaymentMethodPayload): Promise<AttachedMethod> {
+    const { session, tokenId, paymentProviderId, last4, brand } = payload;
+    const attached = await this.guesty.attachPaymentMethod({
+      guestId: session.guestId,
+      tokenId,
+      paymentProviderId,
+      reservationId: session.reservationId,
+    });
+    return { paymentMethodId: attached._id, last4: last4 || cardOf(attached).last4 || '', brand: brand ?? cardOf(attached).brand };
+  }
+
+  /**
+   * Recognises this service's attach on the reservation: a method that was not there before the
+   * write (the snapshot), under the provider it was tokenized with, with its card's last four digits
+   * when they are known. A method that existed before the intent is never "ours".
+   */
+  async find(intent: WriteIntent<AttachRequest, AttachedMethod>): Promise<Reconciliation<AttachedMethod>> {
+    const { request } = intent;
+    const methods = await this.guesty.listPaymentMethods(request.guestId, reservationOf(intent.target));
+    const before = new Set(intent.snapshot);
+    const ours = methods.filter((method) => {
+      const { last4 } = cardOf(method);
+      return (
+        !before.has(method._id) &&
+        (method.paymentProviderId === undefined || method.paymentProviderId === request.paymentProviderId) &&
+        (!request.last4 || last4 === undefined || last4 === request.last4)
+      );
+    });
+    const landed = ours[ours.length - 1];
+    if (!landed) return { notLanded: 'no new payment method on the reservation' };
+    return {
+      landed: {
+        paymentMethodId: landed._id,
+        last4: request.last4 || cardOf(landed).last4 || '',
+        brand: request.brand ?? cardOf(landed).brand,
+      },
+    };
+  }
+
+  override alongside(intent: WriteIntent<AttachRequest, AttachedMethod>, outcome: AttachedMethod): BatchStep[] {
+    const sessionId = intent.context.sessionId;
+    if (!sessionId) return [];
+    return this.cards.recordStep(reservationOf(intent.target), {
+      paymentMethodId: outcome.paymentMethodId,
+      sessionRef: RedisKeys.sessionRef(sessionId),
+    });
+  }
+
+  /** The sweep (or another request) settled an attach its own request could not: its session is told. */
+  override async settledElsewhere(intent: WriteIntent<AttachRequest, AttachedMethod>): Promise<void> {
+    const sessionId = intent.context.sessionId;
+    if (!sessionId || !['landed', 'not_landed', 'fenced'].includes(intent.state)) return;
+    await this.events.publish('attach.settled', {
+      reservationId: reservationOf(intent.target),
+      sessionId,
+      paymentProviderId: intent.request.paymentProviderId,
+      ...(intent.state === 'landed' && intent.outcome ? { attached: intent.outcome } : {}),
+    });
+  }
+
+  /**
+   * The card a replacement takes the place of: the card the reservation is charged on, with a
+   * failed charge and nothing else waiting on it, as the platform shows them now. Otherwise the
+   * platform's card is recorded as the one on file and the replacement is refused (409
+   * already_paid): the failed card was already replaced, or its charge did not fail.
+   */
+  async replacedCard(session: AttachingSession): Promise<{ replaced: string; methods: UpstreamPaymentMethod[] }> {
+    let methods: UpstreamPaymentMethod[];
+    let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
+    try {
+      [methods, reservation] = await Promise.all([
+        this.guesty.listPaymentMethods(session.guestId, session.reservationId),
+        this.guesty.getReservation(session.reservationId),
+      ]);
+    } catch (cause) {
+      throw unreadable(cause, 'replacing the card');
+    }
+    const replaced = replaceableCard(methods, reservation?.money?.payments ?? [], session.reservationId);
+    if (replaced) return { replaced, methods };
+    const current = currentCard(methods, session.reservationId);
+    if (current)
+      await this.cards.record(session.reservationId, { paymentMethodId: current._id, sessionRef: RedisKeys.sessionRef(session.id) });
+    throw new DomainError(
+      'already_paid',
+      'The card on file for this reservation has no failed charge to mend; no other card can be added here.',
+    );
+  }
+}
