@@ -95,7 +95,12 @@ export async function startTestApp(
         } catch {
           // The test may have left its Redis stopped on purpose.
         }
-        redis.disconnect();
+        // Closed, not closing: a socket still closing after the file keeps jest's worker from exiting.
+        if (redis.status !== 'end') {
+          const ended = new Promise((resolve) => redis.once('end', resolve));
+          redis.disconnect();
+          await ended;
+        }
       }
       if (drift.length > 0) throw new Error(`The service answered outside its documented contract:\n${drift.join('\n')}`);
     },
