@@ -1,19 +1,28 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SameFields } from '../common/http/same-fields';
+import {
+  BookingStatus,
+  CheckoutSessionView,
+  CheckoutStatus,
+  PaymentMethodSummary,
+  SessionBooking,
+  SessionCharge,
+} from './checkout-session';
 
-class SessionChargeView {
+class SessionChargeView implements SessionCharge {
   @ApiProperty({
     enum: ['nothing', 'authenticate', 'another_card'],
     description:
       "what the platform's charges ask of the guest, as payment-status last found them: nothing; authenticate a charge with the card issuer (redirectUrl); " +
       'or give another card after a failed charge (lastError.code charge_failed): submit it to this session, which stays succeeded',
   })
-  next!: string;
+  next!: SessionCharge['next'];
 
   @ApiPropertyOptional({ description: "with authenticate: the card issuer's page for the charge" })
   redirectUrl?: string;
 }
 
-class NextActionView {
+class NextActionView implements NonNullable<CheckoutSessionView['nextAction']> {
   @ApiProperty({ enum: ['redirect'] })
   type!: 'redirect';
 
@@ -21,7 +30,7 @@ class NextActionView {
   redirectUrl!: string;
 }
 
-class PaymentMethodView {
+class PaymentMethodView implements PaymentMethodSummary {
   @ApiProperty()
   id!: string;
 
@@ -32,7 +41,7 @@ class PaymentMethodView {
   brand?: string;
 }
 
-class LastErrorView {
+class LastErrorView implements NonNullable<CheckoutSessionView['lastError']> {
   @ApiProperty({ example: 'card_declined' })
   code!: string;
 
@@ -41,7 +50,7 @@ class LastErrorView {
 }
 
 /** The reservation a booking session made from a quote (POST /checkout/sessions with quoteId). */
-class SessionBookingView {
+class SessionBookingView implements SessionBooking {
   @ApiProperty()
   reservationId!: string;
 
@@ -52,7 +61,7 @@ class SessionBookingView {
     enum: ['reserved', 'confirmed', 'expired', 'canceled'],
     description: 'reserved (dates held) until the card is on file; confirmed after it with BOOKING_CONFIRMATION=instant',
   })
-  status!: string;
+  status!: BookingStatus;
 
   @ApiProperty({ example: '2031-07-14' })
   checkIn!: string;
@@ -65,12 +74,12 @@ class SessionBookingView {
 }
 
 /** For the OpenAPI description of the session answers. */
-export class CheckoutSessionResponse {
+export class CheckoutSessionResponse implements CheckoutSessionView {
   @ApiProperty({ example: 'cs_3q2...' })
   id!: string;
 
   @ApiProperty({ enum: ['requires_payment_method', 'requires_action', 'processing', 'succeeded', 'failed'], example: 'succeeded' })
-  status!: string;
+  status!: CheckoutStatus;
 
   @ApiProperty()
   reservationId!: string;
@@ -108,6 +117,9 @@ export class CheckoutSessionResponse {
   @ApiPropertyOptional({ type: SessionBookingView, description: 'only on a session that booked a quote' })
   booking?: SessionBookingView;
 }
+
+const _sessionFields: SameFields<CheckoutSessionResponse, CheckoutSessionView> = true;
+const _bookingFields: SameFields<SessionBookingView, SessionBooking> = true;
 
 const SESSION_BASE = {
   id: 'cs_3q2Jw9sXbQ0nT4kLmV7yZa',

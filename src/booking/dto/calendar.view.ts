@@ -1,6 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { SameFields } from '../../common/http/same-fields';
+import { CalendarDayView } from '../calendar.service';
 
-class CalendarDayResponse {
+class CalendarDayResponse implements CalendarDayView {
   @ApiProperty({ example: '2031-07-14' })
   date!: string;
 
@@ -30,3 +32,5 @@ export class CalendarResponse {
   @ApiProperty({ type: [CalendarDayResponse] })
   days!: CalendarDayResponse[];
 }
+
+const _dayFields: SameFields<CalendarDayResponse, CalendarDayView> = true;

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SameFields } from '../../common/http/same-fields';
+import { RatePlanView, QuoteView } from '../quote';
 
-class BreakdownResponse {
+class BreakdownResponse implements Readonly<RatePlanView['breakdown']> {
   @ApiProperty({
     example: 720,
     description: 'the nights at the calendar prices, before any discount (the platform’s accommodation fare line plus the discount)',
@@ -24,7 +26,7 @@ class BreakdownResponse {
   discount!: number;
 }
 
-class RatePlanResponse {
+class RatePlanResponse implements RatePlanView {
   @ApiProperty({ example: 'rp-flexible' })
   id!: string;
 
@@ -42,7 +44,7 @@ class RatePlanResponse {
   breakdown!: BreakdownResponse;
 }
 
-export class QuoteResponse {
+export class QuoteResponse implements QuoteView {
   @ApiProperty({ example: 'q_5Jx2Yb0yq8VbS4m1tWc3dA', description: "the service's own id (128 random bits)" })
   id!: string;
 
@@ -86,3 +88,6 @@ export class QuoteResponse {
   @ApiProperty({ type: [RatePlanResponse] })
   ratePlans!: RatePlanResponse[];
 }
+
+const _quoteFields: SameFields<QuoteResponse, QuoteView> = true;
+const _ratePlanFields: SameFields<RatePlanResponse, RatePlanView> = true;

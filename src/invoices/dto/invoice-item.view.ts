@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SameFields } from '../../common/http/same-fields';
+import { AddedInvoiceItem } from '../../journal/kinds/added-invoice-item';
 
 /** For the OpenAPI description: the invoice item as the upstream recorded it. */
-export class InvoiceItemResponse {
+export class InvoiceItemResponse implements AddedInvoiceItem {
   @ApiPropertyOptional({ description: "the upstream's id of the item, when its answer carried one" })
   _id?: string;
 
@@ -20,3 +22,5 @@ export class InvoiceItemResponse {
   @ApiPropertyOptional()
   description?: string;
 }
+
+const _itemFields: SameFields<InvoiceItemResponse, AddedInvoiceItem> = true;

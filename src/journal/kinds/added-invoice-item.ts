@@ -1,7 +1,15 @@
 import { InvoiceItemRequest, UpstreamInvoiceItem } from '../../upstream/guesty.types';
 
 /** An invoice item as the upstream recorded it (docs/product-spec.md §4): what the operator and extras routes answer. */
-export type AddedInvoiceItem = Omit<UpstreamInvoiceItem, 'isTax'>;
+export interface AddedInvoiceItem {
+  /** The upstream's id of the item, when its answer carried one. */
+  _id?: string;
+  title: string;
+  amount: number;
+  normalType: string;
+  secondIdentifier?: string;
+  description?: string;
+}
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;

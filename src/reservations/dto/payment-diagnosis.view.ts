@@ -1,8 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { SameFields } from '../../common/http/same-fields';
+import { DiagnosisCode, FailureCategory, PaymentDiagnosis, PaymentState, SafePayment } from '../payment-diagnosis';
 
-class DiagnosisView {
+class DiagnosisView implements Readonly<PaymentDiagnosis['diagnosis']> {
   @ApiProperty({ enum: ['ok', 'provider_mismatch', 'processor_error', 'not_attached', 'authentication_required'] })
-  code!: string;
+  code!: DiagnosisCode;
 
   @ApiProperty({ description: 'plain language: what happened and what to do', example: 'Your booking is paid. Nothing more to do.' })
   message!: string;
@@ -11,10 +13,10 @@ class DiagnosisView {
     enum: ['insufficient_funds', 'card_declined', 'authentication_failed', 'processing_error'],
     description: "only with processor_error: why the charge failed, in a word the site may branch on (never the processor's own words)",
   })
-  category?: string;
+  category?: FailureCategory;
 }
 
-class SafePaymentView {
+class SafePaymentView implements SafePayment {
   @ApiProperty()
   id!: string;
 
@@ -40,7 +42,7 @@ class SafePaymentView {
   last4?: string;
 }
 
-class NextPaymentView {
+class NextPaymentView implements NonNullable<PaymentDiagnosis['nextPayment']> {
   @ApiProperty({ example: 220 })
   amount!: number;
 
@@ -48,16 +50,16 @@ class NextPaymentView {
   dueAt!: string;
 }
 
-class NextActionView {
+class NextActionView implements NonNullable<PaymentDiagnosis['nextAction']> {
   @ApiProperty({ enum: ['redirect'] })
-  type!: string;
+  type!: 'redirect';
 
   @ApiProperty({ description: "the card issuer's authentication page (https in production): send the guest there" })
   redirectUrl!: string;
 }
 
 /** For the OpenAPI description of both diagnostics routes (docs/product-spec.md §3.2). */
-export class PaymentDiagnosisResponse {
+export class PaymentDiagnosisResponse implements PaymentDiagnosis {
   @ApiProperty({
     enum: ['paid', 'scheduled', 'requires_authentication', 'failed', 'payment_method_attached', 'balance_due', 'missing'],
     description:
@@ -66,7 +68,7 @@ export class PaymentDiagnosisResponse {
       'payment_method_attached: the card is on file and no payment shows yet; ' +
       "balance_due: the card's payments went through but amountDue remains and the platform schedules none of it (e.g. an extra added later): the host collects it, nothing is being processed; missing: no usable card of this service is on the reservation",
   })
-  state!: string;
+  state!: PaymentState;
 
   @ApiPropertyOptional({ example: 'EUR' })
   currency?: string;
@@ -89,3 +91,6 @@ export class PaymentDiagnosisResponse {
   @ApiProperty({ type: [SafePaymentView], description: 'the reservation money.payments, safe fields only' })
   payments!: SafePaymentView[];
 }
+
+const _diagnosisFields: SameFields<PaymentDiagnosisResponse, PaymentDiagnosis> = true;
+const _paymentFields: SameFields<SafePaymentView, SafePayment> = true;
