@@ -19,7 +19,7 @@ import {
   ReservationCreateRequest,
   ReservationCreateWrite,
 } from '../journal/kinds/reservation-create.write-kind';
-import { ReservationStatusWrite } from '../journal/kinds/reservation-status.write-kind';
+import { ReservationStatus, ReservationStatusWrite } from '../journal/kinds/reservation-status.write-kind';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { onQuote, onReservation, WriteIntent } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
@@ -160,7 +160,36 @@ export class Bookings implements QuoteBookings {
         throw error;
       }
     });
-    return this.openSession(quote, plan.total, booked.record, booked.sessionId);
+    try {
+      return await this.openSession(quote, plan.total, booked.record, booked.sessionId);
+    } catch (error) {
+      // No card can follow this reservation: it must not hold the dates for nobody (docs/product-spec.md §3.1).
+      if (error instanceof DomainError && error.code === 'payment_account_unavailable') {
+        await this.cancelOrphan(booked.record.reservation.reservationId, quote.view.listingId, RedisKeys.sessionRef(booked.sessionId));
+      }
+      throw error;
+    }
+  }
+
+  /** Cancels, through the journal, a reservation no session can follow; its unpaid hold stops counting. */
+  private async cancelOrphan(reservationId: string, listingId: string, holdId: string): Promise<void> {
+    try {
+      await this.setStatus(reservationId, 'canceled');
+      await this.limits.unpaidHoldEnded(listingId, holdId);
+      this.logger.warn({ reservationId }, 'a reservation no session could follow was canceled');
+    } catch (cause) {
+      // Unknown stays unknown: the journal's sweep settles the cancel; the hold ends on its own at the latest.
+      this.logger.error({ err: cause, reservationId }, 'a reservation no session could follow is not canceled yet');
+    }
+  }
+
+  /** A reservation's status change through the journal, once per reservation and status. */
+  private setStatus(reservationId: string, status: ReservationStatus, sessionId?: string): Promise<{ status: string }> {
+    return this.leases.withLease(
+      onReservation(reservationId),
+      (lease) => this.journal.perform(lease, this.statuses, `${reservationId}:${status}`, { status, ...(sessionId ? { sessionId } : {}) }),
+      { waitMs: CONFIRM_LEASE_WAIT_MS },
+    );
   }
 
   private async create(
@@ -205,6 +234,7 @@ export class Bookings implements QuoteBookings {
     const { reservation } = record;
     const existing = await this.sessions.pointedAt(record).catch(() => null);
     if (existing) return toView(existing);
+    const provider = await this.paymentAccount(quote.view.listingId);
     // The attach that follows is spaced from the create, though the create was journaled under the quote.
     await Promise.all([
       this.journal.startSpacing(onReservation(reservation.reservationId)),
@@ -212,7 +242,6 @@ export class Bookings implements QuoteBookings {
       this.calendar.nightsTaken(quote.view.listingId, reservation.checkIn, reservation.checkOut).catch(() => undefined),
     ]);
     await this.limits.sessionOpened(reservation.reservationId);
-    const provider = await this.paymentAccount(quote.view.listingId);
     const now = this.clock.now();
     const booking: SessionBooking = {
       reservationId: reservation.reservationId,
@@ -271,11 +300,7 @@ export class Bookings implements QuoteBookings {
 
   private async confirm(session: CheckoutSession): Promise<void> {
     const { reservationId } = session;
-    const outcome = await this.leases.withLease(
-      onReservation(reservationId),
-      (lease) => this.journal.perform(lease, this.statuses, `${reservationId}:confirmed`, { status: 'confirmed', sessionId: session.id }),
-      { waitMs: CONFIRM_LEASE_WAIT_MS },
-    );
+    const outcome = await this.setStatus(reservationId, 'confirmed', session.id);
     await this.sessions.update(session.id, (current) =>
       current.booking && current.booking.status !== 'confirmed'
         ? { ...current, booking: { ...current.booking, status: outcome.status === 'confirmed' ? 'confirmed' : current.booking.status } }

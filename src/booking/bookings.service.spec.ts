@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
+import { RequestLimits } from '../common/abuse/request-limits';
+import { ProductEventBus } from '../common/events/product-event-bus';
+import { PaymentProviders } from '../upstream/payment-providers';
+import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { GuestyClient } from '../upstream/guesty-client';
+import { PaymentProvider } from '../upstream/guesty.types';
+import { Bookings } from './bookings.service';
+import { CalendarCache } from './calendar.service';
+import { StoredQuote } from './quote';
+import { Quotes } from './quotes.service';
+
+beforeAll(quietLogs);
+
+const QUOTE: StoredQuote = {
+  upstreamQuoteId: 'q-up-1',
+  requestDigest: 'd',
+  view: {
+    id: 'quote-1',
+    listingId: 'lst-1',
+    checkIn: '2027-01-10',
+    checkOut: '2027-01-13',
+    nights: 3,
+    guestsCount: 2,
+    currency: 'USD',
+    expiresAt: '2027-01-01T00:00:00Z',
+    ratePlans: [
+      { id: 'rp-1', name: 'Standard', total: 600, breakdown: { accommodation: 500, cleaning: 50, fees: 0, taxes: 50, discount: 0 } },
+    ],
+  },
+};
+
+/** The platform's reservations and the writes that reached it, as the fake client keeps them. */
+class FakePlatform {
+  statuses = new Map<string, string>();
+  creates = 0;
+  statusWrites: { reservationId: string; status: string }[] = [];
+
+  asClient(): GuestyClient {
+    const client: Partial<GuestyClient> = {
+      createGuest: () => Promise.resolve({ _id: 'guest-1' } as Awaited<ReturnType<GuestyClient['createGuest']>>),
+      createReservationFromQuote: () => {
+        this.creates += 1;
+        const reservationId = `res-${this.creates}`;
+        this.statuses.set(reservationId, 'reserved');
+        return Promise.resolve({ reservationId, confirmationCode: `C-${this.creates}`, status: 'reserved', guestId: 'guest-1' } as Awaited<
+          ReturnType<GuestyClient['createReservationFromQuote']>
+        >);
+      },
+      setReservationStatus: (reservationId, status) => {
+        this.statusWrites.push({ reservationId, status });
+        this.statuses.set(reservationId, status);
+        return Promise.resolve({ reservationId, status } as Awaited<ReturnType<GuestyClient['setReservationStatus']>>);
+      },
+    };
+    return client as GuestyClient;
+  }
+}
+
+async function setUp(providerStatuses: PaymentProvider['status'][]) {
+  const platform = new FakePlatform();
+  const world = journalWorld({ BOOKING_HOLDS_PER_IP: '100/h' }, { guesty: platform.asClient() });
+  const statuses = [...providerStatuses];
+  const providers: Pick<PaymentProviders, 'forListing'> = {
+    forListing: () =>
+      Promise.resolve({
+        _id: 'prov',
+        paymentProviderId: 'pp-1',
+        status: statuses.length > 1 ? statuses.shift()! : statuses[0],
+      } as PaymentProvider),
+  };
+  const quotes: Pick<Quotes, 'load' | 'booked'> = { load: () => Promise.resolve(QUOTE), booked: () => Promise.resolve() };
+  const calendar: Pick<CalendarCache, 'nightsTaken'> = { nightsTaken: () => Promise.resolve() };
+  const events: Pick<ProductEventBus, 'publish'> = { publish: () => Promise.resolve() };
+  const module = await unitModule(
+    world,
+    [Bookings, CheckoutSessionsStore, RequestLimits],
+    [
+      [PaymentProviders, providers],
+      [Quotes, quotes],
+      [CalendarCache, calendar],
+      [ProductEventBus, events],
+    ],
+  );
+  const bookings = module.get(Bookings);
+  const book = async (key: string) =>
+    (
+      await bookings.admit({ quoteId: 'quote-1', guest: { firstName: 'Ada', lastName: 'Guest', email: 'ada@example.com' } }, '203.0.113.9')
+    ).book(key);
+  return { platform, book };
+}
+
+describe('Bookings (a reservation from a quote)', () => {
+  it('creates nothing while the listing’s payment account is inactive', async () => {
+    const world = await setUp(['INACTIVE']);
+    await expect(world.book(randomUUID())).rejects.toMatchObject({ code: 'payment_account_unavailable' });
+    expect(world.platform.creates).toBe(0);
+  });
+
+  it('cancels, through the journal, a reservation whose session cannot follow: it never holds the dates for nobody', async () => {
+    // The account goes offline between the check before the create and the session after it.
+    const world = await setUp(['ACTIVE', 'INACTIVE']);
+    const key = randomUUID();
+    await expect(world.book(key)).rejects.toMatchObject({ code: 'payment_account_unavailable' });
+    expect(world.platform.creates).toBe(1);
+    expect(world.platform.statuses.get('res-1')).toBe('canceled');
+    // The same key again: the same answer, no second reservation and no second cancel.
+    await expect(world.book(key)).rejects.toMatchObject({ code: 'payment_account_unavailable' });
+    expect(world.platform.creates).toBe(1);
+    expect(world.platform.statusWrites).toEqual([{ reservationId: 'res-1', status: 'canceled' }]);
+  });
+});
