@@ -134,6 +134,10 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
       bookingState(runtime.store, runtime.now()).commissionPercent = percent;
     },
 
+    setReadings(readings) {
+      runtime.readings = { ...runtime.readings, ...readings };
+    },
+
     setCalendarWebhooks(kinds) {
       runtime.calendarWebhooks = [...kinds];
     },

@@ -30,6 +30,25 @@ export const SANDBOX_ROUTES = [
 
 export type SandboxRoute = (typeof SANDBOX_ROUTES)[number];
 
+/**
+ * How the sandbox reads the places where the platform's reference is ambiguous (docs/upstream.md):
+ * the service must work under either reading, so tests switch them.
+ */
+export interface SandboxReadings {
+  /** Payment (and attempt) statuses as the reference's examples write them, `SUCCEEDED`, or in lower case. */
+  paymentStatusCase: 'upper' | 'lower';
+  /** Whether each payment method of a list asked by reservationId names that reservationId again. */
+  listEchoesReservationId: boolean;
+  /** `reuse=false` on the list: only methods attached with `reuse: false`, or no filter at all. */
+  reuseFalseLists: 'notReusable' | 'all';
+}
+
+export const DEFAULT_READINGS: SandboxReadings = {
+  paymentStatusCase: 'upper',
+  listEchoesReservationId: true,
+  reuseFalseLists: 'notReusable',
+};
+
 /** The platform's calendar webhooks: the current one and the legacy one it replaces. */
 export type CalendarWebhookKind = 'calendar.updated.v2' | 'listing.calendar.updated';
 
@@ -207,6 +226,8 @@ export interface SandboxControl {
   blockNights(listingId: string, from: string, to: string): void;
   /** A channel commission on the fares, in percent, for quotes from now on: their `hostPayout` is the host's net (0 until changed). */
   setChannelCommission(percent: number): void;
+  /** Reads the reference's ambiguous places the other way (reset restores DEFAULT_READINGS). */
+  setReadings(readings: Partial<SandboxReadings>): void;
   /** Which calendar webhooks a calendar change sends (both until changed; reset restores both). */
   setCalendarWebhooks(kinds: CalendarWebhookKind[]): void;
 }

@@ -120,10 +120,22 @@ export function listPaymentMethods(ctx: RequestContext): SandboxAnswer {
   const reservationId = ctx.url.searchParams.get('reservationId');
   if (!reservationId) return jsonAnswer(200, []);
   // The reference: `reuse` defaults to true ("methods allowed for reuse"), so a method attached
-  // with reuse: false shows only when asked with reuse=false.
+  // with reuse: false shows only when asked with reuse=false; whether reuse=false filters or lists
+  // every method, and whether items name the reservation again, are readings (control.setReadings).
   const reuse = ctx.url.searchParams.get('reuse') !== 'false';
+  const { readings } = ctx.runtime;
   const methods = [...store.paymentMethods.values()].filter(
-    (method) => method.guestId === ctx.params.guestId && method.reservationId === reservationId && method.reuse === reuse,
+    (method) =>
+      method.guestId === ctx.params.guestId &&
+      method.reservationId === reservationId &&
+      (method.reuse === reuse || (!reuse && readings.reuseFalseLists === 'all')),
   );
-  return jsonAnswer(200, methods.map(paymentMethodView));
+  return jsonAnswer(
+    200,
+    methods.map(paymentMethodView).map((view) => {
+      if (readings.listEchoesReservationId) return view;
+      const { reservationId: _echo, ...rest } = view;
+      return rest;
+    }),
+  );
 }

@@ -5,6 +5,19 @@ import { expireHolds } from '../state/booking-state';
 import { reservationView } from '../state/money';
 import { projectFields } from '../state/projection';
 
+type StatusBearer = { status?: unknown; attempts?: { status?: unknown }[] };
+
+/** The other reading of the reference's free-text payment statuses (`type: string`, no enum): lower case. */
+function lowerPaymentStatuses(view: Record<string, unknown>): void {
+  const lower = (item: { status?: unknown }) => {
+    if (typeof item.status === 'string') item.status = item.status.toLowerCase();
+  };
+  for (const payment of (view.money as { payments?: StatusBearer[] } | undefined)?.payments ?? []) {
+    lower(payment);
+    for (const attempt of payment.attempts ?? []) lower(attempt);
+  }
+}
+
 /** GET /v1/reservations/:id[?fields=...]: payments appear only once the upstream has caught up. */
 export function getReservation(ctx: RequestContext): SandboxAnswer {
   const { store } = ctx.runtime;
@@ -13,5 +26,6 @@ export function getReservation(ctx: RequestContext): SandboxAnswer {
   const reservation = store.reservations.get(ctx.params.id);
   if (!reservation) throw notFound(`Reservation ${ctx.params.id} not found`);
   const view = reservationView(store, reservation, ctx.now);
+  if (ctx.runtime.readings.paymentStatusCase === 'lower') lowerPaymentStatuses(view);
   return jsonAnswer(200, projectFields(view, ctx.url.searchParams.get('fields')));
 }

@@ -10,6 +10,8 @@ import {
   type SandboxRateLimits,
   type SandboxRoute,
   type CalendarWebhookKind,
+  DEFAULT_READINGS,
+  type SandboxReadings,
 } from '../types';
 import { SandboxClock } from './clock';
 import { FaultPlan } from './faults';
@@ -95,6 +97,7 @@ export class SandboxRuntime {
   readonly webhooks: WebhookSender;
   /** Which of the platform's calendar webhooks a calendar change sends (both, as the platform during its migration). */
   calendarWebhooks: CalendarWebhookKind[] = [...BOTH_CALENDAR_WEBHOOKS];
+  readings: SandboxReadings = { ...DEFAULT_READINGS };
   private actedWaiters: ActedWaiter[] = [];
 
   constructor(readonly options: ResolvedOptions) {
@@ -119,6 +122,7 @@ export class SandboxRuntime {
     this.requestLog = [];
     this.chargesHeld = false;
     this.calendarWebhooks = [...BOTH_CALENDAR_WEBHOOKS];
+    this.readings = { ...DEFAULT_READINGS };
   }
 
   /**

@@ -90,6 +90,24 @@ function refusalDetail(refusal: BookingRefusal, words: string): string {
  * shared budget, carries the shared token, re-mints at most once on 401/403, honours 429s for all
  * replicas, and retries only reads, or requests that surely never left.
  */
+/**
+ * The reference types a payment's status free text (its examples and guides write SUCCEEDED, FAILED,
+ * PENDING_AUTH): read in that form whatever case the platform answers in (docs/upstream.md).
+ */
+function withPaymentStatusesAsPublished(reservation: UpstreamReservation): UpstreamReservation {
+  const payments = reservation.money?.payments;
+  if (!Array.isArray(payments)) return reservation;
+  const upper = <T extends { status?: unknown }>(item: T): T =>
+    typeof item.status === 'string' && item.status !== item.status.toUpperCase() ? { ...item, status: item.status.toUpperCase() } : item;
+  return {
+    ...reservation,
+    money: {
+      ...reservation.money,
+      payments: payments.map((payment) => ({ ...upper(payment), ...(payment.attempts ? { attempts: payment.attempts.map(upper) } : {}) })),
+    },
+  };
+}
+
 @Injectable()
 export class GuestyClient {
   private readonly logger = new Logger('GuestyClient');
@@ -153,7 +171,7 @@ export class GuestyClient {
       path: `/reservations/${enc(reservationId)}`,
       query: { fields: '_id confirmationCode status reservedExpiresAt listingId guestId guest checkIn checkOut money' },
     });
-    return answer.status === 404 ? null : (this.expect(answer, 'getReservation') as UpstreamReservation);
+    return answer.status === 404 ? null : withPaymentStatusesAsPublished(this.expect(answer, 'getReservation') as UpstreamReservation);
   }
 
   async attachPaymentMethod(request: AttachPaymentMethodRequest): Promise<UpstreamPaymentMethod> {
@@ -184,8 +202,11 @@ export class GuestyClient {
     });
     if (answer.status === 404) return [];
     const data = this.expect(answer, 'listPaymentMethods') as UpstreamPaymentMethod[] | { results?: UpstreamPaymentMethod[] };
-    // The reference shows a bare array; a paged {results} answer is read the same way.
-    return Array.isArray(data) ? data : (data?.results ?? []);
+    // The reference shows a bare array; a paged {results} answer is read the same way. The list was
+    // asked for this reservation: an item that does not name its reservation again is on it.
+    return (Array.isArray(data) ? data : (data?.results ?? [])).map((method) =>
+      method.reservationId === undefined || method.reservationId === null ? { ...method, reservationId } : method,
+    );
   }
 
   /**

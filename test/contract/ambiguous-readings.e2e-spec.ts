@@ -1,0 +1,59 @@
+import request from 'supertest';
+import { DEFAULT_READINGS, type SandboxReadings } from '../../sandbox/types';
+import { awaitCharge } from '../utils/charges';
+import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { SandboxClient } from '../sandbox/sandbox-helpers';
+import { startSandboxedApps, type SandboxedApps } from '../utils/sandboxed-apps';
+
+const SETTLE_DELAY_MS = 300;
+
+/**
+ * Where the platform's reference can be read two ways (docs/upstream.md "Guest payment method" and
+ * "Reservation money"), the service works under both: payment statuses as its examples write them or
+ * in lower case (the reference types them free text), `reuse=false` on the payment-method list as a
+ * filter or as no filter, and list items that name the reservation again or do not.
+ */
+const READINGS: [string, SandboxReadings][] = [
+  ['as the sandbox reads the reference by default', DEFAULT_READINGS],
+  [
+    'the other way: lower-case statuses, reuse=false lists every method, items without their reservationId',
+    { paymentStatusCase: 'lower', listEchoesReservationId: false, reuseFalseLists: 'all' },
+  ],
+];
+
+describe.each(READINGS)('the platform read %s', (_name, readings) => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(2, { sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS } });
+    world.sandbox.control.setReadings(readings);
+  });
+  afterAll(() => world.close());
+
+  const site = (replica = 0) => checkoutClient(world.apps[replica].url);
+
+  it("tells the guest a failed charge as failed, from the platform's payment statuses", async () => {
+    const reservation = freshReservation(world, 300);
+    const created = await site(0).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+    await site(0).submit(created.body.id, cardBody(CARDS.processorError)).expect(200);
+    await awaitCharge(world, reservation.reservationId, 'FAILED', SETTLE_DELAY_MS);
+    const status = await request(world.apps[1].url).get(`/checkout/sessions/${created.body.id}/payment-status`).expect(200);
+    expect(status.body).toMatchObject({ state: 'failed', diagnosis: { code: 'processor_error' } });
+  });
+
+  it('refuses a second card for a reservation that has one at the platform, attaching nothing', async () => {
+    const reservation = freshReservation(world, 300);
+    const platform = new SandboxClient(world.sandbox);
+    // Another channel put a card on the reservation at the platform; this service never saw it.
+    await platform.payWithCard(reservation.reservationId, CARDS.noThreeDs);
+    const methods = () => world.sandbox.control.getPaymentMethods(reservation.guestId).length;
+    expect(methods()).toBe(1);
+
+    // Refused on opening, or on the card if the session opened: either way before anything is attached.
+    const created = await site(0).createSession(reservation.reservationId, reservation.guestEmail);
+    const refused = created.status === 201 ? await site(1).submit(created.body.id, cardBody('5555555555554444')) : created;
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('already_paid');
+    expect(methods()).toBe(1);
+  });
+});
