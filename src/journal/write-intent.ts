@@ -1,3 +1,5 @@
+import { RedisKeys } from '../redis/redis-keys';
+
 /**
  * One upstream write on a reservation, as the journal records it (docs/write-journal.md).
  *
@@ -42,10 +44,24 @@ export function quoteOf(target: WriteTarget): string {
   return target.quote;
 }
 
-/** Whom an intent's outcome is told to (a session), never a secret. */
+/**
+ * Whom an intent's outcome is told to: a session, by its ref (a digest of its id,
+ * docs/product-spec.md §7), never its id or a secret. `sessionId`: an intent written before the ref.
+ */
 export interface IntentContext {
+  sessionRef?: string;
   sessionId?: string;
   attemptId?: string;
+}
+
+/** The context of a write done for a session: the session by its ref. */
+export function forSession(sessionId: string | undefined): IntentContext {
+  return sessionId ? { sessionRef: RedisKeys.sessionRef(sessionId) } : {};
+}
+
+/** The ref of the session an intent is told to, also for an intent written before the ref. */
+export function sessionRefOf(context: IntentContext): string | undefined {
+  return context.sessionRef ?? (context.sessionId ? RedisKeys.sessionRef(context.sessionId) : undefined);
 }
 
 export interface WriteIntent<Request = unknown, Outcome = unknown> {

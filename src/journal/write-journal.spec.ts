@@ -22,7 +22,7 @@ class ScriptedWrite extends JournaledWrite<ScriptedPayload, { title: string }, s
   title = '';
 
   describe() {
-    return { request: { title: this.title }, context: { sessionId: 'cs_1' } };
+    return { request: { title: this.title }, context: { sessionRef: 'ref-1' } };
   }
 
   override snapshot(): Promise<string[]> {
@@ -124,7 +124,7 @@ describe('WriteJournal', () => {
       state: 'sending',
       snapshot: ['existing-1'],
       target: TARGET,
-      context: { sessionId: 'cs_1' },
+      context: { sessionRef: 'ref-1' },
     });
     expect(await world.stored('a')).toMatchObject({ state: 'landed', outcome: 'made-a' });
     expect(await world.openPointer()).toBeNull();
@@ -253,7 +253,7 @@ describe('WriteJournal', () => {
         state,
         request: { title: key },
         snapshot: [],
-        context: { sessionId: 'cs_dead' },
+        context: { sessionRef: 'ref-dead' },
         sentAt: world.clock.now(),
         updatedAt: world.clock.now(),
       };
@@ -394,7 +394,7 @@ describe('WriteJournal', () => {
         state: 'prepared',
         request: { title: 'q' },
         snapshot: [],
-        context: { sessionId: 'cs_q' },
+        context: { sessionRef: 'ref-q' },
         sentAt: world.clock.now(),
         updatedAt: world.clock.now(),
       };

@@ -20,7 +20,7 @@ import {
   alreadyPaid,
 } from '../journal/kinds/payment-method.write-kind';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
-import { mayResend, onReservation, reservationOf, WriteIntent } from '../journal/write-intent';
+import { mayResend, onReservation, reservationOf, sessionRefOf, WriteIntent } from '../journal/write-intent';
 import { Standing, WriteJournal } from '../journal/write-journal';
 import { MetricsService } from '../metrics/metrics.service';
 import { attachKey } from '../sessions/attach-key';
@@ -349,7 +349,8 @@ export class CardPayments {
       const open = await this.journal.settleOpen(lease, standing.openIntentId);
       if (open) {
         // This session's own card may still land (its replica died or timed out): the session says so.
-        if (open.kind === 'payment-method' && open.context.sessionId === sessionId) await this.markProcessing(sessionId);
+        if (open.kind === 'payment-method' && sessionRefOf(open.context) === RedisKeys.sessionRef(sessionId))
+          await this.markProcessing(sessionId);
         throw DomainError.outcomePending(
           'An earlier payment step on this reservation is still being confirmed with the booking platform; nothing else is sent until it is. Try again in a moment.',
         );
@@ -510,7 +511,10 @@ export class CardPayments {
   /** The journal (its sweep, or another request) settled an attach that its own request could not: the session follows. */
   @OnProductEvent('attach.settled')
   async onAttachSettled(event: ProductEvents['attach.settled']): Promise<void> {
-    const { sessionId, reservationId, attached } = event;
+    const { reservationId, attached } = event;
+    const found = await this.sessions.pointedAt(event.session);
+    if (!found) return;
+    const sessionId = found.id;
     if (attached) {
       await this.sessions
         .update(sessionId, (current) => succeededWith(current, event.paymentProviderId, attached))

@@ -32,7 +32,8 @@ export interface ProductEvents {
    */
   'attach.settled': {
     reservationId: string;
-    sessionId: string;
+    /** The session the intent names: by its ref (by its id, for an intent written before the ref). */
+    session: { sessionRef?: string; sessionId?: string };
     paymentProviderId: string;
     attached?: { paymentMethodId: string; last4: string; brand?: string };
   };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GuestRequest } from '../../upstream/guesty.types';
-import { Reconciliation, WriteIntent, WriteTarget } from '../write-intent';
+import { forSession, Reconciliation, WriteIntent, WriteTarget } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
 import { BEFORE_A_CARD } from './reservation-create.write-kind';
 
@@ -30,7 +30,7 @@ export class GuestCreateWrite extends JournaledWrite<GuestCreatePayload, GuestCr
   readonly name = 'guest-create';
 
   describe(_target: WriteTarget, { guest, sessionId }: GuestCreatePayload) {
-    return { request: { email: guest.email }, context: { sessionId } };
+    return { request: { email: guest.email }, context: forSession(sessionId) };
   }
 
   async send(_target: WriteTarget, { guest }: GuestCreatePayload): Promise<CreatedGuest> {

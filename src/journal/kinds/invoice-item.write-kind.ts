@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../common/errors/domain-error';
 import { Priority } from '../../upstream/guesty-client';
 import { InvoiceItemRequest, UpstreamInvoiceItem } from '../../upstream/guesty.types';
-import { Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
+import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
 import { AddedInvoiceItem, addedItem, isLike, toAdded } from './added-invoice-item';
 
@@ -32,7 +32,7 @@ export class InvoiceItemWrite extends JournaledWrite<InvoiceItemPayload, Invoice
   readonly name = 'invoice-item';
 
   describe(_target: WriteTarget, { item, sessionId }: InvoiceItemPayload) {
-    return { request: item, context: sessionId ? { sessionId } : {} };
+    return { request: item, context: forSession(sessionId) };
   }
 
   override async snapshot(target: WriteTarget, { folio, priority }: InvoiceItemPayload): Promise<string[]> {

@@ -6,7 +6,7 @@ import { RedisKeys, TargetWrites } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
 import { GuestyClient } from '../../upstream/guesty-client';
 import { cardOf, UpstreamPaymentMethod } from '../../upstream/guesty.types';
-import { Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
+import { forSession, Reconciliation, sessionRefOf, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { TargetRecord } from '../write-journal';
 import { JournaledWrite } from '../write-kind';
 import { currentCard, replaceableCard } from './card-replacement';
@@ -147,7 +147,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     const { session, attemptId, tokenId, paymentProviderId, last4, brand } = payload;
     return {
       request: { guestId: session.guestId, tokenId, paymentProviderId, last4, ...(brand ? { brand } : {}) },
-      context: { sessionId: session.id, attemptId },
+      context: { ...forSession(session.id), attemptId },
     };
   }
 
@@ -209,21 +209,18 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
   }
 
   override alongside(intent: WriteIntent<AttachRequest, AttachedMethod>, outcome: AttachedMethod): BatchStep[] {
-    const sessionId = intent.context.sessionId;
-    if (!sessionId) return [];
-    return this.cards.recordStep(reservationOf(intent.target), {
-      paymentMethodId: outcome.paymentMethodId,
-      sessionRef: RedisKeys.sessionRef(sessionId),
-    });
+    const sessionRef = sessionRefOf(intent.context);
+    if (!sessionRef) return [];
+    return this.cards.recordStep(reservationOf(intent.target), { paymentMethodId: outcome.paymentMethodId, sessionRef });
   }
 
   /** The sweep (or another request) settled an attach its own request could not: its session is told. */
   override async settledElsewhere(intent: WriteIntent<AttachRequest, AttachedMethod>): Promise<void> {
-    const sessionId = intent.context.sessionId;
-    if (!sessionId || !['landed', 'not_landed', 'fenced'].includes(intent.state)) return;
+    const { sessionRef, sessionId } = intent.context;
+    if (!(sessionRef || sessionId) || !['landed', 'not_landed', 'fenced'].includes(intent.state)) return;
     await this.events.publish('attach.settled', {
       reservationId: reservationOf(intent.target),
-      sessionId,
+      session: { sessionRef, sessionId },
       paymentProviderId: intent.request.paymentProviderId,
       ...(intent.state === 'landed' && intent.outcome ? { attached: intent.outcome } : {}),
     });

@@ -7,7 +7,7 @@ import { RedisKeys, TargetWrites } from '../../redis/redis-keys';
 import { GuestyClient } from '../../upstream/guesty-client';
 import { ReservedUntil } from '../../upstream/guesty.types';
 import { Priority } from '../../upstream/outbound-rate-limiter';
-import { Reconciliation, WriteIntent, WriteTarget, quoteOf } from '../write-intent';
+import { forSession, Reconciliation, WriteIntent, WriteTarget, quoteOf } from '../write-intent';
 import { TargetRecord } from '../write-journal';
 import { JournaledWrite } from '../write-kind';
 
@@ -107,7 +107,7 @@ export class ReservationCreateWrite extends JournaledWrite<ReservationCreatePayl
     const { ratePlanId, guestId, keyDigest, quoteId, sessionId } = payload;
     return {
       request: { upstreamQuoteId: quoteOf(target), ...(ratePlanId ? { ratePlanId } : {}), guestId, keyDigest, quoteId },
-      context: { sessionId },
+      context: forSession(sessionId),
     };
   }
 

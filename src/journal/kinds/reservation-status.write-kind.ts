@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
+import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
 
 export type ReservationStatus = 'confirmed' | 'canceled';
@@ -20,7 +20,7 @@ export class ReservationStatusWrite extends JournaledWrite<StatusChangePayload, 
   readonly name = 'reservation-status';
 
   describe(_target: WriteTarget, { status, sessionId }: StatusChangePayload) {
-    return { request: { status }, context: sessionId ? { sessionId } : {} };
+    return { request: { status }, context: forSession(sessionId) };
   }
 
   async send(target: WriteTarget, { status }: StatusChangePayload): Promise<{ status: string }> {
