@@ -51,7 +51,7 @@ class FakeFolio {
         }
         const added = { ...item, _id: `ii_${this.writes.length}` };
         this.items.push(added);
-        return behaviour === 'lose-answer' ? Promise.reject(lost) : Promise.resolve(added);
+        return behaviour === 'lose-answer' ? Promise.reject(lost) : Promise.resolve({ item: added });
       },
     };
     return client as GuestyClient;

@@ -14,7 +14,6 @@ import {
   InvoiceItemRequest,
   PaymentProvider,
   TokenizeRequest,
-  UpstreamInvoiceItem,
   UpstreamListing,
   UpstreamListingPage,
   UpstreamPaymentMethod,
@@ -27,6 +26,7 @@ import { UpstreamError } from './upstream-error';
 import { UpstreamAnswer, UpstreamCall, UpstreamHttp } from './upstream-http';
 import { scrubText } from '../common/logging/redaction';
 import { inSpan } from '../common/telemetry/in-span';
+import { InvoiceItemAnswer, readInvoiceItemAnswer } from './invoice-item-answer';
 
 type Kind = 'read' | 'write';
 export type { Priority };
@@ -213,7 +213,7 @@ export class GuestyClient {
    * Through the current endpoint, or the deprecated one when configured, which takes no
    * realizationDates (refused before this), nor isUpsellFee or stayIndex (left out here: it cannot say them).
    */
-  async addInvoiceItem(reservationId: string, request: InvoiceItemRequest): Promise<UpstreamInvoiceItem> {
+  async addInvoiceItem(reservationId: string, request: InvoiceItemRequest): Promise<InvoiceItemAnswer> {
     const deprecated = this.config.get('guesty', { infer: true }).invoiceItemsEndpoint === 'deprecated';
     const { isUpsellFee, stayIndex, ...item } = request;
     if (!deprecated) Object.assign(item, isUpsellFee === undefined ? {} : { isUpsellFee }, stayIndex === undefined ? {} : { stayIndex });
@@ -225,7 +225,7 @@ export class GuestyClient {
       path: deprecated ? `/reservations/${enc(reservationId)}/invoiceItems` : `/invoice-items/reservation/${enc(reservationId)}`,
       json: item,
     });
-    return this.expect(answer, 'addInvoiceItem') as UpstreamInvoiceItem;
+    return readInvoiceItemAnswer(this.expect(answer, 'addInvoiceItem'));
   }
 
   /** The listing's days from `startDate` to `endDate` included; null for an unknown listing. Anonymous: a public read. */

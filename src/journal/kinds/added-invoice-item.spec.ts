@@ -1,3 +1,4 @@
+import { readInvoiceItemAnswer } from '../../upstream/invoice-item-answer';
 import { addedItem, isLike, toAdded } from './added-invoice-item';
 
 const sent = { normalType: 'AFE', title: 'Pet fee', amount: 30, secondIdentifier: 'PET', description: 'One dog' };
@@ -5,7 +6,7 @@ const sent = { normalType: 'AFE', title: 'Pet fee', amount: 30, secondIdentifier
 describe('added invoice items', () => {
   it("answers the upstream's item with its id, and only the safe fields", () => {
     const answer = { _id: 'ii_1', ...sent, isTax: false, realizationDates: [], internal: 'x' };
-    expect(addedItem(answer, sent)).toEqual({ _id: 'ii_1', ...sent });
+    expect(addedItem(readInvoiceItemAnswer(answer), sent)).toEqual({ _id: 'ii_1', ...sent });
   });
 
   it("finds the added item's id in the updated folio the current endpoint answers: like it, and not there before", () => {
@@ -17,13 +18,16 @@ describe('added invoice items', () => {
         { _id: 'ii_new', ...sent, isTax: false },
       ],
     };
-    expect(addedItem(folio, sent, ['ii_old', 'ii_cleaning'])).toEqual({ _id: 'ii_new', ...sent });
+    expect(addedItem(readInvoiceItemAnswer(folio), sent, ['ii_old', 'ii_cleaning'])).toEqual({ _id: 'ii_new', ...sent });
     // A folio kept under money, as a reservation shows it.
-    expect(addedItem({ money: { invoiceItems: folio.invoiceItems } }, sent, ['ii_old'])).toEqual({ _id: 'ii_new', ...sent });
+    expect(addedItem(readInvoiceItemAnswer({ money: { invoiceItems: folio.invoiceItems } }), sent, ['ii_old'])).toEqual({
+      _id: 'ii_new',
+      ...sent,
+    });
   });
 
   it('answers the item as sent when the upstream answered something else (a folio)', () => {
-    expect(addedItem({ invoiceItems: [] }, sent)).toEqual(sent);
+    expect(addedItem(readInvoiceItemAnswer({ invoiceItems: [] }), sent)).toEqual(sent);
   });
 
   it('drops a null secondIdentifier as a reservation read shows it', () => {

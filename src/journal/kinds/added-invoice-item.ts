@@ -1,4 +1,5 @@
 import { InvoiceItemRequest, UpstreamInvoiceItem } from '../../upstream/guesty.types';
+import { InvoiceItemAnswer } from '../../upstream/invoice-item-answer';
 
 /** An invoice item as the upstream recorded it (docs/product-spec.md §4): what the operator and extras routes answer. */
 export interface AddedInvoiceItem {
@@ -13,13 +14,6 @@ export interface AddedInvoiceItem {
 
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
-function asItem(value: unknown): UpstreamInvoiceItem | null {
-  const item = value as Partial<UpstreamInvoiceItem> | null;
-  return typeof item?.title === 'string' && typeof item.amount === 'number' && typeof item.normalType === 'string'
-    ? (item as UpstreamInvoiceItem)
-    : null;
 }
 
 /** The safe fields of an item (a reservation read shows `secondIdentifier: null` when there is none). */
@@ -37,27 +31,19 @@ export function toAdded(item: UpstreamInvoiceItem | InvoiceItemRequest): AddedIn
   };
 }
 
-/** The items of a folio answer: at its top level, or under `money` as a reservation shows them. */
-function folioItems(answer: unknown): UpstreamInvoiceItem[] | undefined {
-  const folio = answer as { invoiceItems?: unknown; money?: { invoiceItems?: unknown } } | null;
-  const items = folio?.invoiceItems ?? folio?.money?.invoiceItems;
-  return Array.isArray(items) ? items.flatMap((entry) => asItem(entry) ?? []) : undefined;
-}
-
 /**
  * The item the upstream added. The current endpoint answers the updated folio (the reference: "The
  * updated folio with the new invoice item"): the new entry is the last one like the item sent whose
  * id was not among `before` (the ids read before the write). An answer that is the item itself is
  * taken as it is; with neither, the item as sent (without an id).
  */
-export function addedItem(answer: unknown, sent: InvoiceItemRequest, before: readonly string[] = []): AddedInvoiceItem {
-  const items = folioItems(answer);
-  if (items) {
+export function addedItem(answer: InvoiceItemAnswer, sent: InvoiceItemRequest, before: readonly string[] = []): AddedInvoiceItem {
+  if ('folio' in answer) {
     const known = new Set(before);
-    const added = items.filter((item) => isLike(item, sent) && typeof item._id === 'string' && !known.has(item._id)).pop();
+    const added = answer.folio.filter((item) => isLike(item, sent) && typeof item._id === 'string' && !known.has(item._id)).pop();
     return toAdded(added ? { ...sent, ...added } : sent);
   }
-  return toAdded(asItem(answer) ?? sent);
+  return toAdded('item' in answer ? answer.item : sent);
 }
 
 /**
