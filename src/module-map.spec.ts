@@ -119,7 +119,7 @@ describe('every upstream write through the journal, enforced by lint (docs/archi
   const refused = writes.flatMap((call) =>
     [
       'src/booking/bookings.service.ts',
-      'src/checkout/card-payments.service.ts',
+      'src/payments/card-payments.service.ts',
       'src/invoices/invoice-items.service.ts',
       'src/journal/write-journal.ts',
     ].map((file) => sends(file, call)),

@@ -28,7 +28,7 @@ export interface ProductEvents {
   /**
    * An attach its own request could not settle was settled by the journal (its sweep, a later
    * request): `attached` when the platform shows the card (already on file), none when it surely did
-   * not land. The session it was for follows. The checkout room consumes it.
+   * not land. The session it was for follows. The payments room consumes it.
    */
   'attach.settled': {
     reservationId: string;
