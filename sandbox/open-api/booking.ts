@@ -24,7 +24,7 @@ import {
 } from '../state/booking-state';
 import { roundMoney } from '../state/money';
 import type { ReservationRecord } from '../state/records';
-import { newId } from '../state/store';
+import { newId, newRequestId } from '../state/store';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const MINUTE = 60_000;
@@ -56,7 +56,15 @@ function declined(refusal: { code: string; message: string }): UpstreamRefusal {
 export function getCalendar(ctx: RequestContext): SandboxAnswer {
   const { store } = ctx.runtime;
   const listing = store.listings.get(ctx.params.id);
-  if (!listing) throw notFound(`Listing ${ctx.params.id} not found`);
+  // The reference's calendar 404: {message, code, data, requestId}.
+  if (!listing) {
+    throw new UpstreamRefusal(404, {
+      message: 'Listing not found',
+      code: 'LISTING_NOT_FOUND',
+      data: { listingId: ctx.params.id },
+      requestId: newRequestId(),
+    });
+  }
   const startDate = ctx.url.searchParams.get('startDate');
   const endDate = ctx.url.searchParams.get('endDate');
   const problems: FieldProblem[] = [];

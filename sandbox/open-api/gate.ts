@@ -2,9 +2,10 @@
 import { jsonAnswer, withHeaders, type SandboxAnswer } from '../http/answer';
 import { answerForRefusal, type RequestContext, type RouteDefinition, type RouteHandler } from '../http/host-server';
 import type { SandboxRoute } from '../types';
-import { invalidParameters } from '../http/errors';
+import { invalidParameters, UpstreamRefusal } from '../http/errors';
 import { recordViolation } from './contract-violations';
-import { compileRequestValidators, PRODUCT_USER_AGENT_PREFIX, requestProblems } from './reference-gate';
+import { compileRequestValidators, PRODUCT_USER_AGENT_PREFIX, refusalStatusOf, requestProblems } from './reference-gate';
+import { newRequestId } from '../state/store';
 import { bearerAccount, NO_PERMISSION_MESSAGE } from './token-issuer';
 
 export function passGate(ctx: RequestContext, handler: RouteHandler): SandboxAnswer {
@@ -46,7 +47,13 @@ function checkedAgainstReference(reference: string, handler: RouteHandler): Rout
       problems,
       byProduct: (ctx.headers['user-agent'] ?? '').startsWith(PRODUCT_USER_AGENT_PREFIX),
     });
-    throw invalidParameters(problems);
+    if (refusalStatusOf(ctx.method, reference) === 400) throw invalidParameters(problems);
+    throw new UpstreamRefusal(422, {
+      message: 'Some of the request parameters are invalid',
+      code: 'ValidationError',
+      details: problems,
+      requestId: newRequestId(),
+    });
   };
 }
 

@@ -6,10 +6,15 @@ import type { RequestContext } from '../http/host-server';
 import type { InvoiceItemRecord, ReservationRecord } from '../state/records';
 import { newId } from '../state/store';
 import { isTaxType, validateInvoiceItem } from './invoice-item-rules';
+import { RESERVATION_NOT_FOUND } from './reservations';
 
 function addInvoiceItem(ctx: RequestContext, endpoint: 'current' | 'deprecated'): SandboxAnswer {
   const reservation = ctx.runtime.store.reservations.get(ctx.params.id);
-  if (!reservation) throw notFound(`Reservation ${ctx.params.id} not found`);
+  if (!reservation) {
+    // The deprecated endpoint's 404 is the reference's bare string; the current one publishes none.
+    if (endpoint === 'deprecated') return jsonAnswer(404, RESERVATION_NOT_FOUND);
+    throw notFound(`Reservation ${ctx.params.id} not found`);
+  }
   const body = parseJsonObject(ctx.headers['content-type'], ctx.rawBody);
   const { item, problems } = validateInvoiceItem(body, endpoint);
   if (problems.length > 0) throw invalidParameters(problems);

@@ -21,6 +21,7 @@ interface ReferenceParameter {
 }
 
 interface ReferenceOperation {
+  responses?: Record<string, unknown>;
   parameters?: ReferenceParameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
 }
@@ -139,6 +140,15 @@ function problemsOf(errors: ErrorObject[] | null | undefined, whole: string): Fi
     problems.set(`${field} ${message}`, { field, message });
   }
   return [...problems.values()];
+}
+
+/**
+ * The status the platform refuses an invalid request of this operation with: 400 where the reference
+ * documents one, else its 422 (the calendar's and the status change's validation answer).
+ */
+export function refusalStatusOf(method: string, route: string): 400 | 422 {
+  const responses = loadReference()?.paths[route]?.[method.toLowerCase()]?.responses ?? {};
+  return '400' in responses || !('422' in responses) ? 400 : 422;
 }
 
 /** What the reference refuses in this request (none when it publishes nothing for the operation). */

@@ -1,9 +1,11 @@
 import { jsonAnswer, type SandboxAnswer } from '../http/answer';
-import { notFound } from '../http/errors';
 import type { RequestContext } from '../http/host-server';
 import { expireHolds } from '../state/booking-state';
 import { reservationView } from '../state/money';
 import { projectFields } from '../state/projection';
+
+/** The reference's 404 answer of the reservation read and of the deprecated invoice-item endpoint. */
+export const RESERVATION_NOT_FOUND = 'Reservation Not Found';
 
 type StatusBearer = { status?: unknown; attempts?: { status?: unknown }[] };
 
@@ -24,7 +26,8 @@ export function getReservation(ctx: RequestContext): SandboxAnswer {
   // A hold that ended shows as `expired` (reservations made from quotes, docs/product-spec.md §5).
   expireHolds(store, ctx.now);
   const reservation = store.reservations.get(ctx.params.id);
-  if (!reservation) throw notFound(`Reservation ${ctx.params.id} not found`);
+  // The reference's 404 for this operation is a bare JSON string.
+  if (!reservation) return jsonAnswer(404, RESERVATION_NOT_FOUND);
   const view = reservationView(store, reservation, ctx.now);
   if (ctx.runtime.readings.paymentStatusCase === 'lower') lowerPaymentStatuses(view);
   return jsonAnswer(200, projectFields(view, ctx.url.searchParams.get('fields')));

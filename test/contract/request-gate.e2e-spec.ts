@@ -45,10 +45,13 @@ describe('requests checked against the reference (contract gate)', () => {
     const probe = await new SandboxClient(world.sandbox).api(
       '/v1/availability-pricing/api/calendar/listings/lst-city?startDate=2030-06-04',
     );
-    expect(probe.status).toBe(400);
+    // The reference's calendar refuses invalid parameters 422 ValidationError (its only documented refusal).
+    expect(probe.status).toBe(422);
     expect(probe.body).toEqual({
       message: 'Some of the request parameters are invalid',
+      code: 'ValidationError',
       details: [{ field: 'endDate', message: 'is required' }],
+      requestId: expect.any(String),
     });
     const violations = takeViolations();
     expect(violations.map(({ operation, byProduct }) => ({ operation, byProduct }))).toEqual([

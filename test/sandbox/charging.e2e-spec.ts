@@ -1,44 +1,8 @@
 import { Webhook } from 'standardwebhooks';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startTestSandbox, type JsonBody, type SandboxClient } from './sandbox-helpers';
+import { startTestSandbox, webhookReceiver, type JsonBody, type SandboxClient } from './sandbox-helpers';
 
 const NOW = 1_750_000_000_000;
 const DAY = 24 * 3600 * 1000;
-
-interface Received {
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-/** A stand-in for the service: records each webhook as it arrives. */
-async function webhookReceiver(): Promise<{
-  url: string;
-  received: Received[];
-  next: () => Promise<Received>;
-  close: () => Promise<void>;
-}> {
-  const received: Received[] = [];
-  const waiting: ((entry: Received) => void)[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const entry = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
-      received.push(entry);
-      waiting.shift()?.(entry);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/webhooks/guesty`,
-    received,
-    next: () => new Promise((resolve) => waiting.push(resolve)),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
 
 describe('sandbox charging as the platform does (policies, settlement, authentication, webhooks)', () => {
   let client: SandboxClient;

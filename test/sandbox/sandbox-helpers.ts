@@ -1,4 +1,6 @@
 /** Shared plumbing for the sandbox's own e2e specs: real HTTP against startSandbox() on free ports. */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   SANDBOX_CLIENT_ID,
   SANDBOX_CLIENT_SECRET,
@@ -137,4 +139,38 @@ export function tokenizeBody(options: {
 
 export async function startTestSandbox(options: SandboxOptions = {}): Promise<SandboxClient> {
   return new SandboxClient(await startSandbox(options));
+}
+
+export interface Received {
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A stand-in for the service: records each webhook as it arrives. */
+export async function webhookReceiver(): Promise<{
+  url: string;
+  received: Received[];
+  next: () => Promise<Received>;
+  close: () => Promise<void>;
+}> {
+  const received: Received[] = [];
+  const waiting: ((entry: Received) => void)[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const entry = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      received.push(entry);
+      waiting.shift()?.(entry);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/webhooks/guesty`,
+    received,
+    next: () => new Promise((resolve) => waiting.push(resolve)),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
