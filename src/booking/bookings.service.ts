@@ -24,6 +24,7 @@ import { ReservationLease, ReservationLeases } from '../journal/reservation-leas
 import { onQuote, onReservation, WriteIntent } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
 import { refusedBeforeEffect } from '../journal/write-kind';
+import { AtRestCipher, AtRestCiphers } from '../redis/at-rest-cipher';
 import { RedisKeys } from '../redis/redis-keys';
 import { PaymentProvider } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
@@ -47,6 +48,8 @@ function quoteUsed(): DomainError {
 @Injectable()
 export class Bookings implements QuoteBookings {
   private readonly logger = new Logger('Bookings');
+  /** Seals the session id a booking's intents keep for its retries: never in the clear at rest (§7). */
+  private readonly sessionSeal: AtRestCipher;
 
   constructor(
     private readonly quotes: Quotes,
@@ -61,7 +64,10 @@ export class Bookings implements QuoteBookings {
     private readonly statuses: ReservationStatusWrite,
     private readonly clock: Clock,
     private readonly config: ConfigService<AppConfig, true>,
-  ) {}
+    ciphers: AtRestCiphers,
+  ) {
+    this.sessionSeal = ciphers.for('booking-session');
+  }
 
   /** The quote and its rate plan, found before the booking's Idempotency-Key is claimed. */
   async admit(request: BookingRequest, clientIp: string): Promise<AdmittedBooking> {
@@ -115,8 +121,11 @@ export class Bookings implements QuoteBookings {
       }
       if (record && record.keyDigest !== keyDigest) throw quoteUsed();
       // The session's id (by its ref) names the booking's hold among the listing's unpaid ones, so a
-      // retry keeps the id its first attempt counted the hold under: paying the booking ends that hold.
-      const sessionId = earlier?.context.sessionId ?? guestEarlier?.context.sessionId ?? this.sessions.newId();
+      // retry opens the session under the id its first attempt counted the hold under (kept sealed in
+      // its intents): paying the booking then ends that hold.
+      const kept = earlier?.request.sealedSessionId ?? guestEarlier?.request.sealedSessionId;
+      const sessionId = (kept && this.sessionSeal.open(kept, `booking:${key}`)) || this.sessions.newId();
+      const sealedSessionId = this.sessionSeal.seal(sessionId, `booking:${key}`);
       if (record) return { record, sessionId };
       const holdId = RedisKeys.sessionRef(sessionId);
       // Counted once per booking, before anything is sent; a retry of a booking already begun is not a
@@ -134,7 +143,7 @@ export class Bookings implements QuoteBookings {
                 lease,
                 this.guests,
                 key,
-                { guest: request.guest, sessionId },
+                { guest: request.guest, sessionId, sealedSessionId },
                 { earlier: guestEarlier, openSettled: true },
               )
             ).guestId;
@@ -149,6 +158,7 @@ export class Bookings implements QuoteBookings {
             checkIn: quote.view.checkIn,
             checkOut: quote.view.checkOut,
             sessionId,
+            sealedSessionId,
           },
           earlier,
         );

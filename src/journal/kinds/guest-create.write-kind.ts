@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { SealedValue } from '../../redis/at-rest-cipher';
 import { GuestRequest } from '../../upstream/guesty.types';
 import { forSession, Reconciliation, WriteIntent, WriteTarget } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
@@ -8,11 +9,14 @@ export interface GuestCreatePayload {
   guest: GuestRequest;
   /** The session the booking will open: its id names the booking's unpaid hold, kept across retries. */
   sessionId: string;
+  /** The same id sealed (never in the clear at rest), kept in the intent so a retry opens the same session. */
+  sealedSessionId: SealedValue;
 }
 
 /** A guest create as the journal records it: the email it is found by. */
-interface GuestCreateRequest {
+export interface GuestCreateRequest {
   email: string;
+  sealedSessionId?: SealedValue;
 }
 
 export interface CreatedGuest {
@@ -29,8 +33,8 @@ export interface CreatedGuest {
 export class GuestCreateWrite extends JournaledWrite<GuestCreatePayload, GuestCreateRequest, CreatedGuest> {
   readonly name = 'guest-create';
 
-  describe(_target: WriteTarget, { guest, sessionId }: GuestCreatePayload) {
-    return { request: { email: guest.email }, context: forSession(sessionId) };
+  describe(_target: WriteTarget, { guest, sessionId, sealedSessionId }: GuestCreatePayload) {
+    return { request: { email: guest.email, sealedSessionId }, context: forSession(sessionId) };
   }
 
   async send(_target: WriteTarget, { guest }: GuestCreatePayload): Promise<CreatedGuest> {

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Clock } from '../../common/clock';
 import { AppConfig, BookingHold } from '../../config/app-config';
+import { SealedValue } from '../../redis/at-rest-cipher';
 import { BatchStep, KeyValueStore } from '../../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../../redis/redis-keys';
 import { GuestyClient } from '../../upstream/guesty-client';
@@ -73,6 +74,8 @@ export interface ReservationCreatePayload {
   checkOut: string;
   /** The session to be opened on the reservation: its id names the booking's unpaid hold, kept across retries. */
   sessionId: string;
+  /** The same id sealed (never in the clear at rest), kept in the intent so a retry opens the same session. */
+  sealedSessionId: SealedValue;
 }
 
 /** A reservation create as the journal records it: enough to find it upstream (the quote's reservationId). */
@@ -82,6 +85,7 @@ export interface ReservationCreateRequest {
   guestId: string;
   keyDigest: string;
   quoteId: string;
+  sealedSessionId?: SealedValue;
 }
 
 /**
@@ -104,9 +108,9 @@ export class ReservationCreateWrite extends JournaledWrite<ReservationCreatePayl
   }
 
   describe(target: WriteTarget, payload: ReservationCreatePayload) {
-    const { ratePlanId, guestId, keyDigest, quoteId, sessionId } = payload;
+    const { ratePlanId, guestId, keyDigest, quoteId, sessionId, sealedSessionId } = payload;
     return {
-      request: { upstreamQuoteId: quoteOf(target), ...(ratePlanId ? { ratePlanId } : {}), guestId, keyDigest, quoteId },
+      request: { upstreamQuoteId: quoteOf(target), ...(ratePlanId ? { ratePlanId } : {}), guestId, keyDigest, quoteId, sealedSessionId },
       context: forSession(sessionId),
     };
   }
