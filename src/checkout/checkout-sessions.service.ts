@@ -11,7 +11,7 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { attachKey } from '../sessions/attach-key';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
-import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { SessionState } from '../sessions/session-state';
 
 // One answer for an unknown reservation and a wrong email: a session must not reveal which it was.
 const NOT_FOUND = 'No reservation matches this id and email.';
@@ -21,7 +21,7 @@ export class CheckoutSessions {
   constructor(
     private readonly guesty: GuestyClient,
     private readonly providers: PaymentProviders,
-    private readonly sessions: CheckoutSessionsStore,
+    private readonly sessions: SessionState,
     private readonly config: ConfigService<AppConfig, true>,
     private readonly clock: Clock,
     private readonly cards: CardsOnFile,
@@ -53,9 +53,8 @@ export class CheckoutSessions {
       );
     }
     const now = this.clock.now();
-    const session = await this.sessions.create({
+    const session = await this.sessions.open({
       id: this.sessions.newId(),
-      status: 'requires_payment_method',
       reservationId: reservation._id,
       listingId: reservation.listingId,
       guestId: reservation.guestId,

@@ -5,8 +5,9 @@ import { Idempotency } from '../common/idempotency/idempotency.service';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { InvoiceItemRequest } from '../upstream/guesty.types';
 import { InvoiceItems } from '../invoices/invoice-items.service';
-import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
-import { CheckoutStatus } from '../sessions/checkout-session';
+import { SessionMove } from '../sessions/session-moves';
+import { SessionState } from '../sessions/session-state';
+import { SESSION_PROVIDERS } from '../sessions/sessions.module';
 import { Extras } from './extras.service';
 
 const RESERVATION = 'res-1';
@@ -29,17 +30,17 @@ async function setUp() {
   const events: Pick<ProductEventBus, 'publish'> = { publish: () => Promise.resolve() };
   const module = await unitModule(
     world,
-    [Extras, CheckoutSessionsStore, Idempotency],
+    [Extras, ...SESSION_PROVIDERS, Idempotency],
     [
       [InvoiceItems, invoiceItems],
       [ProductEventBus, events],
     ],
   );
-  const sessions = module.get(CheckoutSessionsStore);
-  const newSession = (status: CheckoutStatus) =>
-    sessions.create({
+  const sessions = module.get(SessionState);
+  /** A session opened and moved as the product moves it. */
+  const newSession = async (...moves: SessionMove[]) => {
+    let session = await sessions.open({
       id: sessions.newId(),
-      status,
       reservationId: RESERVATION,
       listingId: 'lst-1',
       guestId: 'guest-1',
@@ -49,6 +50,9 @@ async function setUp() {
       createdAt: world.clock.now(),
       expiresAt: world.clock.now() + 3_600_000,
     });
+    for (const move of moves) session = await sessions.move(session.id, move);
+    return session;
+  };
   const extras = module.get(Extras);
   const press = (sessionId: string, key: string) => extras.add(sessionId, { items: [{ code: 'late-checkout' }] }, key);
   return { lines, sessions, newSession, press, cards: world.cardsOnFile };
@@ -58,7 +62,7 @@ describe('Extras (a press with its Idempotency-Key)', () => {
   it('after the card landed, while the session record still says processing, a press adds the line and its duplicate gets the same answer', async () => {
     const world = await setUp();
     // The card's reconciliation put it on file, and the replica recording it on the session froze.
-    const session = await world.newSession('processing');
+    const session = await world.newSession({ move: 'outcomePending' });
     await world.cards.record(RESERVATION, { paymentMethodId: 'pm_1', sessionRef: RedisKeys.sessionRef(session.id) });
     const first = await world.press(session.id, KEY);
     const duplicate = await world.press(session.id, KEY);
@@ -69,7 +73,7 @@ describe('Extras (a press with its Idempotency-Key)', () => {
 
   it('while the card is still being confirmed, a press answers outcome_pending with Retry-After, then the same key adds the line once', async () => {
     const world = await setUp();
-    const session = await world.newSession('processing');
+    const session = await world.newSession({ move: 'outcomePending' });
     await expect(world.press(session.id, KEY)).rejects.toMatchObject({ code: 'outcome_pending', status: 503, retryAfterSeconds: 2 });
     expect(world.lines).toHaveLength(0);
     await world.cards.record(RESERVATION, { paymentMethodId: 'pm_1', sessionRef: RedisKeys.sessionRef(session.id) });
@@ -80,7 +84,7 @@ describe('Extras (a press with its Idempotency-Key)', () => {
 
   it('a session without a card is refused (409 invalid_state) however often it is pressed, and nothing is added', async () => {
     const world = await setUp();
-    const session = await world.newSession('requires_payment_method');
+    const session = await world.newSession();
     for (let press = 0; press < 2; press += 1) {
       await expect(world.press(session.id, KEY)).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
     }

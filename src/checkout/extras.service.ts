@@ -11,7 +11,7 @@ import { ReservationLeases } from '../journal/reservation-leases';
 import { onReservation } from '../journal/write-intent';
 import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSession } from '../sessions/checkout-session';
-import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { SessionState } from '../sessions/session-state';
 import { attachedBy, CardsOnFile } from '../journal/kinds/payment-method.write-kind';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
@@ -60,7 +60,7 @@ export class Extras {
 
   constructor(
     config: ConfigService<AppConfig, true>,
-    private readonly sessions: CheckoutSessionsStore,
+    private readonly sessions: SessionState,
     private readonly invoiceItems: InvoiceItems,
     private readonly idempotency: Idempotency,
     private readonly leases: ReservationLeases,

@@ -7,7 +7,8 @@ import { AttachPaymentMethodRequest, UpstreamPayment, UpstreamPaymentMethod } fr
 import { UpstreamError } from '../upstream/upstream-error';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSession } from '../sessions/checkout-session';
-import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { SessionState } from '../sessions/session-state';
+import { SESSION_PROVIDERS } from '../sessions/sessions.module';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { ThreeDsStates } from './three-ds-states';
 
@@ -90,7 +91,7 @@ async function setUp() {
   // No booking room here: CardPayments attaches cards without it.
   const module = await unitModule(
     world,
-    [CardPayments, CheckoutSessionsStore, ThreeDsStates, RequestLimits],
+    [CardPayments, ...SESSION_PROVIDERS, ThreeDsStates, RequestLimits],
     [
       [GuestyClient, platform.asClient()],
       [PaymentProviders, providers],
@@ -98,11 +99,10 @@ async function setUp() {
     ],
   );
   const cards = module.get(CardPayments);
-  const sessions = module.get(CheckoutSessionsStore);
+  const sessions = module.get(SessionState);
   const newSession = () =>
-    sessions.create({
+    sessions.open({
       id: sessions.newId(),
-      status: 'requires_payment_method',
       reservationId: RESERVATION,
       listingId: 'lst-1',
       guestId: GUEST,
@@ -114,13 +114,9 @@ async function setUp() {
     });
   const payWithToken = async (session: CheckoutSession, key: string, token = `tok_${key}`) =>
     cards.submitToken(await sessions.require(session.id), token, key);
-  /** What the payments room notes on the session when payment-status finds the charge failed. */
+  /** What the session shows once payment-status finds the charge failed. */
   const chargeFailed = (session: CheckoutSession) =>
-    sessions.update(session.id, (current) => ({
-      ...current,
-      lastError: { code: 'charge_failed', message: 'declined' },
-      charge: { next: 'another_card' },
-    }));
+    sessions.move(session.id, { move: 'chargeSeen', charge: { next: 'another_card' }, message: 'declined' });
   const cardOnFile = () => world.cardsOnFile.onFile(RESERVATION);
   return { clock, store, outbox, platform, sessions, cards, journal, newSession, payWithToken, chargeFailed, cardOnFile, attachedHeard };
 }

@@ -27,7 +27,8 @@ import { attachKey } from '../sessions/attach-key';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { holdOnPlatform, methodsCharging } from './booking-hold';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from '../sessions/checkout-session';
-import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { phaseOf, SessionMove } from '../sessions/session-moves';
+import { SessionState } from '../sessions/session-state';
 import { RedisKeys } from '../redis/redis-keys';
 import { cardBrand } from './dto/card-rules';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
@@ -84,7 +85,7 @@ export class CardPayments {
   constructor(
     private readonly guesty: GuestyClient,
     private readonly providers: PaymentProviders,
-    private readonly sessions: CheckoutSessionsStore,
+    private readonly sessions: SessionState,
     private readonly states: ThreeDsStates,
     private readonly limits: RequestLimits,
     private readonly config: ConfigService<AppConfig, true>,
@@ -160,15 +161,7 @@ export class CardPayments {
       }
       // Stored only now: the guest reaches the return URLs through the answer below, never before it.
       await this.states.keep({ sessionId, attemptId }, states, Math.min(ATTEMPT_TTL_MS, session.expiresAt - this.clock.now()));
-      const waiting = await this.sessions.update(sessionId, (current) => ({
-        ...current,
-        // A replacement card (a failed charge mended) waits for its issuer with the session still succeeded.
-        status: current.status === 'succeeded' ? 'succeeded' : 'requires_action',
-        nextAction: { type: 'redirect', redirectUrl: authUrl },
-        pendingAttempt: attempt,
-        // A replacement keeps charge_failed until it is attached: that is what lets its return attach it.
-        lastError: current.status === 'succeeded' ? current.lastError : undefined,
-      }));
+      const waiting = await this.sessions.move(sessionId, { move: 'authenticationRequired', attempt, redirectUrl: authUrl });
       return toView(waiting);
     });
   }
@@ -257,7 +250,7 @@ export class CardPayments {
   private async returnHolding(sessionId: string, outcome: ThreeDsOutcome, attempt: string, lease: ReservationLease): Promise<ReturnAnswer> {
     const session = await this.sessions.load(sessionId);
     const pending = session?.pendingAttempt;
-    const waiting = session?.status === 'requires_action' || (session?.status === 'succeeded' && replacing(session));
+    const waiting = session?.status === 'requires_action' || (session !== null && phaseOf(session) === 'replacing');
     if (!session || !waiting || pending?.id !== attempt) return this.refusedReturn(sessionId);
     if (outcome === 'failure') {
       // fail() records the failure and rethrows it; a return answers with a redirect instead.
@@ -301,11 +294,7 @@ export class CardPayments {
     // A booking whose hold ended holds no dates any more: nothing is sent for it (docs/product-spec.md §3.1).
     if (holdEnded(session, this.clock.now())) {
       await this.sessions
-        .update(sessionId, (current) =>
-          current.booking && holdEnded(current, this.clock.now())
-            ? { ...current, booking: { ...current.booking, status: 'expired' } }
-            : null,
-        )
+        .move(sessionId, { move: 'holdEnded', now: this.clock.now() })
         .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a booking expired on its session'));
       throw holdExpired();
     }
@@ -359,7 +348,7 @@ export class CardPayments {
       standing = { openIntentId: null, card: await this.cards.onFile(reservationOf(lease.target)) };
     }
     const session = await this.sessions.require(sessionId);
-    if (session.status === 'succeeded' && replacing(session)) {
+    if (phaseOf(session) === 'replacing') {
       // A failed charge mended (docs/product-spec.md §6.5): only when the platform, read now, still shows it.
       await this.paymentMethods.replacedCard(session);
       return session;
@@ -399,7 +388,7 @@ export class CardPayments {
     lease: ReservationLease,
     intent: AttachIntent,
   ): Promise<CheckoutSessionView> {
-    const replacement = session.status === 'succeeded' && replacing(session);
+    const replacement = phaseOf(session) === 'replacing';
     // A booking's hold is the platform's: its reservation, read under this lease, is the attach's snapshot.
     const readBefore =
       intent.snapshot !== undefined
@@ -451,9 +440,7 @@ export class CardPayments {
     const hold = holdOnPlatform(reservation, session, this.clock.now());
     if (hold !== 'held') {
       await this.sessions
-        .update(session.id, (current) =>
-          current.booking && current.booking.status !== hold ? { ...current, booking: { ...current.booking, status: hold } } : null,
-        )
+        .move(session.id, { move: 'bookingEnded', status: hold })
         .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a booking ended on its session'));
       throw holdExpired();
     }
@@ -490,11 +477,7 @@ export class CardPayments {
   /** The guest is told "we are confirming", and the site polls the session (docs/product-spec.md §6.6). */
   private async markProcessing(sessionId: string): Promise<void> {
     await this.sessions
-      .update(sessionId, (current) =>
-        current.status === 'succeeded' || current.status === 'processing'
-          ? null
-          : { ...current, status: 'processing', nextAction: undefined, lastError: undefined },
-      )
+      .move(sessionId, { move: 'outcomePending' })
       .catch((cause: unknown) =>
         this.logger.warn({ err: cause }, 'could not mark a checkout session processing; the journal keeps the open attach'),
       );
@@ -502,7 +485,7 @@ export class CardPayments {
 
   /** The journal recorded the card on file with the outcome (or the reconciler did): the session follows. */
   private async attached(session: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): Promise<CheckoutSessionView> {
-    const succeeded = await this.sessions.recordOutcome(session.id, (current) => succeededWith(current, tokenizedUnder, method), session);
+    const succeeded = await this.sessions.recordOutcome(session.id, attachedMove(tokenizedUnder, method), session);
     this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
     await this.events.publish('card.attached', { reservationId: session.reservationId, sessionId: session.id });
     return toView(succeeded);
@@ -516,46 +499,23 @@ export class CardPayments {
     if (!found) return;
     const sessionId = found.id;
     if (attached) {
-      await this.sessions
-        .update(sessionId, (current) => succeededWith(current, event.paymentProviderId, attached))
-        .catch((error: unknown) => {
-          if (!hasCode(error, 'session_not_found')) throw error;
-        });
+      await this.sessions.move(sessionId, attachedMove(event.paymentProviderId, attached)).catch((error: unknown) => {
+        if (!hasCode(error, 'session_not_found')) throw error;
+      });
       this.logger.log({ reservationId, paymentMethodId: attached.paymentMethodId }, 'payment method attached (reconciled)');
       await this.events.publish('card.attached', { reservationId, sessionId });
       return;
     }
-    await this.sessions
-      .update(sessionId, (current) =>
-        current.status === 'processing'
-          ? {
-              ...current,
-              status: 'failed',
-              pendingAttempt: undefined,
-              lastError: { code: 'not_attached', message: 'The card was not added to the reservation. Please try again.' },
-            }
-          : null,
-      )
-      .catch((error: unknown) => {
-        if (!hasCode(error, 'session_not_found')) throw error;
-      });
+    await this.sessions.move(sessionId, { move: 'notAttached' }).catch((error: unknown) => {
+      if (!hasCode(error, 'session_not_found')) throw error;
+    });
   }
 
   /** Records the failure on the session (a new card may follow), then answers it. */
   private async fail(session: CheckoutSession, error: DomainError, code: string = error.code): Promise<never> {
+    // A succeeded session (a replacement that failed) stays succeeded; only its 3-D Secure wait ends.
     await this.sessions
-      .update(session.id, (current) => {
-        // A succeeded session (a replacement that failed) stays succeeded; only its 3-D Secure wait ends.
-        if (current.status === 'succeeded')
-          return current.pendingAttempt || current.nextAction ? { ...current, nextAction: undefined, pendingAttempt: undefined } : null;
-        return {
-          ...current,
-          status: 'failed',
-          lastError: { code, message: error.detail },
-          nextAction: undefined,
-          pendingAttempt: undefined,
-        };
-      })
+      .move(session.id, { move: 'failed', error: { code, message: error.detail } })
       .catch((cause: unknown) => this.logger.warn({ err: cause, code }, 'could not record a failed payment step on its session'));
     throw error;
   }
@@ -570,25 +530,11 @@ export class CardPayments {
   }
 }
 
-/** A succeeded session waiting for a replacement card: the platform reported a failed charge (payment-status). */
-function replacing(session: CheckoutSession): boolean {
-  return session.lastError?.code === 'charge_failed';
-}
-
-/**
- * The session once its card is attached; unchanged when it already succeeded (it never goes back),
- * unless it waits for a replacement: the replacement becomes its card, and the failure is mended.
- */
-function succeededWith(current: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): CheckoutSession | null {
-  if (current.status === 'succeeded' && (!replacing(current) || current.paymentMethod?.id === method.paymentMethodId)) return null;
+/** The session's move once its card is attached: a replacement becomes its card, and the failure is mended. */
+function attachedMove(tokenizedUnder: string, method: AttachedMethod): SessionMove {
   return {
-    ...current,
-    status: 'succeeded',
-    paymentMethod: { id: method.paymentMethodId, last4: method.last4, ...(method.brand ? { brand: method.brand } : {}) },
+    move: 'attached',
+    method: { id: method.paymentMethodId, last4: method.last4, ...(method.brand ? { brand: method.brand } : {}) },
     tokenizedUnder,
-    nextAction: undefined,
-    pendingAttempt: undefined,
-    lastError: undefined,
-    charge: undefined,
   };
 }

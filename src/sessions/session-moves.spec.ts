@@ -82,6 +82,7 @@ const MOVE: Record<SessionMoveName, SessionMove> = {
   failed: { move: 'failed', error: { code: 'card_declined', message: 'The card was declined.' } },
   notAttached: { move: 'notAttached' },
   holdEnded: { move: 'holdEnded', now: NOW },
+  bookingEnded: { move: 'bookingEnded', status: 'canceled' },
   bookingConfirmed: { move: 'bookingConfirmed' },
   chargeSeen: { move: 'chargeSeen', charge: { next: 'another_card' }, message: 'The charge failed.' },
 };
@@ -108,6 +109,7 @@ const EXPECTED: Record<SessionMoveName, Record<SessionPhase, Outcome>> = {
   failed: { [P]: F, [A]: F, [R]: F, [F]: F, [S]: same, [X]: same },
   notAttached: { [P]: same, [A]: same, [R]: F, [F]: same, [S]: same, [X]: same },
   holdEnded: { [P]: P, [A]: A, [R]: R, [F]: F, [S]: same, [X]: same },
+  bookingEnded: { [P]: P, [A]: A, [R]: R, [F]: F, [S]: S, [X]: X },
   bookingConfirmed: { [P]: P, [A]: A, [R]: R, [F]: F, [S]: S, [X]: X },
   chargeSeen: { [P]: same, [A]: same, [R]: same, [F]: same, [S]: X, [X]: same },
 };
@@ -162,14 +164,15 @@ describe('checkout session moves: the table of allowed moves (docs/product-spec.
 });
 
 describe("checkout session moves: the booking's own table (docs/product-spec.md §3.1)", () => {
-  const BOOKING_EXPECTED: Record<'holdEnded' | 'bookingConfirmed', Record<BookingPhase, BookingPhase | 'unchanged' | 'refused'>> = {
+  const BOOKING_EXPECTED: Record<keyof typeof BOOKING_MOVES, Record<BookingPhase, BookingPhase | 'unchanged' | 'refused'>> = {
     holdEnded: { none: 'refused', reserved: 'expired', expired: 'unchanged', confirmed: 'unchanged', canceled: 'unchanged' },
+    bookingEnded: { none: 'refused', reserved: 'canceled', expired: 'canceled', confirmed: 'canceled', canceled: 'unchanged' },
     bookingConfirmed: { none: 'refused', reserved: 'confirmed', expired: 'confirmed', confirmed: 'unchanged', canceled: 'refused' },
   };
   const withBooking = (phase: BookingPhase): CheckoutSession =>
     phase === 'none' ? { ...base, booking: undefined } : { ...base, booking: booking(phase) };
 
-  describe.each(['holdEnded', 'bookingConfirmed'] as const)('%s', (name) => {
+  describe.each(['holdEnded', 'bookingEnded', 'bookingConfirmed'] as const)('%s', (name) => {
     it.each(BOOKING_PHASES)('from booking %s', (phase) => {
       let outcome: BookingPhase | 'unchanged' | 'refused';
       try {
@@ -184,6 +187,11 @@ describe("checkout session moves: the booking's own table (docs/product-spec.md 
       if (outcome === 'refused') expect(listed).toBeUndefined();
       else expect(listed).toContain(outcome === 'unchanged' ? phase : outcome);
     });
+  });
+
+  it('ends a booking only as the platform ends holds: expired or canceled', () => {
+    expect(nextSession(base, { move: 'bookingEnded', status: 'expired' })).toMatchObject({ booking: { status: 'expired' } });
+    expect(() => nextSession(base, { move: 'bookingEnded', status: 'confirmed' })).toThrow(SessionMoveRefused);
   });
 
   it('leaves a hold that has not ended as it is', () => {

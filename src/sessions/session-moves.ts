@@ -30,6 +30,8 @@ export type SessionMove =
   | { move: 'notAttached' }
   /** The reservation's hold ended before it was paid (docs/product-spec.md §3.1). */
   | { move: 'holdEnded'; now: number }
+  /** The platform shows the reservation no longer holding its dates (`expired` or `canceled`), read before a card is sent. */
+  | { move: 'bookingEnded'; status: BookingStatus }
   /** The platform confirmed the reservation once its card was on file. */
   | { move: 'bookingConfirmed' }
   /** A fresh payment-status read of the reservation's charges (docs/product-spec.md §3.2); `message` names a failure. */
@@ -93,6 +95,14 @@ export const SESSION_MOVES: Readonly<Record<SessionMoveName, Partial<Record<Sess
     succeeded: ['succeeded'],
     replacing: ['replacing'],
   },
+  bookingEnded: {
+    requires_payment_method: ['requires_payment_method'],
+    requires_action: ['requires_action'],
+    processing: ['processing'],
+    failed: ['failed'],
+    succeeded: ['succeeded'],
+    replacing: ['replacing'],
+  },
   bookingConfirmed: {
     requires_payment_method: ['requires_payment_method'],
     requires_action: ['requires_action'],
@@ -118,12 +128,21 @@ export type BookingPhase = BookingStatus | 'none';
 export const BOOKING_PHASES: readonly BookingPhase[] = ['none', 'reserved', 'confirmed', 'expired', 'canceled'];
 
 /** The moves that change a session's booking, and where each may take it. */
-export const BOOKING_MOVES: Readonly<Record<'holdEnded' | 'bookingConfirmed', Partial<Record<BookingPhase, readonly BookingPhase[]>>>> = {
+type BookingMoveName = 'holdEnded' | 'bookingEnded' | 'bookingConfirmed';
+
+export const BOOKING_MOVES: Readonly<Record<BookingMoveName, Partial<Record<BookingPhase, readonly BookingPhase[]>>>> = {
   holdEnded: {
     reserved: ['expired'],
     expired: ['expired'],
     confirmed: ['confirmed'],
     canceled: ['canceled'],
+  },
+  // The platform is the record: however the session last showed the booking, it shows how the platform ended it.
+  bookingEnded: {
+    reserved: ['expired', 'canceled'],
+    expired: ['expired', 'canceled'],
+    confirmed: ['expired', 'canceled'],
+    canceled: ['expired', 'canceled'],
   },
   bookingConfirmed: {
     reserved: ['confirmed'],
@@ -158,7 +177,7 @@ export function nextSession(current: CheckoutSession, move: SessionMove): Checko
   const from = phaseOf(current);
   const allowed = SESSION_MOVES[move.move][from];
   if (!allowed) throw new SessionMoveRefused(move.move, from);
-  const bookingAllowed = move.move === 'holdEnded' || move.move === 'bookingConfirmed' ? bookingMove(current, move.move) : undefined;
+  const bookingAllowed = move.move in BOOKING_MOVES ? bookingMove(current, move.move as BookingMoveName) : undefined;
   const next = apply(current, move);
   if (next === null) return null;
   const to = phaseOf(next);
@@ -169,7 +188,7 @@ export function nextSession(current: CheckoutSession, move: SessionMove): Checko
   return next;
 }
 
-function bookingMove(current: CheckoutSession, move: 'holdEnded' | 'bookingConfirmed'): readonly BookingPhase[] {
+function bookingMove(current: CheckoutSession, move: BookingMoveName): readonly BookingPhase[] {
   const from = current.booking?.status ?? 'none';
   const allowed = BOOKING_MOVES[move][from];
   if (!allowed) throw new SessionMoveRefused(move, `booking ${from}`);
@@ -222,6 +241,10 @@ function apply(current: CheckoutSession, move: SessionMove): CheckoutSession | n
         : null;
     case 'holdEnded':
       return current.booking && holdEnded(current, move.now) ? { ...current, booking: { ...current.booking, status: 'expired' } } : null;
+    case 'bookingEnded':
+      return current.booking && current.booking.status !== move.status
+        ? { ...current, booking: { ...current.booking, status: move.status } }
+        : null;
     case 'bookingConfirmed':
       return current.booking && current.booking.status !== 'confirmed'
         ? { ...current, booking: { ...current.booking, status: 'confirmed' } }

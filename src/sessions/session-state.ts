@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CheckoutSession } from './checkout-session';
-import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { CheckoutSessionsStore, SessionPointer } from './checkout-sessions.store';
 import { nextSession, SessionMove, SessionMoveRefused } from './session-moves';
 
 /** What opening a session takes: the record without what only its moves set. */
@@ -24,6 +24,11 @@ export class SessionState {
 
   load(id: string): Promise<CheckoutSession | null> {
     return this.records.load(id);
+  }
+
+  /** The session a record points at (the card on file, a booking), or null when there is none. */
+  pointedAt(pointer: SessionPointer): Promise<CheckoutSession | null> {
+    return this.records.pointedAt(pointer);
   }
 
   /** The session, or 404 session_not_found. */
