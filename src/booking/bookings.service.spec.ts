@@ -3,7 +3,7 @@ import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { PaymentProviders } from '../upstream/payment-providers';
-import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { SESSION_PROVIDERS } from '../sessions/sessions.module';
 import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProvider } from '../upstream/guesty.types';
 import { Bookings } from './bookings.service';
@@ -75,7 +75,7 @@ async function setUp(providerStatuses: PaymentProvider['status'][]) {
   const events: Pick<ProductEventBus, 'publish'> = { publish: () => Promise.resolve() };
   const module = await unitModule(
     world,
-    [Bookings, CheckoutSessionsStore, RequestLimits],
+    [Bookings, ...SESSION_PROVIDERS, RequestLimits],
     [
       [PaymentProviders, providers],
       [Quotes, quotes],

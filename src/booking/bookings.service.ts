@@ -7,7 +7,7 @@ import { OnProductEvent } from '../common/events/on-product-event';
 import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
 import { CheckoutSession, CheckoutSessionView, SessionBooking, toView } from '../sessions/checkout-session';
-import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { SessionState } from '../sessions/session-state';
 import { AdmittedBooking, BookingRequest, QuoteBookings } from '../sessions/quote-bookings';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { GuestCreateWrite } from '../journal/kinds/guest-create.write-kind';
@@ -54,7 +54,7 @@ export class Bookings implements QuoteBookings {
   constructor(
     private readonly quotes: Quotes,
     private readonly calendar: CalendarCache,
-    private readonly sessions: CheckoutSessionsStore,
+    private readonly sessions: SessionState,
     private readonly providers: PaymentProviders,
     private readonly limits: RequestLimits,
     private readonly leases: ReservationLeases,
@@ -261,9 +261,8 @@ export class Bookings implements QuoteBookings {
       checkOut: reservation.checkOut,
       ...(reservation.holdExpiresAt ? { holdExpiresAt: reservation.holdExpiresAt } : {}),
     };
-    const session = await this.sessions.create({
+    const session = await this.sessions.open({
       id: sessionId,
-      status: 'requires_payment_method',
       reservationId: reservation.reservationId,
       listingId: quote.view.listingId,
       guestId: reservation.guestId,
@@ -311,11 +310,7 @@ export class Bookings implements QuoteBookings {
   private async confirm(session: CheckoutSession): Promise<void> {
     const { reservationId } = session;
     const outcome = await this.setStatus(reservationId, 'confirmed', session.id);
-    await this.sessions.update(session.id, (current) =>
-      current.booking && current.booking.status !== 'confirmed'
-        ? { ...current, booking: { ...current.booking, status: outcome.status === 'confirmed' ? 'confirmed' : current.booking.status } }
-        : null,
-    );
+    if (outcome.status === 'confirmed') await this.sessions.move(session.id, { move: 'bookingConfirmed' });
     this.logger.log({ reservationId }, 'reservation confirmed after its card was put on file');
   }
 }
