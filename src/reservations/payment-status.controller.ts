@@ -1,6 +1,6 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { SessionState } from '../sessions/session-state';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { PaymentDiagnosisResponse } from './dto/payment-diagnosis.view';
@@ -11,7 +11,7 @@ import { PaymentStatusPolls } from './payment-status-polls';
 @Controller('checkout/sessions')
 export class PaymentStatusController {
   constructor(
-    private readonly sessions: CheckoutSessionsStore,
+    private readonly sessions: SessionState,
     private readonly polls: PaymentStatusPolls,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CheckoutSession, SessionCharge } from '../sessions/checkout-session';
-import { CheckoutSessionsStore } from '../sessions/checkout-sessions.store';
+import { SessionCharge } from '../sessions/checkout-session';
+import { SessionState } from '../sessions/session-state';
 import { CardsOnFile } from '../journal/kinds/payment-method.write-kind';
 import { PaymentDiagnosis } from './payment-diagnosis';
 
@@ -20,10 +20,6 @@ function chargeOf(answer: PaymentDiagnosis): SessionCharge | undefined {
   }
 }
 
-function same(a: SessionCharge | undefined, b: SessionCharge): boolean {
-  return a?.next === b.next && a.redirectUrl === b.redirectUrl;
-}
-
 /**
  * The checkout session that put the card on file follows what the platform did with its charges
  * (docs/product-spec.md §3.2, §6.5): a failed charge shows as `lastError.code: charge_failed` on the
@@ -38,7 +34,7 @@ export class SessionCharges {
 
   constructor(
     private readonly cards: CardsOnFile,
-    private readonly sessions: CheckoutSessionsStore,
+    private readonly sessions: SessionState,
   ) {}
 
   async follow(reservationId: string, answer: PaymentDiagnosis): Promise<void> {
@@ -48,21 +44,10 @@ export class SessionCharges {
       const card = await this.cards.onFile(reservationId);
       const session = card && (await this.sessions.pointedAt(card));
       if (!session) return;
-      await this.sessions.update(session.id, (current) => this.changed(current, charge, answer), session);
+      await this.sessions.move(session.id, { move: 'chargeSeen', charge, message: answer.diagnosis.message }, session);
     } catch (error) {
       // The answer stands; the session learns it on the next read.
       this.logger.warn({ err: error, reservationId }, 'could not note the state of the charges on the checkout session');
     }
-  }
-
-  private changed(current: CheckoutSession, charge: SessionCharge, answer: PaymentDiagnosis): CheckoutSession | null {
-    if (current.status !== 'succeeded') return null;
-    const failed = charge.next === 'another_card' && current.lastError?.code !== 'charge_failed';
-    if (!failed && same(current.charge, charge)) return null;
-    return {
-      ...current,
-      charge,
-      ...(failed ? { lastError: { code: 'charge_failed', message: answer.diagnosis.message } } : {}),
-    };
   }
 }
