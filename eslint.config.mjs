@@ -39,6 +39,11 @@ const NO_APP = {
   regex: '^(\\.\\./)+(app\\.(factory|module)|http-hooks|main|write-openapi)$',
   message: "a room never imports the app's wiring (src/*.ts)",
 };
+/** A session changes only by a move of its one owner: outside sessions/, its records' store is never imported. */
+const ONLY_OWNER_WRITES_SESSIONS = {
+  regex: '(^|/)sessions/checkout-sessions\\.store$',
+  message: 'only sessions/ writes checkout sessions: read and move them through SessionState (docs/product-spec.md §3.3)',
+};
 /** The shared token is asked for by its port (upstream/access-tokens.ts); only the wiring imports the room that provides it. */
 const NO_AUTH = forbid(
   ['auth'],
@@ -47,7 +52,9 @@ const NO_AUTH = forbid(
 const boundaries = (files, patterns, paths = [...ONLY_UPSTREAM_HTTP, ...ONLY_STORE_REDIS], others = [NO_AUTH]) => ({
   files,
   // One block per room carries all of its rules: a later block setting the rule replaces, never adds to, an earlier one.
-  rules: { 'no-restricted-imports': ['error', { paths, patterns: [NO_SANDBOX, NO_APP, ...others, ...patterns] }] },
+  rules: {
+    'no-restricted-imports': ['error', { paths, patterns: [NO_SANDBOX, NO_APP, ONLY_OWNER_WRITES_SESSIONS, ...others, ...patterns] }],
+  },
 });
 
 export default tseslint.config(

@@ -69,6 +69,9 @@ const forbidden: Probe[] = [
   ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, 'axios')),
   ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'redis').map((from) => probe(from, 'ioredis')),
   probe('common/errors', '../../sessions/checkout-session'),
+  // Only the sessions' owner writes them: no other room reaches their store.
+  ...FEATURES.map((from) => probe(from, '../sessions/checkout-sessions.store')),
+  { file: 'src/app.module.ts', imports: './sessions/checkout-sessions.store' },
 ];
 
 const allowed: Probe[] = [
@@ -80,6 +83,7 @@ const allowed: Probe[] = [
   probe('redis', 'ioredis'),
   { file: 'src/main.ts', imports: './app.factory' },
   { file: 'src/app.module.ts', imports: './auth/auth.module' },
+  { file: 'src/sessions/session-state.ts', imports: './checkout-sessions.store' },
 ];
 
 /** A probe calling one of the upstream client's write methods, from `file`. */
@@ -130,6 +134,9 @@ describe('the map of docs/architecture.md, enforced by lint', () => {
     expect(unrefused).toEqual([]);
     expect(refusals[forbidden.findIndex((p) => p.file.includes('/reservations/') && p.imports.includes('booking'))]).toEqual([
       "no-restricted-imports: '../booking/something' import is restricted from being used by a pattern. reservations/ imports only journal, sessions, the floor (docs/architecture.md)",
+    ]);
+    expect(refusals[forbidden.findIndex((p) => p.file.includes('/booking/') && p.imports.endsWith('checkout-sessions.store'))]).toEqual([
+      "no-restricted-imports: '../sessions/checkout-sessions.store' import is restricted from being used by a pattern. only sessions/ writes checkout sessions: read and move them through SessionState (docs/product-spec.md §3.3)",
     ]);
   });
 

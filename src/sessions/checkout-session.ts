@@ -51,6 +51,12 @@ export interface PendingAttempt {
   brand?: string;
 }
 
+/** Where a record points at a session: by its ref, or by its raw id as records written before the ref do. */
+export interface SessionPointer {
+  sessionRef?: string;
+  sessionId?: string;
+}
+
 /** What Redis holds for a session: never a card number, CVC or expiry. */
 export interface CheckoutSession {
   id: string;

@@ -7,7 +7,7 @@ import { AtRestCipher, AtRestCiphers, SealedValue } from '../redis/at-rest-ciphe
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
-import { CheckoutSession } from './checkout-session';
+import { CheckoutSession, SessionPointer } from './checkout-session';
 
 const SESSION_ID = /^cs_[A-Za-z0-9_-]{32}$/;
 const CHANGE_ATTEMPTS = 3;
@@ -25,12 +25,6 @@ export function isSessionId(id: string): boolean {
  * sweep, a booking's replay) can still name the session, and whoever reads Redis cannot.
  */
 type StoredSession = Omit<CheckoutSession, 'id'> & { sealedId: SealedValue };
-
-/** Where a record points at a session: by its ref, or by its raw id as records written before the ref do. */
-export interface SessionPointer {
-  sessionRef?: string;
-  sessionId?: string;
-}
 
 /** A record written before the ref: under the raw id, carrying it. */
 type LegacySession = CheckoutSession & { sealedId?: undefined };

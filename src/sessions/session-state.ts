@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CheckoutSession } from './checkout-session';
-import { CheckoutSessionsStore, SessionPointer } from './checkout-sessions.store';
+import { CheckoutSession, SessionPointer } from './checkout-session';
+import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { nextSession, SessionMove, SessionMoveRefused } from './session-moves';
 
 /** What opening a session takes: the record without what only its moves set. */

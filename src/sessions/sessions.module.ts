@@ -7,11 +7,10 @@ export const SESSION_PROVIDERS = [CheckoutSessionsStore, SessionState];
 
 /**
  * Checkout sessions' records and their one owner (SessionState): every room reads and moves sessions
- * through it. Beside them, the card on file of each reservation (one card per reservation, which a
- * session is refused on) and the Swagger shape of a session's answer.
+ * through it, and only SessionState is given to them (the store stays inside the room).
  */
 @Module({
   providers: SESSION_PROVIDERS,
-  exports: [SessionState, CheckoutSessionsStore],
+  exports: [SessionState],
 })
 export class SessionsModule {}
