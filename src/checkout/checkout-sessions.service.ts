@@ -30,12 +30,21 @@ export class CheckoutSessions {
     private readonly paymentMethods: PaymentMethodWrite,
   ) {}
 
-  async create(reservationId: string, email: string): Promise<CheckoutSessionView> {
-    const reservation = await this.guesty.getReservation(reservationId);
+  /**
+   * `clientIp`: the read that opens a session spends checkout priority before the guest has proven
+   * more than an id and an email, so each client network may miss only so often (docs/product-spec.md §7).
+   */
+  async create(reservationId: string, email: string, clientIp: string): Promise<CheckoutSessionView> {
+    const lookup = await this.limits.reservationLookup(clientIp);
+    const reservation = await this.guesty.getReservation(reservationId).catch(async (cause: unknown) => {
+      await lookup.found();
+      throw cause;
+    });
     const guestEmail = reservation?.guest?.email?.trim().toLowerCase();
     if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
       throw new DomainError('reservation_not_found', NOT_FOUND);
     }
+    await lookup.found();
     const amount = reservation.money?.balanceDue;
     const currency = reservation.money?.currency;
     if (typeof amount !== 'number' || !currency) {

@@ -53,7 +53,8 @@ export class SessionsController {
   @ApiOperation({
     summary: 'Start paying for a reservation ({reservationId, email}), or book a quote first ({quoteId, ratePlanId?, guest})',
     description:
-      'With `reservationId` and `email`: amount and currency come from the reservation. With `quoteId` and `guest` (and an `Idempotency-Key`): ' +
+      'With `reservationId` and `email`: amount and currency come from the reservation; no reservation by that id with that email: 404 ' +
+      '`reservation_not_found`, and after CHECKOUT_RESERVATION_MISSES_PER_IP of those from the address, 429 `rate_limited` before the platform is asked. With `quoteId` and `guest` (and an `Idempotency-Key`): ' +
       'the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the ' +
       'session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` ' +
       '(a `quoteId` that is not of the form of a quote id at all is 400 `validation_failed` on `quoteId`); ' +
@@ -80,7 +81,7 @@ export class SessionsController {
     @Ip() clientIp: string,
   ): Promise<CheckoutSessionView> {
     const shape = sessionShape(body);
-    if ('reservationId' in shape) return this.sessions.create(shape.reservationId, shape.email);
+    if ('reservationId' in shape) return this.sessions.create(shape.reservationId, shape.email, clientIp);
     // An unknown quote or rate plan answers before the Idempotency-Key is stored: it writes nothing.
     const booking = await this.bookings.admit(shape, clientIp);
     const answer = await this.idempotency.run(`booking:${shape.quoteId}`, idempotencyKey, body, async () => ({

@@ -75,6 +75,8 @@ export interface CheckoutConfig {
   ipRateLimit: RateLimit;
   cardAttempts: RateLimit;
   sessionsPerReservation: RateLimit;
+  /** Session opens per client network that found no reservation (CHECKOUT_RESERVATION_MISSES_PER_IP). */
+  reservationMissesPerIp: RateLimit;
 }
 
 /** Writes to one reservation (docs/product-spec.md §6.3). */

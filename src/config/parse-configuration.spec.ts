@@ -33,6 +33,7 @@ describe('parseConfiguration', () => {
     expect(config.redis).toEqual({ url: undefined, keyPrefix: 'checkout:' });
     expect(config.checkout.returnUrl).toBe('http://localhost:3000/demo');
     expect(config.checkout.ipRateLimit).toEqual({ limit: 60, windowMs: 60_000, text: '60/m' });
+    expect(config.checkout.reservationMissesPerIp).toEqual({ limit: 3, windowMs: 3_600_000, text: '3/h' });
     expect(config.upstreamRateLimits.map((rate) => [rate.limit, rate.windowMs])).toEqual([
       [15, 1000],
       [120, 60_000],
@@ -149,6 +150,17 @@ describe('parseConfiguration', () => {
       'DOCS_ENABLED must be true or false',
       'INVOICE_ITEMS_ENDPOINT must be one of: current, deprecated',
       'UPSTREAM_RATE_LIMITS must be a comma-separated list like 15/s,120/m,5000/h',
+    ]);
+  });
+
+  it('reads the allowance of reservation misses per client network, and names a malformed one', () => {
+    expect(parseConfiguration({ CHECKOUT_RESERVATION_MISSES_PER_IP: '10/m' }).checkout.reservationMissesPerIp).toEqual({
+      limit: 10,
+      windowMs: 60_000,
+      text: '10/m',
+    });
+    expect(problemsOf({ CHECKOUT_RESERVATION_MISSES_PER_IP: '0/h' })).toEqual([
+      'CHECKOUT_RESERVATION_MISSES_PER_IP must look like 60/m (a positive count per s, m or h)',
     ]);
   });
 

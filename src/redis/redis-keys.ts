@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The request limits counted in Redis: per client network, card attempts and sessions per
- * reservation, reservations held without a card per client network and per listing.
+ * The request limits counted in Redis: per client network (requests, and session opens that found
+ * no reservation), card attempts and sessions per reservation, reservations held without a card per
+ * client network and per listing.
  */
-export type RequestLimitName = 'client-ip' | 'card-attempts' | 'sessions' | 'booking-holds' | 'unpaid-holds';
+export type RequestLimitName = 'client-ip' | 'card-attempts' | 'sessions' | 'reservation-misses' | 'booking-holds' | 'unpaid-holds';
 
 /**
  * Every Redis key the service uses is built here, under the configured prefix, so that several

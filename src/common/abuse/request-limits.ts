@@ -22,6 +22,7 @@ export class RequestLimits {
   private readonly ipLimit: RateLimit;
   private readonly cardLimit: RateLimit;
   private readonly sessionLimit: RateLimit;
+  private readonly missLimit: RateLimit;
   private readonly readLimit: RateLimit;
   private readonly holdLimit: RateLimit;
   private readonly unpaidHoldsPerListing: number;
@@ -37,6 +38,7 @@ export class RequestLimits {
     this.ipLimit = checkout.ipRateLimit;
     this.cardLimit = checkout.cardAttempts;
     this.sessionLimit = checkout.sessionsPerReservation;
+    this.missLimit = checkout.reservationMissesPerIp;
     this.readLimit = config.get('budget', { infer: true }).ipReadLimit;
     const booking = config.get('booking', { infer: true });
     this.holdLimit = booking.holdsPerIp;
@@ -85,6 +87,27 @@ export class RequestLimits {
     if (!answer.granted) {
       this.refuse('sessions', answer, 'Too many checkout attempts for this booking. Please wait before trying again, or contact us.');
     }
+  }
+
+  /**
+   * A session about to be opened on a reservation the guest names by id and email, before the
+   * reservation is read (CHECKOUT_RESERVATION_MISSES_PER_IP): the read is taken as a miss of this
+   * client network in advance, so concurrent guesses cannot pass together; throws 429 `rate_limited`
+   * when the network has missed its allowance. Call `found()` once the reservation matched (or the
+   * read failed): only a guess that found nothing keeps its place.
+   */
+  async reservationLookup(ip: string): Promise<{ found: () => Promise<void> }> {
+    const network = clientNetwork(ip);
+    const lookup = randomUUID();
+    const answer = await this.take('reservation-misses', network, this.missLimit, lookup);
+    if (!answer.granted) {
+      this.refuse(
+        'reservation_misses',
+        answer,
+        'Too many reservations not found from your network. Please check the reservation id and email in your confirmation, wait, and try again, or contact us.',
+      );
+    }
+    return { found: () => this.releaseSlot('reservation-misses', network, lookup).catch(() => undefined) };
   }
 
   /**
@@ -147,7 +170,7 @@ export class RequestLimits {
   }
 
   private refuse(
-    limit: 'client_ip' | 'client_ip_read' | 'card_attempts' | 'sessions' | 'booking_holds' | 'unpaid_holds',
+    limit: 'client_ip' | 'client_ip_read' | 'card_attempts' | 'sessions' | 'reservation_misses' | 'booking_holds' | 'unpaid_holds',
     answer: SlotAnswer,
     detail: string,
   ): never {

@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { cardBody, checkoutClient, freshReservation, upstreamRequests } from '../utils/checkout-client';
+import { keysAdded } from '../utils/keys-added';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+
+/** The minute's budget scaled down: the made-up ids of the flood alone would spend all of it. */
+const PER_MINUTE = 12;
+const MISSES_PER_ADDRESS = 2;
+const ADDRESSES = ['198.18.9.1', '198.18.9.2', '198.18.9.3'];
+const TRIES_PER_ADDRESS = 4;
+
+const madeUpReservationId = () => `res-${randomBytes(9).toString('base64url')}`;
+const open = (url: string, address: string, reservationId: string, email: string) =>
+  request(url).post('/checkout/sessions').set('X-Forwarded-For', address).send({ reservationId, email });
+
+/**
+ * docs/product-spec.md §7: opening a session reads the reservation at checkout priority, so a flood
+ * of made-up reservation ids, each a platform read, would spend the budget real checkouts need.
+ * Each address may miss (404) `CHECKOUT_RESERVATION_MISSES_PER_IP` times; after that its session
+ * opens are refused 429 `rate_limited` before anything is read upstream.
+ */
+describe('made-up reservation ids cannot spend the budget real checkouts need', () => {
+  let world: SandboxedApps;
+  let url: string;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, {
+      env: {
+        TRUST_PROXY: '1',
+        UPSTREAM_RATE_LIMITS: `100/s,${PER_MINUTE}/m,5000/h`,
+        CHECKOUT_RESERVATION_MISSES_PER_IP: `${MISSES_PER_ADDRESS}/h`,
+      },
+      sandbox: { rateLimits: { perSecond: 100, perMinute: PER_MINUTE, perHour: 5000 }, paymentVisibilityDelayMs: 0 },
+    });
+    url = world.apps[0].url;
+  });
+
+  afterAll(() => world.close());
+
+  const platformMisses = () => world.sandbox.control.requestLog.filter((entry) => entry.status === 404).length;
+
+  it('each address misses its allowance, is then refused before the platform, and a real checkout completes', async () => {
+    const answers: string[][] = [];
+    for (const address of ADDRESSES) {
+      const perAddress: string[] = [];
+      for (let i = 0; i < TRIES_PER_ADDRESS; i += 1) {
+        const answer = await open(url, address, madeUpReservationId(), 'someone@example.com');
+        perAddress.push(`${answer.status} ${answer.body.code}`);
+        if (answer.status === 429) {
+          expect(answer.body.detail).toMatch(/reservations not found/i);
+          expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+        }
+      }
+      answers.push(perAddress);
+    }
+
+    const { reservationId, guestEmail } = freshReservation(world);
+    const session = await open(url, '198.18.9.200', reservationId, guestEmail);
+    expect(session.status).toBe(201);
+    const paid = await checkoutClient(url).submit(session.body.id as string, cardBody());
+    expect(paid.body.status).toBe('succeeded');
+    expect(world.sandbox.control.counters.rateLimited).toBe(0);
+    const expected = [
+      ...Array<string>(MISSES_PER_ADDRESS).fill('404 reservation_not_found'),
+      ...Array<string>(TRIES_PER_ADDRESS - MISSES_PER_ADDRESS).fill('429 rate_limited'),
+    ];
+    expect(answers).toEqual(ADDRESSES.map(() => expected));
+    // Only the allowance reached the platform.
+    expect(platformMisses()).toBe(ADDRESSES.length * MISSES_PER_ADDRESS);
+
+    // A refusal sends nothing upstream and writes nothing beyond the counters it was refused by.
+    const keysBefore = await world.apps[0].redisKeys();
+    const sentBefore = upstreamRequests(world);
+    for (const address of ADDRESSES) expect((await open(url, address, madeUpReservationId(), 'someone@example.com')).status).toBe(429);
+    expect(upstreamRequests(world)).toBe(sentBefore);
+    expect(keysAdded(keysBefore, await world.apps[0].redisKeys())).toEqual([]);
+  });
+});
+
+describe('only misses spend the allowance', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, { env: { TRUST_PROXY: '1', CHECKOUT_RESERVATION_MISSES_PER_IP: `${MISSES_PER_ADDRESS}/h` } });
+  });
+
+  afterAll(() => world.close());
+
+  it('a reservation found is no miss: one address opens more sessions than its allowance of misses', async () => {
+    const address = '198.18.9.50';
+    for (let i = 0; i < MISSES_PER_ADDRESS + 1; i += 1) {
+      const { reservationId, guestEmail } = freshReservation(world);
+      expect((await open(world.apps[0].url, address, reservationId, guestEmail)).status).toBe(201);
+    }
+    // A wrong email is a miss as an unknown id is (the two answers are one, so both are guesses).
+    const { reservationId } = freshReservation(world);
+    for (let i = 0; i < MISSES_PER_ADDRESS; i += 1) {
+      expect((await open(world.apps[0].url, address, reservationId, 'someone-else@example.com')).body.code).toBe('reservation_not_found');
+    }
+    expect((await open(world.apps[0].url, address, madeUpReservationId(), 'someone@example.com')).status).toBe(429);
+  });
+});
