@@ -51,7 +51,7 @@ export class ThreeDsStates {
     await Promise.all(
       (['success', 'failure'] as const).map((outcome) =>
         this.store.set(
-          this.key(state.sessionId, outcome, values[outcome]),
+          this.key(state.sessionId, outcome, values[outcome]).state,
           JSON.stringify({ attemptId: state.attemptId } satisfies StoredState),
           {
             ttlMs,
@@ -70,7 +70,7 @@ export class ThreeDsStates {
   async peek(sessionId: string, outcome: ThreeDsOutcome, value: string | undefined): Promise<PresentedState | null> {
     if (!value || !STATE.test(value)) return null;
     const key = this.key(sessionId, outcome, value);
-    return presented(await this.store.get(key), false) ?? presented(await this.store.get(`${key}:used`), true);
+    return presented(await this.store.get(key.state), false) ?? presented(await this.store.get(key.used), true);
   }
 
   /**
@@ -81,12 +81,12 @@ export class ThreeDsStates {
   async consume(sessionId: string, outcome: ThreeDsOutcome, value: string | undefined): Promise<PresentedState | null> {
     if (!value || !STATE.test(value)) return null;
     const key = this.key(sessionId, outcome, value);
-    const raw = await this.store.take(key);
-    if (raw) await this.store.set(`${key}:used`, raw, { ttlMs: USED_TTL_MS }).catch(() => false);
-    return presented(raw, false) ?? presented(await this.store.get(`${key}:used`), true);
+    const raw = await this.store.take(key.state);
+    if (raw) await this.store.set(key.used, raw, { ttlMs: USED_TTL_MS }).catch(() => false);
+    return presented(raw, false) ?? presented(await this.store.get(key.used), true);
   }
 
-  private key(sessionId: string, outcome: ThreeDsOutcome, value: string): string {
+  private key(sessionId: string, outcome: ThreeDsOutcome, value: string): { state: string; used: string } {
     return this.keys.threeDsState(RedisKeys.digest(`${sessionId}:${outcome}:${value}`));
   }
 }

@@ -45,6 +45,14 @@ describe('RedisKeys in a Redis Cluster', () => {
     }
   });
 
+  // A state in flight across a deploy is found by the same names: the used record is the state's name and `:used`.
+  it('names a 3-D Secure state and its used record as before', () => {
+    expect(new RedisKeys('checkout:').threeDsState('d1g3st')).toEqual({
+      state: 'checkout:3ds-state:d1g3st',
+      used: 'checkout:3ds-state:d1g3st:used',
+    });
+  });
+
   // Every builder of RedisKeys, so that a new one is sorted here into single keys or a group.
   it('knows every key builder', () => {
     expect(Object.getOwnPropertyNames(RedisKeys.prototype).sort()).toEqual(
@@ -125,7 +133,7 @@ describe('RedisKeys in a Redis Cluster', () => {
     expect(spread((id) => keys.requestLimit('client-ip', id).window)).toBeGreaterThan(190);
     expect(spread((id) => keys.checkoutSession(id))).toBeGreaterThan(190);
     expect(spread((id) => keys.idempotencyRecord(`payment-method:${id}`, 'key-1'))).toBeGreaterThan(190);
-    expect(spread((id) => keys.threeDsState(RedisKeys.digest(id)))).toBeGreaterThan(190);
+    expect(spread((id) => keys.threeDsState(RedisKeys.digest(id)).state)).toBeGreaterThan(190);
     expect(spread((id) => keys.webhookMessage(`msg_${id}`))).toBeGreaterThan(190);
     expect(spread((id) => keys.fetchLock('calendar', `${id}:2031-07`))).toBeGreaterThan(190);
   });

@@ -121,9 +121,14 @@ export class RedisKeys {
     return { quote: (id) => `${this.prefix}quote:${id}`, byRequest: (digest) => `${this.prefix}quote-request:${digest}` };
   }
 
-  /** A 3-D Secure return state, by a digest of its value. */
-  threeDsState(digest: string): string {
-    return `${this.prefix}3ds-state:${digest}`;
+  /**
+   * A 3-D Secure return state, by a digest of its value: the state until it is used, then its record
+   * kept a while under `used` so a duplicate return is recognised (names unchanged since the first
+   * deploy, so states in flight across a deploy are still found).
+   */
+  threeDsState(digest: string): { state: string; used: string } {
+    const state = `${this.prefix}3ds-state:${digest}`;
+    return { state, used: `${state}:used` };
   }
 
   /**
