@@ -49,6 +49,12 @@ const NO_AUTH = forbid(
   ['auth'],
   'only the wiring imports auth/: the upstream client asks for AccessTokens (upstream/access-tokens.ts), which AuthModule provides',
 );
+const SESSIONS_BELOW = forbid([...FEATURES, 'journal'], 'sessions/ is below the features: every room asks it, it imports only the floor');
+/** Inside sessions/ too, only the owner reaches the store: the room's other files ask SessionState like any room. */
+const ONLY_OWNER_IN_ROOM = {
+  regex: '^\\./checkout-sessions\\.store$',
+  message: 'only SessionState (session-state.ts) writes checkout sessions: read and move them through it (docs/product-spec.md §3.3)',
+};
 const boundaries = (files, patterns, paths = [...ONLY_UPSTREAM_HTTP, ...ONLY_STORE_REDIS], others = [NO_AUTH]) => ({
   files,
   // One block per room carries all of its rules: a later block setting the rule replaces, never adds to, an earlier one.
@@ -94,9 +100,11 @@ export default tseslint.config(
     ['src/journal/**/*.ts'],
     [forbid([...FEATURES, 'sessions'], 'the journal is below the features: they call it with its write kinds')],
   ),
+  boundaries(['src/sessions/**/*.ts'], [SESSIONS_BELOW, ONLY_OWNER_IN_ROOM]),
+  // The owner, the module that builds it, and the specs of the two.
   boundaries(
-    ['src/sessions/**/*.ts'],
-    [forbid([...FEATURES, 'journal'], 'sessions/ is below the features: every room asks it, it imports only the floor')],
+    ['src/sessions/{session-state,sessions.module,checkout-sessions.store,session-state.spec,checkout-sessions.store.spec}.ts'],
+    [SESSIONS_BELOW],
   ),
   // Rule 5: each feature room may import only the rooms its arrows in docs/architecture.md point to.
   ...Object.entries(FEATURE_ARROWS).map(([from, to]) =>

@@ -72,6 +72,7 @@ const forbidden: Probe[] = [
   // Only the sessions' owner writes them: no other room reaches their store.
   ...FEATURES.map((from) => probe(from, '../sessions/checkout-sessions.store')),
   { file: 'src/app.module.ts', imports: './sessions/checkout-sessions.store' },
+  { file: 'src/sessions/quote-bookings.ts', imports: './checkout-sessions.store' },
 ];
 
 const allowed: Probe[] = [
@@ -84,6 +85,7 @@ const allowed: Probe[] = [
   { file: 'src/main.ts', imports: './app.factory' },
   { file: 'src/app.module.ts', imports: './auth/auth.module' },
   { file: 'src/sessions/session-state.ts', imports: './checkout-sessions.store' },
+  { file: 'src/sessions/sessions.module.ts', imports: './checkout-sessions.store' },
 ];
 
 /** A probe calling one of the upstream client's write methods, from `file`. */
