@@ -1,15 +1,17 @@
 import request from 'supertest';
 import { OutboundRateLimiter } from '../../src/upstream/outbound-rate-limiter';
-import { freshReservation } from '../utils/checkout-client';
-import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { randomUUID } from 'node:crypto';
+import { startAppsOnSandboxProcess } from '../utils/sandbox-process';
 
 /**
  * The limiter counts a call when it grants the slot, the platform when the request arrives. A replica
  * whose loop stalls between the two (a long garbage collection, a busy core) sends late, and its late
- * calls must not land in one platform window with the calls granted after them.
+ * calls must not land in one platform window with the calls granted after them. The sandbox runs in
+ * its own process, as the platform does: sharing this process's loop, it would count late arrivals
+ * bunched by the test's own stalls.
  */
 describe('the upstream budget under a stalled replica', () => {
-  let world: SandboxedApps;
+  let world: Awaited<ReturnType<typeof startAppsOnSandboxProcess>>;
 
   afterEach(async () => {
     await world.close();
@@ -17,7 +19,7 @@ describe('the upstream budget under a stalled replica', () => {
 
   it('sends no more than the platform allows in any of its windows when granted calls leave late', async () => {
     // The platform's published limits, on both sides (15/s, 120/min).
-    world = await startSandboxedApps(1);
+    world = await startAppsOnSandboxProcess(1);
     const limiter = world.apps[0].app.get(OutboundRateLimiter);
     const acquire = limiter.acquire.bind(limiter);
     let granted = 0;
@@ -33,15 +35,21 @@ describe('the upstream budget under a stalled replica', () => {
       return grant;
     });
 
-    const sessions = await Promise.all(
-      Array.from({ length: 30 }, () => {
-        const { reservationId, guestEmail } = freshReservation(world);
-        return request(world.apps[0].url).post('/checkout/sessions').send({ reservationId, email: guestEmail });
-      }),
-    );
+    const reservations = [];
+    for (let i = 0; i < 30; i += 1) {
+      const guestEmail = `guest-${randomUUID().slice(0, 8)}@example.com`;
+      const { reservationId } = await world.sandbox.control('createReservation', {
+        listingId: 'lst-seaside',
+        guestEmail,
+        balanceDue: 500,
+        currency: 'USD',
+      });
+      reservations.push({ reservationId, email: guestEmail });
+    }
+    const sessions = await Promise.all(reservations.map((body) => request(world.apps[0].url).post('/checkout/sessions').send(body)));
 
     expect(granted).toBeGreaterThanOrEqual(30);
-    expect(world.sandbox.control.counters.rateLimited).toBe(0);
+    expect((await world.sandbox.control('counters')).rateLimited).toBe(0);
     expect(sessions.map((answer) => answer.status)).toEqual(Array(30).fill(201));
   });
 });

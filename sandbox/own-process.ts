@@ -1,0 +1,41 @@
+/**
+ * The sandbox in a process of its own, driven over IPC by a parent that forked it: the platform counts
+ * a request when it arrives on its own machine, so a test that judges the outbound budget must not
+ * share its event loop with the service it judges (a stall there would bunch the arrivals it counts).
+ * The options are JSON in argv[2]; the parent sends { id, member, args } and gets { id, value | error }.
+ */
+import { startSandbox } from './start-sandbox';
+import type { SandboxControl, SandboxOptions } from './types';
+
+interface ControlRequest {
+  id: number;
+  member: keyof SandboxControl;
+  args?: unknown[];
+}
+
+async function main(): Promise<void> {
+  const send = process.send?.bind(process);
+  if (!send) throw new Error('own-process sandbox: start it with child_process.fork');
+  const options = JSON.parse(process.argv[2] ?? '{}') as SandboxOptions;
+  const sandbox = await startSandbox(options);
+  process.on('message', (message: ControlRequest) => {
+    try {
+      const member = sandbox.control[message.member] as unknown;
+      const value =
+        typeof member === 'function' ? (member as (...args: unknown[]) => unknown).apply(sandbox.control, message.args ?? []) : member;
+      send({ id: message.id, value });
+    } catch (error) {
+      send({ id: message.id, error: error instanceof Error ? error.message : String(error) });
+    }
+  });
+  // The parent gone (test ended or crashed): nothing is left behind.
+  process.once('disconnect', () => {
+    void sandbox.stop().finally(() => process.exit(0));
+  });
+  send({ ready: sandbox.urls });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Sandbox failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,74 @@
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import type { SandboxControl, SandboxOptions, SandboxUrls } from '../../sandbox/types';
+import { pointedAtSandbox } from './sandboxed-apps';
+import { ROOT } from './service-process';
+import { startTestApp, TestApp } from './test-app';
+import { testConfig } from './test-config';
+
+/** The built sandbox in its own process (scripts/test.js builds before the tests run). */
+const BUILT_SANDBOX = path.join(ROOT, 'dist/sandbox/own-process.js');
+
+export interface SandboxProcess {
+  urls: SandboxUrls;
+  /** A control member of the sandbox: a method's result, or a property's value (as JSON). */
+  control<K extends keyof SandboxControl>(
+    member: K,
+    ...args: SandboxControl[K] extends (...a: infer A) => unknown ? A : []
+  ): Promise<SandboxControl[K] extends (...a: never[]) => infer R ? R : SandboxControl[K]>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The sandbox as a separate process, for tests that judge what arrives at the platform in time (its
+ * rate limits): in the test's own process, a stalled loop would bunch the arrivals it counts.
+ */
+export async function startSandboxProcess(options: SandboxOptions = {}): Promise<SandboxProcess> {
+  const child = fork(BUILT_SANDBOX, [JSON.stringify(options)], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let nextId = 0;
+  const urls = await new Promise<SandboxUrls>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the sandbox process exited (${code}) before it was ready`)));
+    child.on('message', (message: { ready?: SandboxUrls; id?: number; value?: unknown; error?: string }) => {
+      if (message.ready) return resolve(message.ready);
+      const waiter = message.id === undefined ? undefined : pending.get(message.id);
+      if (!waiter || message.id === undefined) return;
+      pending.delete(message.id);
+      if (message.error !== undefined) waiter.reject(new Error(message.error));
+      else waiter.resolve(message.value);
+    });
+  });
+  return {
+    urls,
+    control: ((member: string, ...args: unknown[]) =>
+      new Promise<unknown>((resolve, reject) => {
+        const id = nextId++;
+        pending.set(id, { resolve, reject });
+        child.send({ id, member, args });
+      })) as SandboxProcess['control'],
+    async stop() {
+      if (child.connected) child.disconnect();
+      await exited;
+    },
+  };
+}
+
+/** `count` replicas of the service (in this process) on the sandbox in its own process. */
+export async function startAppsOnSandboxProcess(
+  count: number,
+  options: { env?: Record<string, string>; sandbox?: SandboxOptions } = {},
+): Promise<{ sandbox: SandboxProcess; apps: TestApp[]; close(): Promise<void> }> {
+  const sandbox = await startSandboxProcess(options.sandbox);
+  const env = { ...pointedAtSandbox(sandbox.urls), ...options.env };
+  const apps: TestApp[] = [];
+  for (let index = 0; index < count; index += 1) apps.push(await startTestApp({}, { config: testConfig(env) }));
+  return {
+    sandbox,
+    apps,
+    close: async () => {
+      for (const app of apps) await app.close();
+      await sandbox.stop();
+    },
+  };
+}
