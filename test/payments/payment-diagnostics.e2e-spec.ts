@@ -123,9 +123,17 @@ describe('money.payments diagnostics', () => {
     });
 
     it('waits for a payment that shows only after a moment, re-reading the reservation: scheduled, not yet paid', async () => {
-      const { sessionId } = await pay(CARDS.noThreeDs);
-      const before = reservationReads();
-      const res = await paymentStatus(sessionId).expect(200);
+      // The platform charges on its own schedule: held here, so "not yet" does not race the charge.
+      world.sandbox.control.holdCharges();
+      const { before, res } = await (async () => {
+        try {
+          const paid = await pay(CARDS.noThreeDs);
+          const readsBefore = reservationReads();
+          return { before: readsBefore, res: await paymentStatus(paid.sessionId).expect(200) };
+        } finally {
+          world.sandbox.control.holdCharges(false);
+        }
+      })();
       // Attaching charges nothing by itself: the payment shows scheduled (due now), and nothing is paid yet.
       expect(res.body).toMatchObject({
         state: 'scheduled',
