@@ -36,15 +36,12 @@ export class CheckoutSessions {
    */
   async create(reservationId: string, email: string, clientIp: string): Promise<CheckoutSessionView> {
     const lookup = await this.limits.reservationLookup(clientIp);
-    const reservation = await this.guesty.getReservation(reservationId).catch(async (cause: unknown) => {
-      await lookup.found();
-      throw cause;
-    });
+    const reservation = await this.guesty.getReservation(reservationId);
     const guestEmail = reservation?.guest?.email?.trim().toLowerCase();
     if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
+      await lookup.missed();
       throw new DomainError('reservation_not_found', NOT_FOUND);
     }
-    await lookup.found();
     const amount = reservation.money?.balanceDue;
     const currency = reservation.money?.currency;
     if (typeof amount !== 'number' || !currency) {

@@ -100,4 +100,25 @@ describe('only misses spend the allowance', () => {
     }
     expect((await open(world.apps[0].url, address, madeUpReservationId(), 'someone@example.com')).status).toBe(429);
   });
+
+  it('session opens in flight at once from one network never refuse each other, however many there are', async () => {
+    // Guests behind one address on a slow platform: every read is still on its way when the next
+    // open arrives. Only a miss that happened spends the allowance, never a read in flight.
+    const address = '198.18.9.60';
+    world.sandbox.control.setRouteDelay('reservation', 300);
+    try {
+      const reservations = Array.from({ length: MISSES_PER_ADDRESS * 3 }, () => freshReservation(world));
+      const answers = await Promise.all(reservations.map((r) => open(world.apps[0].url, address, r.reservationId, r.guestEmail)));
+      expect(answers.map((answer) => answer.status)).toEqual(reservations.map(() => 201));
+    } finally {
+      world.sandbox.control.setRouteDelay('reservation', 0);
+    }
+    // Its allowance of misses is whole.
+    for (let i = 0; i < MISSES_PER_ADDRESS; i += 1) {
+      expect((await open(world.apps[0].url, address, madeUpReservationId(), 'someone@example.com')).body.code).toBe(
+        'reservation_not_found',
+      );
+    }
+    expect((await open(world.apps[0].url, address, madeUpReservationId(), 'someone@example.com')).status).toBe(429);
+  });
 });

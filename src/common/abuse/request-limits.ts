@@ -17,6 +17,9 @@ import { clientNetwork } from '../http/client-ip';
  * The read guard counts locally meanwhile (each replica the whole allowance), because the reads it
  * guards keep working without Redis and the outbound budget still bounds what they cost.
  */
+/** The one window member every check of a network's reservation misses writes (see reservationLookup). */
+const RESERVATION_MISS_CHECK = 'check';
+
 @Injectable()
 export class RequestLimits {
   private readonly ipLimit: RateLimit;
@@ -91,15 +94,18 @@ export class RequestLimits {
 
   /**
    * A session about to be opened on a reservation the guest names by id and email, before the
-   * reservation is read (CHECKOUT_RESERVATION_MISSES_PER_IP): the read is taken as a miss of this
-   * client network in advance, so concurrent guesses cannot pass together; throws 429 `rate_limited`
-   * when the network has missed its allowance. Call `found()` once the reservation matched (or the
-   * read failed): only a guess that found nothing keeps its place.
+   * reservation is read (CHECKOUT_RESERVATION_MISSES_PER_IP): throws 429 `rate_limited` when this
+   * client network has missed its allowance. Only a miss spends it, recorded once it happened
+   * (`missed()`): lookups in flight at once (a slow platform, guests behind one network) never refuse
+   * each other, and a lookup cut short by a fault leaves nothing counted.
    */
-  async reservationLookup(ip: string): Promise<{ found: () => Promise<void> }> {
+  async reservationLookup(ip: string): Promise<{ missed: () => Promise<void> }> {
     const network = clientNetwork(ip);
-    const lookup = randomUUID();
-    const answer = await this.take('reservation-misses', network, this.missLimit, lookup);
+    // The window holds the network's misses and one member of the checks, which every check
+    // refreshes (the same member, so checks at once share it): full means the misses reached the
+    // allowance, and a check takes nothing a concurrent lookup needs.
+    const window = { ...this.missLimit, limit: this.missLimit.limit + 1 };
+    const answer = await this.take('reservation-misses', network, window, RESERVATION_MISS_CHECK);
     if (!answer.granted) {
       this.refuse(
         'reservation_misses',
@@ -107,7 +113,13 @@ export class RequestLimits {
         'Too many reservations not found from your network. Please check the reservation id and email in your confirmation, wait, and try again, or contact us.',
       );
     }
-    return { found: () => this.releaseSlot('reservation-misses', network, lookup).catch(() => undefined) };
+    return {
+      missed: () =>
+        this.take('reservation-misses', network, window).then(
+          () => undefined,
+          () => undefined,
+        ),
+    };
   }
 
   /**
