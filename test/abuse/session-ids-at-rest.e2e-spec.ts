@@ -38,11 +38,12 @@ describe('session ids at rest', () => {
     return found;
   }
 
-  it('after a booking, a 3-D Secure card, its return, the confirmation and extras, nothing in Redis carries the session id, the state or a key', async () => {
+  it('after a booking, a 3-D Secure card, its return, the confirmation and extras, nothing in Redis carries the session id, the state, a key or the guest’s email', async () => {
     const site = bookingClient(world.apps[0].url);
     const quote = await site.quote({ listingId: 'lst-seaside', ...stay(60, 2), guestsCount: 2 }).expect(201);
     const bookingKey = randomUUID();
-    const booked = await site.book({ quoteId: quote.body.id, guest: newGuest() }, bookingKey).expect(201);
+    const guest = newGuest();
+    const booked = await site.book({ quoteId: quote.body.id, guest }, bookingKey).expect(201);
     const sessionId = booked.body.id as string;
 
     const cardKey = randomUUID();
@@ -77,6 +78,7 @@ describe('session ids at rest', () => {
         'the booking’s Idempotency-Key': bookingKey,
         'the card’s Idempotency-Key': cardKey,
         'the extras’ Idempotency-Key': extrasKey,
+        'the guest’s email': guest.email,
       }),
     ).toEqual([]);
     // The guest's own URL keeps the id: the session still answers by it.

@@ -104,15 +104,15 @@ export function journalWorld(
   const leases = new ReservationLeases(store, keys, clock, config);
   const guesty = seams.guesty ?? NO_UPSTREAM;
   const cardsOnFile = new CardsOnFile(store, keys, outbox);
+  const ciphers = new AtRestCiphers('unit-secret');
   const kinds = {
     'reservation-create': new ReservationCreateWrite(guesty, keys, store, clock, config),
-    'guest-create': new GuestCreateWrite(guesty),
+    'guest-create': new GuestCreateWrite(guesty, ciphers),
     'reservation-status': new ReservationStatusWrite(guesty),
     'payment-method': new PaymentMethodWrite(guesty, cardsOnFile, (seams.events ?? NO_EVENTS) as ProductEventBus),
     'invoice-item': new InvoiceItemWrite(guesty),
   } satisfies WriteKindsByName;
   const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config, { ...kinds, ...seams.kinds });
-  const ciphers = new AtRestCiphers('unit-secret');
   return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal, kinds, cardsOnFile };
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { SealedValue } from '../../redis/at-rest-cipher';
+import { AtRestCipher, AtRestCiphers, SealedValue } from '../../redis/at-rest-cipher';
+import { GuestyClient } from '../../upstream/guesty-client';
 import { GuestRequest } from '../../upstream/guesty.types';
 import { forSession, Reconciliation, WriteIntent, WriteTarget } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
@@ -13,11 +14,19 @@ export interface GuestCreatePayload {
   sealedSessionId: SealedValue;
 }
 
-/** A guest create as the journal records it: the email it is found by. */
+/**
+ * A guest create as the journal records it: the email it is found by, sealed (a guest's address is
+ * personal data: never in the clear at rest). `email` in the clear is what intents written before
+ * the seal carry; they are still found by it.
+ */
 export interface GuestCreateRequest {
-  email: string;
+  sealedEmail?: SealedValue;
+  email?: string;
   sealedSessionId?: SealedValue;
 }
+
+/** What a sealed email is bound to: it opens only as a guest create's. */
+const SEALED_EMAIL_BINDING = 'guest-create';
 
 export interface CreatedGuest {
   guestId: string;
@@ -32,9 +41,18 @@ export interface CreatedGuest {
 @Injectable()
 export class GuestCreateWrite extends JournaledWrite<GuestCreatePayload, GuestCreateRequest, CreatedGuest> {
   readonly name = 'guest-create';
+  private readonly emailSeal: AtRestCipher;
+
+  constructor(guesty: GuestyClient, ciphers: AtRestCiphers) {
+    super(guesty);
+    this.emailSeal = ciphers.for('guest-email');
+  }
 
   describe(_target: WriteTarget, { guest, sessionId, sealedSessionId }: GuestCreatePayload) {
-    return { request: { email: guest.email, sealedSessionId }, context: forSession(sessionId) };
+    return {
+      request: { sealedEmail: this.emailSeal.seal(guest.email, SEALED_EMAIL_BINDING), sealedSessionId },
+      context: forSession(sessionId),
+    };
   }
 
   async send(_target: WriteTarget, { guest }: GuestCreatePayload): Promise<CreatedGuest> {
@@ -42,7 +60,11 @@ export class GuestCreateWrite extends JournaledWrite<GuestCreatePayload, GuestCr
   }
 
   async find(intent: WriteIntent<GuestCreateRequest, CreatedGuest>): Promise<Reconciliation<CreatedGuest>> {
-    const guests = await this.guesty.findGuestsByEmail(intent.request.email, BEFORE_A_CARD);
+    const { sealedEmail, email: earlierEmail } = intent.request;
+    const email = sealedEmail ? this.emailSeal.open(sealedEmail, SEALED_EMAIL_BINDING) : (earlierEmail ?? null);
+    // Unreadable (the client secret was rotated): nothing to look for, so the horizon settles it.
+    if (email === null) return { notLanded: 'the guest create names no email this service can read' };
+    const guests = await this.guesty.findGuestsByEmail(email, BEFORE_A_CARD);
     const found = guests[guests.length - 1];
     return found ? { landed: { guestId: found._id } } : { notLanded: 'the platform has no guest with this email' };
   }
