@@ -27,10 +27,13 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
         BOOKING_HOLDS_PER_IP: '100000/h',
         BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
         CHECKOUT_IP_READ_LIMIT: '10000/m',
-        // Quotes are anonymous traffic; this file asks for many in a few seconds.
+        // Quotes and bookings before a card are anonymous traffic, and this file asks for many in a
+        // few seconds: a budget it cannot exhaust, since bookings, not the budget, are under test here
+        // (at the platform's 15/s its bursts met the anonymous wait and answered 503 rate_limited).
         UPSTREAM_ANONYMOUS_SHARE: '100',
+        UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
       },
-      sandbox: { paymentVisibilityDelayMs: 0 },
+      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100000 } },
     });
     requestMode = await startTestApp(
       {},
