@@ -1,9 +1,8 @@
 import Redis from 'ioredis';
 import request from 'supertest';
 import { RedisKeys } from '../../src/redis/redis-keys';
-import { randomUUID } from 'node:crypto';
 import { freshReservation } from '../utils/checkout-client';
-import { startAppsOnSandboxProcess } from '../utils/sandbox-process';
+import { freshReservationIn, startAppsOnSandboxProcess } from '../utils/sandbox-process';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { testRedisUrl } from '../utils/test-config';
 
@@ -12,8 +11,8 @@ const ANONYMOUS = { TRUST_PROXY: '1' };
 let nextAddress = 0;
 const anonymousAddress = () => `198.18.${Math.floor(nextAddress / 250) % 250}.${(nextAddress++ % 250) + 1}`;
 
-function anonymousRead(world: SandboxedApps, replica: number, listingId: string) {
-  return request(world.apps[replica].url).get(`/checkout/listings/${listingId}`).set('X-Forwarded-For', anonymousAddress());
+function anonymousRead(serviceUrl: string, listingId: string) {
+  return request(serviceUrl).get(`/checkout/listings/${listingId}`).set('X-Forwarded-For', anonymousAddress());
 }
 
 function upstreamListingReads(world: SandboxedApps): number {
@@ -28,11 +27,7 @@ describe('anonymous reads use at most their share of the upstream budget, counte
     const own = await startAppsOnSandboxProcess(1, { env: ANONYMOUS });
     try {
       const service = own.apps[0].url;
-      const flood = await Promise.all(
-        Array.from({ length: 115 }, (_, i) =>
-          request(service).get(`/checkout/listings/lst-random-${i}`).set('X-Forwarded-For', anonymousAddress()),
-        ),
-      );
+      const flood = await Promise.all(Array.from({ length: 115 }, (_, i) => anonymousRead(service, `lst-random-${i}`)));
       expect(flood.filter((answer) => answer.status === 404).length).toBeGreaterThan(0);
       for (const refused of flood.filter((answer) => answer.status !== 404)) {
         expect(refused.status).toBe(503);
@@ -45,13 +40,7 @@ describe('anonymous reads use at most their share of the upstream budget, counte
 
       const sessions = [];
       for (let i = 0; i < 16; i += 1) {
-        const guestEmail = `guest-${randomUUID().slice(0, 8)}@example.com`;
-        const { reservationId } = await own.sandbox.control('createReservation', {
-          listingId: 'lst-seaside',
-          guestEmail,
-          balanceDue: 500,
-          currency: 'USD',
-        });
+        const { reservationId, guestEmail } = await freshReservationIn(own.sandbox);
         sessions.push(await request(service).post('/checkout/sessions').send({ reservationId, email: guestEmail }));
       }
       expect(sessions.map((answer) => answer.status)).toEqual(Array(16).fill(201));
@@ -76,7 +65,7 @@ describe('anonymous reads use at most their share of the upstream budget', () =>
       env: { ...ANONYMOUS, UPSTREAM_RATE_LIMITS: '100/s,20/m,5000/h', UPSTREAM_ANONYMOUS_SHARE: '25' },
       sandbox: { rateLimits: { perSecond: 100, perMinute: 20, perHour: 5000 } },
     });
-    const flood = await Promise.all(Array.from({ length: 60 }, (_, i) => anonymousRead(world, i % 3, `lst-spread-${i}`)));
+    const flood = await Promise.all(Array.from({ length: 60 }, (_, i) => anonymousRead(world.apps[i % 3].url, `lst-spread-${i}`)));
     expect(flood.filter((answer) => answer.status === 404)).toHaveLength(5);
     expect(upstreamListingReads(world)).toBe(5);
     // The other 75 % of the minute is the checkouts', whichever replica serves them.
@@ -95,9 +84,9 @@ describe('anonymous reads use at most their share of the upstream budget', () =>
 
   it('remembers an unknown listing id for 60 s, for every replica', async () => {
     world = await startSandboxedApps(2, { env: ANONYMOUS });
-    await anonymousRead(world, 0, 'lst-unknown').expect(404);
-    await anonymousRead(world, 1, 'lst-unknown').expect(404);
-    await anonymousRead(world, 0, 'lst-unknown').expect(404);
+    await anonymousRead(world.apps[0].url, 'lst-unknown').expect(404);
+    await anonymousRead(world.apps[1].url, 'lst-unknown').expect(404);
+    await anonymousRead(world.apps[0].url, 'lst-unknown').expect(404);
     expect(upstreamListingReads(world)).toBe(1);
     const redis = new Redis(testRedisUrl());
     try {
@@ -108,7 +97,7 @@ describe('anonymous reads use at most their share of the upstream budget', () =>
       redis.disconnect();
     }
     // A known listing is still read and kept as before.
-    await anonymousRead(world, 1, 'lst-city').expect(200);
+    await anonymousRead(world.apps[1].url, 'lst-city').expect(200);
     expect(upstreamListingReads(world)).toBe(2);
   });
 });

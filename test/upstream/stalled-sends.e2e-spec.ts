@@ -1,7 +1,6 @@
 import request from 'supertest';
 import { OutboundRateLimiter } from '../../src/upstream/outbound-rate-limiter';
-import { randomUUID } from 'node:crypto';
-import { startAppsOnSandboxProcess } from '../utils/sandbox-process';
+import { AppsOnSandboxProcess, freshReservationIn, startAppsOnSandboxProcess } from '../utils/sandbox-process';
 
 /**
  * The limiter counts a call when it grants the slot, the platform when the request arrives. A replica
@@ -11,7 +10,7 @@ import { startAppsOnSandboxProcess } from '../utils/sandbox-process';
  * bunched by the test's own stalls.
  */
 describe('the upstream budget under a stalled replica', () => {
-  let world: Awaited<ReturnType<typeof startAppsOnSandboxProcess>>;
+  let world: AppsOnSandboxProcess;
 
   afterEach(async () => {
     await world.close();
@@ -37,13 +36,7 @@ describe('the upstream budget under a stalled replica', () => {
 
     const reservations = [];
     for (let i = 0; i < 30; i += 1) {
-      const guestEmail = `guest-${randomUUID().slice(0, 8)}@example.com`;
-      const { reservationId } = await world.sandbox.control('createReservation', {
-        listingId: 'lst-seaside',
-        guestEmail,
-        balanceDue: 500,
-        currency: 'USD',
-      });
+      const { reservationId, guestEmail } = await freshReservationIn(world.sandbox);
       reservations.push({ reservationId, email: guestEmail });
     }
     const sessions = await Promise.all(reservations.map((body) => request(world.apps[0].url).post('/checkout/sessions').send(body)));

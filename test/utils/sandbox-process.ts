@@ -1,4 +1,5 @@
 import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { SandboxControl, SandboxOptions, SandboxUrls } from '../../sandbox/types';
 import { pointedAtSandbox } from './sandboxed-apps';
@@ -54,11 +55,24 @@ export async function startSandboxProcess(options: SandboxOptions = {}): Promise
   };
 }
 
+/** A reservation of a guest of its own with a balance due, as `freshReservation` makes one in this process. */
+export async function freshReservationIn(sandbox: SandboxProcess, balanceDue = 500, listingId = 'lst-seaside', currency = 'USD') {
+  const guestEmail = `guest-${randomUUID().slice(0, 8)}@example.com`;
+  const created = await sandbox.control('createReservation', { listingId, guestEmail, balanceDue, currency });
+  return { ...created, guestEmail };
+}
+
+export interface AppsOnSandboxProcess {
+  sandbox: SandboxProcess;
+  apps: TestApp[];
+  close(): Promise<void>;
+}
+
 /** `count` replicas of the service (in this process) on the sandbox in its own process. */
 export async function startAppsOnSandboxProcess(
   count: number,
   options: { env?: Record<string, string>; sandbox?: SandboxOptions } = {},
-): Promise<{ sandbox: SandboxProcess; apps: TestApp[]; close(): Promise<void> }> {
+): Promise<AppsOnSandboxProcess> {
   const sandbox = await startSandboxProcess(options.sandbox);
   const env = { ...pointedAtSandbox(sandbox.urls), ...options.env };
   const apps: TestApp[] = [];
