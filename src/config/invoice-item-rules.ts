@@ -5,25 +5,10 @@
  * is not allowed); `secondIdentifier` one of the reference's values, required when `normalType` is
  * `AFE` and refused otherwise on the current endpoint, required on every item on the deprecated one.
  */
-export const INVOICE_ITEM_NORMAL_TYPES = [
-  'CF',
-  'CFE',
-  'PCM',
-  'LT',
-  'CT',
-  'VAT',
-  'GST',
-  'TT',
-  'TAX',
-  'ST',
-  'COT',
-  'OCT',
-  'TOT',
-  'HSHAT',
-  'HST',
-  'MAT',
-  'AFE',
-] as const;
+/** The normal types that are taxes, in the reference's order among the others. */
+const TAX_NORMAL_TYPES = ['LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT'] as const;
+
+export const INVOICE_ITEM_NORMAL_TYPES = ['CF', 'CFE', 'PCM', ...TAX_NORMAL_TYPES, 'AFE'] as const;
 
 /** The current endpoint's `secondIdentifier` enum, as the reference lists it (a unit test compares the two). */
 export const INVOICE_ITEM_SECOND_IDENTIFIERS = [
@@ -99,21 +84,7 @@ export const INVOICE_ITEM_SECOND_IDENTIFIERS = [
 ] as const;
 
 /** The normal types that are taxes (the platform's `isTax` lines). */
-export const INVOICE_ITEM_TAX_TYPES: readonly string[] = [
-  'LT',
-  'CT',
-  'VAT',
-  'GST',
-  'TT',
-  'TAX',
-  'ST',
-  'COT',
-  'OCT',
-  'TOT',
-  'HSHAT',
-  'HST',
-  'MAT',
-];
+export const INVOICE_ITEM_TAX_TYPES: readonly string[] = TAX_NORMAL_TYPES;
 
 export function isTaxNormalType(normalType: string | undefined): boolean {
   return normalType !== undefined && INVOICE_ITEM_TAX_TYPES.includes(normalType);
