@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
 import { GuestyClient } from '../upstream/guesty-client';
-import { UpstreamListing } from '../upstream/guesty.types';
+import { PlatformListing } from '../upstream/platform-results';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { ListingSummary } from './listing-summary';
 import { PublicCaching, strongEtag } from '../common/http/public-answer';
@@ -19,15 +19,14 @@ export const SUMMARY_CACHING: PublicCaching = {
   staleWhileRevalidateSeconds: SUMMARY_CACHE.ttlMs / 1000,
 };
 
-export function summarise(listing: UpstreamListing): ListingSummary {
-  const picture = listing.pictures?.[0];
+export function summarise(listing: PlatformListing): ListingSummary {
   return {
-    id: listing._id,
-    title: listing.title ?? listing.nickname ?? listing._id,
-    city: listing.address?.city,
-    country: listing.address?.country,
-    picture: picture?.original ?? picture?.thumbnail,
-    currency: listing.prices?.currency,
+    id: listing.id,
+    title: listing.title ?? listing.id,
+    city: listing.city,
+    country: listing.country,
+    picture: listing.picture,
+    currency: listing.currency,
   };
 }
 

@@ -27,6 +27,8 @@ import { UpstreamAnswer, UpstreamCall, UpstreamHttp } from './upstream-http';
 import { scrubText } from '../common/logging/redaction';
 import { inSpan } from '../common/telemetry/in-span';
 import { InvoiceItemAnswer, readInvoiceItemAnswer } from './invoice-item-answer';
+import { PlatformListing, PlatformListingPage } from './platform-results';
+import { listingOf } from './platform-readings';
 
 type Kind = 'read' | 'write';
 export type { Priority };
@@ -121,7 +123,7 @@ export class GuestyClient {
     private readonly config: ConfigService<AppConfig, true>,
   ) {}
 
-  async getListings(page: { limit: number; skip: number }): Promise<UpstreamListingPage> {
+  async getListings(page: { limit: number; skip: number }): Promise<PlatformListingPage> {
     const answer = await this.openApi({
       operation: 'getListings',
       kind: 'read',
@@ -130,11 +132,12 @@ export class GuestyClient {
       path: '/listings',
       query: { limit: String(page.limit), skip: String(page.skip) },
     });
-    return this.expect(answer, 'getListings') as UpstreamListingPage;
+    const { results, ...paging } = this.expect(answer, 'getListings') as UpstreamListingPage;
+    return { listings: (results ?? []).map(listingOf), ...paging };
   }
 
   /** Anonymous by default: a public listing read may only use its share of the budget. */
-  async getListing(listingId: string, priority: Priority = 'anonymous'): Promise<UpstreamListing | null> {
+  async getListing(listingId: string, priority: Priority = 'anonymous'): Promise<PlatformListing | null> {
     const answer = await this.openApi({
       operation: 'getListing',
       kind: 'read',
@@ -142,7 +145,7 @@ export class GuestyClient {
       method: 'GET',
       path: `/listings/${enc(listingId)}`,
     });
-    return answer.status === 404 ? null : (this.expect(answer, 'getListing') as UpstreamListing);
+    return answer.status === 404 ? null : listingOf(this.expect(answer, 'getListing') as UpstreamListing);
   }
 
   /** The listing's active payment provider; the apiKey is dropped here and never travels further. */
