@@ -5,7 +5,7 @@ import { ProductEventsModule } from '../common/events/product-events.module';
 import { SharedFetches } from '../redis/shared-fetches';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
-import { UpstreamCalendarDay } from '../upstream/guesty.types';
+import { CalendarDay } from '../upstream/platform-results';
 import { CalendarCache, CalendarDayView } from './calendar.service';
 
 beforeAll(quietLogs);
@@ -13,14 +13,14 @@ beforeAll(quietLogs);
 /** The platform's calendar of one listing, one month per read, counting the reads. */
 class FakeCalendar {
   reads: string[] = [];
-  listings = new Map<string, UpstreamCalendarDay[]>([
+  listings = new Map<string, CalendarDay[]>([
     [
       'lst-1',
       [
         { date: '2031-07-30', currency: 'USD', price: 120, minNights: 2, status: 'available' },
         { date: '2031-07-31', currency: 'USD', price: 125, status: 'booked' },
-        { date: '2031-08-01', currency: 'USD', status: 'available', cta: true },
-        { date: '2031-08-02', currency: 'USD', price: 130, minNights: 0, status: 'available', ctd: true },
+        { date: '2031-08-01', currency: 'USD', status: 'available', closedToArrival: true },
+        { date: '2031-08-02', currency: 'USD', price: 130, minNights: 0, status: 'available', closedToDeparture: true },
       ],
     ],
   ]);

@@ -8,7 +8,7 @@ import { AppConfig } from '../config/app-config';
 import { PublicCaching } from '../common/http/public-answer';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
-import { UpstreamCalendarDay } from '../upstream/guesty.types';
+import { CalendarDay } from '../upstream/platform-results';
 import { isDayAvailable } from './day-availability';
 import { dayNumber, monthBounds, monthsBetween, today } from './stay-dates';
 
@@ -39,15 +39,15 @@ const MISS_MS = 60_000;
 const REFRESH_MONTHS = 25;
 const DAY_MS = 86_400_000;
 
-function dayView(day: UpstreamCalendarDay): CalendarDayView {
+function dayView(day: CalendarDay): CalendarDayView {
   const available = isDayAvailable(day);
   return {
     date: day.date,
     available,
     price: typeof day.price === 'number' ? day.price : null,
     minNights: typeof day.minNights === 'number' && day.minNights > 0 ? day.minNights : 1,
-    checkInAllowed: available && day.cta !== true,
-    checkOutAllowed: day.ctd !== true,
+    checkInAllowed: available && day.closedToArrival !== true,
+    checkOutAllowed: day.closedToDeparture !== true,
   };
 }
 

@@ -8,7 +8,7 @@ import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { SharedFetches } from '../redis/shared-fetches';
 import { GuestyClient } from '../upstream/guesty-client';
-import { UpstreamQuote, UpstreamRatePlanMoney } from '../upstream/guesty.types';
+import { QuoteOffer, RatePlanOffer } from '../upstream/platform-results';
 import { QuoteRequestDto } from './dto/quote-request.dto';
 import { QuoteView, RatePlanView, StoredQuote } from './quote';
 import { ratePlanMoney } from './rate-plan-money';
@@ -19,8 +19,8 @@ const MAX_NIGHTS = 365;
 /** A quote about to expire is not handed out again: the guest needs time to book it. */
 const REUSE_MARGIN_MS = 60_000;
 
-function ratePlanView(plan: { _id?: string; name?: string; money?: UpstreamRatePlanMoney }, index: number): RatePlanView {
-  return { id: plan._id ?? `plan-${index + 1}`, name: plan.name ?? 'Rate plan', ...ratePlanMoney(plan.money ?? {}) };
+function ratePlanView(plan: RatePlanOffer, index: number): RatePlanView {
+  return { id: plan.id ?? `plan-${index + 1}`, name: plan.name ?? 'Rate plan', ...ratePlanMoney(plan.money) };
 }
 
 /**
@@ -119,15 +119,15 @@ export class Quotes {
     const view = this.view(upstream, request, coupon);
     const ttlMs = Date.parse(view.expiresAt) - this.clock.now();
     const quotes = this.keys.quotes();
-    const stored: StoredQuote = { view, upstreamQuoteId: upstream._id, requestDigest: digest };
+    const stored: StoredQuote = { view, upstreamQuoteId: upstream.id, requestDigest: digest };
     await this.storeCall(() => this.store.set(quotes.quote(view.id), JSON.stringify(stored), { ttlMs }));
     const reuseMs = Math.min(quoteReuseSeconds * 1000, ttlMs - REUSE_MARGIN_MS);
     if (reuseMs > 0) await this.store.set(quotes.byRequest(digest), view.id, { ttlMs: reuseMs }).catch(() => false);
     return view;
   }
 
-  private view(upstream: UpstreamQuote, request: QuoteRequestDto, coupon: string | undefined): QuoteView {
-    const plans = (upstream.rates?.ratePlans ?? []).map((entry) => entry.ratePlan ?? {});
+  private view(upstream: QuoteOffer, request: QuoteRequestDto, coupon: string | undefined): QuoteView {
+    const plans = upstream.ratePlans;
     if (plans.length === 0) throw new DomainError('upstream_error', 'The booking platform answered a quote without any rate plan.');
     const expires = Date.parse(upstream.expiresAt ?? '');
     return {
@@ -137,7 +137,7 @@ export class Quotes {
       checkOut: request.checkOut,
       nights: dayNumber(request.checkOut) - dayNumber(request.checkIn),
       guestsCount: request.guestsCount,
-      currency: plans.find((plan) => plan.money?.currency)?.money?.currency ?? '',
+      currency: plans.find((plan) => plan.money.currency)?.money.currency ?? '',
       ...(coupon ? { coupon, ...couponOutcome(coupon, upstream.coupons) } : {}),
       // Without an expiry from the upstream, a quote is trusted for an hour.
       expiresAt: new Date(Number.isNaN(expires) ? this.clock.now() + 3_600_000 : expires).toISOString(),

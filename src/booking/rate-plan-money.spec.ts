@@ -1,11 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UpstreamQuote } from '../upstream/guesty.types';
-import { ratePlanMoney } from './rate-plan-money';
+import { quoteOf } from '../upstream/platform-readings';
+import { ratePlanMoney as ofPlan } from './rate-plan-money';
+
+type PlatformQuote = Parameters<typeof quoteOf>[0];
+type PlatformMoney = NonNullable<NonNullable<NonNullable<PlatformQuote['rates']>['ratePlans']>[number]['ratePlan']>['money'];
 
 const published = JSON.parse(readFileSync(join(__dirname, '../../docs/upstream-reference/examples/booking-engine-quote.json'), 'utf8')) as {
-  example: UpstreamQuote;
+  example: PlatformQuote;
 };
+
+/** A rate plan's money as the platform answers it, read as the product reads a quote. */
+const ratePlanMoney = (money: PlatformMoney) =>
+  ofPlan(quoteOf({ _id: 'q-1', rates: { ratePlans: [{ ratePlan: { money } }] } }).ratePlans[0].money);
 
 describe('a rate plan’s money is the platform’s', () => {
   it('reads the published production quote as the platform charges it: 943.94, cleaning counted once', () => {

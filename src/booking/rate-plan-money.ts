@@ -1,5 +1,5 @@
 import { isTaxNormalType } from '../config/invoice-item-rules';
-import { UpstreamRatePlanMoney } from '../upstream/guesty.types';
+import { RatePlanMoney } from '../upstream/platform-results';
 import { RatePlanView } from './quote';
 
 const round = (value: number) => Math.round(value * 100) / 100;
@@ -8,30 +8,30 @@ const amount = (value: unknown) => (typeof value === 'number' && Number.isFinite
 type Breakdown = RatePlanView['breakdown'];
 
 /**
- * What the guest pays for a rate plan, in the platform's figures: `subTotalPrice + totalTaxes`. Never
- * `hostPayout`, which is what the host keeps once a channel took its commission (docs/upstream.md
- * "Reservation money"), and never a sum of our own: `totalFees` already counts the cleaning fee
+ * What the guest pays for a rate plan, in the platform's figures: its subtotal and taxes
+ * (`subTotalPrice + totalTaxes`). Never `hostPayout`, which is what the host keeps once a channel took
+ * its commission (docs/upstream.md "Reservation money"), and never a sum of our own: the fees already count the cleaning fee
  * (docs/upstream-reference/examples/booking-engine-quote.json).
  */
-export function ratePlanTotal(money: UpstreamRatePlanMoney): number | undefined {
-  const subTotal = amount(money.subTotalPrice);
-  return subTotal === undefined ? undefined : round(subTotal + (amount(money.totalTaxes) ?? 0));
+export function ratePlanTotal(money: RatePlanMoney): number | undefined {
+  const subTotal = amount(money.subTotal);
+  return subTotal === undefined ? undefined : round(subTotal + (amount(money.taxes) ?? 0));
 }
 
 /**
- * The breakdown of a rate plan's total from the platform's `invoiceItems` by `normalType`:
+ * The breakdown of a rate plan's total from the platform's lines (`invoiceItems`) by `normalType`:
  * accommodation is the fare before any discount (the `AF` line plus the discount), cleaning the `CF`
  * lines, taxes every tax line, and fees whatever else the total holds — so that
  * accommodation − discount + cleaning + fees + taxes is the total to the cent. Without invoice items,
- * the rate plan's own fields stand in for them (`totalFees` includes the cleaning fee).
+ * the rate plan's own fields stand in for them (the fees include the cleaning fee).
  */
-export function ratePlanMoney(money: UpstreamRatePlanMoney): { total: number; breakdown: Breakdown } {
-  const fare = amount(money.fareAccommodation);
+export function ratePlanMoney(money: RatePlanMoney): { total: number; breakdown: Breakdown } {
+  const fare = amount(money.accommodationFare);
   const adjusted =
-    amount(money.fareAccommodationAdjusted) ??
-    (fare !== undefined ? round(fare - (amount(money.fareAccommodationDiscount) ?? 0)) : undefined);
+    amount(money.discountedAccommodationFare) ??
+    (fare !== undefined ? round(fare - (amount(money.accommodationDiscount) ?? 0)) : undefined);
   const discount = fare !== undefined && adjusted !== undefined ? Math.max(0, round(fare - adjusted)) : 0;
-  const items = (money.invoiceItems ?? []).filter((item) => amount(item.amount) !== undefined);
+  const items = (money.lines ?? []).filter((item) => amount(item.amount) !== undefined);
   const sum = (keep: (item: (typeof items)[number]) => boolean) =>
     round(items.filter(keep).reduce((total, item) => total + (amount(item.amount) ?? 0), 0));
   const isTax = (item: (typeof items)[number]) => item.type === 'TAX' || isTaxNormalType(item.normalType);
@@ -44,11 +44,11 @@ export function ratePlanMoney(money: UpstreamRatePlanMoney): { total: number; br
         }
       : {
           accommodation: fare ?? round((adjusted ?? 0) + discount),
-          cleaning: amount(money.fareCleaning) ?? 0,
-          taxes: amount(money.totalTaxes) ?? 0,
+          cleaning: amount(money.cleaningFee) ?? 0,
+          taxes: amount(money.taxes) ?? 0,
         };
   const total =
-    ratePlanTotal(money) ?? round(parts.accommodation - discount + Math.max(amount(money.totalFees) ?? 0, parts.cleaning) + parts.taxes);
+    ratePlanTotal(money) ?? round(parts.accommodation - discount + Math.max(amount(money.fees) ?? 0, parts.cleaning) + parts.taxes);
   const fees = round(total - (parts.accommodation - discount + parts.cleaning + parts.taxes));
   return { total, breakdown: { ...parts, fees, discount } };
 }

@@ -27,8 +27,8 @@ import { UpstreamAnswer, UpstreamCall, UpstreamHttp } from './upstream-http';
 import { scrubText } from '../common/logging/redaction';
 import { inSpan } from '../common/telemetry/in-span';
 import { InvoiceItemAnswer, readInvoiceItemAnswer } from './invoice-item-answer';
-import { PlatformListing, PlatformListingPage } from './platform-results';
-import { listingOf } from './platform-readings';
+import { CalendarDay, PlatformListing, PlatformListingPage, QuoteOffer } from './platform-results';
+import { calendarDayOf, listingOf, quoteOf } from './platform-readings';
 
 type Kind = 'read' | 'write';
 export type { Priority };
@@ -232,7 +232,7 @@ export class GuestyClient {
   }
 
   /** The listing's days from `startDate` to `endDate` included; null for an unknown listing. Anonymous: a public read. */
-  async getCalendar(listingId: string, startDate: string, endDate: string): Promise<UpstreamCalendarDay[] | null> {
+  async getCalendar(listingId: string, startDate: string, endDate: string): Promise<CalendarDay[] | null> {
     const answer = await this.openApi({
       operation: 'getCalendar',
       kind: 'read',
@@ -245,13 +245,12 @@ export class GuestyClient {
     const data = this.expect(answer, 'getCalendar') as
       UpstreamCalendarDay[] | { days?: UpstreamCalendarDay[]; data?: { days?: UpstreamCalendarDay[] } | UpstreamCalendarDay[] };
     // The reference describes one day; the platform answers a list, bare or under `days` / `data.days`.
-    if (Array.isArray(data)) return data;
-    if (Array.isArray(data?.data)) return data.data;
-    return data?.days ?? data?.data?.days ?? [];
+    const days = Array.isArray(data) ? data : Array.isArray(data?.data) ? data.data : (data?.days ?? data?.data?.days ?? []);
+    return days.map(calendarDayOf);
   }
 
   /** A quote for a stay. Anonymous: browsing dates must not take a checkout's share of the budget. */
-  async createQuote(request: QuoteRequest): Promise<UpstreamQuote | null> {
+  async createQuote(request: QuoteRequest): Promise<QuoteOffer | null> {
     const answer = await this.openApi({
       operation: 'createQuote',
       kind: 'write',
@@ -263,14 +262,14 @@ export class GuestyClient {
     });
     if (answer.status === 404) return null;
     this.refuseBooking(answer, 'createQuote', answer.refusal);
-    return this.expect(answer, 'createQuote') as UpstreamQuote;
+    return quoteOf(this.expect(answer, 'createQuote') as UpstreamQuote);
   }
 
   /** The upstream quote; null when unknown or expired (410). Its `reservationId` tells whether it was booked. */
-  async getQuote(quoteId: string, priority: Priority = 'checkout'): Promise<UpstreamQuote | null> {
+  async getQuote(quoteId: string, priority: Priority = 'checkout'): Promise<QuoteOffer | null> {
     const answer = await this.openApi({ operation: 'getQuote', kind: 'read', priority, method: 'GET', path: `/quotes/${enc(quoteId)}` });
     if (answer.status === 404 || answer.status === 410) return null;
-    return this.expect(answer, 'getQuote') as UpstreamQuote;
+    return quoteOf(this.expect(answer, 'getQuote') as UpstreamQuote);
   }
 
   /** Creates the guest, or answers the one the platform already has with this email (merged). */

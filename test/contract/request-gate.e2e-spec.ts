@@ -39,7 +39,7 @@ describe('requests checked against the reference (contract gate)', () => {
   it("takes the product's valid requests, and a test's own bad probe is refused without failing the suite", async () => {
     const client = world.apps[0].app.get(GuestyClient);
     const quote = await client.createQuote({ ...stay, guestsCount: 2 });
-    expect(quote?._id).toEqual(expect.any(String));
+    expect(quote?.id).toEqual(expect.any(String));
     expect(takeViolations()).toEqual([]);
 
     const probe = await new SandboxClient(world.sandbox).api(

@@ -147,8 +147,8 @@ export class ReservationCreateWrite extends JournaledWrite<ReservationCreatePayl
         reservationId: quote.reservationId,
         confirmationCode: reservation?.confirmationCode ?? '',
         guestId: reservation?.guestId ?? intent.request.guestId,
-        checkIn: quote.checkInDateLocalized ?? reservation?.checkIn?.slice(0, 10) ?? '',
-        checkOut: quote.checkOutDateLocalized ?? reservation?.checkOut?.slice(0, 10) ?? '',
+        checkIn: quote.checkIn ?? reservation?.checkIn?.slice(0, 10) ?? '',
+        checkOut: quote.checkOut ?? reservation?.checkOut?.slice(0, 10) ?? '',
         // The hold started when the create was sent, at the latest.
         holdExpiresAt: new Date(intent.sentAt + this.hold().ms).toISOString(),
       },
