@@ -4,6 +4,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
+import { WAIT_FOR_MINTER_MS } from '../config/timing-rules';
 import { AccessToken, AccessTokens } from '../upstream/access-tokens';
 import { GuestyTokenIssuer } from '../upstream/guesty-token-issuer';
 import { UpstreamError } from '../upstream/upstream-error';
@@ -35,7 +36,6 @@ interface HeldToken extends AccessToken {
 
 const UNUSABLE_BEFORE_EXPIRY_MS = 60_000;
 const LOCK_TTL_MS = 20_000;
-const WAIT_FOR_MINTER_MS = 15_000;
 // A re-mint claim while its holder works: longer than it may wait for the lock and mint under it,
 // short enough that a holder that died frees the generation soon. Kept 24 h once it replaced the token.
 const CLAIM_TTL_MS = WAIT_FOR_MINTER_MS + LOCK_TTL_MS + 10_000;

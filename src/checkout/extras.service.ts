@@ -4,6 +4,8 @@ import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { AppConfig, ExtraDefinition } from '../config/app-config';
+// How long a press waits for another step on the reservation (a confirmation, a reconciliation) before 409.
+import { LONGEST_LEASE_WAIT_MS } from '../config/timing-rules';
 import { InvoiceItemRequest } from '../upstream/guesty.types';
 import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
 import { InvoiceItems } from '../invoices/invoice-items.service';
@@ -16,9 +18,6 @@ import { attachedBy, CardsOnFile } from '../journal/kinds/payment-method.write-k
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
 import { ExtrasCatalogueView } from './dto/extras-catalogue.view';
-
-/** How long a press waits for another step on the reservation (a confirmation, a reconciliation) before 409. */
-const EXTRAS_LEASE_WAIT_MS = 5_000;
 
 interface ExtraLine {
   definition: ExtraDefinition;
@@ -122,7 +121,7 @@ export class Extras {
       onReservation(reservationId),
       (lease) => this.invoiceItems.addEach(lease, lines.map(invoiceItemFor), 'checkout', scope, sessionId),
       // A press right after the card meets the booking's confirmation on the reservation: it waits for it.
-      { waitMs: EXTRAS_LEASE_WAIT_MS },
+      { waitMs: LONGEST_LEASE_WAIT_MS },
     );
     await this.events.publish('balance.changed', { reservationId });
     return { items: added.map((item, index) => view(lines[index], item)) };

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
+import { RECONCILE_DELAYS_MS } from '../config/timing-rules';
 import { MetricsService } from '../metrics/metrics.service';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../redis/redis-keys';
@@ -12,8 +13,8 @@ import { IntentKind, IntentState, Reconciliation, WriteIntent, WriteTarget, canM
 import { AnyWriteKind, WRITE_KINDS, WriteKind, WriteKindsByName } from './write-kind';
 import { inSpan } from '../common/telemetry/in-span';
 
-/** Re-reads right after a write without a clear answer: the upstream shows a write after a moment. */
-export const RECONCILE_DELAYS_MS = [250, 1_000, 2_000];
+/** Re-reads right after a write without a clear answer: the upstream shows a write after a moment (a request's length counts them). */
+export { RECONCILE_DELAYS_MS } from '../config/timing-rules';
 /** When the sweep looks at an intent again while it stays unknown. */
 const RECHECK_AFTER_MS = [5_000, 15_000, 30_000, 60_000, 300_000];
 /** Open intents are evidence until reconciled; settled ones answer retries of their key for a day. */

@@ -96,6 +96,8 @@ export class UpstreamHttp {
         ...call.headers,
       },
       timeout: this.timeoutMs,
+      // axios's timeout is the socket's idle time: an answer trickling in would never end. This bounds the whole call.
+      signal: AbortSignal.timeout(this.timeoutMs),
       maxRedirects: 0,
       validateStatus: () => true,
       responseType: 'json',
@@ -114,7 +116,7 @@ export class UpstreamHttp {
       return answer;
     } catch (error) {
       const code = (error as AxiosError).code ?? 'ERROR';
-      const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT';
+      const timedOut = code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ERR_CANCELED';
       this.record(call, timedOut ? 'timeout' : code, started);
       throw new UpstreamError(
         'upstream_unavailable',

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { IDEMPOTENCY_RECORD_TTL_MS, IDEMPOTENCY_RUNNING_TTL_MS } from '../../src/common/idempotency/idempotency.service';
+import { IDEMPOTENCY_RECORD_TTL_MS } from '../../src/common/idempotency/idempotency.service';
+import { idempotencyClaimMs } from '../../src/config/timing-rules';
 import { startOwnRedis } from '../utils/redis-server';
 import { startTestApp, TestApp } from '../utils/test-app';
 import { testRedisUrl } from '../utils/test-config';
@@ -100,7 +101,7 @@ describe('Idempotency-Key on write routes', () => {
     const [record] = (await idempotencyKeys()).filter((name) => !before.includes(name));
     const claimTtl = await redis.pttl(record);
     expect(claimTtl).toBeGreaterThan(0);
-    expect(claimTtl).toBeLessThanOrEqual(IDEMPOTENCY_RUNNING_TTL_MS);
+    expect(claimTtl).toBeLessThanOrEqual(idempotencyClaimMs({ reservationLeaseMs: first.config.reservationWrites.leaseMs }));
 
     for (const app of [first, second]) {
       const busy = await post(app, key).expect(409);

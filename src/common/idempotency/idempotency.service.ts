@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../../config/app-config';
-import { IDEMPOTENCY_CLAIM_MS } from '../../config/timing-rules';
+import { idempotencyClaimMs, requestMayRunMs } from '../../config/timing-rules';
 import { MetricsService } from '../../metrics/metrics.service';
 import { AtRestCipher, AtRestCiphers } from '../../redis/at-rest-cipher';
 import { KeyValueStore } from '../../redis/key-value-store';
@@ -29,13 +29,6 @@ export type IdempotentAnswer<T> = StoredAnswer<T> & { replayed: boolean };
 /** How long an answer is kept (docs/product-spec.md §3). */
 export const IDEMPOTENCY_RECORD_TTL_MS = 24 * 60 * 60 * 1000;
 
-/**
- * How long a claim blocks the key without an answer. Renewed every third of it while the request
- * runs, so no call outlives it; a replica that dies mid-request frees the key within it, and the
- * retry then meets the write journal, which knows what the dead request sent.
- */
-export const IDEMPOTENCY_RUNNING_TTL_MS = IDEMPOTENCY_CLAIM_MS;
-
 /** Claim, read, claim again: the record can expire or be released between a failed claim and the read. */
 const CLAIM_ATTEMPTS = 3;
 
@@ -49,6 +42,10 @@ export class Idempotency {
   private readonly fingerprints: BodyFingerprint;
   private readonly answers: AtRestCipher;
   private readonly logger = new Logger('Idempotency');
+  /** How long a claim blocks the key unrenewed (timing-rules.ts): a replica that died frees it within this. */
+  readonly claimMs: number;
+  /** How long a claim is renewed at most: work running longer is stuck, and the key goes back to the guest. */
+  readonly renewForMs: number;
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -59,6 +56,8 @@ export class Idempotency {
     @Inject(AtRestCiphers) ciphers: AtRestCiphers,
   ) {
     this.answers = ciphers.for('stored-answer');
+    this.claimMs = idempotencyClaimMs({ reservationLeaseMs: config.get('reservationWrites', { infer: true }).leaseMs });
+    this.renewForMs = requestMayRunMs(config.get('guesty', { infer: true }));
     // Configuration lets the secret be absent only in sandbox mode, where only test cards flow.
     this.fingerprints = new BodyFingerprint(config.get('guesty', { infer: true }).clientSecret ?? '');
   }
@@ -78,7 +77,7 @@ export class Idempotency {
     const fingerprint = this.fingerprints.of(body);
     const claim = JSON.stringify({ state: 'running', fingerprint, owner: randomUUID() } satisfies IdempotencyRecord);
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
-      if (await this.storeCall(() => this.store.set(recordKey, claim, { ifAbsent: true, ttlMs: IDEMPOTENCY_RUNNING_TTL_MS }))) {
+      if (await this.storeCall(() => this.store.set(recordKey, claim, { ifAbsent: true, ttlMs: this.claimMs }))) {
         return this.execute(recordKey, claim, fingerprint, work);
       }
       const existing = await this.storeCall(() => this.store.get(recordKey));
@@ -106,18 +105,26 @@ export class Idempotency {
     work: () => Promise<StoredAnswer<T>>,
   ): Promise<IdempotentAnswer<T>> {
     let answer: StoredAnswer<T>;
+    const renewUntil = Date.now() + this.renewForMs;
     const renewal = setInterval(() => {
-      this.store.extendIfEquals(recordKey, claim, IDEMPOTENCY_RUNNING_TTL_MS).catch(() => undefined);
-    }, IDEMPOTENCY_RUNNING_TTL_MS / 3);
+      if (Date.now() >= renewUntil) {
+        // Stuck past anything a request may legitimately wait for: the claim lapses, and the guest's
+        // retry runs and meets the write journal, which never sends a write twice.
+        clearInterval(renewal);
+        this.logger.warn({ runningMs: this.renewForMs }, 'a request ran longer than any request may; its Idempotency-Key is freed');
+        return;
+      }
+      this.store.extendIfEquals(recordKey, claim, this.claimMs).catch(() => undefined);
+    }, this.claimMs / 3);
     renewal.unref();
     try {
       answer = await work();
     } catch (error) {
       clearInterval(renewal);
       if (isOutcomePending(error)) {
-        await this.keep(recordKey, { state: 'unknown', fingerprint });
+        await this.keep(recordKey, claim, { state: 'unknown', fingerprint });
       } else if (isFinalError(error) && !isRefusal(error)) {
-        await this.keep(recordKey, { state: 'failed', fingerprint, error: storedError(error) });
+        await this.keep(recordKey, claim, { state: 'failed', fingerprint, error: storedError(error) });
       } else {
         // Nothing final was answered, or only a refusal: free the key so the client's retry with it runs again.
         await this.store.deleteIfEquals(recordKey, claim).catch((cause: unknown) => {
@@ -127,18 +134,25 @@ export class Idempotency {
       throw error;
     }
     clearInterval(renewal);
-    await this.keep(recordKey, { state: 'done', fingerprint, sealedAnswer: this.answers.seal(JSON.stringify(answer), recordKey) });
+    await this.keep(recordKey, claim, { state: 'done', fingerprint, sealedAnswer: this.answers.seal(JSON.stringify(answer), recordKey) });
     return { ...answer, replayed: false };
   }
 
   /**
    * The work has run, so its answer goes to the client even when it cannot be stored now: it is
-   * kept and written once the store answers (a retry meanwhile meets the write journal).
+   * kept and written once the store answers (a retry meanwhile meets the write journal). Written
+   * only over this request's own claim: once the claim lapsed, a retry owns the key and the
+   * journal answers it the same outcome.
    */
-  private async keep(recordKey: string, record: IdempotencyRecord): Promise<void> {
-    await this.outbox.write(recordKey, `idempotency record ${record.state}`, () =>
-      this.store.set(recordKey, JSON.stringify(record), { ttlMs: IDEMPOTENCY_RECORD_TTL_MS }).then(() => undefined),
-    );
+  private async keep(recordKey: string, claim: string, record: IdempotencyRecord): Promise<void> {
+    await this.outbox.write(recordKey, `idempotency record ${record.state}`, async () => {
+      const [ours] = await this.store.batch([
+        { op: 'requireEquals', key: recordKey, value: claim },
+        { op: 'set', key: recordKey, value: JSON.stringify(record), ttlMs: IDEMPOTENCY_RECORD_TTL_MS },
+      ]);
+      if (ours !== true)
+        this.logger.warn({ state: record.state }, 'a request ended after its Idempotency-Key claim lapsed; its answer is not stored');
+    });
   }
 
   private answerFrom<T>(scope: string, recordKey: string, text: string, fingerprint: string): IdempotentAnswer<T> {
