@@ -9,13 +9,14 @@ import { ProductEventBus } from '../common/events/product-event-bus';
 import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../upstream/guesty-client';
-import { UpstreamReservation } from '../upstream/guesty.types';
 import { UpstreamError } from '../upstream/upstream-error';
 import {
   AttachedMethod,
+  BookingHold,
   CARD_ON_FILE,
   CardOnFile,
   CardsOnFile,
+  HoldEnded,
   PaymentMethodWrite,
   alreadyPaid,
 } from '../journal/kinds/payment-method.write-kind';
@@ -25,7 +26,6 @@ import { Standing, WriteJournal } from '../journal/write-journal';
 import { MetricsService } from '../metrics/metrics.service';
 import { attachKey } from '../sessions/attach-key';
 import { PaymentProviders } from '../upstream/payment-providers';
-import { holdOnPlatform, methodsCharging } from './booking-hold';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from '../sessions/checkout-session';
 import { phaseOf, SessionMove } from '../sessions/session-moves';
 import { SessionState } from '../sessions/session-state';
@@ -54,8 +54,8 @@ interface ReturnAnswer {
 /** The journal's key of an attach and what the caller already read of it under the lease. */
 interface AttachIntent extends Standing<unknown, AttachedMethod> {
   key: string;
-  /** The reservation as read under this lease before tokenizing: the attach's snapshot, not read twice. */
-  snapshot?: string[];
+  /** A booking's hold as read under this lease before tokenizing (the methods charging it): the attach's snapshot, not read twice. */
+  charging?: string[];
 }
 
 const SUBMITTABLE = new Set(['requires_payment_method', 'requires_action', 'failed']);
@@ -102,7 +102,7 @@ export class CardPayments {
     const sessionId = known.id;
     return this.submission(known, idempotencyKey, async (session, lease, intent) => {
       // A booking's hold is the platform's: read before the card is tokenized (docs/product-spec.md §3.1).
-      const snapshot = session.booking && session.status !== 'succeeded' ? await this.heldBooking(session) : undefined;
+      const charging = session.booking && session.status !== 'succeeded' ? await this.heldBooking(session) : undefined;
       const provider = await this.providers.forListing(session.listingId);
       if (!provider || provider.status !== 'ACTIVE') {
         return this.fail(
@@ -152,7 +152,7 @@ export class CardPayments {
         brand: cardBrand(submission.card.number),
       };
       const authUrl = answer.token.threeDS?.authURL;
-      if (!authUrl) return this.attach(session, attempt, lease, { ...intent, snapshot });
+      if (!authUrl) return this.attach(session, attempt, lease, { ...intent, charging });
       if (!this.acceptableRedirect(authUrl)) {
         return this.fail(
           session,
@@ -389,13 +389,11 @@ export class CardPayments {
     intent: AttachIntent,
   ): Promise<CheckoutSessionView> {
     const replacement = phaseOf(session) === 'replacing';
-    // A booking's hold is the platform's: its reservation, read under this lease, is the attach's snapshot.
-    const readBefore =
-      intent.snapshot !== undefined
-        ? () => Promise.resolve(intent.snapshot!)
-        : session.booking && !replacement
-          ? () => this.heldBooking(session)
-          : undefined;
+    // A booking's hold is the platform's: the kind reads its reservation (unless read already under this lease) as the attach's snapshot.
+    const hold: BookingHold | undefined =
+      session.booking && (intent.charging !== undefined || !replacement)
+        ? { holdExpiresAt: session.booking.holdExpiresAt, ...(intent.charging !== undefined ? { charging: intent.charging } : {}) }
+        : undefined;
     let method: AttachedMethod;
     try {
       method = await this.journal.perform(
@@ -410,7 +408,7 @@ export class CardPayments {
           last4: attempt.last4,
           ...(attempt.brand ? { brand: attempt.brand } : {}),
           replacing: replacement,
-          ...(readBefore ? { readBefore } : {}),
+          ...(hold ? { hold } : {}),
         },
         intent,
       );
@@ -421,41 +419,27 @@ export class CardPayments {
   }
 
   /**
-   * A booking's reservation as the platform holds it now, read once before anything is sent for a
-   * card: a hold that ended answers 409 hold_expired (the session's booking says how it ended); a
-   * held one gives the attach its snapshot (the methods charging it), and a card already charging
-   * it is the one on file (§6.8), so the same read is the journal's and costs no extra call.
+   * A booking's hold, read before the card is tokenized (docs/product-spec.md §3.1): the methods
+   * charging its reservation, which the attach then takes as its snapshot (no second read).
    */
   private async heldBooking(session: CheckoutSession): Promise<string[]> {
-    let reservation: UpstreamReservation | null;
     try {
-      reservation = await this.guesty.getReservation(session.reservationId);
-    } catch (cause) {
-      throw new DomainError(
-        'upstream_unavailable',
-        'The booking platform could not be read before adding the card; nothing was sent. Please try again shortly.',
-        { retryAfterSeconds: 1, cause },
-      );
+      return await this.paymentMethods.heldBooking(session, { holdExpiresAt: session.booking?.holdExpiresAt });
+    } catch (error) {
+      if (error instanceof HoldEnded) await this.bookingEnded(session, error);
+      throw error;
     }
-    const hold = holdOnPlatform(reservation, session, this.clock.now());
-    if (hold !== 'held') {
-      await this.sessions
-        .move(session.id, { move: 'bookingEnded', status: hold })
-        .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a booking ended on its session'));
-      throw holdExpired();
-    }
-    const methods = methodsCharging(reservation!);
-    if (methods.length > 0) {
-      await this.cards.record(session.reservationId, {
-        paymentMethodId: methods[methods.length - 1],
-        sessionRef: RedisKeys.sessionRef(session.id),
-      });
-      throw alreadyPaid();
-    }
-    return methods;
+  }
+
+  /** The session's booking says how its hold ended. */
+  private async bookingEnded(session: CheckoutSession, ended: HoldEnded): Promise<void> {
+    await this.sessions
+      .move(session.id, { move: 'bookingEnded', status: ended.ended })
+      .catch((cause: unknown) => this.logger.warn({ err: cause }, 'could not mark a booking ended on its session'));
   }
 
   private async attachFailed(session: CheckoutSession, error: unknown): Promise<never> {
+    if (error instanceof HoldEnded) await this.bookingEnded(session, error);
     if (hasCode(error, 'already_paid') || hasCode(error, 'store_unavailable') || hasCode(error, 'invalid_state')) throw error;
     if (hasCode(error, 'outcome_pending')) {
       await this.markProcessing(session.id);

@@ -336,7 +336,7 @@ const KNOWN: Record<string, { answer?: string[]; fields?: string[]; why: string 
       '/money/invoiceItems/2/secondIdentifier must be string',
     ],
     fields: ['guest', 'guest._id', 'guest.fullName', 'guest.email', 'reservedExpiresAt', 'money.invoiceItems[].description'],
-    why: 'a reservation read shows secondIdentifier null for items without one (as src/invoices/added-invoice-item.ts reads it); guest and an item description are read where the July 2024 schema does not name them; reservedExpiresAt is published on the Reservations V3 answers only, so a hold is judged by its status and, when a read carries it, by it (src/payments/booking-hold.ts works either way)',
+    why: 'a reservation read shows secondIdentifier null for items without one (as src/invoices/added-invoice-item.ts reads it); guest and an item description are read where the July 2024 schema does not name them; reservedExpiresAt is published on the Reservations V3 answers only, so a hold is judged by its status and, when a read carries it, by it (src/journal/kinds/booking-hold.ts works either way)',
   },
   createQuote: { fields: QUOTE_FIELDS, why: QUOTE_WHY },
   getQuote: { fields: QUOTE_FIELDS, why: QUOTE_WHY },

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Clock } from '../../common/clock';
 import { DomainError } from '../../common/errors/domain-error';
 import { ProductEventBus } from '../../common/events/product-event-bus';
 import { BatchStep, KeyValueStore } from '../../redis/key-value-store';
@@ -9,6 +10,7 @@ import { cardOf, UpstreamPaymentMethod } from '../../upstream/guesty.types';
 import { forSession, Reconciliation, sessionRefOf, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { TargetRecord } from '../write-journal';
 import { JournaledWrite } from '../write-kind';
+import { HoldEnd, holdOnPlatform, methodsCharging } from './booking-hold';
 import { currentCard, replaceableCard } from './card-replacement';
 
 /**
@@ -89,12 +91,27 @@ export interface PaymentMethodPayload {
   brand?: string;
   /** A replacement for a card whose charge failed (docs/product-spec.md §6.5): the card it replaces may be on the reservation. */
   replacing: boolean;
-  /**
-   * The caller's own read of what the reservation holds before the attach, in place of the methods
-   * list (a booking's reservation read for its hold, docs/product-spec.md §3.1): made only when the
-   * attach is to be sent, and it refuses (already_paid, hold_expired) as that read finds.
-   */
-  readBefore?: () => Promise<string[]>;
+  /** A booking's session: its reservation, read for the hold, is the attach's snapshot in place of the methods list. */
+  hold?: BookingHold;
+}
+
+/**
+ * A booking's hold as the attach needs it (docs/product-spec.md §3.1). The platform keeps the hold:
+ * its reservation is read once before the attach, and that read is the snapshot (the methods its
+ * payments are charged on), so the hold check costs no extra call.
+ */
+export interface BookingHold {
+  /** When the reservation's create said the hold ends; the platform's own end wins when its read carries one. */
+  holdExpiresAt?: string;
+  /** The methods charging it, when the caller read the hold under this lease already (before tokenizing): not read twice. */
+  charging?: string[];
+}
+
+/** 409 hold_expired: the booking's reservation holds its dates no more; `ended` says how (the session shows it). */
+export class HoldEnded extends DomainError {
+  constructor(readonly ended: HoldEnd) {
+    super('hold_expired', 'The reservation stopped holding these dates before it was paid. Please make a new booking.');
+  }
 }
 
 /** An attach as the journal records it: enough to recognise it upstream, no card data. */
@@ -139,6 +156,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     guesty: GuestyClient,
     private readonly cards: CardsOnFile,
     private readonly events: ProductEventBus,
+    private readonly clock: Clock,
   ) {
     super(guesty);
   }
@@ -151,10 +169,10 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     };
   }
 
-  override async snapshot(_target: WriteTarget, { session, replacing, readBefore }: PaymentMethodPayload): Promise<string[]> {
+  override async snapshot(_target: WriteTarget, { session, replacing, hold }: PaymentMethodPayload): Promise<string[]> {
     // A replacement: the card it replaces is on the reservation, the only one that may be.
     if (replacing) return (await this.replacedCard(session)).methods.map((method) => method._id);
-    if (readBefore) return readBefore();
+    if (hold) return hold.charging ?? this.heldBooking(session, hold);
     let methods: UpstreamPaymentMethod[];
     try {
       methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId);
@@ -224,6 +242,31 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
       paymentProviderId: intent.request.paymentProviderId,
       ...(intent.state === 'landed' && intent.outcome ? { attached: intent.outcome } : {}),
     });
+  }
+
+  /**
+   * A booking's reservation as the platform holds it now, read before anything is sent for a card: a
+   * hold that ended throws HoldEnded (409 hold_expired); a held one answers the methods charging it
+   * (the attach's snapshot), and a card already charging it is the one on file (§6.8): 409 already_paid.
+   */
+  async heldBooking(session: AttachingSession, hold: BookingHold): Promise<string[]> {
+    let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
+    try {
+      reservation = await this.guesty.getReservation(session.reservationId);
+    } catch (cause) {
+      throw unreadable(cause, 'adding the card');
+    }
+    const state = holdOnPlatform(reservation, hold.holdExpiresAt, this.clock.now());
+    if (state !== 'held') throw new HoldEnded(state);
+    const methods = methodsCharging(reservation!);
+    if (methods.length > 0) {
+      await this.cards.record(session.reservationId, {
+        paymentMethodId: methods[methods.length - 1],
+        sessionRef: RedisKeys.sessionRef(session.id),
+      });
+      throw alreadyPaid();
+    }
+    return methods;
   }
 
   /**

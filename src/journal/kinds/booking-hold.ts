@@ -1,5 +1,7 @@
-import { BookingStatus, CheckoutSession } from '../sessions/checkout-session';
-import { UpstreamReservation } from '../upstream/guesty.types';
+import { UpstreamReservation } from '../../upstream/guesty.types';
+
+/** How a booking's hold ended on the platform. */
+export type HoldEnd = 'expired' | 'canceled';
 
 /**
  * Reservation statuses in which the platform no longer holds the dates. The reference's enum is
@@ -11,13 +13,13 @@ const ENDED: ReadonlySet<string> = new Set(['canceled', 'closed', 'declined', 'e
 /**
  * How the platform holds a booking's reservation now (docs/product-spec.md §3.1): `held`, or how the
  * hold ended. Its status decides, and a `reserved` hold whose end (the platform's `reservedExpiresAt`
- * when its read carries one, else the create's) has passed ended even if the status lags it.
+ * when its read carries one, else the create's `holdExpiresAt`) has passed ended even if the status lags it.
  */
-export function holdOnPlatform(reservation: UpstreamReservation | null, session: CheckoutSession, now: number): 'held' | BookingStatus {
+export function holdOnPlatform(reservation: UpstreamReservation | null, holdExpiresAt: string | undefined, now: number): 'held' | HoldEnd {
   if (!reservation) return 'canceled';
   const status = reservation.status ?? 'reserved';
   if (ENDED.has(status)) return status === 'expired' ? 'expired' : 'canceled';
-  const end = reservation.reservedExpiresAt ?? session.booking?.holdExpiresAt;
+  const end = reservation.reservedExpiresAt ?? holdExpiresAt;
   if (status === 'reserved' && end !== undefined && Date.parse(end) <= now) return 'expired';
   return 'held';
 }
