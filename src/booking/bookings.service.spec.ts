@@ -39,7 +39,7 @@ class FakePlatform {
 
   asClient(): GuestyClient {
     const client: Partial<GuestyClient> = {
-      createGuest: () => Promise.resolve({ _id: 'guest-1' } as Awaited<ReturnType<GuestyClient['createGuest']>>),
+      createGuest: () => Promise.resolve({ id: 'guest-1' } as Awaited<ReturnType<GuestyClient['createGuest']>>),
       createReservationFromQuote: () => {
         this.creates += 1;
         const reservationId = `res-${this.creates}`;

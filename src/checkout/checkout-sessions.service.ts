@@ -37,7 +37,7 @@ export class CheckoutSessions {
   async create(reservationId: string, email: string, clientIp: string): Promise<CheckoutSessionView> {
     const lookup = await this.limits.reservationLookup(clientIp);
     const reservation = await this.guesty.getReservation(reservationId);
-    const guestEmail = reservation?.guest?.email?.trim().toLowerCase();
+    const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
     if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
       await lookup.missed();
       throw new DomainError('reservation_not_found', NOT_FOUND);
@@ -48,9 +48,9 @@ export class CheckoutSessions {
       throw new DomainError('upstream_error', 'The reservation has no balance to pay in a known currency.');
     }
     // One card per reservation (docs/product-spec.md §6.5): a session on a reservation with ours on file would only be refused later.
-    if (await this.cards.onFile(reservation._id)) throw alreadyPaid();
+    if (await this.cards.onFile(reservation.id)) throw alreadyPaid();
     if (amount <= 0) throw new DomainError('invalid_state', 'This reservation has nothing left to pay.');
-    await this.limits.sessionOpened(reservation._id);
+    await this.limits.sessionOpened(reservation.id);
     const provider = await this.providers.forListing(reservation.listingId);
     if (!provider || provider.status !== 'ACTIVE') {
       throw new DomainError(
@@ -61,7 +61,7 @@ export class CheckoutSessions {
     const now = this.clock.now();
     const session = await this.sessions.open({
       id: this.sessions.newId(),
-      reservationId: reservation._id,
+      reservationId: reservation.id,
       listingId: reservation.listingId,
       guestId: reservation.guestId,
       paymentProviderId: provider.paymentProviderId,

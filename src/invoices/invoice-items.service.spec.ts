@@ -1,6 +1,7 @@
 import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
 import { GuestyClient } from '../upstream/guesty-client';
-import { InvoiceItemRequest, UpstreamInvoiceItem, UpstreamReservation } from '../upstream/guesty.types';
+import { InvoiceItemRequest } from '../upstream/guesty.types';
+import { InvoiceLine } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { onReservation } from '../journal/write-intent';
 import { InvoiceItems } from './invoice-items.service';
@@ -11,7 +12,7 @@ const CLEANING: InvoiceItemRequest = { normalType: 'CF', title: 'Extra cleaning'
 
 /** A reservation's folio at the platform, and the faults of its next write or reads. */
 class FakeFolio {
-  items: UpstreamInvoiceItem[] = [{ _id: 'ii_af', title: 'Accommodation fare', amount: 500, normalType: 'AF' }];
+  items: InvoiceLine[] = [{ id: 'ii_af', title: 'Accommodation fare', amount: 500, normalType: 'AF' }];
   writes: InvoiceItemRequest[] = [];
   nextWrite: 'answer' | 'lose-answer' | 'fail-before' | 'refuse' = 'answer';
   readsFail = false;
@@ -25,12 +26,7 @@ class FakeFolio {
           return Promise.reject(
             new UpstreamError('upstream_unavailable', 'down', { operation: 'getReservation', maybeSent: true, upstreamStatus: 503 }),
           );
-        return Promise.resolve({
-          _id: RESERVATION,
-          listingId: 'lst-1',
-          guestId: 'g',
-          money: { invoiceItems: [...this.items] },
-        } as UpstreamReservation);
+        return Promise.resolve({ id: RESERVATION, listingId: 'lst-1', guestId: 'g', money: { folio: [...this.items] } });
       },
       addInvoiceItem: (_reservationId, item) => {
         this.writes.push(item);
@@ -49,7 +45,7 @@ class FakeFolio {
             }),
           );
         }
-        const added = { ...item, _id: `ii_${this.writes.length}` };
+        const added = { ...item, id: `ii_${this.writes.length}` };
         this.items.push(added);
         return behaviour === 'lose-answer' ? Promise.reject(lost) : Promise.resolve({ item: added });
       },

@@ -3,7 +3,8 @@ import { RedisKeys } from '../redis/redis-keys';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { GuestyClient } from '../upstream/guesty-client';
-import { AttachPaymentMethodRequest, UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types';
+import { AttachPaymentMethodRequest, UpstreamPaymentMethod } from '../upstream/guesty.types';
+import { PlatformPayment } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSession } from '../sessions/checkout-session';
@@ -20,7 +21,7 @@ const PROVIDER = 'pp-1';
 class FakePlatform {
   methods: UpstreamPaymentMethod[] = [];
   /** The reservation's money.payments, as its charges left them. */
-  payments: UpstreamPayment[] = [];
+  payments: PlatformPayment[] = [];
   reservationReads = 0;
   attaches: AttachPaymentMethodRequest[] = [];
   /** What the next attach does after (or instead of) landing. */
@@ -34,11 +35,11 @@ class FakePlatform {
       getReservation: (reservationId) => {
         this.reservationReads += 1;
         return Promise.resolve({
-          _id: reservationId,
+          id: reservationId,
           guestId: GUEST,
           listingId: 'lst-1',
           money: { currency: 'USD', payments: this.payments },
-        } as Awaited<ReturnType<GuestyClient['getReservation']>>);
+        });
       },
       listPaymentMethods: (guestId, reservationId) => {
         if (this.listFails)
@@ -217,7 +218,7 @@ describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', (
     const world = await setUp();
     const session = await world.newSession();
     await world.payWithToken(session, 'key-1');
-    world.platform.payments.push({ _id: 'pay_1', amount: 300, currency: 'USD', status: 'FAILED', paymentMethodId: 'pm_1' });
+    world.platform.payments.push({ id: 'pay_1', amount: 300, currency: 'USD', status: 'FAILED', methodId: 'pm_1' });
     return { world, session };
   }
 
@@ -249,7 +250,7 @@ describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', (
     const world = await setUp();
     const session = await world.newSession();
     await world.payWithToken(session, 'key-1');
-    world.platform.payments.push({ _id: 'pay_1', amount: 300, currency: 'USD', status: 'PENDING', paymentMethodId: 'pm_1' });
+    world.platform.payments.push({ id: 'pay_1', amount: 300, currency: 'USD', status: 'PENDING', methodId: 'pm_1' });
     await world.chargeFailed(session);
     await expect(world.payWithToken(session, 'key-2')).rejects.toMatchObject({ code: 'already_paid', status: 409 });
     expect(world.platform.attaches).toHaveLength(1);

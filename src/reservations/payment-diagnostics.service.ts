@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { GuestyClient, Priority } from '../upstream/guesty-client';
-import { UpstreamPaymentMethod, UpstreamReservation } from '../upstream/guesty.types';
+import { UpstreamPaymentMethod } from '../upstream/guesty.types';
+import { PlatformReservation } from '../upstream/platform-results';
 import { MetricsService } from '../metrics/metrics.service';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
@@ -67,7 +68,7 @@ export class PaymentDiagnostics {
     const paid = paidVerdict(money);
     if (paid) return this.answer(paid, money, [], known);
 
-    const methods = await this.guesty.listPaymentMethods(reservation.guestId, reservation._id, priority);
+    const methods = await this.guesty.listPaymentMethods(reservation.guestId, reservation.id, priority);
     const method = currentMethod(methods, known);
     if (!method) {
       const failed = latestFailedPayment(money.payments ?? []);
@@ -105,7 +106,7 @@ export class PaymentDiagnostics {
     return scheduleVerdict(payments, this.acceptable) ?? balanceDueVerdict(payments, money);
   }
 
-  private read(reservationId: string, priority: Priority): Promise<UpstreamReservation | null> {
+  private read(reservationId: string, priority: Priority): Promise<PlatformReservation | null> {
     // Malformed ids are unknown ones, answered without spending an upstream call.
     return RESERVATION_ID.test(reservationId) ? this.guesty.getReservation(reservationId, priority) : Promise.resolve(null);
   }

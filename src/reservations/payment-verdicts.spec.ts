@@ -1,4 +1,5 @@
-import { UpstreamPayment, UpstreamPaymentMethod } from '../upstream/guesty.types';
+import { UpstreamPaymentMethod } from '../upstream/guesty.types';
+import { paymentOf } from '../upstream/platform-readings';
 import {
   attachedVerdict,
   amountsOf,
@@ -13,8 +14,12 @@ import {
   scheduleVerdict,
 } from './payment-verdicts';
 
-function payment(overrides: Partial<UpstreamPayment> = {}): UpstreamPayment {
-  return {
+/** A payment as the platform's answer carries it. */
+type PaymentAnswer = Parameters<typeof paymentOf>[0];
+
+/** A payment as the product reads it from the platform's answer (`overrides` in the platform's words). */
+function payment(overrides: Partial<PaymentAnswer> = {}) {
+  return paymentOf({
     _id: 'pay_1',
     amount: 564,
     currency: 'GBP',
@@ -22,7 +27,7 @@ function payment(overrides: Partial<UpstreamPayment> = {}): UpstreamPayment {
     paymentMethodId: 'pm_1',
     createdAt: '2026-01-02T10:00:00.000Z',
     ...overrides,
-  };
+  });
 }
 
 const insufficientFunds = payment({
@@ -42,13 +47,13 @@ const insufficientFunds = payment({
 
 describe('payment verdicts', () => {
   it('calls a covered balance or a succeeded payment paid, and says what is still due', () => {
-    expect(paidVerdict({ balanceDue: 0, totalPaid: 638, currency: 'EUR', payments: [payment()] })).toEqual({
+    expect(paidVerdict({ balanceDue: 0, paid: 638, currency: 'EUR', payments: [payment()] })).toEqual({
       state: 'paid',
       diagnosis: { code: 'ok', message: 'Paid in full: 638 EUR received. Nothing to do.' },
     });
     // A succeeded installment with a balance left is not "paid" (docs/product-spec.md §3.2).
     expect(paidVerdict({ balanceDue: 40, currency: 'EUR', payments: [payment()] })).toBeUndefined();
-    expect(amountsOf({ balanceDue: 40, totalPaid: 598, payments: [payment()] })).toEqual({ amountPaid: 598, amountDue: 40 });
+    expect(amountsOf({ balanceDue: 40, paid: 598, payments: [payment()] })).toEqual({ amountPaid: 598, amountDue: 40 });
     expect(amountsOf({ payments: [payment({ amount: 100 }), payment({ status: 'PENDING', amount: 50 })] })).toEqual({
       amountPaid: 100,
       amountDue: 50,
@@ -84,8 +89,8 @@ describe('payment verdicts', () => {
   it("takes the method's payments, or every payment when the upstream links none", () => {
     const first = payment({ _id: 'pay_a', status: 'FAILED' });
     const other = payment({ _id: 'pay_c', paymentMethodId: 'pm_2' });
-    expect(paymentsOf([first, other], 'pm_1').map((p) => p._id)).toEqual(['pay_a']);
-    expect(paymentsOf([payment({ paymentMethodId: undefined })], 'pm_1').map((p) => p._id)).toEqual(['pay_1']);
+    expect(paymentsOf([first, other], 'pm_1').map((p) => p.id)).toEqual(['pay_a']);
+    expect(paymentsOf([payment({ paymentMethodId: undefined })], 'pm_1').map((p) => p.id)).toEqual(['pay_1']);
   });
 
   it("reports a failed payment as a processor error with the processor's own words", () => {
@@ -136,7 +141,7 @@ describe('payment verdicts', () => {
 
   it('calls a balance no payment covers "due", never processing, once the card\'s payments went through', () => {
     // An extra of 70 added after the 660 was paid: the platform shows the balance and schedules nothing.
-    const money = { balanceDue: 70, totalPaid: 660, currency: 'USD', payments: [payment({ amount: 660, currency: 'USD' })] };
+    const money = { balanceDue: 70, paid: 660, currency: 'USD', payments: [payment({ amount: 660, currency: 'USD' })] };
     expect(balanceDueVerdict(money.payments, money)).toEqual({
       state: 'balance_due',
       diagnosis: {
@@ -169,8 +174,19 @@ describe('payment verdicts', () => {
   });
 
   it('keeps only the safe fields of each payment', () => {
-    const raw = { ...insufficientFunds, guestId: 'guest-fay', shouldBePaidAt: '2026-01-02T10:00:00.000Z', refunds: [] } as UpstreamPayment;
-    const [safe] = safePayments([raw], [], {});
+    const raw = {
+      _id: 'pay_1',
+      amount: 564,
+      currency: 'GBP',
+      status: 'FAILED',
+      paymentMethodId: 'pm_1',
+      guestId: 'guest-fay',
+      createdAt: '2026-01-02T10:00:00.000Z',
+      shouldBePaidAt: '2026-01-02T10:00:00.000Z',
+      refunds: [],
+      attempts: [{ status: 'FAILED', payload: { decline_code: 'insufficient_funds', payment_method: { card: { last4: '0341' } } } }],
+    };
+    const [safe] = safePayments([paymentOf(raw)], [], {});
     expect(safe).toEqual({
       id: 'pay_1',
       status: 'FAILED',

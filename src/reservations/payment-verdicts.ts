@@ -1,5 +1,6 @@
 import { scrubText } from '../common/logging/redaction';
-import { cardOf, UpstreamPayment, UpstreamPaymentMethod, UpstreamReservation } from '../upstream/guesty.types';
+import { cardOf, UpstreamPaymentMethod } from '../upstream/guesty.types';
+import { PlatformPayment, ReservationMoney } from '../upstream/platform-results';
 import { FailureCategory, KnownPaymentFacts, PaymentDiagnosis, SafePayment } from './payment-diagnosis';
 
 /*
@@ -7,7 +8,7 @@ import { FailureCategory, KnownPaymentFacts, PaymentDiagnosis, SafePayment } fro
  * Messages are for an operator (or the site) to act on: what happened, and what to do next.
  */
 
-export type Money = NonNullable<UpstreamReservation['money']>;
+export type Money = ReservationMoney;
 export type Verdict = Omit<PaymentDiagnosis, 'payments' | 'amountPaid' | 'amountDue' | 'currency'>;
 
 /** The method whose payment the reservation waits for. */
@@ -44,29 +45,28 @@ function newest<T extends { createdAt?: string }>(items: T[]): T | undefined {
   return items.reduce<T | undefined>((best, item) => (best === undefined || timeOf(item) >= timeOf(best) ? item : best), undefined);
 }
 
-function attemptCard(payment: UpstreamPayment): string | undefined {
-  return payment.attempts?.map((attempt) => attempt.payload?.payment_method?.card?.last4).find((last4) => last4 !== undefined);
+function attemptCard(payment: PlatformPayment): string | undefined {
+  return payment.attempts?.map((attempt) => attempt.last4).find((last4) => last4 !== undefined);
 }
 
-function paidAtOf(payment: UpstreamPayment): string | undefined {
+function paidAtOf(payment: PlatformPayment): string | undefined {
   if (payment.status !== 'SUCCEEDED') return undefined;
-  return [...(payment.attempts ?? [])].reverse().find((attempt) => attempt.status === 'SUCCEEDED' && attempt.createdAt)?.createdAt;
+  return [...(payment.attempts ?? [])].reverse().find((attempt) => attempt.status === 'SUCCEEDED' && attempt.at)?.at;
 }
 
 /** Only the safe fields of each payment; a last4 that is not 4 digits is dropped rather than shown. */
-export function safePayments(payments: UpstreamPayment[], methods: UpstreamPaymentMethod[], known: KnownPaymentFacts): SafePayment[] {
+export function safePayments(payments: PlatformPayment[], methods: UpstreamPaymentMethod[], known: KnownPaymentFacts): SafePayment[] {
   return payments.map((payment) => {
-    const sessionCard =
-      payment.paymentMethodId !== undefined && payment.paymentMethodId === known.paymentMethodId ? known.last4 : undefined;
-    const listed = methods.find((method) => method._id === payment.paymentMethodId);
+    const sessionCard = payment.methodId !== undefined && payment.methodId === known.paymentMethodId ? known.last4 : undefined;
+    const listed = methods.find((method) => method._id === payment.methodId);
     const last4 = attemptCard(payment) ?? (listed ? cardOf(listed).last4 : undefined) ?? sessionCard;
     const paidAt = paidAtOf(payment);
     return {
-      id: payment._id,
+      id: payment.id,
       status: payment.status,
       amount: payment.amount,
       currency: payment.currency,
-      ...(payment.shouldBePaidAt ? { dueAt: payment.shouldBePaidAt } : {}),
+      ...(payment.dueAt ? { dueAt: payment.dueAt } : {}),
       ...(paidAt ? { paidAt } : {}),
       ...(payment.createdAt ? { createdAt: payment.createdAt } : {}),
       ...(last4 && LAST4.test(last4) ? { last4 } : {}),
@@ -78,9 +78,9 @@ export function safePayments(payments: UpstreamPayment[], methods: UpstreamPayme
 export function amountsOf(money: Money): { amountPaid: number; amountDue: number } {
   const payments = money.payments ?? [];
   const sum = (statuses: string[]) => payments.filter((p) => statuses.includes(p.status)).reduce((total, p) => total + p.amount, 0);
-  const amountPaid = typeof money.totalPaid === 'number' ? money.totalPaid : sum(['SUCCEEDED']);
+  const amountPaid = typeof money.paid === 'number' ? money.paid : sum(['SUCCEEDED']);
   const amountDue =
-    typeof money.balanceDue === 'number' ? money.balanceDue : money.isFullyPaid === true ? 0 : sum(['PENDING', 'PENDING_AUTH', 'FAILED']);
+    typeof money.balanceDue === 'number' ? money.balanceDue : money.fullyPaid === true ? 0 : sum(['PENDING', 'PENDING_AUTH', 'FAILED']);
   return { amountPaid: round(amountPaid), amountDue: round(Math.max(0, amountDue)) };
 }
 
@@ -90,11 +90,11 @@ function round(amount: number): number {
 
 /** Paid: nothing is due (docs/product-spec.md §3.2); a succeeded payment with a balance left is not paid. */
 export function paidVerdict(money: Money): Verdict | undefined {
-  const covered = typeof money.balanceDue === 'number' ? money.balanceDue <= 0 : money.isFullyPaid === true;
+  const covered = typeof money.balanceDue === 'number' ? money.balanceDue <= 0 : money.fullyPaid === true;
   if (!covered) return undefined;
   const succeeded = (money.payments ?? []).some((payment) => payment.status === 'SUCCEEDED');
   const message = succeeded
-    ? `Paid in full: ${formatAmount(money.totalPaid, money.currency)} received. Nothing to do.`
+    ? `Paid in full: ${formatAmount(money.paid, money.currency)} received. Nothing to do.`
     : 'Nothing is due on this reservation.';
   return { state: 'paid', diagnosis: { code: 'ok', message } };
 }
@@ -114,15 +114,15 @@ export function currentMethod(methods: UpstreamPaymentMethod[], known: KnownPaym
   return { id: known.paymentMethodId, paymentProviderId: known.tokenizedUnder, last4: known.last4 };
 }
 
-export function latestFailedPayment(payments: UpstreamPayment[]): UpstreamPayment | undefined {
+export function latestFailedPayment(payments: PlatformPayment[]): PlatformPayment | undefined {
   return newest(payments.filter((payment) => payment.status === 'FAILED'));
 }
 
 /** The processor's or issuer's own words from the newest attempt that has some, scrubbed. */
-function processorWords(payment: UpstreamPayment): { message?: string; reason?: string } {
+function processorWords(payment: PlatformPayment): { message?: string; reason?: string } {
   for (const attempt of [...(payment.attempts ?? [])].reverse()) {
-    const text = attempt.payload?.message ?? (typeof attempt.error === 'string' ? attempt.error : undefined);
-    const reason = attempt.payload?.decline_code ?? attempt.payload?.code;
+    const text = attempt.message;
+    const reason = attempt.declineCode ?? attempt.code;
     if (text || reason) {
       return {
         ...(text ? { message: scrubText(text).trim().slice(0, 300) } : {}),
@@ -134,8 +134,8 @@ function processorWords(payment: UpstreamPayment): { message?: string; reason?: 
 }
 
 /** The processor's decline, in a word the site may branch on. */
-export function failureCategory(payment: UpstreamPayment): FailureCategory {
-  const codes = (payment.attempts ?? []).flatMap((attempt) => [attempt.payload?.decline_code, attempt.payload?.code]);
+export function failureCategory(payment: PlatformPayment): FailureCategory {
+  const codes = (payment.attempts ?? []).flatMap((attempt) => [attempt.declineCode, attempt.code]);
   if (codes.includes('insufficient_funds')) return 'insufficient_funds';
   if (codes.some((code) => code === 'authentication_failed' || code === 'payment_intent_authentication_failure'))
     return 'authentication_failed';
@@ -143,7 +143,7 @@ export function failureCategory(payment: UpstreamPayment): FailureCategory {
   return 'processing_error';
 }
 
-export function processorErrorVerdict(payment: UpstreamPayment): Verdict {
+export function processorErrorVerdict(payment: PlatformPayment): Verdict {
   const { message, reason } = processorWords(payment);
   const what = `The processor or card issuer refused the payment of ${formatAmount(payment.amount, payment.currency)} with ${cardLabel(attemptCard(payment))}`;
   const why = message ? `: "${message}"${reason ? ` (${reason})` : ''}.` : reason ? ` (${reason}).` : ', without giving a reason.';
@@ -157,8 +157,8 @@ export function processorErrorVerdict(payment: UpstreamPayment): Verdict {
   };
 }
 
-function timeOfDue(payment: UpstreamPayment): number {
-  const time = Date.parse(payment.shouldBePaidAt ?? payment.createdAt ?? '');
+function timeOfDue(payment: PlatformPayment): number {
+  const time = Date.parse(payment.dueAt ?? payment.createdAt ?? '');
   return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;
 }
 
@@ -167,10 +167,10 @@ function timeOfDue(payment: UpstreamPayment): number {
  * authentication, else a failed charge, else what is scheduled or being charged; undefined while
  * the card shows no payment at all. `acceptable` says whether an address may be sent to the guest.
  */
-export function scheduleVerdict(payments: UpstreamPayment[], acceptable: (url: string) => boolean): Verdict | undefined {
+export function scheduleVerdict(payments: PlatformPayment[], acceptable: (url: string) => boolean): Verdict | undefined {
   const waitingForGuest = newest(payments.filter((payment) => payment.status === 'PENDING_AUTH'));
   if (waitingForGuest) {
-    const url = waitingForGuest.authenticationRequiredData?.authenticationUrl;
+    const url = waitingForGuest.authenticationUrl;
     const amount = formatAmount(waitingForGuest.amount, waitingForGuest.currency);
     if (url && acceptable(url)) {
       return {
@@ -194,7 +194,7 @@ export function scheduleVerdict(payments: UpstreamPayment[], acceptable: (url: s
   if (failed) return processorErrorVerdict(failed);
   const next = payments.filter((payment) => payment.status === 'PENDING').sort((a, b) => timeOfDue(a) - timeOfDue(b))[0];
   if (!next) return undefined;
-  const dueAt = next.shouldBePaidAt ?? next.createdAt;
+  const dueAt = next.dueAt ?? next.createdAt;
   return {
     state: 'scheduled',
     ...(dueAt ? { nextPayment: { amount: next.amount, dueAt } } : {}),
@@ -211,7 +211,7 @@ export function scheduleVerdict(payments: UpstreamPayment[], acceptable: (url: s
  * an extra added after the schedule was paid. Nothing is being processed; the host collects it.
  * Undefined while the card shows no payment at all (its first payment may still be on its way).
  */
-export function balanceDueVerdict(payments: UpstreamPayment[], money: Money): Verdict | undefined {
+export function balanceDueVerdict(payments: PlatformPayment[], money: Money): Verdict | undefined {
   const { amountDue } = amountsOf(money);
   if (amountDue <= 0 || !payments.some((payment) => payment.status === 'SUCCEEDED')) return undefined;
   if (payments.some((payment) => ['PENDING', 'PENDING_AUTH', 'FAILED'].includes(payment.status))) return undefined;
@@ -227,9 +227,9 @@ export function balanceDueVerdict(payments: UpstreamPayment[], money: Money): Ve
 }
 
 /** The payments of this method; every payment when the upstream links none to a method. */
-export function paymentsOf(payments: UpstreamPayment[], methodId: string): UpstreamPayment[] {
-  const linked = payments.some((payment) => payment.paymentMethodId !== undefined);
-  return linked ? payments.filter((payment) => payment.paymentMethodId === methodId) : payments;
+export function paymentsOf(payments: PlatformPayment[], methodId: string): PlatformPayment[] {
+  const linked = payments.some((payment) => payment.methodId !== undefined);
+  return linked ? payments.filter((payment) => payment.methodId === methodId) : payments;
 }
 
 export function providerMismatchVerdict(

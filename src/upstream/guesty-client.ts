@@ -27,8 +27,16 @@ import { UpstreamAnswer, UpstreamCall, UpstreamHttp } from './upstream-http';
 import { scrubText } from '../common/logging/redaction';
 import { inSpan } from '../common/telemetry/in-span';
 import { InvoiceItemAnswer, readInvoiceItemAnswer } from './invoice-item-answer';
-import { CalendarDay, PlatformListing, PlatformListingPage, QuoteOffer } from './platform-results';
-import { calendarDayOf, listingOf, quoteOf } from './platform-readings';
+import {
+  CalendarDay,
+  PlatformGuest,
+  PlatformListing,
+  PlatformListingPage,
+  PlatformReservation,
+  QuoteOffer,
+  ReservationHold,
+} from './platform-results';
+import { calendarDayOf, guestOf, holdOf, listingOf, quoteOf, reservationOf } from './platform-readings';
 
 type Kind = 'read' | 'write';
 export type { Priority };
@@ -92,24 +100,6 @@ function refusalDetail(refusal: BookingRefusal, words: string): string {
  * shared budget, carries the shared token, re-mints at most once on 401/403, honours 429s for all
  * replicas, and retries only reads, or requests that surely never left.
  */
-/**
- * The reference types a payment's status free text (its examples and guides write SUCCEEDED, FAILED,
- * PENDING_AUTH): read in that form whatever case the platform answers in (docs/upstream.md).
- */
-function withPaymentStatusesAsPublished(reservation: UpstreamReservation): UpstreamReservation {
-  const payments = reservation.money?.payments;
-  if (!Array.isArray(payments)) return reservation;
-  const upper = <T extends { status?: unknown }>(item: T): T =>
-    typeof item.status === 'string' && item.status !== item.status.toUpperCase() ? { ...item, status: item.status.toUpperCase() } : item;
-  return {
-    ...reservation,
-    money: {
-      ...reservation.money,
-      payments: payments.map((payment) => ({ ...upper(payment), ...(payment.attempts ? { attempts: payment.attempts.map(upper) } : {}) })),
-    },
-  };
-}
-
 @Injectable()
 export class GuestyClient {
   private readonly logger = new Logger('GuestyClient');
@@ -165,7 +155,7 @@ export class GuestyClient {
     return { _id, paymentProviderId, status, accountName };
   }
 
-  async getReservation(reservationId: string, priority: Priority = 'checkout'): Promise<UpstreamReservation | null> {
+  async getReservation(reservationId: string, priority: Priority = 'checkout'): Promise<PlatformReservation | null> {
     const answer = await this.openApi({
       operation: 'getReservation',
       kind: 'read',
@@ -174,7 +164,7 @@ export class GuestyClient {
       path: `/reservations/${enc(reservationId)}`,
       query: { fields: '_id confirmationCode status reservedExpiresAt listingId guestId guest checkIn checkOut money' },
     });
-    return answer.status === 404 ? null : withPaymentStatusesAsPublished(this.expect(answer, 'getReservation') as UpstreamReservation);
+    return answer.status === 404 ? null : reservationOf(this.expect(answer, 'getReservation') as UpstreamReservation);
   }
 
   async attachPaymentMethod(request: AttachPaymentMethodRequest): Promise<UpstreamPaymentMethod> {
@@ -274,7 +264,7 @@ export class GuestyClient {
 
   /** Creates the guest, or answers the one the platform already has with this email (merged). */
   /** `priority`: whose budget the write spends; a booking before its card is on file is anonymous traffic (docs/product-spec.md §7). */
-  async createGuest(request: GuestRequest, priority: Priority): Promise<UpstreamGuest> {
+  async createGuest(request: GuestRequest, priority: Priority): Promise<PlatformGuest> {
     const answer = await this.openApi({
       operation: 'createGuest',
       kind: 'write',
@@ -283,7 +273,7 @@ export class GuestyClient {
       path: '/guests-crud',
       json: request,
     });
-    return this.expect(answer, 'createGuest') as UpstreamGuest;
+    return guestOf(this.expect(answer, 'createGuest') as UpstreamGuest);
   }
 
   /**
@@ -293,7 +283,7 @@ export class GuestyClient {
    * guests (the reference types them `object`), and kept only where the email matches, so a
    * platform that ignored the filter is not taken at its first page's word.
    */
-  async findGuestsByEmail(email: string, priority: Priority = 'anonymous'): Promise<UpstreamGuest[]> {
+  async findGuestsByEmail(email: string, priority: Priority = 'anonymous'): Promise<PlatformGuest[]> {
     const answer = await this.openApi({
       operation: 'findGuestsByEmail',
       kind: 'read',
@@ -305,13 +295,15 @@ export class GuestyClient {
     const data = this.expect(answer, 'findGuestsByEmail') as { results?: unknown } | null;
     const results: unknown[] = Array.isArray(data?.results) ? data.results : Object.values(data?.results ?? {});
     const wanted = email.trim().toLowerCase();
-    return results.filter(
-      (guest): guest is UpstreamGuest =>
-        typeof (guest as UpstreamGuest | null)?._id === 'string' && (guest as UpstreamGuest).email?.trim().toLowerCase() === wanted,
-    );
+    return results
+      .filter(
+        (guest): guest is UpstreamGuest =>
+          typeof (guest as UpstreamGuest | null)?._id === 'string' && (guest as UpstreamGuest).email?.trim().toLowerCase() === wanted,
+      )
+      .map(guestOf);
   }
 
-  async createReservationFromQuote(request: ReservationFromQuoteRequest, priority: Priority): Promise<UpstreamReservationV3> {
+  async createReservationFromQuote(request: ReservationFromQuoteRequest, priority: Priority): Promise<ReservationHold> {
     const answer = await this.openApi({
       operation: 'createReservationFromQuote',
       kind: 'write',
@@ -322,10 +314,10 @@ export class GuestyClient {
       bookingAnswer: true,
     });
     this.refuseBooking(answer, 'createReservationFromQuote', answer.refusal);
-    return this.expect(answer, 'createReservationFromQuote') as UpstreamReservationV3;
+    return holdOf(this.expect(answer, 'createReservationFromQuote') as UpstreamReservationV3);
   }
 
-  async setReservationStatus(reservationId: string, status: 'confirmed' | 'canceled'): Promise<UpstreamReservationV3> {
+  async setReservationStatus(reservationId: string, status: 'confirmed' | 'canceled'): Promise<ReservationHold> {
     const answer = await this.openApi({
       operation: 'setReservationStatus',
       kind: 'write',
@@ -334,7 +326,7 @@ export class GuestyClient {
       path: `/reservations-v3/${enc(reservationId)}/status`,
       json: { status },
     });
-    return this.expect(answer, 'setReservationStatus') as UpstreamReservationV3;
+    return holdOf(this.expect(answer, 'setReservationStatus') as UpstreamReservationV3);
   }
 
   /** A refusal of the dates or terms, in words the guest can act on; the platform's own words go to the log only. */

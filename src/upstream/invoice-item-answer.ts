@@ -1,16 +1,18 @@
 import { UpstreamInvoiceItem } from './guesty.types';
+import { InvoiceLine } from './platform-results';
+import { invoiceLineOf } from './platform-readings';
 
 /**
  * What the platform answered to an added invoice item, typed: the updated folio (the current
  * endpoint; the reference: "The updated folio with the new invoice item"), the item itself, or
  * neither. Never the raw body.
  */
-export type InvoiceItemAnswer = { folio: UpstreamInvoiceItem[] } | { item: UpstreamInvoiceItem } | { neither: true };
+export type InvoiceItemAnswer = { folio: InvoiceLine[] } | { item: InvoiceLine } | { neither: true };
 
-function asItem(value: unknown): UpstreamInvoiceItem | null {
+function asItem(value: unknown): InvoiceLine | null {
   const item = value as Partial<UpstreamInvoiceItem> | null;
   return typeof item?.title === 'string' && typeof item.amount === 'number' && typeof item.normalType === 'string'
-    ? (item as UpstreamInvoiceItem)
+    ? invoiceLineOf(item as UpstreamInvoiceItem)
     : null;
 }
 

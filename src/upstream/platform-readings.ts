@@ -1,5 +1,27 @@
-import { UpstreamCalendarDay, UpstreamListing, UpstreamQuote, UpstreamRatePlanMoney } from './guesty.types';
-import { CalendarDay, PlatformListing, QuoteOffer, RatePlanMoney } from './platform-results';
+import {
+  UpstreamCalendarDay,
+  UpstreamGuest,
+  UpstreamInvoiceItem,
+  UpstreamListing,
+  UpstreamPayment,
+  UpstreamPaymentAttempt,
+  UpstreamQuote,
+  UpstreamRatePlanMoney,
+  UpstreamReservation,
+  UpstreamReservationV3,
+} from './guesty.types';
+import {
+  CalendarDay,
+  InvoiceLine,
+  PaymentAttempt,
+  PlatformGuest,
+  PlatformListing,
+  PlatformPayment,
+  PlatformReservation,
+  QuoteOffer,
+  RatePlanMoney,
+  ReservationHold,
+} from './platform-results';
 
 /*
  * The platform's answers read into GuestyClient's results (platform-results.ts): the only place that
@@ -53,5 +75,86 @@ export function quoteOf(quote: UpstreamQuote): QuoteOffer {
     ratePlans: (quote.rates?.ratePlans ?? [])
       .map((entry) => entry.ratePlan ?? {})
       .map((plan) => present({ id: plan._id, name: plan.name, money: ratePlanMoneyOf(plan.money ?? {}) })),
+  });
+}
+
+export function guestOf(guest: UpstreamGuest): PlatformGuest {
+  return present({ id: guest._id, email: guest.email });
+}
+
+export function holdOf(reservation: UpstreamReservationV3): ReservationHold {
+  return present({
+    reservationId: reservation.reservationId,
+    confirmationCode: reservation.confirmationCode,
+    status: reservation.status,
+    guestId: reservation.guestId,
+    checkIn: reservation.checkInDateLocalized,
+    checkOut: reservation.checkOutDateLocalized,
+    holdEndsAt: reservation.reservedExpiresAt,
+  });
+}
+
+export function invoiceLineOf(item: UpstreamInvoiceItem): InvoiceLine {
+  const { _id: id, title, amount, normalType, secondIdentifier, description, isTax } = item;
+  return present({ id, title, amount, normalType, secondIdentifier, description, isTax });
+}
+
+/**
+ * The reference types a payment's status free text (its examples and guides write SUCCEEDED, FAILED,
+ * PENDING_AUTH): read in that form whatever case the platform answers in (docs/upstream.md).
+ */
+function asPublished<T extends string | undefined>(status: T): T {
+  return (typeof status === 'string' ? status.toUpperCase() : status) as T;
+}
+
+function attemptOf(attempt: UpstreamPaymentAttempt): PaymentAttempt {
+  const { payload } = attempt;
+  return present({
+    status: asPublished(attempt.status),
+    at: attempt.createdAt,
+    last4: payload?.payment_method?.card?.last4,
+    code: payload?.code,
+    declineCode: payload?.decline_code,
+    message: payload?.message ?? (typeof attempt.error === 'string' ? attempt.error : undefined),
+  });
+}
+
+export function paymentOf(payment: UpstreamPayment): PlatformPayment {
+  return present({
+    id: payment._id,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: asPublished(payment.status),
+    methodId: payment.paymentMethodId,
+    createdAt: payment.createdAt,
+    dueAt: payment.shouldBePaidAt,
+    authenticationUrl: payment.authenticationRequiredData?.authenticationUrl,
+    attempts: payment.attempts?.map(attemptOf),
+  });
+}
+
+export function reservationOf(reservation: UpstreamReservation): PlatformReservation {
+  const { money } = reservation;
+  return present({
+    id: reservation._id,
+    confirmationCode: reservation.confirmationCode,
+    status: reservation.status,
+    listingId: reservation.listingId,
+    guestId: reservation.guestId,
+    guestEmail: reservation.guest?.email,
+    checkIn: reservation.checkIn,
+    checkOut: reservation.checkOut,
+    holdEndsAt: reservation.reservedExpiresAt,
+    money:
+      money &&
+      present({
+        currency: money.currency,
+        paid: money.totalPaid,
+        balanceDue: money.balanceDue,
+        fullyPaid: money.isFullyPaid,
+        paymentProviderIds: money.paymentProviderIds,
+        folio: Array.isArray(money.invoiceItems) ? money.invoiceItems.map(invoiceLineOf) : undefined,
+        payments: Array.isArray(money.payments) ? money.payments.map(paymentOf) : undefined,
+      }),
   });
 }

@@ -1,7 +1,21 @@
+import { InvoiceItemRequest } from './guesty.types';
+
 /*
  * What GuestyClient answers, in the product's words: each result is built inside src/upstream/ from
  * the platform's answer, whose wire shape (guesty.types.ts) no other room imports (lint-enforced).
+ * The requests a room hands the client, and the listing's payment provider (read field for field as
+ * the reference publishes it, its apiKey dropped), are re-exported from here with them.
  */
+export type {
+  AttachPaymentMethodRequest,
+  GuestRequest,
+  InvoiceItemRequest,
+  PaymentProvider,
+  QuoteRequest,
+  ReservationFromQuoteRequest,
+  ReservedUntil,
+  TokenizeRequest,
+} from './guesty.types';
 
 /** A listing as the booking site may show it. */
 export interface PlatformListing {
@@ -73,4 +87,81 @@ export interface QuoteOffer {
   /** The coupons the quote's prices include (the reference: an array of objects, fields unlisted). */
   coupons?: unknown[];
   ratePlans: RatePlanOffer[];
+}
+
+export interface PlatformGuest {
+  id: string;
+  email?: string;
+}
+
+/** A reservation made from a quote, or its status changed: the hold as the platform answered it. */
+export interface ReservationHold {
+  reservationId: string;
+  confirmationCode?: string;
+  status?: string;
+  guestId?: string;
+  checkIn?: string;
+  checkOut?: string;
+  /** When a `reserved` hold ends. */
+  holdEndsAt?: string;
+}
+
+/** An invoice item as the platform holds it on a reservation's folio: the fields sent, its id when the answer carried one. */
+export interface InvoiceLine extends Pick<InvoiceItemRequest, 'title' | 'amount' | 'normalType' | 'secondIdentifier' | 'description'> {
+  id?: string;
+  isTax?: boolean;
+}
+
+/** A charge attempt of a payment, with the processor's own codes and words (unscrubbed: scrub before showing). */
+export interface PaymentAttempt {
+  status?: string;
+  at?: string;
+  /** The last four digits of the card the processor charged. */
+  last4?: string;
+  code?: string;
+  declineCode?: string;
+  message?: string;
+}
+
+/** A payment the platform shows on a reservation: scheduled, being charged, waiting for the guest, paid or failed. */
+export interface PlatformPayment {
+  id: string;
+  amount: number;
+  currency: string;
+  /** PENDING (scheduled or being charged), PENDING_AUTH, SUCCEEDED, FAILED, … in upper case whatever the platform's. */
+  status: string;
+  /** The payment method charged. */
+  methodId?: string;
+  createdAt?: string;
+  /** When the platform charges it, by the property's auto-payment policy. */
+  dueAt?: string;
+  /** Where the guest authenticates a charge waiting for them (PENDING_AUTH). */
+  authenticationUrl?: string;
+  attempts?: PaymentAttempt[];
+}
+
+/** What a reservation's money shows: the totals, the folio and the payments. */
+export interface ReservationMoney {
+  currency?: string;
+  paid?: number;
+  balanceDue?: number;
+  fullyPaid?: boolean;
+  paymentProviderIds?: string[];
+  folio?: InvoiceLine[];
+  payments?: PlatformPayment[];
+}
+
+/** A reservation as the platform holds it now. */
+export interface PlatformReservation {
+  id: string;
+  confirmationCode?: string;
+  status?: string;
+  listingId: string;
+  guestId: string;
+  guestEmail?: string;
+  checkIn?: string;
+  checkOut?: string;
+  /** When a `reserved` hold ends, where the platform's read carries it. */
+  holdEndsAt?: string;
+  money?: ReservationMoney;
 }

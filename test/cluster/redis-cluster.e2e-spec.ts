@@ -133,7 +133,7 @@ describe('on a Redis Cluster of three masters', () => {
       const reservations = await Promise.all(
         Array.from({ length: 60 }, (_, i) => world.apps[i % 2].app.get(GuestyClient).getReservation('res-checkout-usd')),
       );
-      expect(reservations.every((reservation) => reservation?._id === 'res-checkout-usd')).toBe(true);
+      expect(reservations.every((reservation) => reservation?.id === 'res-checkout-usd')).toBe(true);
       expect(world.sandbox.control.counters.tokensMinted).toBe(1);
     });
 

@@ -85,7 +85,7 @@ describe('the upstream client spends the shared budget carefully', () => {
     it('retries a read through forced 503s', async () => {
       world.sandbox.control.forceStatus('reservation', 503, { times: 2 });
       const reservation = await client(0).getReservation('res-checkout-usd');
-      expect(reservation?._id).toBe('res-checkout-usd');
+      expect(reservation?.id).toBe('res-checkout-usd');
       expect(world.sandbox.control.counters.requests.reservation).toBe(3);
     });
 

@@ -32,7 +32,7 @@ describe('added invoice items', () => {
 
   it('drops a null secondIdentifier as a reservation read shows it', () => {
     expect(
-      toAdded({ _id: 'ii_2', title: 'Cleaning', amount: 50, normalType: 'CF', secondIdentifier: null as unknown as undefined }),
+      toAdded({ id: 'ii_2', title: 'Cleaning', amount: 50, normalType: 'CF', secondIdentifier: null as unknown as undefined }),
     ).toEqual({
       _id: 'ii_2',
       title: 'Cleaning',

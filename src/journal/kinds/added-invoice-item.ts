@@ -1,4 +1,5 @@
-import { InvoiceItemRequest, UpstreamInvoiceItem } from '../../upstream/guesty.types';
+import { InvoiceItemRequest } from '../../upstream/guesty.types';
+import { InvoiceLine } from '../../upstream/platform-results';
 import { InvoiceItemAnswer } from '../../upstream/invoice-item-answer';
 
 /** An invoice item as the upstream recorded it (docs/product-spec.md §4): what the operator and extras routes answer. */
@@ -17,8 +18,8 @@ function text(value: unknown): string | undefined {
 }
 
 /** The safe fields of an item (a reservation read shows `secondIdentifier: null` when there is none). */
-export function toAdded(item: UpstreamInvoiceItem | InvoiceItemRequest): AddedInvoiceItem {
-  const id = '_id' in item ? text(item._id) : undefined;
+export function toAdded(item: InvoiceLine | InvoiceItemRequest): AddedInvoiceItem {
+  const id = 'id' in item ? text(item.id) : undefined;
   const secondIdentifier = text(item.secondIdentifier);
   const description = text(item.description);
   return {
@@ -40,7 +41,7 @@ export function toAdded(item: UpstreamInvoiceItem | InvoiceItemRequest): AddedIn
 export function addedItem(answer: InvoiceItemAnswer, sent: InvoiceItemRequest, before: readonly string[] = []): AddedInvoiceItem {
   if ('folio' in answer) {
     const known = new Set(before);
-    const added = answer.folio.filter((item) => isLike(item, sent) && typeof item._id === 'string' && !known.has(item._id)).pop();
+    const added = answer.folio.filter((item) => isLike(item, sent) && typeof item.id === 'string' && !known.has(item.id)).pop();
     return toAdded(added ? { ...sent, ...added } : sent);
   }
   return toAdded('item' in answer ? answer.item : sent);
@@ -51,7 +52,7 @@ export function addedItem(answer: InvoiceItemAnswer, sent: InvoiceItemRequest, b
  * `money.invoiceItems` and the upstream keeps as sent: description is not among them, and a write
  * wrongly judged "not there" would be added twice.
  */
-export function isLike(existing: UpstreamInvoiceItem, item: InvoiceItemRequest): boolean {
+export function isLike(existing: InvoiceLine, item: InvoiceItemRequest): boolean {
   return existing.title === item.title && existing.normalType === item.normalType && cents(existing.amount) === cents(item.amount);
 }
 

@@ -1,10 +1,10 @@
-import { UpstreamReservation } from '../../upstream/guesty.types';
+import { PlatformReservation } from '../../upstream/platform-results';
 import { holdOnPlatform, methodsCharging } from './booking-hold';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 /** When the reservation's create said its hold ends (the session's booking keeps it). */
 const created = (holdExpiresAt = '2026-11-25T12:30:00Z') => holdExpiresAt;
-const read = (fields: Partial<UpstreamReservation>): UpstreamReservation => ({ _id: 'r', listingId: 'l', guestId: 'g', ...fields });
+const read = (fields: Partial<PlatformReservation>): PlatformReservation => ({ id: 'r', listingId: 'l', guestId: 'g', ...fields });
 
 describe('holdOnPlatform (a booking hold as the platform shows it)', () => {
   it.each(['reserved', 'inquiry', 'confirmed', 'awaiting_payment'])('a %s reservation within its hold still holds', (status) => {
@@ -25,19 +25,19 @@ describe('holdOnPlatform (a booking hold as the platform shows it)', () => {
   });
 
   it('a reserved hold whose end passed ended, whether the read carries the end or only the create did', () => {
-    expect(holdOnPlatform(read({ status: 'reserved', reservedExpiresAt: '2026-11-25T11:59:00Z' }), created(), NOW)).toBe('expired');
+    expect(holdOnPlatform(read({ status: 'reserved', holdEndsAt: '2026-11-25T11:59:00Z' }), created(), NOW)).toBe('expired');
     expect(holdOnPlatform(read({ status: 'reserved' }), created('2026-11-25T11:59:00Z'), NOW)).toBe('expired');
     // The platform's own end wins over the create's.
-    expect(
-      holdOnPlatform(read({ status: 'reserved', reservedExpiresAt: '2026-11-25T13:00:00Z' }), created('2026-11-25T11:59:00Z'), NOW),
-    ).toBe('held');
+    expect(holdOnPlatform(read({ status: 'reserved', holdEndsAt: '2026-11-25T13:00:00Z' }), created('2026-11-25T11:59:00Z'), NOW)).toBe(
+      'held',
+    );
   });
 
   it('reads the methods charging the reservation from its payments, once each', () => {
     const payments = [
-      { _id: 'p1', amount: 1, currency: 'USD', status: 'PENDING', paymentMethodId: 'pm_1' },
-      { _id: 'p2', amount: 1, currency: 'USD', status: 'PENDING', paymentMethodId: 'pm_1' },
-      { _id: 'p3', amount: 1, currency: 'USD', status: 'PENDING' },
+      { id: 'p1', amount: 1, currency: 'USD', status: 'PENDING', methodId: 'pm_1' },
+      { id: 'p2', amount: 1, currency: 'USD', status: 'PENDING', methodId: 'pm_1' },
+      { id: 'p3', amount: 1, currency: 'USD', status: 'PENDING' },
     ];
     expect(methodsCharging(read({ money: { payments } }))).toEqual(['pm_1']);
     expect(methodsCharging(read({}))).toEqual([]);

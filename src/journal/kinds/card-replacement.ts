@@ -1,4 +1,5 @@
-import { UpstreamPayment, UpstreamPaymentMethod } from '../../upstream/guesty.types';
+import { UpstreamPaymentMethod } from '../../upstream/guesty.types';
+import { PlatformPayment } from '../../upstream/platform-results';
 
 /** Payments the platform will still charge on a card: scheduled, being charged or waiting for the guest. */
 const WAITING = new Set(['PENDING', 'PENDING_AUTH']);
@@ -24,10 +25,10 @@ export function currentCard(methods: UpstreamPaymentMethod[], reservationId: str
  * waiting to be charged on it. Answers the id of the card to replace, or undefined when a
  * replacement is not allowed (no failure, or the failed card was already replaced).
  */
-export function replaceableCard(methods: UpstreamPaymentMethod[], payments: UpstreamPayment[], reservationId: string): string | undefined {
+export function replaceableCard(methods: UpstreamPaymentMethod[], payments: PlatformPayment[], reservationId: string): string | undefined {
   const card = currentCard(methods, reservationId);
   if (!card) return undefined;
-  const own = payments.filter((payment) => payment.paymentMethodId === card._id);
+  const own = payments.filter((payment) => payment.methodId === card._id);
   const failed = own.some((payment) => payment.status === 'FAILED');
   const waiting = own.some((payment) => WAITING.has(payment.status));
   return failed && !waiting ? card._id : undefined;

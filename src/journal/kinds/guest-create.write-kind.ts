@@ -56,7 +56,7 @@ export class GuestCreateWrite extends JournaledWrite<GuestCreatePayload, GuestCr
   }
 
   async send(_target: WriteTarget, { guest }: GuestCreatePayload): Promise<CreatedGuest> {
-    return { guestId: (await this.guesty.createGuest(guest, BEFORE_A_CARD))._id };
+    return { guestId: (await this.guesty.createGuest(guest, BEFORE_A_CARD)).id };
   }
 
   async find(intent: WriteIntent<GuestCreateRequest, CreatedGuest>): Promise<Reconciliation<CreatedGuest>> {
@@ -66,6 +66,6 @@ export class GuestCreateWrite extends JournaledWrite<GuestCreatePayload, GuestCr
     if (email === null) return { notLanded: 'the guest create names no email this service can read' };
     const guests = await this.guesty.findGuestsByEmail(email, BEFORE_A_CARD);
     const found = guests[guests.length - 1];
-    return found ? { landed: { guestId: found._id } } : { notLanded: 'the platform has no guest with this email' };
+    return found ? { landed: { guestId: found.id } } : { notLanded: 'the platform has no guest with this email' };
   }
 }

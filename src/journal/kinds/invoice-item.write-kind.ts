@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../common/errors/domain-error';
 import { Priority } from '../../upstream/guesty-client';
-import { InvoiceItemRequest, UpstreamInvoiceItem } from '../../upstream/guesty.types';
+import { InvoiceItemRequest } from '../../upstream/guesty.types';
+import { InvoiceLine } from '../../upstream/platform-results';
 import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
 import { AddedInvoiceItem, addedItem, isLike, toAdded } from './added-invoice-item';
@@ -51,18 +52,18 @@ export class InvoiceItemWrite extends JournaledWrite<InvoiceItemPayload, Invoice
   async find(intent: WriteIntent<InvoiceItemRequest, AddedInvoiceItem>): Promise<Reconciliation<AddedInvoiceItem>> {
     const items = await this.currentItems(intent.target, 'checkout');
     const before = new Set(intent.snapshot);
-    const landed = items.find((existing) => isLike(existing, intent.request) && (existing._id === undefined || !before.has(existing._id)));
+    const landed = items.find((existing) => isLike(existing, intent.request) && (existing.id === undefined || !before.has(existing.id)));
     if (!landed) return { notLanded: 'no new invoice item like it on the reservation' };
     return { landed: { ...toAdded(intent.request), ...toAdded(landed) } };
   }
 
-  private async currentItems(target: WriteTarget, priority: Priority): Promise<UpstreamInvoiceItem[]> {
+  private async currentItems(target: WriteTarget, priority: Priority): Promise<InvoiceLine[]> {
     const found = await this.guesty.getReservation(reservationOf(target), priority);
     if (!found) throw new DomainError('reservation_not_found', 'No reservation has this id.');
-    return found.money?.invoiceItems ?? [];
+    return found.money?.folio ?? [];
   }
 }
 
-function idsOf(items: UpstreamInvoiceItem[]): string[] {
-  return items.flatMap((existing) => (existing._id ? [existing._id] : []));
+function idsOf(items: InvoiceLine[]): string[] {
+  return items.flatMap((existing) => (existing.id ? [existing.id] : []));
 }

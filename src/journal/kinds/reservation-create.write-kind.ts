@@ -131,9 +131,9 @@ export class ReservationCreateWrite extends JournaledWrite<ReservationCreatePayl
       reservationId: answer.reservationId,
       confirmationCode: answer.confirmationCode ?? '',
       guestId: answer.guestId ?? payload.guestId,
-      checkIn: answer.checkInDateLocalized ?? payload.checkIn,
-      checkOut: answer.checkOutDateLocalized ?? payload.checkOut,
-      holdExpiresAt: answer.reservedExpiresAt ?? new Date(this.clock.now() + hold.ms).toISOString(),
+      checkIn: answer.checkIn ?? payload.checkIn,
+      checkOut: answer.checkOut ?? payload.checkOut,
+      holdExpiresAt: answer.holdEndsAt ?? new Date(this.clock.now() + hold.ms).toISOString(),
     };
   }
 

@@ -33,7 +33,7 @@ describe('one access token shared by every replica', () => {
   it('mints exactly once for 200 concurrent cold requests across two instances', async () => {
     const calls = Array.from({ length: 200 }, (_, i) => client(i % 2).getReservation('res-checkout-usd'));
     const reservations = await Promise.all(calls);
-    expect(reservations.every((reservation) => reservation?._id === 'res-checkout-usd')).toBe(true);
+    expect(reservations.every((reservation) => reservation?.id === 'res-checkout-usd')).toBe(true);
     expect(world.sandbox.control.counters.tokensMinted).toBe(1);
   });
 
@@ -51,7 +51,7 @@ describe('one access token shared by every replica', () => {
     await Promise.all([client(0).getReservation('res-checkout-usd'), client(1).getReservation('res-checkout-usd')]);
     world.sandbox.control.revokeAllTokens();
     const after = await Promise.all(Array.from({ length: 40 }, (_, i) => client(i % 2).getReservation('res-checkout-eur')));
-    expect(after.every((reservation) => reservation?._id === 'res-checkout-eur')).toBe(true);
+    expect(after.every((reservation) => reservation?.id === 'res-checkout-eur')).toBe(true);
     expect(world.sandbox.control.counters.tokensMinted).toBe(2);
   });
 

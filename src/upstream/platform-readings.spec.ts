@@ -1,0 +1,70 @@
+import { paymentOf, reservationOf } from './platform-readings';
+
+describe("the platform's answers, read in the product's words", () => {
+  it("reads a reservation's hold, guest email, folio and payments, leaving out what the answer left out", () => {
+    const item = { title: 'Accommodation fare', amount: 140, normalType: 'AF' };
+    const payment = { amount: 100, currency: 'USD', status: 'SUCCEEDED' };
+    const reservation = reservationOf({
+      _id: 'res-1',
+      status: 'reserved',
+      listingId: 'lst-1',
+      guestId: 'g-1',
+      guest: { _id: 'g-1', fullName: 'Fay', email: 'fay@example.com' },
+      reservedExpiresAt: '2026-11-25T12:30:00Z',
+      money: {
+        currency: 'USD',
+        totalPaid: 100,
+        isFullyPaid: false,
+        invoiceItems: [{ _id: 'ii_af', ...item }],
+        payments: [{ _id: 'pay_1', ...payment, paymentMethodId: 'pm_1' }],
+      },
+    });
+    expect(reservation).toEqual({
+      id: 'res-1',
+      status: 'reserved',
+      listingId: 'lst-1',
+      guestId: 'g-1',
+      guestEmail: 'fay@example.com',
+      holdEndsAt: '2026-11-25T12:30:00Z',
+      money: {
+        currency: 'USD',
+        paid: 100,
+        fullyPaid: false,
+        folio: [{ id: 'ii_af', ...item }],
+        payments: [{ id: 'pay_1', ...payment, methodId: 'pm_1' }],
+      },
+    });
+  });
+
+  it("reads a payment's statuses in the published case, and each attempt's card, codes and words", () => {
+    expect(
+      paymentOf({
+        _id: 'pay_2',
+        amount: 50,
+        currency: 'EUR',
+        status: 'pending_auth',
+        shouldBePaidAt: '2026-12-01T00:00:00Z',
+        authenticationRequiredData: { authenticationUrl: 'https://issuer.example/a' },
+        attempts: [
+          {
+            status: 'failed',
+            createdAt: '2026-11-25T12:00:00Z',
+            payload: { code: 'card_declined', decline_code: 'insufficient_funds', payment_method: { card: { last4: '0341' } } },
+          },
+          { status: 'failed', error: 'refused by the issuer' },
+        ],
+      }),
+    ).toEqual({
+      id: 'pay_2',
+      amount: 50,
+      currency: 'EUR',
+      status: 'PENDING_AUTH',
+      dueAt: '2026-12-01T00:00:00Z',
+      authenticationUrl: 'https://issuer.example/a',
+      attempts: [
+        { status: 'FAILED', at: '2026-11-25T12:00:00Z', last4: '0341', code: 'card_declined', declineCode: 'insufficient_funds' },
+        { status: 'FAILED', message: 'refused by the issuer' },
+      ],
+    });
+  });
+});
