@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { RedisKeys } from '../../src/redis/redis-keys';
+import { waitUntil } from '../utils/redis-server';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { testRedisUrl } from '../utils/test-config';
+import { bookingClient, newGuest, stay } from './booking-client';
+
+/** The listing booked here and the payment account (provider) its cards are paid with (sandbox fixtures). */
+const LISTING = 'lst-seaside';
+const PROVIDER = 'pp-seaside';
+/** Longer than a replica keeps its own copy of a listing's payment provider (a minute). */
+const PAST_LOCAL_COPY_MS = 61_000;
+
+/**
+ * docs/product-spec.md §3.1: the payment account is checked before anything is created, but it can
+ * go offline while the reservation is being made. A reservation no session can follow must not hold
+ * the dates for nobody: it is canceled through the journal's reservation-status kind.
+ */
+describe('booking: a reservation whose session cannot follow is canceled', () => {
+  let world: SandboxedApps;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, {
+      env: { CHECKOUT_IP_RATE_LIMIT: '10000/m', BOOKING_HOLDS_PER_IP: '1000/h', CHECKOUT_IP_READ_LIMIT: '10000/m' },
+      sandbox: { paymentVisibilityDelayMs: 0 },
+    });
+    redis = new Redis(testRedisUrl());
+  });
+
+  afterAll(async () => {
+    redis.disconnect();
+    await world.close();
+  });
+
+  it('the account goes offline while the platform makes the reservation: 502 payment_account_unavailable, and the reservation is canceled on the platform', async () => {
+    const control = world.sandbox.control;
+    const site = bookingClient(world.apps[0].url);
+    const quote = await site.quote({ listingId: LISTING, ...stay(70, 2), guestsCount: 2 }).expect(201);
+    const guest = newGuest();
+
+    // The platform holds the create until the test lets it act: the account was checked, ACTIVE, before it left.
+    control.slowWrite('reservationFromQuote', { actAfterMs: 60_000, times: 1 });
+    const answer = site.book({ quoteId: quote.body.id, guest }, randomUUID()).then((response) => response);
+    await waitUntil(
+      () => Promise.resolve((control.counters.requests.reservationFromQuote ?? 0) > 0),
+      10_000,
+      'the create to reach the platform',
+    );
+
+    // Meanwhile the account goes offline, and the service's cached read of it runs out (its own copy
+    // after a minute, the shared one after five: here removed as its five minutes would).
+    control.setProviderStatus(PROVIDER, 'INACTIVE');
+    world.clocks[0].advance(PAST_LOCAL_COPY_MS);
+    await redis.del(new RedisKeys(world.apps[0].config.redis.keyPrefix).cache('provider', LISTING));
+    control.actNow('reservationFromQuote');
+
+    const refused = await answer;
+    expect(refused.status).toBe(502);
+    expect(refused.body.code).toBe('payment_account_unavailable');
+    const [booked] = control.getGuestsByEmail(guest.email);
+    const reservations = control.getGuestReservations(booked._id as string);
+    expect(reservations).toHaveLength(1);
+    expect(reservations[0].status).toBe('canceled');
+    expect(control.counters.requests.reservationStatus).toBe(1);
+  });
+});
