@@ -15,6 +15,23 @@ export interface ReservationLease {
   readonly owner: string;
   /** False once a renewal found the lease gone or could not reach Redis for a whole lease: send nothing more. */
   held(): boolean;
+  /**
+   * Present when the work ends with one journaled write (withLease's `endsWithWrite`): the step
+   * that records that write's landed outcome releases the lease too, then tells it here.
+   */
+  readonly endsWithWrite?: { released(): void };
+}
+
+export interface LeaseOptions {
+  /** How long to wait for another holder (default: not at all), then 409. */
+  waitMs?: number;
+  /** Keys of the target's hash tag read in the step that takes the lease: the work gets their values, in order. */
+  alsoRead?: readonly string[];
+  /**
+   * The work's last step under the lease is one journaled write: once its landed outcome is
+   * recorded (in the same step, which releases the lease), what the work still does needs no lease.
+   */
+  endsWithWrite?: boolean;
 }
 
 /**
@@ -57,17 +74,26 @@ export class ReservationLeases {
     return 'reservation' in target ? this.keys.reservationWrites(target.reservation) : this.keys.quoteWrites(target.quote);
   }
 
-  /** Runs `work` holding the target's lease; waits up to `waitMs` (default: not at all) for another holder, then 409. */
-  async withLease<T>(target: WriteTarget, work: (lease: ReservationLease) => Promise<T>, options: { waitMs?: number } = {}): Promise<T> {
+  /**
+   * Runs `work` holding the target's lease; waits up to `waitMs` (default: not at all) for another
+   * holder, then 409. The lease is taken in one step with the reads asked for (`alsoRead`).
+   */
+  async withLease<T>(
+    target: WriteTarget,
+    work: (lease: ReservationLease, read: (string | null)[]) => Promise<T>,
+    options: LeaseOptions = {},
+  ): Promise<T> {
     const key = this.writesOf(target).lease;
     const owner = randomUUID();
     const giveUpAt = this.clock.now() + (options.waitMs ?? DEFAULT_WAIT_MS);
-    while (!(await this.storeCall(() => this.store.set(key, owner, { ifAbsent: true, ttlMs: this.leaseMs })))) {
+    let read: (string | null)[] | null;
+    while (!(read = await this.storeCall(() => this.take(key, owner, options.alsoRead ?? [])))) {
       if (this.clock.now() >= giveUpAt) throw busy();
       await this.clock.sleep(50 + randomInt(100));
     }
     let renewedAt = this.clock.now();
     let lost = false;
+    let released = false;
     const renewal = setInterval(
       () => {
         this.store.extendIfEquals(key, owner, this.leaseMs).then(
@@ -82,13 +108,36 @@ export class ReservationLeases {
       Math.max(50, Math.floor(this.leaseMs / 3)),
     );
     renewal.unref();
-    const lease: ReservationLease = { target, owner, held: () => !lost && this.clock.now() - renewedAt < this.leaseMs };
+    const endsWithWrite = options.endsWithWrite
+      ? {
+          released: () => {
+            released = true;
+            clearInterval(renewal);
+          },
+        }
+      : undefined;
+    const lease: ReservationLease = {
+      target,
+      owner,
+      held: () => !released && !lost && this.clock.now() - renewedAt < this.leaseMs,
+      ...(endsWithWrite ? { endsWithWrite } : {}),
+    };
     try {
-      return await work(lease);
+      return await work(lease, read);
     } finally {
       clearInterval(renewal);
-      await this.store.deleteIfEquals(key, owner).catch(() => undefined);
+      if (!released) await this.store.deleteIfEquals(key, owner).catch(() => undefined);
     }
+  }
+
+  /** SET NX PX, with the reads asked for in the same step: null when another holds the lease. */
+  private async take(key: string, owner: string, alsoRead: readonly string[]): Promise<(string | null)[] | null> {
+    if (alsoRead.length === 0) return (await this.store.set(key, owner, { ifAbsent: true, ttlMs: this.leaseMs })) ? [] : null;
+    const [taken, ...values] = await this.store.batch([
+      { op: 'setIfAbsent', key, value: owner, ttlMs: this.leaseMs },
+      ...alsoRead.map((readKey) => ({ op: 'get' as const, key: readKey })),
+    ]);
+    return taken === true ? values.map((value) => (typeof value === 'string' ? value : null)) : null;
   }
 
   private async storeCall<R>(call: () => Promise<R>): Promise<R> {

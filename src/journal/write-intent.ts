@@ -9,9 +9,10 @@ import { RedisKeys } from '../redis/redis-keys';
  *                                                 sending | unknown ──nothing shown past the horizon──▶ not_landed
  *
  * `prepared` is written before the writer waits for anything; a request can leave only after one
- * atomic step has found the writer's lease still in Redis and moved the intent to `sending`. So a
- * `prepared` intent found by anyone else was never sent and can be fenced at once, while a
- * `sending` one may still land until the settle horizon has passed.
+ * atomic step has found the writer's lease still in Redis and moved the intent to `sending` (with
+ * nothing to wait for, the step that prepares it is that step). So a `prepared` intent found by
+ * anyone else was never sent and can be fenced at once, while a `sending` one may still land until
+ * the settle horizon has passed.
  */
 export type IntentState = 'prepared' | 'sending' | 'landed' | 'refused' | 'unknown' | 'not_landed' | 'fenced';
 

@@ -92,6 +92,21 @@ function setUp(options: { spacingMs?: number } = {}) {
 
 const lostAnswer = () => Promise.reject(new Error('socket hang up'));
 
+/** The scripted write's request names its key (see ScriptedWrite.describe). */
+function reconcilerTitle(world: ReturnType<typeof setUp>, key: string): void {
+  world.reconciler.title = key;
+}
+
+/** A payload whose send is recorded and answers made-KEY. */
+function sendOf(world: ReturnType<typeof setUp>, key: string): ScriptedPayload {
+  return {
+    send: () => {
+      world.sends.push(key);
+      return Promise.resolve(`made-${key}`);
+    },
+  };
+}
+
 // The journal logs every unclear write; here that is the point of the test, not news.
 beforeAll(quietLogs);
 
@@ -413,6 +428,89 @@ describe('WriteJournal', () => {
       world.store.down = false;
       expect(world.sends).toEqual([]);
       expect(await world.stored('r')).toMatchObject({ state: 'prepared' });
+    });
+  });
+
+  describe('round trips', () => {
+    /** Counts the world's store calls (each one round trip to Redis) from now on. */
+    function counting(world: ReturnType<typeof setUp>): string[] {
+      const calls: string[] = [];
+      const store = world.store as unknown as Record<string, (...args: unknown[]) => unknown>;
+      for (const name of ['get', 'set', 'batch', 'deleteIfEquals', 'extendIfEquals', 'indexAdd', 'indexRemove', 'ttlMs', 'delete']) {
+        const original = store[name].bind(world.store);
+        store[name] = (...args: unknown[]) => {
+          calls.push(name);
+          return original(...args);
+        };
+      }
+      return calls;
+    }
+
+    it('a write with nothing open and no spacing left: one step journals it ready to send (the fence step), one records its outcome', async () => {
+      const world = setUp({ spacingMs: 1_500 });
+      const calls = counting(world);
+      reconcilerTitle(world, 'one');
+      await expect(
+        world.journal.perform(world.lease, world.reconciler, 'one', sendOf(world, 'one'), { earlier: null, openSettled: true }),
+      ).resolves.toBe('made-one');
+      expect(calls).toEqual(['batch', 'batch']);
+      // With the peek left to the journal: one read more, of the intent and the pointer at once.
+      calls.length = 0;
+      world.clock.time += 1_500;
+      await world.write(world.lease, 'two');
+      expect(calls).toEqual(['batch', 'batch', 'batch']);
+      expect(await world.due()).toEqual([]);
+    });
+
+    it('a card submission: its lease with what it reads, its intent, its outcome with the lease released — three round trips', async () => {
+      const world = setUp();
+      await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
+      const calls = counting(world);
+      reconcilerTitle(world, 'card');
+      let leaseAfterWrite: string | null = 'unread';
+      let heldAfterWrite = true;
+      const answer = await world.journal.leaseAndPeek(
+        TARGET,
+        [{ kind: world.reconciler, key: 'card' }],
+        undefined,
+        async (lease, { intents: [earlier], openIntentId }) => {
+          expect([earlier, openIntentId]).toEqual([null, null]);
+          const made = await world.journal.perform(lease, world.reconciler, 'card', sendOf(world, 'card'), { earlier, openSettled: true });
+          leaseAfterWrite = await world.store.get(world.keys.reservationWrites(RESERVATION).lease);
+          heldAfterWrite = lease.held();
+          return made;
+        },
+        { endsWithWrite: true },
+      );
+      expect(answer).toBe('made-card');
+      expect(leaseAfterWrite).toBeNull();
+      expect(heldAfterWrite).toBe(false);
+      expect(calls).toEqual(['batch', 'batch', 'batch', 'get']);
+    });
+
+    it('a refused write keeps a lease that ends with it until its work is done: the work still answers the refusal under it', async () => {
+      const world = setUp();
+      await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
+      const leaseKey = world.keys.reservationWrites(RESERVATION).lease;
+      const declined = new DomainError('card_declined', 'declined');
+      let leaseAfterRefusal: string | null = null;
+      let owner = '';
+      await expect(
+        world.leases.withLease(
+          TARGET,
+          async (lease) => {
+            owner = lease.owner;
+            await world.journal
+              .perform(lease, world.reconciler, 'declined', { send: () => Promise.reject(declined) })
+              .catch(() => undefined);
+            leaseAfterRefusal = await world.store.get(leaseKey);
+            return lease.held();
+          },
+          { endsWithWrite: true },
+        ),
+      ).resolves.toBe(true);
+      expect(leaseAfterRefusal).toBe(owner);
+      await expect(world.store.get(leaseKey)).resolves.toBeNull();
     });
   });
 

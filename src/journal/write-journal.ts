@@ -8,7 +8,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
-import { ReservationLease, ReservationLeases } from './reservation-leases';
+import { LeaseOptions, ReservationLease, ReservationLeases } from './reservation-leases';
 import { IntentKind, IntentState, Reconciliation, WriteIntent, WriteTarget, canMove, isOpen, mayResend, readIntent } from './write-intent';
 import { AnyWriteKind, WRITE_KINDS, WriteKind, WriteKindsByName } from './write-kind';
 import { inSpan } from '../common/telemetry/in-span';
@@ -41,6 +41,13 @@ export interface TargetRecord<T> {
 }
 
 type IntentOf<K> = K extends WriteKind<unknown, infer Request, infer Outcome> ? WriteIntent<Request, Outcome> : never;
+
+/** What WriteJournal.peek read: the intents asked for, the target's open intent pointer, the kind's record. */
+export interface Peeked<Writes extends readonly { kind: AnyWriteKind; key: string }[], T> {
+  intents: { [I in keyof Writes]: IntentOf<Writes[I]['kind']> | null };
+  openIntentId: string | null;
+  record: T | null;
+}
 
 /** A member of the due index names the target too (a reservation by its id, a quote as `quote:ID`): the intent lives under its hash tag. */
 export function dueMember(target: WriteTarget, intentId: string): string {
@@ -104,11 +111,41 @@ export class WriteJournal {
     target: WriteTarget,
     writes: Writes,
     record?: TargetRecord<T>,
-  ): Promise<{ intents: { [I in keyof Writes]: IntentOf<Writes[I]['kind']> | null }; openIntentId: string | null; record: T | null }> {
+  ): Promise<Peeked<Writes, T>> {
+    const read = this.peekKeys(target, writes, record);
+    const answers = await this.storeCall(() => this.store.batch(read.map((key) => ({ op: 'get' as const, key }))));
+    return this.peeked(writes, record, answers);
+  }
+
+  /**
+   * Runs `work` holding the target's lease, with what `peek` would read, read in the very step that
+   * takes the lease (one round trip for both). `endsWithWrite`: see LeaseOptions.
+   */
+  leaseAndPeek<const Writes extends readonly { kind: AnyWriteKind; key: string }[], T, R>(
+    target: WriteTarget,
+    writes: Writes,
+    record: TargetRecord<T> | undefined,
+    work: (lease: ReservationLease, peeked: Peeked<Writes, T>) => Promise<R>,
+    options: Omit<LeaseOptions, 'alsoRead'> = {},
+  ): Promise<R> {
+    return this.leases.withLease(target, (lease, read) => work(lease, this.peeked(writes, record, read)), {
+      ...options,
+      alsoRead: this.peekKeys(target, writes, record),
+    });
+  }
+
+  private peekKeys<T>(target: WriteTarget, writes: readonly { kind: AnyWriteKind; key: string }[], record?: TargetRecord<T>): string[] {
     const keys = this.leases.writesOf(target);
     const read = [...writes.map(({ kind, key }) => keys.intent(intentIdOf(kind.name, key))), keys.openIntent];
     if (record) read.push(record.key(keys));
-    const answers = await this.storeCall(() => this.store.batch(read.map((key) => ({ op: 'get' as const, key }))));
+    return read;
+  }
+
+  private peeked<const Writes extends readonly { kind: AnyWriteKind; key: string }[], T>(
+    writes: Writes,
+    record: TargetRecord<T> | undefined,
+    answers: readonly unknown[],
+  ): Peeked<Writes, T> {
     const text = (value: unknown) => (typeof value === 'string' ? value : null);
     const intents = writes.map((_, index) => {
       const raw = text(answers[index]);
@@ -116,7 +153,7 @@ export class WriteJournal {
     });
     const recorded = record ? text(answers[writes.length + 1]) : null;
     return {
-      intents: intents as { [I in keyof Writes]: IntentOf<Writes[I]['kind']> | null },
+      intents: intents as Peeked<Writes, T>['intents'],
       openIntentId: text(answers[writes.length]),
       record: recorded && record ? record.parse(recorded) : null,
     };
@@ -162,15 +199,25 @@ export class WriteJournal {
   ): Promise<Outcome> {
     const { target } = lease;
     const intentId = intentIdOf(kind.name, key);
-    const earlier =
-      standing.earlier !== undefined ? standing.earlier : ((await this.loadById(target, intentId)) as WriteIntent<Request, Outcome> | null);
+    let { earlier } = standing;
+    let openIntentId: string | null | undefined;
+    if (earlier === undefined) {
+      // This intent and the target's pointer, in one read.
+      const read = await this.storeCall(() =>
+        this.store.batch(
+          this.peekKeys(target, [{ kind: kind as AnyWriteKind, key }]).map((readKey) => ({ op: 'get' as const, key: readKey })),
+        ),
+      );
+      earlier = typeof read[0] === 'string' ? readIntent<Request, Outcome>(read[0]) : null;
+      openIntentId = typeof read[1] === 'string' ? read[1] : null;
+    }
     if (earlier && !mayResend(earlier.state)) {
       const settled = earlier.state === 'landed' ? earlier : await this.reconcileInline(earlier, 1);
       if (settled.state === 'landed') return settled.outcome as Outcome;
       if (isOpen(settled.state)) throw pending();
     }
     // Only lease holders begin intents, so what the caller settled under this lease is still settled.
-    if (!standing.openSettled && (await this.settleOpen(lease))) throw pending();
+    if (!standing.openSettled && (await this.settleOpen(lease, openIntentId))) throw pending();
     if (!lease.held()) throw tookOver();
 
     const now = this.clock.now();
@@ -185,13 +232,19 @@ export class WriteJournal {
       sentAt: now,
       updatedAt: now,
     };
-    // Journal first: if this fails, nothing was sent. The same step reads the spacing left.
-    const spacingLeft = await inSpan('journal record intent', { 'journal.kind': kind.name }, () =>
-      this.storeCall(() => this.writePrepared(prepared, now + RECHECK_AFTER_MS[0], lease.owner)),
+    // Journal first: if this fails, nothing was sent. With no spacing left, the same step is the fence step.
+    const recorded = await inSpan('journal record intent', { 'journal.kind': kind.name }, () =>
+      this.storeCall(() => this.prepare(prepared, now + RECHECK_AFTER_MS[0], lease.owner)),
     );
-    if (spacingLeft === null) throw tookOver();
-    if (spacingLeft > 0) await this.clock.sleep(spacingLeft);
-    const intent = await inSpan('journal fence', { 'journal.kind': kind.name }, () => this.fence(lease, prepared));
+    if (recorded === 'lost') throw tookOver();
+    let intent: WriteIntent<Request, Outcome>;
+    if (recorded === 'sending') {
+      this.metrics.journalIntents.inc({ kind: prepared.kind, state: 'sending' });
+      intent = { ...prepared, state: 'sending' };
+    } else {
+      await this.clock.sleep(recorded.spacingLeftMs);
+      intent = await inSpan('journal fence', { 'journal.kind': kind.name }, () => this.fence(lease, prepared));
+    }
     let outcome: Outcome;
     try {
       outcome = await inSpan('journal send', { 'journal.kind': kind.name }, () => kind.send(target, payload, snapshot));
@@ -210,7 +263,7 @@ export class WriteJournal {
       if (settled.state === 'landed') return settled.outcome as Outcome;
       throw pending(error);
     }
-    await this.settle(intent, 'landed', { outcome });
+    await this.settle(intent, 'landed', { outcome }, lease.endsWithWrite ? lease : undefined);
     return outcome;
   }
 
@@ -350,14 +403,23 @@ export class WriteJournal {
    * writes what its kind records beside it, in one step; kept and retried when Redis is down,
    * because the upstream has acted.
    */
-  private settle<R, O>(intent: WriteIntent<R, O>, state: IntentState, fields: Partial<WriteIntent<R, O>>): Promise<WriteIntent<R, O>> {
-    return inSpan('journal settle', { 'journal.kind': intent.kind, 'journal.state': state }, () => this.settleAs(intent, state, fields));
+  private settle<R, O>(
+    intent: WriteIntent<R, O>,
+    state: IntentState,
+    fields: Partial<WriteIntent<R, O>>,
+    ending?: ReservationLease,
+  ): Promise<WriteIntent<R, O>> {
+    return inSpan('journal settle', { 'journal.kind': intent.kind, 'journal.state': state }, () =>
+      this.settleAs(intent, state, fields, ending),
+    );
   }
 
+  /** `ending`: a lease whose work ends with this write (LeaseOptions.endsWithWrite), released in the same step. */
   private async settleAs<R, O>(
     intent: WriteIntent<R, O>,
     state: IntentState,
     fields: Partial<WriteIntent<R, O>>,
+    ending?: ReservationLease,
   ): Promise<WriteIntent<R, O>> {
     if (!canMove(intent.state, state)) throw new Error(`a write intent cannot move from ${intent.state} to ${state}`);
     const next = { ...intent, ...fields, state, updatedAt: this.clock.now() };
@@ -367,38 +429,48 @@ export class WriteJournal {
       this.leases.spacingMs > 0 ? [{ op: 'set' as const, key: writes.lastWrite, value: '1', ttlMs: this.leases.spacingMs }] : [];
     const kind = this.kindOf(intent);
     const also: BatchStep[] = state === 'landed' && kind ? kind.alongside(next, next.outcome as O) : [];
-    await this.outbox.write(writes.intent(intent.id), `intent ${intent.id} ${state}`, async () => {
+    const release: BatchStep[] = ending ? [{ op: 'deleteIfEquals', key: writes.lease, value: ending.owner }] : [];
+    const written = await this.outbox.write(writes.intent(intent.id), `intent ${intent.id} ${state}`, async () => {
       await this.store.batch([
         { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(next), ttlMs: SETTLED_TTL_MS },
         { op: 'deleteIfEquals', key: writes.openIntent, value: intent.id },
         ...spacing,
         ...also,
+        { op: 'indexRemove', key: this.keys.journal().due, member: dueMember(intent.target, intent.id) },
+        ...release,
       ]);
-      await this.store.indexRemove(this.keys.journal().due, dueMember(intent.target, intent.id));
     });
+    if (written) ending?.endsWithWrite?.released();
     return next;
   }
 
   /**
-   * The `prepared` intent, the target's pointer to it, and when the sweep should look at it
-   * (both at once: a `prepared` intent in the index is fenced by the sweep once its writer is gone),
-   * only while `leaseOwner` still holds the lease: a writer frozen before this step must not point
-   * the target at its intent over another writer's. Answers the write spacing left (ms) since
-   * the target's last write, read in the same step, or null when the lease was not ours.
+   * One atomic step, only while `leaseOwner` still holds the lease (a writer frozen before it must
+   * not point the target at its intent over another writer's): the `prepared` intent, the target's
+   * pointer to it and when the sweep should look at it (a `prepared` intent in the index is fenced by
+   * the sweep once its writer is gone); then, when no write spacing is left, the move to `sending`
+   * (this step is then also the fence step: the request leaves right after it). Answers `lost`
+   * when the lease was not ours, `sending`, or the spacing left (the fence step comes after it).
    */
-  private async writePrepared(intent: WriteIntent, recheckAt: number, leaseOwner: string): Promise<number | null> {
+  private async prepare(
+    intent: WriteIntent,
+    recheckAt: number,
+    leaseOwner: string,
+  ): Promise<'lost' | 'sending' | { spacingLeftMs: number }> {
     const writes = this.leases.writesOf(intent.target);
-    const [[held, , , spacingLeft]] = await Promise.all([
-      this.store.batch([
-        { op: 'requireEquals', key: writes.lease, value: leaseOwner },
-        { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
-        { op: 'set', key: writes.openIntent, value: intent.id, ttlMs: OPEN_TTL_MS },
-        { op: 'ttl', key: writes.lastWrite },
-      ]),
-      this.store.indexAdd(this.keys.journal().due, dueMember(intent.target, intent.id), recheckAt),
+    const sending: WriteIntent = { ...intent, state: 'sending' };
+    const [held, , , , spacingLeft, spaced] = await this.store.batch([
+      { op: 'requireEquals', key: writes.lease, value: leaseOwner },
+      { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
+      { op: 'set', key: writes.openIntent, value: intent.id, ttlMs: OPEN_TTL_MS },
+      { op: 'indexAdd', key: this.keys.journal().due, member: dueMember(intent.target, intent.id), score: recheckAt },
+      { op: 'ttl', key: writes.lastWrite },
+      { op: 'requireAbsent', key: writes.lastWrite },
+      { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(sending), ttlMs: OPEN_TTL_MS },
     ]);
-    if (held !== true) return null;
-    return typeof spacingLeft === 'number' ? spacingLeft : 0;
+    if (held !== true) return 'lost';
+    if (spaced === true) return 'sending';
+    return { spacingLeftMs: typeof spacingLeft === 'number' ? spacingLeft : this.leases.spacingMs };
   }
 
   /**
@@ -406,9 +478,9 @@ export class WriteJournal {
    * is left as it is: it was set when the intent was prepared, and only settling clears it.
    */
   private async rewriteOpen(intent: WriteIntent, recheckAt: number): Promise<void> {
-    await Promise.all([
-      this.store.set(this.leases.writesOf(intent.target).intent(intent.id), JSON.stringify(intent), { ttlMs: OPEN_TTL_MS }),
-      this.store.indexAdd(this.keys.journal().due, dueMember(intent.target, intent.id), recheckAt),
+    await this.store.batch([
+      { op: 'set', key: this.leases.writesOf(intent.target).intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
+      { op: 'indexAdd', key: this.keys.journal().due, member: dueMember(intent.target, intent.id), score: recheckAt },
     ]);
   }
 

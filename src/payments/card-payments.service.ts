@@ -310,19 +310,21 @@ export class CardPayments {
     idempotencyKey: string,
     attach: (session: CheckoutSession, lease: ReservationLease, intent: AttachIntent) => Promise<CheckoutSessionView>,
   ): Promise<CheckoutSessionView> {
-    return this.leases.withLease(onReservation(known.reservationId), async (lease) => {
-      const key = attachKey(known.id, `key:${idempotencyKey}`);
-      const {
-        intents: [earlier],
-        openIntentId,
-        record: card,
-      } = await this.journal.peek(lease.target, [{ kind: this.paymentMethods, key }], CARD_ON_FILE);
-      if (earlier && !mayResend(earlier.state)) return this.resume(known.id, key, earlier, lease);
-      const session = await this.submittable(known.id, lease, { openIntentId, card });
-      // The card-testing guard counts both shapes (docs/product-spec.md §7), before anything reaches the upstream.
-      await this.limits.cardAttempt(session.reservationId);
-      return attach(session, lease, { key, earlier, openSettled: true });
-    });
+    const key = attachKey(known.id, `key:${idempotencyKey}`);
+    // The lease and what the journal holds for this key, in one step; the attach is the last write under it.
+    return this.journal.leaseAndPeek(
+      onReservation(known.reservationId),
+      [{ kind: this.paymentMethods, key }],
+      CARD_ON_FILE,
+      async (lease, { intents: [earlier], openIntentId, record: card }) => {
+        if (earlier && !mayResend(earlier.state)) return this.resume(known.id, key, earlier, lease);
+        const session = await this.submittable(known.id, lease, { openIntentId, card });
+        // The card-testing guard counts both shapes (docs/product-spec.md §7), before anything reaches the upstream.
+        await this.limits.cardAttempt(session.reservationId);
+        return attach(session, lease, { key, earlier, openSettled: true });
+      },
+      { endsWithWrite: true },
+    );
   }
 
   /**

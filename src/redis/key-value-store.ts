@@ -12,11 +12,29 @@ export type BatchStep =
   | { op: 'deleteIfEquals'; key: string; value: string }
   | { op: 'ttl'; key: string }
   /** A guard: when the key does not hold `value`, no later step of the batch runs (a fencing check). */
-  | { op: 'requireEquals'; key: string; value: string };
+  | { op: 'requireEquals'; key: string; value: string }
+  /** A guard: when the key exists, no later step runs (e.g. a wait that is not over yet). */
+  | { op: 'requireAbsent'; key: string }
+  /** A guard that writes: SET NX PX (taking a lease); when the key exists, no later step runs. */
+  | { op: 'setIfAbsent'; key: string; value: string; ttlMs: number }
+  /**
+   * A sorted index of another hash slot (see indexAdd, indexRemove). On one Redis these run in the
+   * batch's atomic step; a Redis Cluster refuses a script over several slots, so there an add is
+   * sent beside the batch (it runs even when a guard stops the batch) and a removal right after a
+   * batch that ran to its end. Readers of the index must bear an entry it holds for nothing.
+   */
+  | { op: 'indexAdd'; key: string; member: string; score: number }
+  | { op: 'indexRemove'; key: string; member: string };
+
+/** The steps that name a sorted index: the only ones whose key may sit in another hash slot. */
+export function isIndexStep(step: BatchStep): step is Extract<BatchStep, { op: 'indexAdd' | 'indexRemove' }> {
+  return step.op === 'indexAdd' || step.op === 'indexRemove';
+}
 
 /**
- * One answer per step: get → the value or null; set → true; deleteIfEquals → whether it deleted; ttl → ms left or null;
- * requireEquals → whether it held. Steps after a guard that failed answer null and did nothing.
+ * One answer per step: get → the value or null; set, indexAdd, indexRemove → true; deleteIfEquals → whether it
+ * deleted; ttl → ms left or null; requireEquals, requireAbsent, setIfAbsent → whether it held (wrote). Steps after
+ * a guard that failed answer null and did nothing.
  */
 export type BatchAnswer = string | number | boolean | null;
 
@@ -79,7 +97,8 @@ export abstract class KeyValueStore {
   abstract replaceIfVersion(key: string, expectedVersion: number | null, value: string, ttlMs: number): Promise<boolean>;
   /**
    * Runs the steps in order, atomically, in one round trip. Every key must share one hash slot (a
-   * Redis Cluster refuses a script over several): use keys of one hash tag.
+   * Redis Cluster refuses a script over several): use keys of one hash tag; only index steps may
+   * name another (see BatchStep).
    */
   abstract batch(steps: BatchStep[]): Promise<BatchAnswer[]>;
   /** Adds or moves `member` of a sorted index to `score`. */

@@ -108,6 +108,23 @@ export class MemoryKeyValueStore extends KeyValueStore {
         guarded = entry?.value === step.value;
         return guarded;
       }
+      if (step.op === 'requireAbsent') {
+        guarded = entry === undefined;
+        return guarded;
+      }
+      if (step.op === 'setIfAbsent') {
+        guarded = entry === undefined;
+        if (guarded) this.entries.set(step.key, { value: step.value, expiresAt: this.now() + Math.max(1, Math.ceil(step.ttlMs)) });
+        return guarded;
+      }
+      if (step.op === 'indexAdd') {
+        this.addToIndex(step.key, step.member, step.score);
+        return true;
+      }
+      if (step.op === 'indexRemove') {
+        this.indexes.get(step.key)?.delete(step.member);
+        return true;
+      }
       if (step.op === 'get') return entry?.value ?? null;
       if (step.op === 'set') {
         this.entries.set(step.key, { value: step.value, expiresAt: this.now() + Math.max(1, Math.ceil(step.ttlMs)) });
@@ -124,10 +141,14 @@ export class MemoryKeyValueStore extends KeyValueStore {
   }
 
   indexAdd(key: string, member: string, score: number): Promise<void> {
+    this.addToIndex(key, member, score);
+    return Promise.resolve();
+  }
+
+  private addToIndex(key: string, member: string, score: number): void {
     const index = this.indexes.get(key) ?? new Map<string, number>();
     index.set(member, score);
     this.indexes.set(key, index);
-    return Promise.resolve();
   }
 
   indexDue(key: string, maxScore: number, limit: number): Promise<string[]> {

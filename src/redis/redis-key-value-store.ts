@@ -1,6 +1,15 @@
 import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
 import { RedisClusterAddress, isClusterUrl, parseClusterUrl } from './redis-address';
-import { BatchAnswer, BatchStep, KeyValueStore, SetOptions, SlotAnswer, SlotRequest, assertSlotRequest } from './key-value-store';
+import {
+  BatchAnswer,
+  BatchStep,
+  KeyValueStore,
+  SetOptions,
+  SlotAnswer,
+  SlotRequest,
+  assertSlotRequest,
+  isIndexStep,
+} from './key-value-store';
 
 const DELETE_IF_EQUALS = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -14,7 +23,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
-// KEYS: one per step. ARGV: three per step (operation, then its two arguments).
+// KEYS: one per step. ARGV: three per step (operation, then its two arguments; an index step: member, score).
 const BATCH = `
 local answers = {}
 for i = 1, #KEYS do
@@ -36,6 +45,24 @@ for i = 1, #KEYS do
       answers[i] = 0
       return answers
     end
+    answers[i] = 1
+  elseif op == 'requireAbsent' then
+    if redis.call('EXISTS', KEYS[i]) == 1 then
+      answers[i] = 0
+      return answers
+    end
+    answers[i] = 1
+  elseif op == 'setIfAbsent' then
+    if not redis.call('SET', KEYS[i], a, 'PX', b, 'NX') then
+      answers[i] = 0
+      return answers
+    end
+    answers[i] = 1
+  elseif op == 'indexAdd' then
+    redis.call('ZADD', KEYS[i], b, a)
+    answers[i] = 1
+  elseif op == 'indexRemove' then
+    redis.call('ZREM', KEYS[i], a)
     answers[i] = 1
   else
     answers[i] = redis.call('PTTL', KEYS[i])
@@ -260,9 +287,33 @@ export class RedisKeyValueStore extends KeyValueStore {
 
   async batch(steps: BatchStep[]): Promise<BatchAnswer[]> {
     if (steps.length === 0) return [];
+    if (!(this.client instanceof Cluster) || !steps.some(isIndexStep)) return this.script(steps);
+    // A Cluster runs one script in one slot: the index, in its own slot, is written beside it.
+    const scripted = steps.filter((step) => !isIndexStep(step));
+    const adds = steps.flatMap((step) => (step.op === 'indexAdd' ? [step] : []));
+    const [answers] = await Promise.all([this.script(scripted), ...adds.map((step) => this.indexAdd(step.key, step.member, step.score))]);
+    // Past a guard that stopped the batch, nothing is removed from the index: what it points at may still be open.
+    const ranToTheEnd = scripted.every(
+      (step, index) =>
+        !(step.op === 'requireEquals' || step.op === 'requireAbsent' || step.op === 'setIfAbsent') || answers[index] === true,
+    );
+    for (const step of steps) if (step.op === 'indexRemove' && ranToTheEnd) await this.indexRemove(step.key, step.member);
+    let next = 0;
+    return steps.map((step) => {
+      if (step.op === 'indexAdd') return true;
+      if (step.op === 'indexRemove') return ranToTheEnd ? true : null;
+      return answers[next++];
+    });
+  }
+
+  /** The steps as one script (one round trip), every key declared. */
+  private async script(steps: BatchStep[]): Promise<BatchAnswer[]> {
+    if (steps.length === 0) return [];
     const args = steps.flatMap((step): (string | number)[] => {
-      if (step.op === 'set') return [step.op, step.value, Math.max(1, Math.ceil(step.ttlMs))];
+      if (step.op === 'set' || step.op === 'setIfAbsent') return [step.op, step.value, Math.max(1, Math.ceil(step.ttlMs))];
       if (step.op === 'deleteIfEquals' || step.op === 'requireEquals') return [step.op, step.value, ''];
+      if (step.op === 'indexAdd') return [step.op, step.member, step.score];
+      if (step.op === 'indexRemove') return [step.op, step.member, ''];
       return [step.op, '', ''];
     });
     const reply = (await this.failFast(() => this.client.eval(BATCH, steps.length, ...steps.map((step) => step.key), ...args))) as (
@@ -273,9 +324,9 @@ export class RedisKeyValueStore extends KeyValueStore {
       if (index >= reply.length) return null;
       const answer = reply[index] ?? null;
       if (step.op === 'get') return answer === null ? null : String(answer);
-      if (step.op === 'set') return true;
-      if (step.op === 'deleteIfEquals' || step.op === 'requireEquals') return answer === 1;
-      return typeof answer === 'number' && answer >= 0 ? answer : null;
+      if (step.op === 'set' || step.op === 'indexAdd' || step.op === 'indexRemove') return true;
+      if (step.op === 'ttl') return typeof answer === 'number' && answer >= 0 ? answer : null;
+      return answer === 1;
     });
   }
 

@@ -127,6 +127,58 @@ export function describeKeyValueStoreContract(
       ).resolves.toEqual([false, null]);
     });
 
+    it('takes a key only while it is absent, and goes on only while another is absent (guards that stop a batch)', async () => {
+      const taken = await store.batch([
+        { op: 'setIfAbsent', key: key('{t}:lease'), value: 'writer-a', ttlMs: 60_000 },
+        { op: 'get', key: key('{t}:lease') },
+      ]);
+      expect(taken).toEqual([true, 'writer-a']);
+      expect(await store.ttlMs(key('{t}:lease'))).toBeGreaterThan(50_000);
+      await expect(
+        store.batch([
+          { op: 'setIfAbsent', key: key('{t}:lease'), value: 'writer-b', ttlMs: 60_000 },
+          { op: 'set', key: key('{t}:intent'), value: 'b', ttlMs: 60_000 },
+        ]),
+      ).resolves.toEqual([false, null]);
+      await expect(store.get(key('{t}:lease'))).resolves.toBe('writer-a');
+      await store.set(key('{t}:wait'), '1', { ttlMs: 60_000 });
+      const waiting = await store.batch([
+        { op: 'set', key: key('{t}:intent'), value: 'prepared', ttlMs: 60_000 },
+        { op: 'requireAbsent', key: key('{t}:wait') },
+        { op: 'set', key: key('{t}:intent'), value: 'sending', ttlMs: 60_000 },
+      ]);
+      expect(waiting).toEqual([true, false, null]);
+      await expect(store.get(key('{t}:intent'))).resolves.toBe('prepared');
+      const clear = await store.batch([
+        { op: 'requireAbsent', key: key('{t}:gone') },
+        { op: 'set', key: key('{t}:intent'), value: 'sending', ttlMs: 60_000 },
+      ]);
+      expect(clear).toEqual([true, true]);
+      await expect(store.get(key('{t}:intent'))).resolves.toBe('sending');
+    });
+
+    it('adds to and removes from a sorted index of another slot in a batch, but removes nothing past a guard that stopped it', async () => {
+      const index = key('batch-idx');
+      const added = await store.batch([
+        { op: 'set', key: key('{x}:intent'), value: 'open', ttlMs: 60_000 },
+        { op: 'indexAdd', key: index, member: 'x one', score: 100 },
+      ]);
+      expect(added).toEqual([true, true]);
+      await expect(store.indexDue(index, 1_000, 10)).resolves.toEqual(['x one']);
+      const stopped = await store.batch([
+        { op: 'requireEquals', key: key('{x}:intent'), value: 'settled' },
+        { op: 'indexRemove', key: index, member: 'x one' },
+      ]);
+      expect(stopped).toEqual([false, null]);
+      await expect(store.indexDue(index, 1_000, 10)).resolves.toEqual(['x one']);
+      const removed = await store.batch([
+        { op: 'set', key: key('{x}:intent'), value: 'settled', ttlMs: 60_000 },
+        { op: 'indexRemove', key: index, member: 'x one' },
+      ]);
+      expect(removed).toEqual([true, true]);
+      await expect(store.indexDue(index, 1_000, 10)).resolves.toEqual([]);
+    });
+
     it('keeps a sorted index and answers the members due, lowest score first', async () => {
       await store.indexAdd(key('idx'), 'late', 300);
       await store.indexAdd(key('idx'), 'early', 100);
