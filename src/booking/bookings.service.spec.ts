@@ -5,7 +5,7 @@ import { ProductEventBus } from '../common/events/product-event-bus';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { SESSION_PROVIDERS } from '../sessions/sessions.module';
 import { GuestyClient } from '../upstream/guesty-client';
-import { PaymentProvider } from '../upstream/guesty.types';
+import { PaymentProvider } from '../upstream/platform-results';
 import { Bookings } from './bookings.service';
 import { CalendarCache } from './calendar.service';
 import { StoredQuote } from './quote';

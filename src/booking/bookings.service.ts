@@ -26,7 +26,7 @@ import { WriteJournal } from '../journal/write-journal';
 import { refusedBeforeEffect } from '../journal/write-kind';
 import { AtRestCipher, AtRestCiphers } from '../redis/at-rest-cipher';
 import { RedisKeys } from '../redis/redis-keys';
-import { PaymentProvider } from '../upstream/guesty.types';
+import { PaymentProvider } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CalendarCache } from './calendar.service';
 import { RatePlanView, StoredQuote } from './quote';

@@ -3,7 +3,7 @@ import { RedisKeys } from '../redis/redis-keys';
 import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { ProductEventBus } from '../common/events/product-event-bus';
-import { InvoiceItemRequest } from '../upstream/guesty.types';
+import { InvoiceItemRequest } from '../upstream/platform-results';
 import { InvoiceItems } from '../invoices/invoice-items.service';
 import { SessionMove } from '../sessions/session-moves';
 import { SessionState } from '../sessions/session-state';

@@ -6,7 +6,7 @@ import { Idempotency } from '../common/idempotency/idempotency.service';
 import { AppConfig, ExtraDefinition } from '../config/app-config';
 // How long a press waits for another step on the reservation (a confirmation, a reconciliation) before 409.
 import { LONGEST_LEASE_WAIT_MS } from '../config/timing-rules';
-import { InvoiceItemRequest } from '../upstream/guesty.types';
+import { InvoiceItemRequest } from '../upstream/platform-results';
 import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
 import { InvoiceItems } from '../invoices/invoice-items.service';
 import { ReservationLeases } from '../journal/reservation-leases';

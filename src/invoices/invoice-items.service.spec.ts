@@ -1,7 +1,6 @@
 import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
 import { GuestyClient } from '../upstream/guesty-client';
-import { InvoiceItemRequest } from '../upstream/guesty.types';
-import { InvoiceLine } from '../upstream/platform-results';
+import { InvoiceItemRequest, InvoiceLine } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { onReservation } from '../journal/write-intent';
 import { InvoiceItems } from './invoice-items.service';

@@ -4,7 +4,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { secondIdentifierProblem } from '../config/invoice-item-rules';
 import { Priority } from '../upstream/guesty-client';
-import { InvoiceItemRequest } from '../upstream/guesty.types';
+import { InvoiceItemRequest } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
 import { InvoiceItemWrite, KnownFolio } from '../journal/kinds/invoice-item.write-kind';

@@ -3,8 +3,7 @@ import { RedisKeys } from '../redis/redis-keys';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { GuestyClient } from '../upstream/guesty-client';
-import { AttachPaymentMethodRequest, UpstreamPaymentMethod } from '../upstream/guesty.types';
-import { PlatformPayment } from '../upstream/platform-results';
+import { AttachPaymentMethodRequest, PaymentMethodOnFile, PlatformPayment } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CardPayments } from './card-payments.service';
 import { CheckoutSession } from '../sessions/checkout-session';
@@ -19,7 +18,7 @@ const PROVIDER = 'pp-1';
 
 /** The platform's payment methods, as the fake upstream client keeps them. */
 class FakePlatform {
-  methods: UpstreamPaymentMethod[] = [];
+  methods: PaymentMethodOnFile[] = [];
   /** The reservation's money.payments, as its charges left them. */
   payments: PlatformPayment[] = [];
   reservationReads = 0;
@@ -57,8 +56,8 @@ class FakePlatform {
             new UpstreamError('upstream_error', 'refused', { operation: 'attachPaymentMethod', maybeSent: true, upstreamStatus: 400 }),
           );
         }
-        const method: UpstreamPaymentMethod = {
-          _id: `pm_${this.attaches.length}`,
+        const method: PaymentMethodOnFile = {
+          id: `pm_${this.attaches.length}`,
           guestId: request.guestId,
           reservationId: request.reservationId,
           paymentProviderId: request.paymentProviderId,
@@ -179,11 +178,11 @@ describe('CardPayments (the attach through the write journal)', () => {
   it('refuses when the platform already shows a card on the reservation, even with the journal lost', async () => {
     const world = await setUp();
     world.platform.methods.push({
-      _id: 'pm_before',
+      id: 'pm_before',
       guestId: GUEST,
       reservationId: RESERVATION,
       paymentProviderId: PROVIDER,
-      card: { last4: '1111' },
+      last4: '1111',
     });
     const session = await world.newSession();
     await expect(world.payWithToken(session, 'key-1')).rejects.toMatchObject({ code: 'already_paid' });
@@ -260,11 +259,11 @@ describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', (
     const { world, session } = await failedCharge();
     await world.chargeFailed(session);
     world.platform.methods.push({
-      _id: 'pm_elsewhere',
+      id: 'pm_elsewhere',
       guestId: GUEST,
       reservationId: RESERVATION,
       paymentProviderId: PROVIDER,
-      card: { last4: '1111' },
+      last4: '1111',
     });
     await expect(world.payWithToken(session, 'key-2')).rejects.toMatchObject({ code: 'already_paid' });
     expect(world.platform.attaches).toHaveLength(1);

@@ -2,8 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { GuestyClient, Priority } from '../upstream/guesty-client';
-import { UpstreamPaymentMethod } from '../upstream/guesty.types';
-import { PlatformReservation } from '../upstream/platform-results';
+import { PaymentMethodOnFile, PlatformReservation } from '../upstream/platform-results';
 import { MetricsService } from '../metrics/metrics.service';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
@@ -117,7 +116,7 @@ export class PaymentDiagnostics {
     return provider?.paymentProviderId ?? money.paymentProviderIds?.[0];
   }
 
-  private answer(verdict: Verdict, money: Money, methods: UpstreamPaymentMethod[], known: KnownPaymentFacts): PaymentDiagnosis {
+  private answer(verdict: Verdict, money: Money, methods: PaymentMethodOnFile[], known: KnownPaymentFacts): PaymentDiagnosis {
     return {
       ...verdict,
       ...(money.currency ? { currency: money.currency } : {}),

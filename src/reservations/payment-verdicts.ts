@@ -1,6 +1,5 @@
 import { scrubText } from '../common/logging/redaction';
-import { cardOf, UpstreamPaymentMethod } from '../upstream/guesty.types';
-import { PlatformPayment, ReservationMoney } from '../upstream/platform-results';
+import { PaymentMethodOnFile, PlatformPayment, ReservationMoney } from '../upstream/platform-results';
 import { FailureCategory, KnownPaymentFacts, PaymentDiagnosis, SafePayment } from './payment-diagnosis';
 
 /*
@@ -55,11 +54,11 @@ function paidAtOf(payment: PlatformPayment): string | undefined {
 }
 
 /** Only the safe fields of each payment; a last4 that is not 4 digits is dropped rather than shown. */
-export function safePayments(payments: PlatformPayment[], methods: UpstreamPaymentMethod[], known: KnownPaymentFacts): SafePayment[] {
+export function safePayments(payments: PlatformPayment[], methods: PaymentMethodOnFile[], known: KnownPaymentFacts): SafePayment[] {
   return payments.map((payment) => {
     const sessionCard = payment.methodId !== undefined && payment.methodId === known.paymentMethodId ? known.last4 : undefined;
-    const listed = methods.find((method) => method._id === payment.methodId);
-    const last4 = attemptCard(payment) ?? (listed ? cardOf(listed).last4 : undefined) ?? sessionCard;
+    const listed = methods.find((method) => method.id === payment.methodId);
+    const last4 = attemptCard(payment) ?? listed?.last4 ?? sessionCard;
     const paidAt = paidAtOf(payment);
     return {
       id: payment.id,
@@ -100,14 +99,14 @@ export function paidVerdict(money: Money): Verdict | undefined {
 }
 
 /** The newest method listed for the reservation; the session's own while the list does not show it yet. */
-export function currentMethod(methods: UpstreamPaymentMethod[], known: KnownPaymentFacts): AttachedMethod | undefined {
+export function currentMethod(methods: PaymentMethodOnFile[], known: KnownPaymentFacts): AttachedMethod | undefined {
   const listed = newest(methods);
   if (listed) {
-    const fromSession = listed._id === known.paymentMethodId;
+    const fromSession = listed.id === known.paymentMethodId;
     return {
-      id: listed._id,
+      id: listed.id,
       paymentProviderId: listed.paymentProviderId ?? (fromSession ? known.tokenizedUnder : undefined),
-      last4: cardOf(listed).last4 ?? (fromSession ? known.last4 : undefined),
+      last4: listed.last4 ?? (fromSession ? known.last4 : undefined),
     };
   }
   if (!known.paymentMethodId) return undefined;

@@ -29,6 +29,7 @@ import { inSpan } from '../common/telemetry/in-span';
 import { InvoiceItemAnswer, readInvoiceItemAnswer } from './invoice-item-answer';
 import {
   CalendarDay,
+  PaymentMethodOnFile,
   PlatformGuest,
   PlatformListing,
   PlatformListingPage,
@@ -36,7 +37,7 @@ import {
   QuoteOffer,
   ReservationHold,
 } from './platform-results';
-import { calendarDayOf, guestOf, holdOf, listingOf, quoteOf, reservationOf } from './platform-readings';
+import { calendarDayOf, guestOf, holdOf, listingOf, methodOnFileOf, quoteOf, reservationOf } from './platform-readings';
 
 type Kind = 'read' | 'write';
 export type { Priority };
@@ -167,7 +168,7 @@ export class GuestyClient {
     return answer.status === 404 ? null : reservationOf(this.expect(answer, 'getReservation') as UpstreamReservation);
   }
 
-  async attachPaymentMethod(request: AttachPaymentMethodRequest): Promise<UpstreamPaymentMethod> {
+  async attachPaymentMethod(request: AttachPaymentMethodRequest): Promise<PaymentMethodOnFile> {
     const answer = await this.openApi({
       operation: 'attachPaymentMethod',
       kind: 'write',
@@ -176,7 +177,7 @@ export class GuestyClient {
       path: `/guests/${enc(request.guestId)}/payment-methods`,
       json: { _id: request.tokenId, paymentProviderId: request.paymentProviderId, reservationId: request.reservationId, reuse: false },
     });
-    return this.expect(answer, 'attachPaymentMethod') as UpstreamPaymentMethod;
+    return methodOnFileOf(this.expect(answer, 'attachPaymentMethod') as UpstreamPaymentMethod);
   }
 
   /**
@@ -184,7 +185,7 @@ export class GuestyClient {
    * upstream may answer an empty list even though a method exists) and `reuse=false`: the filter
    * defaults to `true`, and the service attaches with `reuse: false` (docs/upstream.md).
    */
-  async listPaymentMethods(guestId: string, reservationId: string, priority: Priority = 'checkout'): Promise<UpstreamPaymentMethod[]> {
+  async listPaymentMethods(guestId: string, reservationId: string, priority: Priority = 'checkout'): Promise<PaymentMethodOnFile[]> {
     const answer = await this.openApi({
       operation: 'listPaymentMethods',
       kind: 'read',
@@ -198,7 +199,7 @@ export class GuestyClient {
     // The reference shows a bare array; a paged {results} answer is read the same way. The list was
     // asked for this reservation: an item that does not name its reservation again is on it.
     return (Array.isArray(data) ? data : (data?.results ?? [])).map((method) =>
-      method.reservationId === undefined || method.reservationId === null ? { ...method, reservationId } : method,
+      methodOnFileOf(method.reservationId === undefined || method.reservationId === null ? { ...method, reservationId } : method),
     );
   }
 

@@ -143,11 +143,6 @@ export interface TokenizeResult {
   threeDS?: { authURL?: string };
 }
 
-/** A method's card digits and brand, wherever the answer puts them. */
-export function cardOf(method: UpstreamPaymentMethod): { last4?: string; brand?: string } {
-  return { last4: method.last4 ?? method.card?.last4, brand: method.brand ?? method.card?.brand };
-}
-
 /** One day of GET /v1/availability-pricing/api/calendar/listings/{id} (docs/upstream.md "Booking"). */
 export interface UpstreamCalendarDay {
   date: string;

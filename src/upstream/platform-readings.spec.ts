@@ -1,4 +1,4 @@
-import { paymentOf, reservationOf } from './platform-readings';
+import { methodOnFileOf, paymentOf, reservationOf } from './platform-readings';
 
 describe("the platform's answers, read in the product's words", () => {
   it("reads a reservation's hold, guest email, folio and payments, leaving out what the answer left out", () => {
@@ -65,6 +65,19 @@ describe("the platform's answers, read in the product's words", () => {
         { status: 'FAILED', at: '2026-11-25T12:00:00Z', last4: '0341', code: 'card_declined', declineCode: 'insufficient_funds' },
         { status: 'FAILED', message: 'refused by the issuer' },
       ],
+    });
+  });
+
+  it("reads a payment method's card at the top level or under `card`, the top level first", () => {
+    expect(methodOnFileOf({ _id: 'pm_1', last4: '4242', brand: 'visa', card: { last4: '1111', brand: 'amex' } })).toEqual({
+      id: 'pm_1',
+      last4: '4242',
+      brand: 'visa',
+    });
+    expect(methodOnFileOf({ _id: 'pm_2', reservationId: null, card: { last4: '1111' } })).toEqual({
+      id: 'pm_2',
+      reservationId: null,
+      last4: '1111',
     });
   });
 });

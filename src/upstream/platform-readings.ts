@@ -5,6 +5,7 @@ import {
   UpstreamListing,
   UpstreamPayment,
   UpstreamPaymentAttempt,
+  UpstreamPaymentMethod,
   UpstreamQuote,
   UpstreamRatePlanMoney,
   UpstreamReservation,
@@ -14,6 +15,7 @@ import {
   CalendarDay,
   InvoiceLine,
   PaymentAttempt,
+  PaymentMethodOnFile,
   PlatformGuest,
   PlatformListing,
   PlatformPayment,
@@ -156,5 +158,19 @@ export function reservationOf(reservation: UpstreamReservation): PlatformReserva
         folio: Array.isArray(money.invoiceItems) ? money.invoiceItems.map(invoiceLineOf) : undefined,
         payments: Array.isArray(money.payments) ? money.payments.map(paymentOf) : undefined,
       }),
+  });
+}
+
+/** Public integrations read the card's digits and brand at the top level, the product's first reading under `card`: both are read. */
+export function methodOnFileOf(method: UpstreamPaymentMethod): PaymentMethodOnFile {
+  return present({
+    id: method._id,
+    guestId: method.guestId,
+    paymentProviderId: method.paymentProviderId,
+    reservationId: method.reservationId,
+    status: method.status,
+    createdAt: method.createdAt,
+    last4: method.last4 ?? method.card?.last4,
+    brand: method.brand ?? method.card?.brand,
   });
 }

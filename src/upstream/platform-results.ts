@@ -165,3 +165,17 @@ export interface PlatformReservation {
   holdEndsAt?: string;
   money?: ReservationMoney;
 }
+
+/** A guest's payment method as the platform lists it on a reservation: its card's digits and brand wherever the answer put them. */
+export interface PaymentMethodOnFile {
+  id: string;
+  guestId?: string;
+  paymentProviderId?: string;
+  /** The reservation it is attached to; a listed method that names none is on the reservation it was listed for. */
+  reservationId?: string | null;
+  /** ACTIVE, INACTIVE, … */
+  status?: string;
+  createdAt?: string;
+  last4?: string;
+  brand?: string;
+}

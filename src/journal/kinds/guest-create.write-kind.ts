@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AtRestCipher, AtRestCiphers, SealedValue } from '../../redis/at-rest-cipher';
 import { GuestyClient } from '../../upstream/guesty-client';
-import { GuestRequest } from '../../upstream/guesty.types';
+import { GuestRequest } from '../../upstream/platform-results';
 import { forSession, Reconciliation, WriteIntent, WriteTarget } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
 import { BEFORE_A_CARD } from './reservation-create.write-kind';

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DomainError } from '../../common/errors/domain-error';
 import { Priority } from '../../upstream/guesty-client';
-import { InvoiceItemRequest } from '../../upstream/guesty.types';
-import { InvoiceLine } from '../../upstream/platform-results';
+import { InvoiceItemRequest, InvoiceLine } from '../../upstream/platform-results';
 import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
 import { AddedInvoiceItem, addedItem, isLike, toAdded } from './added-invoice-item';

@@ -6,7 +6,7 @@ import { BatchStep, KeyValueStore } from '../../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
 import { GuestyClient } from '../../upstream/guesty-client';
-import { cardOf, UpstreamPaymentMethod } from '../../upstream/guesty.types';
+import { PaymentMethodOnFile } from '../../upstream/platform-results';
 import { forSession, Reconciliation, sessionRefOf, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { TargetRecord } from '../write-journal';
 import { JournaledWrite } from '../write-kind';
@@ -129,7 +129,7 @@ export interface AttachedMethod {
   brand?: string;
 }
 
-function onReservation(method: UpstreamPaymentMethod, reservationId: string): boolean {
+function onReservation(method: PaymentMethodOnFile, reservationId: string): boolean {
   return method.reservationId === reservationId && method.status !== 'INACTIVE';
 }
 
@@ -171,9 +171,9 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
 
   override async snapshot(_target: WriteTarget, { session, replacing, hold }: PaymentMethodPayload): Promise<string[]> {
     // A replacement: the card it replaces is on the reservation, the only one that may be.
-    if (replacing) return (await this.replacedCard(session)).methods.map((method) => method._id);
+    if (replacing) return (await this.replacedCard(session)).methods.map((method) => method.id);
     if (hold) return hold.charging ?? this.heldBooking(session, hold);
-    let methods: UpstreamPaymentMethod[];
+    let methods: PaymentMethodOnFile[];
     try {
       methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId);
     } catch (cause) {
@@ -181,10 +181,10 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     }
     const existing = methods.find((method) => onReservation(method, session.reservationId));
     if (existing) {
-      await this.cards.record(session.reservationId, { paymentMethodId: existing._id, sessionRef: RedisKeys.sessionRef(session.id) });
+      await this.cards.record(session.reservationId, { paymentMethodId: existing.id, sessionRef: RedisKeys.sessionRef(session.id) });
       throw alreadyPaid();
     }
-    return methods.map((method) => method._id);
+    return methods.map((method) => method.id);
   }
 
   async send(_target: WriteTarget, payload: PaymentMethodPayload): Promise<AttachedMethod> {
@@ -195,7 +195,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
       paymentProviderId,
       reservationId: session.reservationId,
     });
-    return { paymentMethodId: attached._id, last4: last4 || cardOf(attached).last4 || '', brand: brand ?? cardOf(attached).brand };
+    return { paymentMethodId: attached.id, last4: last4 || attached.last4 || '', brand: brand ?? attached.brand };
   }
 
   /**
@@ -208,9 +208,9 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     const methods = await this.guesty.listPaymentMethods(request.guestId, reservationOf(intent.target));
     const before = new Set(intent.snapshot);
     const ours = methods.filter((method) => {
-      const { last4 } = cardOf(method);
+      const { last4 } = method;
       return (
-        !before.has(method._id) &&
+        !before.has(method.id) &&
         (method.paymentProviderId === undefined || method.paymentProviderId === request.paymentProviderId) &&
         (!request.last4 || last4 === undefined || last4 === request.last4)
       );
@@ -219,9 +219,9 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     if (!landed) return { notLanded: 'no new payment method on the reservation' };
     return {
       landed: {
-        paymentMethodId: landed._id,
-        last4: request.last4 || cardOf(landed).last4 || '',
-        brand: request.brand ?? cardOf(landed).brand,
+        paymentMethodId: landed.id,
+        last4: request.last4 || landed.last4 || '',
+        brand: request.brand ?? landed.brand,
       },
     };
   }
@@ -275,8 +275,8 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
    * platform's card is recorded as the one on file and the replacement is refused (409
    * already_paid): the failed card was already replaced, or its charge did not fail.
    */
-  async replacedCard(session: AttachingSession): Promise<{ replaced: string; methods: UpstreamPaymentMethod[] }> {
-    let methods: UpstreamPaymentMethod[];
+  async replacedCard(session: AttachingSession): Promise<{ replaced: string; methods: PaymentMethodOnFile[] }> {
+    let methods: PaymentMethodOnFile[];
     let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
     try {
       [methods, reservation] = await Promise.all([
@@ -290,7 +290,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     if (replaced) return { replaced, methods };
     const current = currentCard(methods, session.reservationId);
     if (current)
-      await this.cards.record(session.reservationId, { paymentMethodId: current._id, sessionRef: RedisKeys.sessionRef(session.id) });
+      await this.cards.record(session.reservationId, { paymentMethodId: current.id, sessionRef: RedisKeys.sessionRef(session.id) });
     throw new DomainError(
       'already_paid',
       'The card on file for this reservation has no failed charge to mend; no other card can be added here.',

@@ -6,7 +6,7 @@ import { SealedValue } from '../../redis/at-rest-cipher';
 import { BatchStep, KeyValueStore } from '../../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../../redis/redis-keys';
 import { GuestyClient } from '../../upstream/guesty-client';
-import { ReservedUntil } from '../../upstream/guesty.types';
+import { ReservedUntil } from '../../upstream/platform-results';
 import { Priority } from '../../upstream/outbound-rate-limiter';
 import { forSession, Reconciliation, WriteIntent, WriteTarget, quoteOf } from '../write-intent';
 import { TargetRecord } from '../write-journal';
