@@ -49,6 +49,12 @@ const NO_AUTH = forbid(
   ['auth'],
   'only the wiring imports auth/: the upstream client asks for AccessTokens (upstream/access-tokens.ts), which AuthModule provides',
 );
+/** The platform's wire shapes stay inside upstream/ (which imports them as ./guesty.types): every other room reads GuestyClient's results. */
+const NO_WIRE_TYPES = {
+  regex: '(^|/)upstream/guesty\\.types$',
+  message:
+    "the platform's wire types stay in upstream/: read GuestyClient's results, and take its requests, from upstream/platform-results (docs/architecture.md rule 1)",
+};
 const SESSIONS_BELOW = forbid([...FEATURES, 'journal'], 'sessions/ is below the features: every room asks it, it imports only the floor');
 /** Inside sessions/ too, only the owner reaches the store: the room's other files ask SessionState like any room. */
 const ONLY_OWNER_IN_ROOM = {
@@ -59,7 +65,10 @@ const boundaries = (files, patterns, paths = [...ONLY_UPSTREAM_HTTP, ...ONLY_STO
   files,
   // One block per room carries all of its rules: a later block setting the rule replaces, never adds to, an earlier one.
   rules: {
-    'no-restricted-imports': ['error', { paths, patterns: [NO_SANDBOX, NO_APP, ONLY_OWNER_WRITES_SESSIONS, ...others, ...patterns] }],
+    'no-restricted-imports': [
+      'error',
+      { paths, patterns: [NO_SANDBOX, NO_APP, ONLY_OWNER_WRITES_SESSIONS, NO_WIRE_TYPES, ...others, ...patterns] },
+    ],
   },
 });
 

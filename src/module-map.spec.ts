@@ -53,6 +53,7 @@ const ARROWS: Record<string, string[]> = {
 };
 
 const probe = (from: string, imports: string): Probe => ({ file: `src/${from}/map-probe.ts`, imports });
+const WIRE_TYPES = '../upstream/guesty.types';
 const into = (room: string) => `../${room}/something`;
 
 const forbidden: Probe[] = [
@@ -73,6 +74,10 @@ const forbidden: Probe[] = [
   ...FEATURES.map((from) => probe(from, '../sessions/checkout-sessions.store')),
   { file: 'src/app.module.ts', imports: './sessions/checkout-sessions.store' },
   { file: 'src/sessions/quote-bookings.ts', imports: './checkout-sessions.store' },
+  // The platform's wire types stay inside upstream/: every other room, the wiring and the journal's kinds read GuestyClient's results.
+  ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, WIRE_TYPES)),
+  { file: 'src/journal/kinds/payment-method.write-kind.ts', imports: '../../upstream/guesty.types' },
+  { file: 'src/app.module.ts', imports: './upstream/guesty.types' },
 ];
 
 const allowed: Probe[] = [
@@ -86,6 +91,9 @@ const allowed: Probe[] = [
   { file: 'src/app.module.ts', imports: './auth/auth.module' },
   { file: 'src/sessions/session-state.ts', imports: './checkout-sessions.store' },
   { file: 'src/sessions/sessions.module.ts', imports: './checkout-sessions.store' },
+  { file: 'src/upstream/guesty-client.ts', imports: './guesty.types' },
+  ...FEATURES.map((from) => probe(from, '../upstream/platform-results')),
+  { file: 'src/journal/kinds/payment-method.write-kind.ts', imports: '../../upstream/platform-results' },
 ];
 
 /** A probe calling one of the upstream client's write methods, from `file`. */
@@ -136,6 +144,9 @@ describe('the map of docs/architecture.md, enforced by lint', () => {
     expect(unrefused).toEqual([]);
     expect(refusals[forbidden.findIndex((p) => p.file.includes('/reservations/') && p.imports.includes('booking'))]).toEqual([
       "no-restricted-imports: '../booking/something' import is restricted from being used by a pattern. reservations/ imports only journal, sessions, the floor (docs/architecture.md)",
+    ]);
+    expect(refusals[forbidden.findIndex((p) => p.file.includes('/reservations/') && p.imports === WIRE_TYPES)]).toEqual([
+      "no-restricted-imports: '../upstream/guesty.types' import is restricted from being used by a pattern. the platform's wire types stay in upstream/: read GuestyClient's results, and take its requests, from upstream/platform-results (docs/architecture.md rule 1)",
     ]);
     expect(refusals[forbidden.findIndex((p) => p.file.includes('/booking/') && p.imports.endsWith('checkout-sessions.store'))]).toEqual([
       "no-restricted-imports: '../sessions/checkout-sessions.store' import is restricted from being used by a pattern. only sessions/ writes checkout sessions: read and move them through SessionState (docs/product-spec.md §3.3)",
