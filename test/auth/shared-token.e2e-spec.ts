@@ -1,11 +1,11 @@
 import Redis from 'ioredis';
 import request from 'supertest';
-import { GuestyClient } from '../../../src/upstream/guesty-client';
-import { RedisKeys } from '../../../src/redis/redis-keys';
-import { SANDBOX_CLIENT_ID } from '../../../sandbox/types';
-import { waitUntil } from '../../utils/redis-server';
-import { SandboxedApps, startSandboxedApps } from '../../utils/sandboxed-apps';
-import { testRedisUrl } from '../../utils/test-config';
+import { GuestyClient } from '../../src/upstream/guesty-client';
+import { RedisKeys } from '../../src/redis/redis-keys';
+import { SANDBOX_CLIENT_ID } from '../../sandbox/types';
+import { waitUntil } from '../utils/redis-server';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { testRedisUrl } from '../utils/test-config';
 
 // High limits: these tests are about tokens, not the outbound budget.
 const PLENTY = {

@@ -1,11 +1,11 @@
 import Redis from 'ioredis';
 import request from 'supertest';
-import { SharedAccessTokens } from '../../../src/auth/shared-access-tokens';
-import { AccessTokens } from '../../../src/upstream/access-tokens';
-import { RedisKeys } from '../../../src/redis/redis-keys';
-import { SANDBOX_CLIENT_ID } from '../../../sandbox/types';
-import { OwnRedis, startOwnRedis, waitUntil } from '../../utils/redis-server';
-import { SandboxedApps, startSandboxedApps } from '../../utils/sandboxed-apps';
+import { SharedAccessTokens } from '../../src/auth/shared-access-tokens';
+import { AccessTokens } from '../../src/upstream/access-tokens';
+import { RedisKeys } from '../../src/redis/redis-keys';
+import { SANDBOX_CLIENT_ID } from '../../sandbox/types';
+import { OwnRedis, startOwnRedis, waitUntil } from '../utils/redis-server';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 // High limits: these tests are about tokens, not the outbound budget or the per-IP limits.
 const PLENTY = {

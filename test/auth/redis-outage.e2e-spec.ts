@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { OwnRedis, startOwnRedis, waitUntil } from '../../utils/redis-server';
-import { SandboxedApps, startSandboxedApps } from '../../utils/sandboxed-apps';
+import { OwnRedis, startOwnRedis, waitUntil } from '../utils/redis-server';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 describe('the shared token while Redis is down', () => {
   let redis: OwnRedis;
