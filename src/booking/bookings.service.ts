@@ -284,7 +284,9 @@ export class Bookings implements QuoteBookings {
    * when bookings confirm at once, is confirmed. Not awaited by the attach: the guest is answered first.
    */
   @OnProductEvent('card.attached')
-  onCardAttached({ sessionId }: ProductEvents['card.attached']): void {
+  onCardAttached({ sessionId, booked }: ProductEvents['card.attached']): void {
+    // A session opened on an existing reservation has no hold to end nor booking to confirm.
+    if (!booked) return;
     this.sessions
       .load(sessionId)
       .then((session) => {

@@ -473,7 +473,7 @@ export class CardPayments {
   private async attached(session: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): Promise<CheckoutSessionView> {
     const succeeded = await this.sessions.recordOutcome(session.id, attachedMove(tokenizedUnder, method), session);
     this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
-    await this.events.publish('card.attached', { reservationId: session.reservationId, sessionId: session.id });
+    await this.events.publish('card.attached', { reservationId: session.reservationId, sessionId: session.id, booked: !!session.booking });
     return toView(succeeded);
   }
 
@@ -489,7 +489,7 @@ export class CardPayments {
         if (!hasCode(error, 'session_not_found')) throw error;
       });
       this.logger.log({ reservationId, paymentMethodId: attached.paymentMethodId }, 'payment method attached (reconciled)');
-      await this.events.publish('card.attached', { reservationId, sessionId });
+      await this.events.publish('card.attached', { reservationId, sessionId, booked: !!found.booking });
       return;
     }
     await this.sessions.move(sessionId, { move: 'notAttached' }).catch((error: unknown) => {

@@ -12,9 +12,10 @@ export interface ProductEvents {
    * A card was put on the reservation (first or replacement, answered or reconciled): what
    * payment-status serves for it is stale at once. Awaited by the attach, so the guest's next poll
    * reads the platform afresh. The payment status consumes it, and the booking room, which confirms a
-   * reservation it made once its card is on file (without holding up the guest's answer).
+   * reservation it made once its card is on file (without holding up the guest's answer). `booked`:
+   * the session carries a booking made from a quote, so only then does the booking room read it.
    */
-  'card.attached': { reservationId: string; sessionId: string };
+  'card.attached': { reservationId: string; sessionId: string; booked: boolean };
   /**
    * A verified platform webhook says a reservation's money moved (`payments.*`). The id only: the
    * payment status re-reads the platform behind the webhook's answer, never trusting its figures.
