@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { RequestLimits } from '../common/abuse/request-limits';
+import { RequestLimits, ReservationLookup } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
@@ -31,11 +31,13 @@ export class CheckoutSessions {
   ) {}
 
   /**
-   * `clientIp`: the read that opens a session spends checkout priority before the guest has proven
+   * `clientIp`, `checked`: the read that opens a session spends checkout priority before the guest has proven
    * more than an id and an email, so each client network may miss only so often (docs/product-spec.md §7).
    */
-  async create(reservationId: string, email: string, clientIp: string): Promise<CheckoutSessionView> {
-    const lookup = await this.limits.reservationLookup(clientIp);
+  async create(reservationId: string, email: string, clientIp: string, checked?: ReservationLookup): Promise<CheckoutSessionView> {
+    // Checked by the route's guard beside the request's count when it could tell the body's shape.
+    const lookup = checked ?? (await this.limits.reservationLookup(clientIp));
+    lookup.admit();
     const reservation = await this.guesty.getReservation(reservationId);
     const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
     if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {

@@ -26,7 +26,7 @@ import { Standing, WriteJournal } from '../journal/write-journal';
 import { MetricsService } from '../metrics/metrics.service';
 import { attachKey } from '../sessions/attach-key';
 import { PaymentProviders } from '../upstream/payment-providers';
-import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, toView } from '../sessions/checkout-session';
+import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, sessionNotFound, toView } from '../sessions/checkout-session';
 import { phaseOf, SessionMove } from '../sessions/session-moves';
 import { SessionState } from '../sessions/session-state';
 import { RedisKeys } from '../redis/redis-keys';
@@ -288,9 +288,19 @@ export class CardPayments {
     return { status, counted: 'refused' };
   }
 
-  /** The session a submission is for: 404 before anything is written, its Idempotency-Key included. */
-  async knownSession(sessionId: string): Promise<CheckoutSession> {
-    const session = await this.sessions.require(sessionId);
+  /**
+   * The session a submission is for, as its Idempotency-Key's claim reads it (Idempotency.runOnSession):
+   * 404 before anything is written, the key included; 409 for a booking whose hold ended.
+   */
+  knownSession(sessionId: string): { ref: string; key: string; admit(stored: string | null): Promise<CheckoutSession> } {
+    const key = this.sessions.storedAt(sessionId);
+    if (key === null) throw sessionNotFound();
+    return { ref: RedisKeys.sessionRef(sessionId), key, admit: (stored) => this.admitted(sessionId, stored) };
+  }
+
+  private async admitted(sessionId: string, stored: string | null): Promise<CheckoutSession> {
+    const session = await this.sessions.fromStored(sessionId, stored);
+    if (!session) throw sessionNotFound();
     // A booking whose hold ended holds no dates any more: nothing is sent for it (docs/product-spec.md §3.1).
     if (holdEnded(session, this.clock.now())) {
       await this.sessions

@@ -81,16 +81,21 @@ export class PaymentMethodController {
     @Body() body: PaymentMethodDto,
   ): Promise<CheckoutSessionView> {
     const shape = paymentMethodShape(body);
-    // An unknown session answers 404 before its Idempotency-Key is stored: it writes nothing.
-    const known = await this.cards.knownSession(id);
-    const answer = await this.idempotency.run(`payment-method:${id}`, idempotencyKey, body, async () => ({
-      status: 200,
-      // run() has checked the key by now.
-      body:
-        'token' in shape
-          ? await this.cards.submitToken(known, shape.token, idempotencyKey!)
-          : await this.cards.submitCard(known, shape, idempotencyKey!),
-    }));
+    // The session is read in the claim's own step; an unknown one answers 404 and writes nothing.
+    const answer = await this.idempotency.runOnSession(
+      `payment-method:${id}`,
+      idempotencyKey,
+      body,
+      this.cards.knownSession(id),
+      async (known) => ({
+        status: 200,
+        // runOnSession() has checked the key by now.
+        body:
+          'token' in shape
+            ? await this.cards.submitToken(known, shape.token, idempotencyKey!)
+            : await this.cards.submitCard(known, shape, idempotencyKey!),
+      }),
+    );
     return answer.body;
   }
 }

@@ -56,6 +56,16 @@ export interface SlotRequest {
   member: string;
 }
 
+/** What `claimBeside` found and did. */
+export interface BesideClaim {
+  /** The value under the key read beside the claim; null: it is absent, and nothing was written. */
+  beside: string | null;
+  /** Whether the claim was written (the key was free). */
+  claimed: boolean;
+  /** The value already under the claimed key when it was not free (null when claimed or not tried). */
+  existing: string | null;
+}
+
 export interface SlotAnswer {
   granted: boolean;
   /** When denied: ms until a slot may free up (or the pause ends); 0 when granted. */
@@ -115,9 +125,21 @@ export abstract class KeyValueStore {
    * every replica judges with one clock.
    */
   abstract takeSlot(request: SlotRequest): Promise<SlotAnswer>;
+  /**
+   * Takes a slot of each request in order, in one atomic step, up to the first one denied: one
+   * answer per request tried (those after a denial are not tried and not answered). The keys of
+   * every request must share one hash slot.
+   */
+  abstract takeSlots(requests: SlotRequest[]): Promise<SlotAnswer[]>;
   /** Gives one slot back before it leaves its window (a hold paid or never made stops counting). */
   abstract releaseSlot(windowKeys: string[], member: string): Promise<void>;
   /** Pauses the budget for every replica for at least `ms` (keeps the longer of the current and the new pause). */
   abstract pauseSlots(pauseKey: string, ms: number): Promise<void>;
+  /**
+   * Reads `besideKey` and, only when it exists, writes `value` under `key` unless the key exists
+   * (SET NX with an expiry), answering the value found there otherwise: a claim made with what it
+   * depends on read in the same atomic step, in one round trip. Both keys must share one hash slot.
+   */
+  abstract claimBeside(key: string, value: string, ttlMs: number, besideKey: string): Promise<BesideClaim>;
   abstract close(): Promise<void>;
 }

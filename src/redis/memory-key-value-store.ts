@@ -1,4 +1,5 @@
 import { BatchAnswer, BatchStep, KeyValueStore, SetOptions, SlotAnswer, SlotRequest, assertSlotRequest } from './key-value-store';
+import type { BesideClaim } from './key-value-store';
 
 interface Entry {
   value: string;
@@ -170,12 +171,25 @@ export class MemoryKeyValueStore extends KeyValueStore {
     return Promise.resolve(entry?.expiresAt != null ? entry.expiresAt - this.now() : null);
   }
 
-  /** The same steps as the Redis script, in one synchronous turn, so it is just as atomic. */
   takeSlot(request: SlotRequest): Promise<SlotAnswer> {
+    return Promise.resolve(this.slotNow(request));
+  }
+
+  /** The same steps as the Redis script, in one synchronous turn, so it is just as atomic. */
+  takeSlots(requests: SlotRequest[]): Promise<SlotAnswer[]> {
+    const answers: SlotAnswer[] = [];
+    for (const request of requests) {
+      answers.push(this.slotNow(request));
+      if (!answers[answers.length - 1].granted) break;
+    }
+    return Promise.resolve(answers);
+  }
+
+  private slotNow(request: SlotRequest): SlotAnswer {
     assertSlotRequest(request);
     const now = this.now();
     const pause = this.live(request.pauseKey);
-    if (pause?.expiresAt != null) return Promise.resolve({ granted: false, retryAfterMs: pause.expiresAt - now });
+    if (pause?.expiresAt != null) return { granted: false, retryAfterMs: pause.expiresAt - now };
     let denied = false;
     let wait = 1;
     const logs = request.windows.map((window, i) => {
@@ -190,7 +204,7 @@ export class MemoryKeyValueStore extends KeyValueStore {
       }
       return log;
     });
-    if (denied) return Promise.resolve({ granted: false, retryAfterMs: wait });
+    if (denied) return { granted: false, retryAfterMs: wait };
     for (const log of logs) {
       const existing = log.findIndex((grant) => grant.member === request.member);
       if (existing >= 0) log.splice(existing, 1);
@@ -198,7 +212,7 @@ export class MemoryKeyValueStore extends KeyValueStore {
       while (at > 0 && log[at - 1].at > now) at -= 1;
       log.splice(at, 0, { member: request.member, at: now });
     }
-    return Promise.resolve({ granted: true, retryAfterMs: 0 });
+    return { granted: true, retryAfterMs: 0 };
   }
 
   releaseSlot(windowKeys: string[], member: string): Promise<void> {
@@ -215,6 +229,14 @@ export class MemoryKeyValueStore extends KeyValueStore {
     const left = current === undefined ? -2 : current.expiresAt === null ? -1 : current.expiresAt - this.now();
     if (left < ms) this.entries.set(pauseKey, { value: '1', expiresAt: this.now() + Math.max(1, Math.ceil(ms)) });
     return Promise.resolve();
+  }
+
+  claimBeside(key: string, value: string, ttlMs: number, besideKey: string): Promise<BesideClaim> {
+    const beside = this.live(besideKey)?.value ?? null;
+    if (beside === null) return Promise.resolve({ beside, claimed: false, existing: null });
+    const existing = this.live(key)?.value ?? null;
+    if (existing === null) this.entries.set(key, { value, expiresAt: this.now() + Math.max(1, Math.ceil(ttlMs)) });
+    return Promise.resolve({ beside, claimed: existing === null, existing });
   }
 
   close(): Promise<void> {

@@ -10,6 +10,7 @@ import {
   assertSlotRequest,
   isIndexStep,
 } from './key-value-store';
+import type { BesideClaim } from './key-value-store';
 
 const DELETE_IF_EQUALS = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
@@ -83,45 +84,67 @@ end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
-// KEYS: one sorted-set log per window, then the pause key. ARGV: member, then limit, windowMs,
-// reserve per window. Atomic, so replicas never both take the last slot; TIME gives every replica
-// one clock. Nothing is added unless every window has room (all or none).
-const TAKE_SLOT = `
+// KEYS: per request, one sorted-set log per window, then its pause key. ARGV: per request, its
+// member and its number of windows, then limit, windowMs, reserve per window. Requests are taken in
+// order and the first denied ends the script: one answer {granted, wait} per request tried. Atomic,
+// so replicas never both take the last slot; TIME gives every replica one clock. Nothing is added
+// to a request's logs unless every one of its windows has room (all or none).
+const TAKE_SLOTS = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local pause = redis.call('PTTL', KEYS[#KEYS])
-if pause > 0 then return {0, pause} end
-local windows = #KEYS - 1
-local denied = false
-local wait = 1
-for i = 1, windows do
-  local limit = tonumber(ARGV[i * 3 - 1])
-  local windowMs = tonumber(ARGV[i * 3])
-  local allowed = limit - tonumber(ARGV[i * 3 + 1])
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - windowMs)
-  local count = redis.call('ZCARD', KEYS[i])
-  if count >= allowed then
-    denied = true
-    local free = windowMs
-    if allowed > 0 then
-      local blocking = redis.call('ZRANGE', KEYS[i], count - allowed, count - allowed, 'WITHSCORES')
-      free = tonumber(blocking[2]) + windowMs - now
+local function take(k, a, windows, member)
+  local pause = redis.call('PTTL', KEYS[k + windows])
+  if pause > 0 then return {0, pause} end
+  local denied = false
+  local wait = 1
+  for i = 0, windows - 1 do
+    local limit = tonumber(ARGV[a + i * 3])
+    local windowMs = tonumber(ARGV[a + i * 3 + 1])
+    local allowed = limit - tonumber(ARGV[a + i * 3 + 2])
+    redis.call('ZREMRANGEBYSCORE', KEYS[k + i], '-inf', now - windowMs)
+    local count = redis.call('ZCARD', KEYS[k + i])
+    if count >= allowed then
+      denied = true
+      local free = windowMs
+      if allowed > 0 then
+        local blocking = redis.call('ZRANGE', KEYS[k + i], count - allowed, count - allowed, 'WITHSCORES')
+        free = tonumber(blocking[2]) + windowMs - now
+      end
+      if free > wait then wait = free end
     end
-    if free > wait then wait = free end
   end
+  if denied then return {0, wait} end
+  for i = 0, windows - 1 do
+    redis.call('ZADD', KEYS[k + i], now, member)
+    redis.call('PEXPIRE', KEYS[k + i], ARGV[a + i * 3 + 1])
+  end
+  return {1, 0}
 end
-if denied then return {0, wait} end
-for i = 1, windows do
-  redis.call('ZADD', KEYS[i], now, ARGV[1])
-  redis.call('PEXPIRE', KEYS[i], ARGV[i * 3])
+local answers = {}
+local k, a = 1, 1
+while a <= #ARGV do
+  local member, windows = ARGV[a], tonumber(ARGV[a + 1])
+  local answer = take(k, a + 2, windows, member)
+  answers[#answers + 1] = answer
+  if answer[1] == 0 then return answers end
+  k = k + windows + 1
+  a = a + 2 + windows * 3
 end
-return {1, 0}`;
+return answers`;
 
 const PAUSE_SLOTS = `
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
   redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
 end
 return 1`;
+
+// KEYS: the claimed key, the key read beside it. ARGV: the claim, its TTL in ms. Answers
+// {beside, 1} when claimed, {beside, 0, existing} when the key was taken, {} when beside is absent.
+const CLAIM_BESIDE = `
+local beside = redis.call('GET', KEYS[2])
+if not beside then return {} end
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {beside, 1} end
+return {beside, 0, redis.call('GET', KEYS[1])}`;
 
 /**
  * Options for the request path: while Redis is down or hung a command fails within about a
@@ -348,12 +371,24 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   async takeSlot(request: SlotRequest): Promise<SlotAnswer> {
-    assertSlotRequest(request);
-    const args = request.windows.flatMap((w) => [w.limit, Math.ceil(w.windowMs), w.reserve]);
-    const keys = [...request.windowKeys, request.pauseKey];
-    const reply = await this.failFast(() => this.client.eval(TAKE_SLOT, keys.length, ...keys, request.member, ...args));
-    if (!Array.isArray(reply) || reply.length !== 2) throw new Error('takeSlot: unexpected reply from Redis');
-    return { granted: reply[0] === 1, retryAfterMs: Number(reply[1]) };
+    const [answer] = await this.takeSlots([request]);
+    return answer;
+  }
+
+  async takeSlots(requests: SlotRequest[]): Promise<SlotAnswer[]> {
+    requests.forEach(assertSlotRequest);
+    const keys = requests.flatMap((request) => [...request.windowKeys, request.pauseKey]);
+    const args = requests.flatMap((request) => [
+      request.member,
+      request.windows.length,
+      ...request.windows.flatMap((w) => [w.limit, Math.ceil(w.windowMs), w.reserve]),
+    ]);
+    const reply = await this.failFast(() => this.client.eval(TAKE_SLOTS, keys.length, ...keys, ...args));
+    if (!Array.isArray(reply) || reply.length === 0) throw new Error('takeSlot: unexpected reply from Redis');
+    return (reply as unknown[]).map((answer) => {
+      if (!Array.isArray(answer) || answer.length !== 2) throw new Error('takeSlot: unexpected reply from Redis');
+      return { granted: answer[0] === 1, retryAfterMs: Number(answer[1]) };
+    });
   }
 
   async releaseSlot(windowKeys: string[], member: string): Promise<void> {
@@ -363,6 +398,15 @@ export class RedisKeyValueStore extends KeyValueStore {
 
   async pauseSlots(pauseKey: string, ms: number): Promise<void> {
     await this.failFast(() => this.client.eval(PAUSE_SLOTS, 1, pauseKey, Math.max(1, Math.ceil(ms))));
+  }
+
+  async claimBeside(key: string, value: string, ttlMs: number, besideKey: string): Promise<BesideClaim> {
+    const reply = (await this.failFast(() => this.client.eval(CLAIM_BESIDE, 2, key, besideKey, value, Math.max(1, Math.ceil(ttlMs))))) as (
+      string | number | null
+    )[];
+    if (reply.length === 0) return { beside: null, claimed: false, existing: null };
+    const claimed = reply[1] === 1;
+    return { beside: String(reply[0]), claimed, existing: claimed || reply[2] == null ? null : String(reply[2]) };
   }
 
   async close(): Promise<void> {

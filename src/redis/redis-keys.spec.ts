@@ -61,12 +61,14 @@ describe('RedisKeys in a Redis Cluster', () => {
         'upstreamBudget',
         'accessToken',
         'checkoutSession',
+        'untaggedCheckoutSession',
         'legacyCheckoutSession',
         'reservationWrites',
         'quoteWrites',
         'journal',
         'threeDsState',
         'idempotencyRecord',
+        'sessionIdempotencyRecord',
         'requestLimit',
         'cache',
         'upstreamShare',
@@ -112,6 +114,19 @@ describe('RedisKeys in a Redis Cluster', () => {
       }
     });
 
+    it("a checkout session and its routes' Idempotency-Key records (claimBeside)", () => {
+      const ref = RedisKeys.sessionRef('cs_0123456789abcdef0123456789abcdef');
+      const records = ['key-1', 'key-2'].map((key) => keys.sessionIdempotencyRecord(ref, 'payment-method:cs_0123', key));
+      expect(slotsOf([keys.checkoutSession(ref), ...records]).size).toBe(1);
+    });
+
+    it("a network's requests and its reservation misses (takeSlots when a session is opened)", () => {
+      const requests = keys.requestLimit('client-ip', '203.0.113.0/24');
+      const misses = keys.requestLimit('reservation-misses', '203.0.113.0/24');
+      expect(new Set([requests.window, misses.window]).size).toBe(2);
+      expect(slotsOf([requests.window, requests.pause, misses.window, misses.pause]).size).toBe(1);
+    });
+
     it('an access token: the token, its mint lock, ledger and re-mint claims', () => {
       const token = keys.accessToken('client-id-1');
       expect(slotsOf([token.token, token.mintLock, token.mintLedger, token.remintClaim('tok-1'), token.remintClaim('tok-2')]).size).toBe(1);
@@ -123,8 +138,8 @@ describe('RedisKeys in a Redis Cluster', () => {
     expect(slotsOf([...budget.windowKeys(WINDOWS), budget.pause]).size).toBeGreaterThan(1);
   });
 
-  // Sessions, their locks, 3-D Secure states, Idempotency-Key records, cache entries and fetch locks are only ever
-  // used one key per command, so they need no tag; spreading them (and each subject's limits) keeps
+  // A session's tag is its own ref; 3-D Secure states, Idempotency-Key records, cache entries and fetch locks are only
+  // ever used one key per command, so they need no tag; spreading them (and each subject's limits) keeps
   // one master from carrying all the checkout traffic.
   it('spreads per-subject keys over the cluster instead of one hot slot', () => {
     const keys = new RedisKeys('checkout:');
@@ -133,6 +148,7 @@ describe('RedisKeys in a Redis Cluster', () => {
     expect(spread((id) => keys.requestLimit('client-ip', id).window)).toBeGreaterThan(190);
     expect(spread((id) => keys.checkoutSession(id))).toBeGreaterThan(190);
     expect(spread((id) => keys.idempotencyRecord(`payment-method:${id}`, 'key-1'))).toBeGreaterThan(190);
+    expect(spread((id) => keys.sessionIdempotencyRecord(RedisKeys.sessionRef(id), 'payment-method', 'key-1'))).toBeGreaterThan(190);
     expect(spread((id) => keys.threeDsState(RedisKeys.digest(id)).state)).toBeGreaterThan(190);
     expect(spread((id) => keys.webhookMessage(`msg_${id}`))).toBeGreaterThan(190);
     expect(spread((id) => keys.fetchLock('calendar', `${id}:2031-07`))).toBeGreaterThan(190);

@@ -76,8 +76,20 @@ export class RedisKeys {
     return RedisKeys.digest(id);
   }
 
-  /** A checkout session, by its ref (`sessionRef`). */
+  /**
+   * A checkout session, by its ref (`sessionRef`), under a hash tag of its own: the Idempotency-Key
+   * records of its routes sit in its Redis Cluster slot (`sessionIdempotencyRecord`), so a claim
+   * and the session it needs are read and written in one atomic step.
+   */
   checkoutSession(ref: string): string {
+    return `${this.prefix}session:{${ref}}`;
+  }
+
+  /**
+   * Where versions before the hash tag kept a session: its ref without one. Read only to move an
+   * open session to its key on first use after a deploy (docs/deploying.md).
+   */
+  untaggedCheckoutSession(ref: string): string {
     return `${this.prefix}session:${ref}`;
   }
 
@@ -139,12 +151,20 @@ export class RedisKeys {
     return `${this.prefix}idempotency:${RedisKeys.digest(scope)}:${RedisKeys.digest(idempotencyKey)}`;
   }
 
+  /** The Idempotency-Key record of a scope on one checkout session, in that session's slot (see checkoutSession). */
+  sessionIdempotencyRecord(sessionRef: string, scope: string, idempotencyKey: string): string {
+    return `${this.checkoutSession(sessionRef)}:idempotency:${RedisKeys.digest(scope)}:${RedisKeys.digest(idempotencyKey)}`;
+  }
+
   /**
    * A request limit's sliding-window log and the pause key takeSlot requires (never set here), named
    * by a digest of the subject (client network, reservation id); one hash tag keeps both in one slot.
+   * A network's reservation misses sit under the tag of its requests (`client-ip`): opening a session
+   * counts the request and checks the misses in one step (takeSlots).
    */
   requestLimit(limit: RequestLimitName, subject: string): { window: string; pause: string } {
-    const base = `${this.prefix}{limit:${limit}:${RedisKeys.digest(subject)}}`;
+    const tagged = `${this.prefix}{limit:${limit === 'reservation-misses' ? 'client-ip' : limit}:${RedisKeys.digest(subject)}}`;
+    const base = limit === 'reservation-misses' ? `${tagged}:reservation-misses` : tagged;
     return { window: `${base}:w`, pause: `${base}:pause` };
   }
 

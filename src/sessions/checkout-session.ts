@@ -1,3 +1,5 @@
+import { DomainError } from '../common/errors/domain-error';
+
 /**
  * Statuses of docs/product-spec.md §3, and `processing`: an attach was sent and its outcome is being confirmed
  * (docs/product-spec.md §6.2); the site polls until `succeeded` or `failed`. `expired` sessions are gone from the
@@ -107,4 +109,9 @@ export function toView(session: CheckoutSession): CheckoutSessionView {
     ...(session.booking ? { booking: session.booking } : {}),
     ...(session.charge && session.status === 'succeeded' ? { charge: session.charge } : {}),
   };
+}
+
+/** 404 for a session id that names no session (unknown, or expired). */
+export function sessionNotFound(): DomainError {
+  return new DomainError('session_not_found', 'No checkout session has this id, or it has expired.');
 }

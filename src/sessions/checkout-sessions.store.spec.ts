@@ -13,18 +13,17 @@ class FixedClock extends Clock {
   }
 }
 
-function setUp() {
+/** The keys of the version before the hash tag: a session under its ref alone. */
+class UntaggedKeys extends RedisKeys {
+  override checkoutSession(ref: string): string {
+    return this.untaggedCheckoutSession(ref);
+  }
+}
+
+function setUp(store = new MemoryKeyValueStore(() => new FixedClock().now()), keys = new RedisKeys('t:')) {
   const clock = new FixedClock();
-  const store = new MemoryKeyValueStore(() => clock.now());
   const metrics = new MetricsService();
-  const sessions = new CheckoutSessionsStore(
-    store,
-    new RedisKeys('t:'),
-    clock,
-    metrics,
-    new StoreOutbox(metrics),
-    new AtRestCiphers('secret'),
-  );
+  const sessions = new CheckoutSessionsStore(store, keys, clock, metrics, new StoreOutbox(metrics), new AtRestCiphers('secret'));
   const fresh = (): Omit<CheckoutSession, 'version'> => ({
     id: sessions.newId(),
     status: 'requires_payment_method',
@@ -114,5 +113,20 @@ describe('CheckoutSessionsStore: the id at rest (docs/product-spec.md §7)', () 
       status: 'failed',
       version: 5,
     });
+  });
+
+  it('moves a session written under its ref before the hash tag to its key on first use, by its id or its ref', async () => {
+    const { store, key } = setUp();
+    const before = setUp(store, new UntaggedKeys('t:'));
+    const untaggedKey = (id: string) => new RedisKeys('t:').untaggedCheckoutSession(RedisKeys.sessionRef(id));
+    const { sessions } = setUp(store);
+    for (const byRef of [false, true]) {
+      const written = await before.sessions.create(before.fresh());
+      const moved = byRef ? await sessions.loadByRef(RedisKeys.sessionRef(written.id)) : await sessions.load(written.id);
+      expect(moved).toEqual(written);
+      expect(await store.get(untaggedKey(written.id))).toBeNull();
+      expect(await store.get(key(written.id))).not.toContain(written.id);
+      expect(await sessions.update(written.id, (current) => ({ ...current, status: 'failed' }))).toMatchObject({ version: 2 });
+    }
   });
 });

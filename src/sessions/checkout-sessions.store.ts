@@ -7,7 +7,7 @@ import { AtRestCipher, AtRestCiphers, SealedValue } from '../redis/at-rest-ciphe
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
-import { CheckoutSession, SessionPointer } from './checkout-session';
+import { CheckoutSession, SessionPointer, sessionNotFound } from './checkout-session';
 
 const SESSION_ID = /^cs_[A-Za-z0-9_-]{32}$/;
 const CHANGE_ATTEMPTS = 3;
@@ -56,16 +56,35 @@ export class CheckoutSessionsStore {
 
   /** The session the guest names by its id (from a URL), or null when there is none. */
   async load(id: string): Promise<CheckoutSession | null> {
-    if (!isSessionId(id)) return null;
+    const key = this.storedAt(id);
+    return key === null ? null : this.fromStored(id, await this.read(key));
+  }
+
+  /**
+   * Where the session of this id is kept, to be read beside something else in its slot (see
+   * RedisKeys.checkoutSession); null for an id that cannot name a session.
+   */
+  storedAt(id: string): string | null {
+    return isSessionId(id) ? this.keys.checkoutSession(RedisKeys.sessionRef(id)) : null;
+  }
+
+  /**
+   * The session of this id from what its key held (`raw`, read by the caller); when that was
+   * nothing, the session found under a key of an earlier version is moved to it first.
+   */
+  async fromStored(id: string, raw: string | null): Promise<CheckoutSession | null> {
     const key = this.keys.checkoutSession(RedisKeys.sessionRef(id));
-    const raw = (await this.read(key)) ?? (await this.moveLegacy(id));
-    return raw ? this.open(raw, key, id) : null;
+    const found =
+      raw ??
+      (await this.moveOlder(key, this.keys.untaggedCheckoutSession(RedisKeys.sessionRef(id)), id)) ??
+      (await this.moveOlder(key, this.keys.legacyCheckoutSession(id), id));
+    return found ? this.open(found, key, id) : null;
   }
 
   /** The session a record points at by its ref (the journal, a booking), with its id unsealed. */
   async loadByRef(ref: string): Promise<CheckoutSession | null> {
     const key = this.keys.checkoutSession(ref);
-    const raw = await this.read(key);
+    const raw = (await this.read(key)) ?? (await this.moveOlder(key, this.keys.untaggedCheckoutSession(ref), null));
     return raw ? this.open(raw, key, null) : null;
   }
 
@@ -77,7 +96,7 @@ export class CheckoutSessionsStore {
 
   async require(id: string): Promise<CheckoutSession> {
     const session = await this.load(id);
-    if (!session) throw new DomainError('session_not_found', 'No checkout session has this id, or it has expired.');
+    if (!session) throw sessionNotFound();
     return session;
   }
 
@@ -157,22 +176,22 @@ export class CheckoutSessionsStore {
   }
 
   /**
-   * A session written before its key was named by a digest (docs/deploying.md): moved to its ref on
-   * first use, with its version and its remaining life, and the old key deleted, so one record stays.
+   * A session written under the key of an earlier version (docs/deploying.md): before the hash tag
+   * (its id sealed with that key), or before the digest (under its raw id, carrying it). Moved to
+   * `key` on first use, with its version and its remaining life, and the old key deleted, so one
+   * record stays. `id`: the one the guest presented, or null when only the ref is known.
    */
-  private async moveLegacy(id: string): Promise<string | null> {
-    const legacyKey = this.keys.legacyCheckoutSession(id);
-    const raw = await this.read(legacyKey);
+  private async moveOlder(key: string, olderKey: string, id: string | null): Promise<string | null> {
+    const raw = await this.read(olderKey);
     if (!raw) return null;
-    const session = { ...(JSON.parse(raw) as CheckoutSession), id };
-    if (session.expiresAt <= this.clock.now()) return null;
-    const key = this.keys.checkoutSession(RedisKeys.sessionRef(id));
+    const session = this.open(raw, olderKey, id);
+    if (!session) return null;
     const moved = this.seal(session, key);
     // Another replica may move it at the same moment: the first write stands, and both read it.
     const written = await this.store.replaceIfVersion(key, null, moved, session.expiresAt - this.clock.now()).catch((cause: unknown) => {
       throw DomainError.storeUnavailable(cause);
     });
-    await this.store.delete(legacyKey).catch(() => undefined);
+    await this.store.delete(olderKey).catch(() => undefined);
     return written ? moved : this.read(key);
   }
 }

@@ -26,6 +26,16 @@ export class SessionState {
     return this.records.load(id);
   }
 
+  /** Where the session of this id is kept (to be read in one step with a key of its slot); null for an id that names none. */
+  storedAt(id: string): string | null {
+    return this.records.storedAt(id);
+  }
+
+  /** The session of this id from what its key held, read by the caller (see storedAt); null when there is none. */
+  fromStored(id: string, raw: string | null): Promise<CheckoutSession | null> {
+    return this.records.fromStored(id, raw);
+  }
+
   /** The session a record points at (the card on file, a booking), or null when there is none. */
   pointedAt(pointer: SessionPointer): Promise<CheckoutSession | null> {
     return this.records.pointedAt(pointer);

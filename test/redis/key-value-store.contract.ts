@@ -35,6 +35,28 @@ export function describeKeyValueStoreContract(
       await expect(store.get(key('nx'))).resolves.toBe('first');
     });
 
+    it('claims a key beside a value it reads in the same step, and writes nothing when that value is absent', async () => {
+      // One hash tag: a Redis Cluster runs the step only over keys of one slot.
+      const claim = key('{beside}:claim');
+      const beside = key('{beside}:record');
+      await expect(store.claimBeside(claim, 'mine', 60_000, beside)).resolves.toEqual({ beside: null, claimed: false, existing: null });
+      await expect(store.get(claim)).resolves.toBeNull();
+      await store.set(beside, 'the record');
+      await expect(store.claimBeside(claim, 'mine', 60_000, beside)).resolves.toEqual({
+        beside: 'the record',
+        claimed: true,
+        existing: null,
+      });
+      await expect(store.claimBeside(claim, 'theirs', 60_000, beside)).resolves.toEqual({
+        beside: 'the record',
+        claimed: false,
+        existing: 'mine',
+      });
+      const left = await store.ttlMs(claim);
+      expect(left).toBeGreaterThan(0);
+      expect(left).toBeLessThanOrEqual(60_000);
+    });
+
     it('expires keys after their ttl and reports the time left', async () => {
       await store.set(key('ttl'), 'v', { ttlMs: 60_000 });
       const left = await store.ttlMs(key('ttl'));
@@ -248,6 +270,27 @@ export function describeKeyValueStoreContract(
         await expect(take([w(5, 10_000)])).resolves.toMatchObject({ granted: true });
         await expect(take([w(5, 10_000)])).resolves.toMatchObject({ granted: true });
         await expect(take([w(5, 10_000)])).resolves.toMatchObject({ granted: false });
+      });
+
+      it('takes the slots of several requests in order in one step, stopping at the first denied', async () => {
+        // Two limits of one subject under one hash tag, as a network's requests and its reservation misses.
+        const request = (name: string, limit: number, member: string) => ({
+          windowKeys: [key(`{several}:${name}:w`)],
+          pauseKey: key(`{several}:${name}:pause`),
+          windows: [w(limit, 60_000)],
+          member,
+        });
+        await expect(store.takeSlots([request('a', 2, 'a1'), request('b', 1, 'b1')])).resolves.toEqual([
+          { granted: true, retryAfterMs: 0 },
+          { granted: true, retryAfterMs: 0 },
+        ]);
+        const secondDenied = await store.takeSlots([request('a', 2, 'a2'), request('b', 1, 'b2')]);
+        expect(secondDenied.map((answer) => answer.granted)).toEqual([true, false]);
+        expect(secondDenied[1].retryAfterMs).toBeGreaterThan(59_000);
+        // The first denied: the second is neither tried nor answered, and takes nothing.
+        const firstDenied = await store.takeSlots([request('a', 2, 'a3'), request('b', 2, 'b3')]);
+        expect(firstDenied.map((answer) => answer.granted)).toEqual([false]);
+        await expect(store.takeSlot(request('b', 2, 'b4'))).resolves.toMatchObject({ granted: true });
       });
 
       it('honours a pause and keeps the longer of two pauses', async () => {

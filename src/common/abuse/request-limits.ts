@@ -20,6 +20,12 @@ import { clientNetwork } from '../http/client-ip';
 /** The one window member every check of a network's reservation misses writes (see reservationLookup). */
 const RESERVATION_MISS_CHECK = 'check';
 
+/** A network's reservation-miss check before a session opens: refuse when spent, count a miss once it happened. */
+export interface ReservationLookup {
+  admit(): void;
+  missed(): Promise<void>;
+}
+
 @Injectable()
 export class RequestLimits {
   private readonly ipLimit: RateLimit;
@@ -64,9 +70,11 @@ export class RequestLimits {
   /** One request of this client (`CHECKOUT_IP_RATE_LIMIT`); throws 429 `rate_limited` when over. */
   async perClientIp(ip: string): Promise<void> {
     const answer = await this.take('client-ip', clientNetwork(ip), this.ipLimit);
-    if (!answer.granted) {
-      this.refuse('client_ip', answer, 'Too many requests from your network. Please wait a moment and try again.');
-    }
+    if (!answer.granted) this.refuseRequest(answer);
+  }
+
+  private refuseRequest(answer: SlotAnswer): never {
+    this.refuse('client_ip', answer, 'Too many requests from your network. Please wait a moment and try again.');
   }
 
   /**
@@ -94,28 +102,53 @@ export class RequestLimits {
 
   /**
    * A session about to be opened on a reservation the guest names by id and email, before the
-   * reservation is read (CHECKOUT_RESERVATION_MISSES_PER_IP): throws 429 `rate_limited` when this
-   * client network has missed its allowance. Only a miss spends it, recorded once it happened
-   * (`missed()`): lookups in flight at once (a slow platform, guests behind one network) never refuse
-   * each other, and a lookup cut short by a fault leaves nothing counted.
+   * reservation is read (CHECKOUT_RESERVATION_MISSES_PER_IP): `admit()` throws 429 `rate_limited`
+   * when this client network has missed its allowance. Only a miss spends it, recorded once it
+   * happened (`missed()`): lookups in flight at once (a slow platform, guests behind one network)
+   * never refuse each other, and a lookup cut short by a fault leaves nothing counted.
    */
-  async reservationLookup(ip: string): Promise<{ missed: () => Promise<void> }> {
+  async reservationLookup(ip: string): Promise<ReservationLookup> {
     const network = clientNetwork(ip);
-    // The window holds the network's misses and one member of the checks, which every check
-    // refreshes (the same member, so checks at once share it): full means the misses reached the
-    // allowance, and a check takes nothing a concurrent lookup needs.
-    const window = { ...this.missLimit, limit: this.missLimit.limit + 1 };
-    const answer = await this.take('reservation-misses', network, window, RESERVATION_MISS_CHECK);
-    if (!answer.granted) {
-      this.refuse(
-        'reservation_misses',
-        answer,
-        'Too many reservations not found from your network. Please check the reservation id and email in your confirmation, wait, and try again, or contact us.',
-      );
-    }
+    return this.lookupAnswered(network, await this.take('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK));
+  }
+
+  /**
+   * One request of this client (perClientIp) that opens a session on a reservation it names: the
+   * request is counted and the network's reservation misses checked (reservationLookup) in one step.
+   * Throws 429 when the requests are over their limit; the lookup refuses once the body is known good.
+   */
+  async perClientIpOpeningSession(ip: string): Promise<ReservationLookup> {
+    const network = clientNetwork(ip);
+    const [request, check] = await this.takeAll([
+      this.slotRequest('client-ip', network, this.ipLimit),
+      this.slotRequest('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK),
+    ]);
+    if (!request.granted) this.refuseRequest(request);
+    // Tried, since the request before it was granted.
+    return this.lookupAnswered(network, check);
+  }
+
+  /**
+   * The window holds the network's misses and one member of the checks, which every check
+   * refreshes (the same member, so checks at once share it): full means the misses reached the
+   * allowance, and a check takes nothing a concurrent lookup needs.
+   */
+  private missWindow(): RateLimit {
+    return { ...this.missLimit, limit: this.missLimit.limit + 1 };
+  }
+
+  private lookupAnswered(network: string, check: SlotAnswer): ReservationLookup {
     return {
+      admit: () => {
+        if (check.granted) return;
+        this.refuse(
+          'reservation_misses',
+          check,
+          'Too many reservations not found from your network. Please check the reservation id and email in your confirmation, wait, and try again, or contact us.',
+        );
+      },
       missed: () =>
-        this.take('reservation-misses', network, window).then(
+        this.take('reservation-misses', network, this.missWindow()).then(
           () => undefined,
           () => undefined,
         ),
@@ -164,8 +197,14 @@ export class RequestLimits {
   }
 
   private async take(limit: RequestLimitName, subject: string, rate: RateLimit, member?: string): Promise<SlotAnswer> {
+    const [answer] = await this.takeAll([this.slotRequest(limit, subject, rate, member)]);
+    return answer;
+  }
+
+  /** Slots of several limits in one slot of the store, in order, in one step, up to the first denied (see takeSlots). */
+  private async takeAll(requests: SlotRequest[]): Promise<SlotAnswer[]> {
     try {
-      return await this.store.takeSlot(this.slotRequest(limit, subject, rate, member));
+      return await this.store.takeSlots(requests);
     } catch (cause) {
       throw DomainError.storeUnavailable(cause);
     }

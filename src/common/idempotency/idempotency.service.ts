@@ -72,15 +72,67 @@ export class Idempotency {
     body: unknown,
     work: () => Promise<StoredAnswer<T>>,
   ): Promise<IdempotentAnswer<T>> {
-    if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) throw keyRefused(idempotencyKey);
-    const recordKey = this.keys.idempotencyRecord(scope, idempotencyKey);
+    const recordKey = this.keys.idempotencyRecord(scope, checkedKey(idempotencyKey));
+    return this.claimAndRun(scope, recordKey, body, work, async (claim) => {
+      if (await this.storeCall(() => this.store.set(recordKey, claim, { ifAbsent: true, ttlMs: this.claimMs }))) {
+        return { claimed: true, existing: null };
+      }
+      return { claimed: false, existing: await this.storeCall(() => this.store.get(recordKey)) };
+    });
+  }
+
+  /**
+   * `run` for a route on one checkout session, whose record sits in the session's slot
+   * (RedisKeys.sessionIdempotencyRecord): the session is read in the same atomic step as the key is
+   * claimed, one round trip for both, and `session.admit` judges what was read before anything runs
+   * or is replayed (404 for no session, 409 for a hold that ended); a claim it refuses is released.
+   * A session that does not exist writes nothing.
+   */
+  async runOnSession<T, S>(
+    scope: string,
+    idempotencyKey: string | undefined,
+    body: unknown,
+    session: { ref: string; key: string; admit(stored: string | null): Promise<S> },
+    work: (admitted: S) => Promise<StoredAnswer<T>>,
+  ): Promise<IdempotentAnswer<T>> {
+    if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+      // An unknown session answers 404 whatever its key.
+      await session.admit(await this.storeCall(() => this.store.get(session.key)));
+    }
+    const recordKey = this.keys.sessionIdempotencyRecord(session.ref, scope, checkedKey(idempotencyKey));
+    let admitted: S;
+    return this.claimAndRun(
+      scope,
+      recordKey,
+      body,
+      () => work(admitted),
+      async (claim) => {
+        const found = await this.storeCall(() => this.store.claimBeside(recordKey, claim, this.claimMs, session.key));
+        try {
+          admitted = await session.admit(found.beside);
+        } catch (error) {
+          if (found.claimed) await this.release(recordKey, claim);
+          throw error;
+        }
+        // Found under a key of an earlier version and moved to its own: claimed beside it next time.
+        return found.beside === null ? { claimed: false, existing: null } : found;
+      },
+    );
+  }
+
+  /** Runs `work` under the claim `claimOnce` takes, or answers from the record it found instead. */
+  private async claimAndRun<T>(
+    scope: string,
+    recordKey: string,
+    body: unknown,
+    work: () => Promise<StoredAnswer<T>>,
+    claimOnce: (claim: string) => Promise<{ claimed: boolean; existing: string | null }>,
+  ): Promise<IdempotentAnswer<T>> {
     const fingerprint = this.fingerprints.of(body);
     const claim = JSON.stringify({ state: 'running', fingerprint, owner: randomUUID() } satisfies IdempotencyRecord);
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt += 1) {
-      if (await this.storeCall(() => this.store.set(recordKey, claim, { ifAbsent: true, ttlMs: this.claimMs }))) {
-        return this.execute(recordKey, claim, fingerprint, work);
-      }
-      const existing = await this.storeCall(() => this.store.get(recordKey));
+      const { claimed, existing } = await claimOnce(claim);
+      if (claimed) return this.execute(recordKey, claim, fingerprint, work);
       if (existing === null) continue;
       if (this.isUnknown(existing, fingerprint)) {
         // Run again to learn the outcome: the work asks the write journal, it never writes twice.
@@ -127,15 +179,19 @@ export class Idempotency {
         await this.keep(recordKey, claim, { state: 'failed', fingerprint, error: storedError(error) });
       } else {
         // Nothing final was answered, or only a refusal: free the key so the client's retry with it runs again.
-        await this.store.deleteIfEquals(recordKey, claim).catch((cause: unknown) => {
-          this.logger.warn({ err: cause }, 'could not release an Idempotency-Key claim; it expires on its own');
-        });
+        await this.release(recordKey, claim);
       }
       throw error;
     }
     clearInterval(renewal);
     await this.keep(recordKey, claim, { state: 'done', fingerprint, sealedAnswer: this.answers.seal(JSON.stringify(answer), recordKey) });
     return { ...answer, replayed: false };
+  }
+
+  private async release(recordKey: string, claim: string): Promise<void> {
+    await this.store.deleteIfEquals(recordKey, claim).catch((cause: unknown) => {
+      this.logger.warn({ err: cause }, 'could not release an Idempotency-Key claim; it expires on its own');
+    });
   }
 
   /**
@@ -180,6 +236,12 @@ export class Idempotency {
       throw DomainError.storeUnavailable(cause);
     }
   }
+}
+
+/** The key when it has the form of one; 400 otherwise. */
+function checkedKey(idempotencyKey: string | undefined): string {
+  if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) throw keyRefused(idempotencyKey);
+  return idempotencyKey;
 }
 
 /** A missing key is "required"; a key sent in another form is told the format it broke. */
