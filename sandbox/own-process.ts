@@ -3,22 +3,32 @@
  * a request when it arrives on its own machine, so a test that judges the outbound budget must not
  * share its event loop with the service it judges (a stall there would bunch the arrivals it counts).
  * The options are JSON in argv[2]; the parent sends { id, member, args } and gets { id, value | error }.
+ * Each request the reference refuses goes to the parent as { violation } when it is refused, before
+ * its answer; { id, barrier: true } is answered { id } once every earlier message is on its way.
  */
+import { forwardViolations } from './open-api/contract-violations';
 import { startSandbox } from './start-sandbox';
 import type { SandboxControl, SandboxOptions } from './types';
 
 interface ControlRequest {
   id: number;
-  member: keyof SandboxControl;
+  member?: keyof SandboxControl;
   args?: unknown[];
+  barrier?: true;
 }
 
 async function main(): Promise<void> {
   const send = process.send?.bind(process);
   if (!send) throw new Error('own-process sandbox: start it with child_process.fork');
+  forwardViolations((violation) => send({ violation }));
   const options = JSON.parse(process.argv[2] ?? '{}') as SandboxOptions;
   const sandbox = await startSandbox(options);
   process.on('message', (message: ControlRequest) => {
+    // The channel keeps order: this answer follows every violation sent before it.
+    if (message.barrier || message.member === undefined) {
+      send({ id: message.id });
+      return;
+    }
     try {
       const member = sandbox.control[message.member] as unknown;
       const value =

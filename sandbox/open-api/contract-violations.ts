@@ -16,11 +16,25 @@ export interface ContractViolation {
 }
 
 const VIOLATIONS = Symbol.for('sandbox.contractViolations');
-type WithViolations = typeof globalThis & { [VIOLATIONS]?: ContractViolation[] };
+const FORWARD = Symbol.for('sandbox.contractViolationForward');
+type WithViolations = typeof globalThis & {
+  [VIOLATIONS]?: ContractViolation[];
+  [FORWARD]?: (violation: ContractViolation) => void;
+};
 
 export function recordViolation(violation: ContractViolation): void {
   const holder = globalThis as WithViolations;
-  (holder[VIOLATIONS] ??= []).push(violation);
+  const forward = holder[FORWARD];
+  if (forward) forward(violation);
+  else (holder[VIOLATIONS] ??= []).push(violation);
+}
+
+/**
+ * A sandbox in a process of its own (own-process.ts) hands each violation to the process that
+ * started it, whose check after the file reads them: its own record would die with it unread.
+ */
+export function forwardViolations(forward: (violation: ContractViolation) => void): void {
+  (globalThis as WithViolations)[FORWARD] = forward;
 }
 
 /** The violations recorded so far in this process, which are then forgotten. */

@@ -2,6 +2,7 @@ import { productViolationReport, takeViolations } from '../../sandbox/open-api/c
 import { GuestyClient } from '../../src/upstream/guesty-client';
 import type { QuoteRequest } from '../../src/upstream/guesty.types';
 import { SandboxClient } from '../sandbox/sandbox-helpers';
+import { startAppsOnSandboxProcess } from '../utils/sandbox-process';
 import { startSandboxedApps, type SandboxedApps } from '../utils/sandboxed-apps';
 
 /**
@@ -58,5 +59,25 @@ describe('requests checked against the reference (contract gate)', () => {
       { operation: 'GET /availability-pricing/api/calendar/listings/{id}', byProduct: false },
     ]);
     expect(productViolationReport(violations)).toBeNull();
+  });
+
+  it('fails the file on a request the product sent to a sandbox in a process of its own, too', async () => {
+    const own = await startAppsOnSandboxProcess(1);
+    try {
+      const client = own.apps[0].app.get(GuestyClient);
+      await expect(client.createQuote({ ...stay, guestsCount: '2' } as unknown as QuoteRequest)).rejects.toThrow();
+      expect(
+        (await own.sandbox.control('requestLog')).filter((entry) => entry.route === 'createQuote').map((entry) => entry.status),
+      ).toEqual([400]);
+    } finally {
+      // Stopping hears the child's last violations first.
+      await own.close();
+    }
+    const violations = takeViolations();
+    expect(violations).toEqual([
+      { operation: 'POST /quotes', path: '/v1/quotes', problems: [{ field: 'guestsCount', message: 'must be number' }], byProduct: true },
+    ]);
+    // Untaken, this is the report test/utils/contract-gate.ts throws after the file.
+    expect(productViolationReport(violations)).toContain('POST /quotes (/v1/quotes): guestsCount must be number');
   });
 });

@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { recordViolation, type ContractViolation } from '../../sandbox/open-api/contract-violations';
 import type { SandboxControl, SandboxOptions, SandboxUrls } from '../../sandbox/types';
 import { pointedAtSandbox } from './sandboxed-apps';
 import { ROOT } from './service-process';
@@ -17,22 +18,40 @@ export interface SandboxProcess {
     member: K,
     ...args: SandboxControl[K] extends (...a: infer A) => unknown ? A : []
   ): Promise<SandboxControl[K] extends (...a: never[]) => infer R ? R : SandboxControl[K]>;
+  /** Once every request the sandbox refused so far is recorded here, for the file's contract gate. */
+  violationsHeard(): Promise<void>;
+  /** Hears the last violations, then ends the process. */
   stop(): Promise<void>;
 }
 
 /**
  * The sandbox as a separate process, for tests that judge what arrives at the platform in time (its
- * rate limits): in the test's own process, a stalled loop would bunch the arrivals it counts.
+ * rate limits): in the test's own process, a stalled loop would bunch the arrivals it counts. A
+ * request it refuses because the reference would is recorded in this process as it arrives, so the
+ * contract gate after the file (test/utils/contract-gate.ts) fails on it as on an in-process sandbox.
  */
 export async function startSandboxProcess(options: SandboxOptions = {}): Promise<SandboxProcess> {
   const child = fork(BUILT_SANDBOX, [JSON.stringify(options)], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      for (const waiter of pending.values()) waiter.reject(new Error('the sandbox process exited'));
+      pending.clear();
+      resolve();
+    }),
+  );
   let nextId = 0;
+  const ask = (message: Record<string, unknown>) =>
+    new Promise<unknown>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      child.send({ id, ...message });
+    });
   const urls = await new Promise<SandboxUrls>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the sandbox process exited (${code}) before it was ready`)));
-    child.on('message', (message: { ready?: SandboxUrls; id?: number; value?: unknown; error?: string }) => {
+    child.on('message', (message: { ready?: SandboxUrls; violation?: ContractViolation; id?: number; value?: unknown; error?: string }) => {
       if (message.ready) return resolve(message.ready);
+      if (message.violation) return recordViolation(message.violation);
       const waiter = message.id === undefined ? undefined : pending.get(message.id);
       if (!waiter || message.id === undefined) return;
       pending.delete(message.id);
@@ -40,15 +59,15 @@ export async function startSandboxProcess(options: SandboxOptions = {}): Promise
       else waiter.resolve(message.value);
     });
   });
+  const violationsHeard = async () => {
+    if (child.connected) await ask({ barrier: true });
+  };
   return {
     urls,
-    control: ((member: string, ...args: unknown[]) =>
-      new Promise<unknown>((resolve, reject) => {
-        const id = nextId++;
-        pending.set(id, { resolve, reject });
-        child.send({ id, member, args });
-      })) as SandboxProcess['control'],
+    control: ((member: string, ...args: unknown[]) => ask({ member, args })) as SandboxProcess['control'],
+    violationsHeard,
     async stop() {
+      await violationsHeard();
       if (child.connected) child.disconnect();
       await exited;
     },
