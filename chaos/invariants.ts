@@ -26,7 +26,7 @@ function cardsOn(world: ChaosWorld, guestId: string, reservationId: string): str
   return world.sandbox.control
     .getPaymentMethods(guestId)
     .filter((method) => method.reservationId === reservationId)
-    .map((method) => (method.card as { last4: string }).last4);
+    .map((method) => method.last4 as string);
 }
 
 function linesOn(world: ChaosWorld, reservationId: string, title: string): number {

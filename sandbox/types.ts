@@ -37,16 +37,26 @@ export type SandboxRoute = (typeof SANDBOX_ROUTES)[number];
 export interface SandboxReadings {
   /** Payment (and attempt) statuses as the reference's examples write them, `SUCCEEDED`, or in lower case. */
   paymentStatusCase: 'upper' | 'lower';
-  /** Whether each payment method of a list asked by reservationId names that reservationId again. */
+  /**
+   * Whether a payment method the platform answers (an attach, or a list asked by reservationId) names
+   * that reservationId again. The one production answer published does not (it names the booking's
+   * confirmationCode): that is the default.
+   */
   listEchoesReservationId: boolean;
   /** `reuse=false` on the list: only methods attached with `reuse: false`, or no filter at all. */
   reuseFalseLists: 'notReusable' | 'all';
+  /**
+   * The current invoice-item endpoint's 200: the updated folio with the new item (the reference's
+   * words, no schema and no published example) or the created item alone.
+   */
+  invoiceItemAnswer: 'folio' | 'item';
 }
 
 export const DEFAULT_READINGS: SandboxReadings = {
   paymentStatusCase: 'upper',
-  listEchoesReservationId: true,
+  listEchoesReservationId: false,
   reuseFalseLists: 'notReusable',
+  invoiceItemAnswer: 'folio',
 };
 
 /** The platform's calendar webhooks: the current one and the legacy one it replaces. */

@@ -3,6 +3,7 @@ import { jsonAnswer, type SandboxAnswer } from '../http/answer';
 import { parseJsonObject } from '../http/body';
 import { invalidParameters, notFound } from '../http/errors';
 import type { RequestContext } from '../http/host-server';
+import { reservationView } from '../state/money';
 import type { InvoiceItemRecord, ReservationRecord } from '../state/records';
 import { newId } from '../state/store';
 import { isTaxType, validateInvoiceItem } from './invoice-item-rules';
@@ -20,18 +21,18 @@ function addInvoiceItem(ctx: RequestContext, endpoint: 'current' | 'deprecated')
   if (problems.length > 0) throw invalidParameters(problems);
   const record: InvoiceItemRecord = { _id: newId('ii_'), ...item, isTax: isTaxType(item.normalType) };
   reservation.invoiceItems.push(record);
-  if (endpoint === 'current') return jsonAnswer(200, folioView(reservation));
-  const { isTax: _isTax, ...created } = record;
-  return jsonAnswer(200, created);
+  if (endpoint === 'current') {
+    if (ctx.runtime.readings.invoiceItemAnswer === 'folio') return jsonAnswer(200, folioView(reservation));
+    const { isTax: _isTax, ...created } = record;
+    return jsonAnswer(200, created);
+  }
+  // The deprecated endpoint's 200 is the whole reservation, its money.invoiceItems holding the new item (the reference).
+  return jsonAnswer(200, reservationView(ctx.runtime.store, reservation, ctx.now));
 }
 
 /** The current endpoint answers the updated folio with the new item (the reference), not the item alone. */
 function folioView(reservation: ReservationRecord): Record<string, unknown> {
-  return {
-    reservationId: reservation._id,
-    currency: reservation.currency,
-    invoiceItems: reservation.invoiceItems.map((item) => ({ ...item, secondIdentifier: item.secondIdentifier ?? null })),
-  };
+  return { reservationId: reservation._id, currency: reservation.currency, invoiceItems: reservation.invoiceItems };
 }
 
 export function addInvoiceItemCurrent(ctx: RequestContext): SandboxAnswer {

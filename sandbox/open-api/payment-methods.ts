@@ -65,6 +65,12 @@ function scheduleWhenChargeable(runtime: SandboxRuntime, reservation: Reservatio
   });
 }
 
+/**
+ * A method in the fields of the production list item a public integration published
+ * (docs/upstream-reference/examples/guest-payment-method.json): `last4`/`brand` at the top level and
+ * the card again under `payload.card`, its expiry as numbers. Sandbox control reads also name the
+ * reservation; the platform's answers do so only under that reading (`platformView`).
+ */
 export function paymentMethodView(method: PaymentMethodRecord): Record<string, unknown> {
   return {
     _id: method._id,
@@ -72,14 +78,28 @@ export function paymentMethodView(method: PaymentMethodRecord): Record<string, u
     paymentProviderId: method.paymentProviderId,
     reservationId: method.reservationId ?? null,
     type: 'CARD',
-    // The reference's readers take last4/brand at the top level; the product's first reading, under card.
     last4: method.card.last4,
     brand: method.card.brand,
-    card: { ...method.card },
+    payload: {
+      card: {
+        brand: method.card.brand,
+        last4: method.card.last4,
+        exp_month: Number(method.card.exp_month),
+        exp_year: Number(method.card.exp_year),
+      },
+    },
     status: 'ACTIVE',
     reuse: method.reuse,
     createdAt: new Date(method.createdAt).toISOString(),
   };
+}
+
+/** A method as the platform answers it: with its reservationId only when the readings say items name it. */
+function platformView(runtime: SandboxRuntime, method: PaymentMethodRecord): Record<string, unknown> {
+  const view = paymentMethodView(method);
+  if (runtime.readings.listEchoesReservationId) return view;
+  const { reservationId: _echo, ...rest } = view;
+  return rest;
 }
 
 export function attachPaymentMethod(ctx: RequestContext): SandboxAnswer {
@@ -110,7 +130,7 @@ export function attachPaymentMethod(ctx: RequestContext): SandboxAnswer {
   };
   store.paymentMethods.set(method._id, method);
   if (reservation) scheduleWhenChargeable(runtime, reservation, method, now);
-  return jsonAnswer(201, paymentMethodView(method));
+  return jsonAnswer(201, platformView(runtime, method));
 }
 
 /** As the reference warns, without reservationId the list comes back empty even when methods exist; `reuse` filters (default true). */
@@ -132,10 +152,6 @@ export function listPaymentMethods(ctx: RequestContext): SandboxAnswer {
   );
   return jsonAnswer(
     200,
-    methods.map(paymentMethodView).map((view) => {
-      if (readings.listEchoesReservationId) return view;
-      const { reservationId: _echo, ...rest } = view;
-      return rest;
-    }),
+    methods.map((method) => platformView(ctx.runtime, method)),
   );
 }

@@ -149,8 +149,9 @@ function listingRecord(seed: ListingSeed): ListingRecord {
     propertyType: seed.propertyType,
     owners: [`owner-${seed.key}`],
     publicDescription: { summary: `${seed.nickname} in ${seed.city}.`, notes: 'Key box code 4711 (internal).' },
-    privateDescription: 'Owner prefers cleaning crew B. Alarm code 0000.',
-    customFields: [{ fieldId: 'cf-lockbox', value: '4711' }],
+    // Objects, as the reference types both (its listing schema names no fields inside them).
+    privateDescription: { notes: 'Owner prefers cleaning crew B. Alarm code 0000.' },
+    customFields: { 'cf-lockbox': '4711' },
     integrations: [{ platform: 'airbnb2', externalId: `airbnb-${seed.key}` }],
   };
 }

@@ -80,7 +80,8 @@ export function reservationView(
         title: item.title,
         amount: item.amount,
         normalType: item.normalType,
-        secondIdentifier: item.secondIdentifier ?? null,
+        // Absent when the item has none: the reference types it a string, never null.
+        ...(item.secondIdentifier === undefined ? {} : { secondIdentifier: item.secondIdentifier }),
         isTax: item.isTax,
         ...(item.description === undefined ? {} : { description: item.description }),
         ...(item.realizationDates === undefined ? {} : { realizationDates: item.realizationDates }),

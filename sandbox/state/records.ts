@@ -35,8 +35,8 @@ export interface ListingRecord {
   /** Internal fields a public summary must never show. */
   owners: string[];
   publicDescription: { summary: string; notes: string };
-  privateDescription: string;
-  customFields: { fieldId: string; value: string }[];
+  privateDescription: Record<string, string>;
+  customFields: Record<string, string>;
   integrations: { platform: string; externalId: string }[];
 }
 

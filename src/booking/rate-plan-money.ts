@@ -27,9 +27,8 @@ export function ratePlanTotal(money: RatePlanMoney): number | undefined {
  */
 export function ratePlanMoney(money: RatePlanMoney): { total: number; breakdown: Breakdown } {
   const fare = amount(money.accommodationFare);
-  const adjusted =
-    amount(money.discountedAccommodationFare) ??
-    (fare !== undefined ? round(fare - (amount(money.accommodationDiscount) ?? 0)) : undefined);
+  // The published quote's field; without it, no discount is read (nothing published names another).
+  const adjusted = amount(money.discountedAccommodationFare) ?? fare;
   const discount = fare !== undefined && adjusted !== undefined ? Math.max(0, round(fare - adjusted)) : 0;
   const items = (money.lines ?? []).filter((item) => amount(item.amount) !== undefined);
   const sum = (keep: (item: (typeof items)[number]) => boolean) =>

@@ -65,7 +65,7 @@ describe('payment verdicts', () => {
   it("takes the newest listed method, filling its provider from the session's facts", () => {
     const methods = [
       { _id: 'pm_old', paymentProviderId: 'pp-a', createdAt: '2026-01-01T00:00:00.000Z' },
-      { _id: 'pm_new', createdAt: '2026-01-03T00:00:00.000Z', card: { last4: '4242' } },
+      { _id: 'pm_new', createdAt: '2026-01-03T00:00:00.000Z', payload: { card: { last4: '4242' } } },
       { _id: 'pm_mid', paymentProviderId: 'pp-a', createdAt: '2026-01-02T00:00:00.000Z' },
     ].map(methodOnFileOf);
     expect(currentMethod(methods, { paymentMethodId: 'pm_new', tokenizedUnder: 'pp-b' })).toEqual({
@@ -199,7 +199,7 @@ describe('payment verdicts', () => {
     expect(safePayments([paid], [], {})[0].paidAt).toBe('2026-01-02T10:00:01.000Z');
     const labelled = safePayments(
       [payment(), payment({ _id: 'pay_2', paymentMethodId: 'pm_2' })],
-      [methodOnFileOf({ _id: 'pm_2', card: { last4: '4242424242424242' } })],
+      [methodOnFileOf({ _id: 'pm_2', payload: { card: { last4: '4242424242424242' } } })],
       { paymentMethodId: 'pm_1', last4: '5555' },
     );
     expect(labelled.map((item) => item.last4)).toEqual(['5555', undefined]);

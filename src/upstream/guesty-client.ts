@@ -16,6 +16,7 @@ import {
   TokenizeRequest,
   UpstreamListing,
   UpstreamListingPage,
+  UpstreamAttachedPaymentMethod,
   UpstreamPaymentMethod,
   UpstreamReservation,
 } from './guesty.types';
@@ -37,7 +38,7 @@ import {
   QuoteOffer,
   ReservationHold,
 } from './platform-results';
-import { calendarDayOf, guestOf, holdOf, listingOf, methodOnFileOf, quoteOf, reservationOf } from './platform-readings';
+import { attachedMethodOf, calendarDayOf, guestOf, holdOf, listingOf, methodOnFileOf, quoteOf, reservationOf } from './platform-readings';
 
 type Kind = 'read' | 'write';
 export type { Priority };
@@ -177,7 +178,7 @@ export class GuestyClient {
       path: `/guests/${enc(request.guestId)}/payment-methods`,
       json: { _id: request.tokenId, paymentProviderId: request.paymentProviderId, reservationId: request.reservationId, reuse: false },
     });
-    return methodOnFileOf(this.expect(answer, 'attachPaymentMethod') as UpstreamPaymentMethod);
+    return attachedMethodOf(this.expect(answer, 'attachPaymentMethod') as UpstreamAttachedPaymentMethod);
   }
 
   /**

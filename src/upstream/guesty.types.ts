@@ -102,16 +102,24 @@ export interface AttachPaymentMethodRequest {
   reservationId: string;
 }
 
-export interface UpstreamPaymentMethod {
+/**
+ * What the product reads of an attach answer: the method's id and its card. A production list item a
+ * public integration published (docs/upstream-reference/examples/guest-payment-method.json) carries
+ * `last4`/`brand` at the top level and the card again under `payload.card`: both are read.
+ */
+export interface UpstreamAttachedPaymentMethod {
   _id: string;
-  guestId?: string;
-  paymentProviderId?: string;
-  reservationId?: string | null;
-  reuse?: boolean;
-  /** Public integrations read these at the top level, the product's first reading under `card`: both are read. */
   last4?: string;
   brand?: string;
-  card?: { brand?: string; last4?: string };
+  payload?: { card?: { brand?: string; last4?: string } };
+}
+
+export interface UpstreamPaymentMethod extends UpstreamAttachedPaymentMethod {
+  guestId?: string;
+  paymentProviderId?: string;
+  /** Nothing published says a list item names it: one without it is on the reservation the list was asked for. */
+  reservationId?: string | null;
+  reuse?: boolean;
   status?: string;
   createdAt?: string;
 }
@@ -173,7 +181,6 @@ export interface UpstreamRatePlanMoney {
   currency?: string;
   fareAccommodation?: number;
   fareAccommodationAdjusted?: number;
-  fareAccommodationDiscount?: number;
   fareCleaning?: number;
   totalFees?: number;
   totalTaxes?: number;

@@ -1,4 +1,4 @@
-import { methodOnFileOf, paymentOf, reservationOf } from './platform-readings';
+import { attachedMethodOf, methodOnFileOf, paymentOf, reservationOf } from './platform-readings';
 
 describe("the platform's answers, read in the product's words", () => {
   it("reads a reservation's hold, guest email, folio and payments, leaving out what the answer left out", () => {
@@ -68,16 +68,22 @@ describe("the platform's answers, read in the product's words", () => {
     });
   });
 
-  it("reads a payment method's card at the top level or under `card`, the top level first", () => {
-    expect(methodOnFileOf({ _id: 'pm_1', last4: '4242', brand: 'visa', card: { last4: '1111', brand: 'amex' } })).toEqual({
+  it("reads a payment method's card at the top level or under `payload.card` (the published item has both), the top level first", () => {
+    expect(methodOnFileOf({ _id: 'pm_1', last4: '4242', brand: 'visa', payload: { card: { last4: '1111', brand: 'amex' } } })).toEqual({
       id: 'pm_1',
       last4: '4242',
       brand: 'visa',
     });
-    expect(methodOnFileOf({ _id: 'pm_2', reservationId: null, card: { last4: '1111' } })).toEqual({
+    expect(methodOnFileOf({ _id: 'pm_2', reservationId: null, payload: { card: { last4: '1111' } } })).toEqual({
       id: 'pm_2',
       reservationId: null,
       last4: '1111',
+    });
+    // Of an attach answer, only the method's id and its card.
+    expect(attachedMethodOf({ _id: 'pm_3', payload: { card: { last4: '0341', brand: 'visa' } } })).toEqual({
+      id: 'pm_3',
+      last4: '0341',
+      brand: 'visa',
     });
   });
 });

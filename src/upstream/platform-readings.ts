@@ -5,6 +5,7 @@ import {
   UpstreamListing,
   UpstreamPayment,
   UpstreamPaymentAttempt,
+  UpstreamAttachedPaymentMethod,
   UpstreamPaymentMethod,
   UpstreamQuote,
   UpstreamRatePlanMoney,
@@ -57,7 +58,6 @@ function ratePlanMoneyOf(money: UpstreamRatePlanMoney): RatePlanMoney {
     currency: money.currency,
     accommodationFare: money.fareAccommodation,
     discountedAccommodationFare: money.fareAccommodationAdjusted,
-    accommodationDiscount: money.fareAccommodationDiscount,
     cleaningFee: money.fareCleaning,
     fees: money.totalFees,
     taxes: money.totalTaxes,
@@ -161,7 +161,7 @@ export function reservationOf(reservation: UpstreamReservation): PlatformReserva
   });
 }
 
-/** Public integrations read the card's digits and brand at the top level, the product's first reading under `card`: both are read. */
+/** A listed method, as the product reads it (its card by cardOf). */
 export function methodOnFileOf(method: UpstreamPaymentMethod): PaymentMethodOnFile {
   return present({
     id: method._id,
@@ -170,7 +170,19 @@ export function methodOnFileOf(method: UpstreamPaymentMethod): PaymentMethodOnFi
     reservationId: method.reservationId,
     status: method.status,
     createdAt: method.createdAt,
-    last4: method.last4 ?? method.card?.last4,
-    brand: method.brand ?? method.card?.brand,
+    ...cardOf(method),
   });
+}
+
+/** What an attach answer says: the method's id and its card (nothing else of it is read). */
+export function attachedMethodOf(method: UpstreamAttachedPaymentMethod): PaymentMethodOnFile {
+  return present({ id: method._id, ...cardOf(method) });
+}
+
+/**
+ * A method's card digits and brand: at its top level, else under `payload.card`, as the published
+ * production item shows them both (docs/upstream-reference/examples/guest-payment-method.json).
+ */
+function cardOf(method: UpstreamAttachedPaymentMethod): { last4?: string; brand?: string } {
+  return { last4: method.last4 ?? method.payload?.card?.last4, brand: method.brand ?? method.payload?.card?.brand };
 }

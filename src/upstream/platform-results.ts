@@ -59,7 +59,6 @@ export interface RatePlanMoney {
   accommodationFare?: number;
   /** The accommodation fare after its discount. */
   discountedAccommodationFare?: number;
-  accommodationDiscount?: number;
   cleaningFee?: number;
   /** Every fee, the cleaning fee included. */
   fees?: number;

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { DEFAULT_READINGS, type SandboxReadings } from '../../sandbox/types';
+import { ADMIN_KEY, adminClient, invoiceItemsAt } from '../invoices/invoice-test-helpers';
 import { awaitCharge } from '../utils/charges';
 import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
 import { SandboxClient } from '../sandbox/sandbox-helpers';
@@ -11,13 +12,14 @@ const SETTLE_DELAY_MS = 300;
  * Where the platform's reference can be read two ways (docs/upstream.md "Guest payment method" and
  * "Reservation money"), the service works under both: payment statuses as its examples write them or
  * in lower case (the reference types them free text), `reuse=false` on the payment-method list as a
- * filter or as no filter, and list items that name the reservation again or do not.
+ * filter or as no filter, list items that name the reservation again or do not, and the current
+ * invoice-item endpoint answering the updated folio (its words) or the item alone.
  */
 const READINGS: [string, SandboxReadings][] = [
   ['as the sandbox reads the reference by default', DEFAULT_READINGS],
   [
-    'the other way: lower-case statuses, reuse=false lists every method, items without their reservationId',
-    { paymentStatusCase: 'lower', listEchoesReservationId: false, reuseFalseLists: 'all' },
+    'the other way: lower-case statuses, reuse=false lists every method, items that name their reservationId, an added invoice item answered alone',
+    { paymentStatusCase: 'lower', listEchoesReservationId: true, reuseFalseLists: 'all', invoiceItemAnswer: 'item' },
   ],
 ];
 
@@ -25,7 +27,10 @@ describe.each(READINGS)('the platform read %s', (_name, readings) => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(2, { sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS } });
+    world = await startSandboxedApps(2, {
+      sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS },
+      env: { ADMIN_API_KEY: ADMIN_KEY },
+    });
     world.sandbox.control.setReadings(readings);
   });
   afterAll(() => world.close());
@@ -55,5 +60,14 @@ describe.each(READINGS)('the platform read %s', (_name, readings) => {
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('already_paid');
     expect(methods()).toBe(1);
+  });
+
+  it("answers an operator's invoice item with the platform's id for it, whatever the endpoint answered", async () => {
+    const reservation = freshReservation(world, 300);
+    const item = { normalType: 'CF', title: 'Late checkout', amount: 40 };
+    const added = await adminClient(world.apps[0].url).addItem(reservation.reservationId, item).expect(201);
+    const stored = invoiceItemsAt(world, reservation.reservationId).filter((entry) => entry.title === 'Late checkout');
+    expect(stored).toHaveLength(1);
+    expect(added.body).toEqual({ _id: stored[0]._id, ...item });
   });
 });

@@ -1,7 +1,8 @@
 import Ajv from 'ajv';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startTestSandbox, webhookReceiver, type JsonBody, type SandboxClient } from '../sandbox/sandbox-helpers';
+import { startTestSandbox, tokenizeBody, webhookReceiver, type JsonBody, type SandboxClient } from '../sandbox/sandbox-helpers';
+import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../sandbox/types';
 import { exampleHas, productFields, referenceHas } from './reference-fields';
 
 /**
@@ -32,6 +33,8 @@ interface Operation {
   route: string;
   /** The interface the product reads the answer as; `[]` when it reads a list of them. */
   reads: string;
+  /** Where in the answer the product finds what it reads, when not at its top level. */
+  readsAt?: string;
   /** A published production answer that names what the reference's schema leaves open. */
   example?: unknown;
   /** The entries the reference's schema describes one of, when the answer is a list of them. */
@@ -52,20 +55,42 @@ interface World {
   quoteId?: string;
   ratePlanId?: string;
   reservationId?: string;
+  tokenId?: string;
 }
 
 const STAY = { checkIn: '2030-05-04', checkOut: '2030-05-07' };
 
-/** A published example a field the reference's schema leaves open may rest on instead (docs/upstream-reference/README.md). */
-function publishedExample(name: string): unknown {
-  return (
-    JSON.parse(readFileSync(path.join(__dirname, `../../docs/upstream-reference/examples/${name}.json`), 'utf8')) as { example: unknown }
-  ).example;
+/** A published example kept in docs/upstream-reference/examples/ (its README says where each comes from). */
+function publishedFile(name: string): { example: unknown; required?: string[] } {
+  return JSON.parse(readFileSync(path.join(__dirname, `../../docs/upstream-reference/examples/${name}.json`), 'utf8')) as {
+    example: unknown;
+    required?: string[];
+  };
 }
 
-const QUOTE_FIELDS = ['rates.ratePlans[].ratePlan.money.fareAccommodationDiscount'];
-const QUOTE_WHY =
-  "the reference's quote schema leaves rates an open object; what the product reads of it rests on the published production quote (docs/upstream-reference/examples/booking-engine-quote.json), except fareAccommodationDiscount, read only where fareAccommodationAdjusted is absent: the product's side is the guess, harmless when the field never comes";
+/** A published example a field the reference's schema leaves open may rest on instead (docs/upstream-reference/README.md). */
+function publishedExample(name: string): unknown {
+  return publishedFile(name).example;
+}
+
+/**
+ * Where an answer leaves a published example's shape: a field the example does not have, or a value
+ * of another JSON type (objects by field, each array item against the example's first).
+ */
+function shapeDrift(answer: unknown, example: unknown, at = ''): string[] {
+  const where = at || '/';
+  const [kind, exampleKind] = [answer, example].map((value) => (Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value));
+  if (kind !== exampleKind) return [`${where} is ${kind}, the example's ${exampleKind}`];
+  if (Array.isArray(answer)) {
+    const [first] = example as unknown[];
+    return first === undefined ? [] : answer.flatMap((item, index) => shapeDrift(item, first, `${at}/${index}`));
+  }
+  if (kind !== 'object') return [];
+  const shown = example as Record<string, unknown>;
+  return Object.entries(answer as Record<string, unknown>).flatMap(([field, value]) =>
+    field in shown ? shapeDrift(value, shown[field], `${at}/${field}`) : [`${at}/${field} is not in the example`],
+  );
+}
 
 const OPERATIONS: Operation[] = [
   {
@@ -171,10 +196,71 @@ const OPERATIONS: Operation[] = [
     method: 'post',
     route: '/reservations/{id}/invoiceItems',
     reads: 'UpstreamInvoiceItem',
+    // The whole reservation: the product finds the new item among its invoice items.
+    readsAt: 'money.invoiceItems[]',
     call: (s, world) =>
       s.api(`/v1/reservations/${world.reservationId}/invoiceItems`, {
         body: { title: 'Pet fee', amount: 25, normalType: 'AFE', secondIdentifier: 'PET' },
       }),
+  },
+];
+
+/**
+ * Operations the reference publishes no answer schema for, checked against a published example kept
+ * in docs/upstream-reference/examples/ instead: every field of the sandbox's answer is one the example
+ * shows, with the same JSON type, and every field the product reads is shown there.
+ */
+interface ExampleOperation {
+  operation: string;
+  /** The file in docs/upstream-reference/examples/. */
+  example: string;
+  reads: string;
+  items?: (body: JsonBody) => JsonBody[];
+  call: (sandbox: SandboxClient, world: World) => Promise<{ status: number; body: JsonBody }>;
+}
+
+const EXAMPLE_OPERATIONS: ExampleOperation[] = [
+  {
+    operation: 'getAccessToken',
+    example: 'oauth2-token',
+    reads: 'AccessTokenGrant',
+    call: (s) =>
+      s.requestToken({
+        grant_type: 'client_credentials',
+        scope: 'open-api',
+        client_id: SANDBOX_CLIENT_ID,
+        client_secret: SANDBOX_CLIENT_SECRET,
+      }),
+  },
+  {
+    operation: 'tokenizeCard',
+    example: 'tokenize-v2',
+    reads: 'TokenizeResult',
+    call: async (s, world) => {
+      // A card whose issuer asks for 3-D Secure: the answer carries threeDS.authURL too.
+      const answer = await s.tokenize(tokenizeBody({ number: '4000000000003220' }));
+      world.tokenId = answer.body._id;
+      return answer;
+    },
+  },
+  {
+    operation: 'attachPaymentMethod',
+    example: 'guest-payment-method',
+    reads: 'UpstreamAttachedPaymentMethod',
+    call: async (s, world) => {
+      // The guest authenticated the card at the issuer, as a token whose answer carried authURL needs.
+      await s.issuerAction(String(world.tokenId), 'authenticate');
+      return s.api(`/v1/guests/${world.guestId}/payment-methods`, {
+        body: { _id: world.tokenId, paymentProviderId: 'pp-seaside', reservationId: world.reservationId, reuse: false },
+      });
+    },
+  },
+  {
+    operation: 'listPaymentMethods',
+    example: 'guest-payment-method',
+    reads: 'UpstreamPaymentMethod',
+    items: (body) => body as JsonBody[],
+    call: (s, world) => s.api(`/v1/guests/${world.guestId}/payment-methods?reservationId=${world.reservationId}&reuse=false`),
   },
 ];
 
@@ -295,8 +381,8 @@ const NO_ERROR_SCHEMA = [
  */
 const KNOWN: Record<string, { answer?: string[]; fields?: string[]; why: string }> = {
   addInvoiceItemDeprecated: {
-    fields: ['title', 'amount', 'normalType', 'secondIdentifier', 'description', 'isTax'],
-    why: "the reference's 200 of the deprecated endpoint is the whole reservation (its money.invoiceItems holding the new item), where the sandbox answers the created item alone: the sandbox's side is wrong; the product reads either (src/journal/kinds/added-invoice-item.ts finds the new item at the top level or under money)",
+    fields: ['money.invoiceItems[].description'],
+    why: "the answer is the whole reservation (the reference's 200), whose invoice items the reference lists without a description; the product takes an item's description from the answer when it carries one, else the one it sent (src/journal/kinds/added-invoice-item.ts): the product's side, harmless when the field never comes",
   },
   getListings: {
     answer: ['/ must be array'],
@@ -325,21 +411,10 @@ const KNOWN: Record<string, { answer?: string[]; fields?: string[]; why: string 
     ],
     why: 'the reference types GET /listings as a bare array of listings, where the product (GuestyClient.getListings) and the sandbox use a page {results, count, limit, skip}: one of the two is wrong, to settle against a real account',
   },
-  getListing: {
-    answer: ['/customFields must be object', '/privateDescription must be object'],
-    why: 'the sandbox fixtures give privateDescription as a string and customFields as a list (sandbox/state/fixtures.ts) where the reference types both as objects; the product never reads them',
-  },
   getReservation: {
-    answer: [
-      '/money/invoiceItems/0/secondIdentifier must be string',
-      '/money/invoiceItems/1/secondIdentifier must be string',
-      '/money/invoiceItems/2/secondIdentifier must be string',
-    ],
     fields: ['guest', 'guest._id', 'guest.fullName', 'guest.email', 'reservedExpiresAt', 'money.invoiceItems[].description'],
-    why: 'a reservation read shows secondIdentifier null for items without one (as src/invoices/added-invoice-item.ts reads it); guest and an item description are read where the July 2024 schema does not name them; reservedExpiresAt is published on the Reservations V3 answers only, so a hold is judged by its status and, when a read carries it, by it (src/journal/kinds/booking-hold.ts works either way)',
+    why: 'guest and an item description are read where the July 2024 schema does not name them; reservedExpiresAt is published on the Reservations V3 answers only, so a hold is judged by its status and, when a read carries it, by it (src/journal/kinds/booking-hold.ts works either way)',
   },
-  createQuote: { fields: QUOTE_FIELDS, why: QUOTE_WHY },
-  getQuote: { fields: QUOTE_FIELDS, why: QUOTE_WHY },
   createReservationFromQuote: {
     answer: [
       'numberOfGuests',
@@ -384,6 +459,10 @@ const KNOWN: Record<string, { answer?: string[]; fields?: string[]; why: string 
     fields: ['confirmationCode', 'guestId', 'checkInDateLocalized', 'checkOutDateLocalized', 'reservedExpiresAt'],
     why: "the sandbox's status answer carries a short money object; the product reads the status answer as a V3 reservation, fields the reference does not list for this answer",
   },
+  listPaymentMethods: {
+    fields: ['reservationId'],
+    why: "the published production item (docs/upstream-reference/examples/guest-payment-method.json) names the booking's confirmationCode, not the reservationId the list was asked for, and nothing else published settles whether items name it: the product reads an item without one as on the reservation it asked about, and works both ways (test/contract/ambiguous-readings.e2e-spec.ts)",
+  },
 };
 
 describe('the sandbox answers as the published reference describes (contract)', () => {
@@ -422,11 +501,29 @@ describe('the sandbox answers as the published reference describes (contract)', 
         for (const error of validate.errors ?? []) problems.add(`${error.instancePath || '/'} ${error.message ?? error.keyword}`);
     }
     expect([...problems].sort()).toEqual([...(KNOWN[operation.operation]?.answer ?? [])].sort());
-    const unnamed = productFields(operation.reads).filter(
+    const read = productFields(operation.reads).map((field) => (operation.readsAt ? `${operation.readsAt}.${field}` : field));
+    const unnamed = read.filter(
       (field) => !referenceHas(schema, field) && !(operation.example !== undefined && exampleHas(operation.example, field)),
     );
     expect(unnamed).toEqual(KNOWN[operation.operation]?.fields ?? []);
   });
+
+  it.each(EXAMPLE_OPERATIONS.map((operation) => [operation.operation, operation] as const))(
+    '%s, against its published example',
+    async (_name, operation) => {
+      const answer = await operation.call(sandbox, world);
+      expect(answer.status).toBeLessThan(300);
+      const { example, required } = publishedFile(operation.example);
+      const items = operation.items ? operation.items(answer.body) : [answer.body];
+      expect(items.length).toBeGreaterThan(0);
+      const drift = [...new Set(items.flatMap((item) => shapeDrift(item, example)))].sort();
+      expect(drift).toEqual([...(KNOWN[operation.operation]?.answer ?? [])].sort());
+      // The fields a published standard requires (RFC 6749 §5.1 for the token answer).
+      for (const field of required ?? []) expect(items.every((item) => field in item)).toBe(true);
+      const unnamed = productFields(operation.reads).filter((field) => !exampleHas(example, field));
+      expect(unnamed).toEqual(KNOWN[operation.operation]?.fields ?? []);
+    },
+  );
 
   it.each(ERRORS.map((refusal) => [refusal.name, refusal] as const))('refusal: %s', async (_name, refusal) => {
     const answer = await refusal.call(sandbox);
@@ -455,7 +552,10 @@ describe('the sandbox answers as the published reference describes (contract)', 
       const bodies = receiver.received.map((entry) => JSON.parse(entry.body));
       const v2 = bodies.filter((body) => body.event === undefined);
       const legacy = bodies.filter((body) => body.event === 'listing.calendar.updated');
-      const payments = bodies.filter((body) => String(body.event).startsWith('payments.'));
+      // The card paid here (a card attached above may settle meanwhile, too).
+      const payments = bodies.filter(
+        (body) => String(body.event).startsWith('payments.') && body.payment?.reservationId === 'res-checkout-usd',
+      );
       expect([v2.length, legacy.length, payments.length]).toEqual([1, 1, 1]);
 
       const v2Example = publishedExample('calendar-updated-v2') as JsonBody;
@@ -499,26 +599,50 @@ describe('the sandbox answers as the published reference describes (contract)', 
   });
 
   it('fails on a field the product reads that the reference does not name', () => {
-    // The check itself, shown on a schema without the product's last4.
+    // The check itself, shown on a schema without the product's payload.card.last4.
     const schema = {
       type: 'object',
-      properties: { _id: { type: 'string' }, card: { type: 'object', properties: { brand: { type: 'string' } } } },
+      properties: {
+        _id: { type: 'string' },
+        payload: { type: 'object', properties: { card: { type: 'object', properties: { brand: { type: 'string' } } } } },
+      },
     };
     expect(productFields('UpstreamPaymentMethod').filter((field) => !referenceHas(schema, field))).toEqual(
-      expect.arrayContaining(['card.last4', 'paymentProviderId']),
+      expect.arrayContaining(['payload.card.last4', 'paymentProviderId']),
     );
-    expect(referenceHas(schema, 'card.brand')).toBe(true);
+    expect(referenceHas(schema, 'payload.card.brand')).toBe(true);
   });
 
-  it('names the operations whose answers the reference publishes no schema for (checked by their own e2e tests instead)', () => {
-    // Payment methods (attach and list) and the current invoice-item endpoint's folio: described in
-    // prose only (docs/upstream.md); a reference copy that gains their schema must add them above.
-    // Tokenization (POST /api/tokenize/v2, the pay host) and the token endpoint (POST /oauth2/token)
-    // are not in the reference at all: no published example of their answers is kept yet.
+  it('finds where an answer leaves its published example', () => {
+    const example = { _id: 'x', payload: { card: { last4: '6075', exp_month: 12 } }, list: [{ a: 1 }] };
+    expect(shapeDrift({ _id: 'y', payload: { card: { last4: '4242', exp_month: 12 } }, list: [{ a: 2 }, { a: 3 }] }, example)).toEqual([]);
+    expect(shapeDrift({ _id: 1, card: {}, payload: { card: { exp_month: '12' } }, list: [{ a: 1, b: 2 }] }, example)).toEqual([
+      "/_id is number, the example's string",
+      '/card is not in the example',
+      "/payload/card/exp_month is string, the example's number",
+      '/list/0/b is not in the example',
+    ]);
+  });
+
+  it('names what the reference publishes no answer schema for, and what stands in for it', () => {
+    // Payment methods: the reference (July 2024 copy) describes their answers in prose only; the
+    // platform's changelog of 2026-05-21 added a schema not in this copy; a production item a public
+    // integration published stands in (examples/guest-payment-method.json). Tokenization and the token
+    // endpoint are not in the reference at all: the platform's published answers stand in
+    // (examples/tokenize-v2.json, examples/oauth2-token.json with RFC 6749 §5.1).
     expect(REFERENCE.paths['/oauth2/token']).toBeUndefined();
     expect(REFERENCE.paths['/api/tokenize/v2']).toBeUndefined();
     expect(referenceSchema('post', '/guests/{id}/payment-methods', 201)).toBeUndefined();
     expect(referenceSchema('get', '/guests/{id}/payment-methods', 200)).toBeUndefined();
+    expect(EXAMPLE_OPERATIONS.map((operation) => operation.operation).sort()).toEqual([
+      'attachPaymentMethod',
+      'getAccessToken',
+      'listPaymentMethods',
+      'tokenizeCard',
+    ]);
+    // The current invoice-item endpoint's 200 is "The updated folio with the new invoice item", with
+    // no schema and no published example: the product reads the folio or the item alone, both shown
+    // by test/contract/ambiguous-readings.e2e-spec.ts (sandbox reading invoiceItemAnswer).
     expect(referenceSchema('post', '/invoice-items/reservation/{reservationId}', 200)).toBeUndefined();
   });
 });

@@ -60,13 +60,13 @@ describe('checkout extras', () => {
         title: 'Late checkout',
         amount: 80,
         normalType: 'CF',
-        secondIdentifier: null,
         description: 'Check out at 14:00 × 2',
         isUpsellFee: true,
       }),
       expect.objectContaining({ title: 'Pet fee', amount: 25.5, normalType: 'AFE', secondIdentifier: 'PET', isUpsellFee: true }),
     ]);
     expect(stored[1].description).toBeUndefined();
+    expect(stored[0].secondIdentifier).toBeUndefined();
     expect(res.body).toEqual({
       items: [
         { code: 'late-checkout', quantity: 2, title: 'Late checkout', amount: 80, normalType: 'CF', invoiceItemId: stored[0]._id },

@@ -10,7 +10,7 @@ export interface SandboxItem {
   title: string;
   amount: number;
   normalType: string;
-  secondIdentifier: string | null;
+  secondIdentifier?: string;
   description?: string;
   realizationDates?: { date: string }[];
 }

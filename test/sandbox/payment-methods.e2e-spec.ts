@@ -27,15 +27,16 @@ describe('sandbox guest payment methods (POST /v1/guests/:guestId/payment-method
       _id: expect.stringMatching(/^pm_/),
       guestId,
       paymentProviderId: 'pp-seaside',
-      reservationId,
       type: 'CARD',
       reuse: false,
       last4: '4242',
       brand: 'visa',
-      card: { brand: 'visa', last4: '4242', exp_month: '12', exp_year: '2099' },
+      payload: { card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2099 } },
       status: 'ACTIVE',
       createdAt: expect.any(String),
     });
+    // As the published production answer: the method does not name the reservation again (a reading).
+    expect(answer.body).not.toHaveProperty('reservationId');
 
     expect(await money(reservationId)).toMatchObject({ payments: [], totalPaid: 0, balanceDue: 250, isFullyPaid: false });
     client.control.advanceClock(499);

@@ -51,7 +51,6 @@ describe('sandbox reservations (GET /v1/reservations/:id)', () => {
       title: 'Accommodation fare',
       amount: 480,
       normalType: 'AF',
-      secondIdentifier: null,
       isTax: false,
     });
   });
