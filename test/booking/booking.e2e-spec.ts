@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { RedisKeys } from '../../src/redis/redis-keys';
 import { CARDS, cardBody, upstreamRequests } from '../utils/checkout-client';
 import { waitUntil } from '../utils/redis-server';
 import { SandboxClient } from '../sandbox/sandbox-helpers';
@@ -511,6 +512,9 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       expect(refused.status).toBe(409);
       expect(refused.body.code).toBe('hold_expired');
       expect(upstreamRequests(world)).toBe(before);
+      // Its Idempotency-Key was claimed in the step that read the session: the refusal released it.
+      const ofSession = `session:{${RedisKeys.sessionRef(booked.body.id)}}:idempotency:`;
+      expect((await world.apps[0].redisKeys()).filter((key) => key.includes(ofSession))).toEqual([]);
       const session = await site(0).session(booked.body.id).expect(200);
       expect(session.body.booking.status).toBe('expired');
       expect(world.sandbox.control.getReservation(booked.body.booking.reservationId)).toMatchObject({ status: 'expired' });
