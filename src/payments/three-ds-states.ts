@@ -26,7 +26,7 @@ interface StoredState {
 /**
  * The one-time states carried by the 3-D Secure return URLs: 192 random bits each, one for the
  * success path and one for the failure path, stored server-side under a digest of the session, the
- * path and the value, and consumed atomically. A state opens only the path and the session it was
+ * path and the value, and consumed once (GETDEL). A state opens only the path and the session it was
  * issued for (docs/product-spec.md §6.7): a forged, swapped, misrouted or expired state finds
  * nothing and consumes nothing. A used state is remembered for a while, so that the same return
  * arriving twice (a double submit) is told apart from a forged one.
@@ -81,9 +81,13 @@ export class ThreeDsStates {
   async consume(sessionId: string, outcome: ThreeDsOutcome, value: string | undefined): Promise<PresentedState | null> {
     if (!value || !STATE.test(value)) return null;
     const key = this.key(sessionId, outcome, value);
-    const raw = await this.store.take(key.state);
-    if (raw) await this.store.set(key.used, raw, { ttlMs: USED_TTL_MS }).catch(() => false);
-    return presented(raw, false) ?? presented(await this.store.get(key.used), true);
+    const raw = await this.store.get(key.state);
+    if (!raw) return presented(await this.store.get(key.used), true);
+    // Remembered as used before it stops being valid: a second arrival of the return that reads in
+    // between finds the one or the other, never neither (which would answer it `failed`).
+    await this.store.set(key.used, raw, { ttlMs: USED_TTL_MS });
+    const taken = await this.store.take(key.state);
+    return taken ? presented(taken, false) : presented(raw, true);
   }
 
   private key(sessionId: string, outcome: ThreeDsOutcome, value: string): { state: string; used: string } {
