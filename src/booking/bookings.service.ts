@@ -283,7 +283,7 @@ export class Bookings implements QuoteBookings {
    * A card was put on a session's reservation: a booked one stops counting as an unpaid hold and,
    * when bookings confirm at once, is confirmed. Not awaited by the attach: the guest is answered first.
    */
-  @OnProductEvent('card.attached')
+  @OnProductEvent('card.attached', 'booking confirmation')
   onCardAttached({ sessionId, booked }: ProductEvents['card.attached']): void {
     // A session opened on an existing reservation has no hold to end nor booking to confirm.
     if (!booked) return;

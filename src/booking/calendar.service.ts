@@ -82,7 +82,7 @@ export class CalendarCache {
   }
 
   /** The platform's `reservation.*` and calendar webhooks that name a listing drop its cached months. */
-  @OnProductEvent('reservation.changed')
+  @OnProductEvent('reservation.changed', 'booking calendar')
   async onReservationChanged(event: ProductEvents['reservation.changed']): Promise<void> {
     if (!event.listingId) return;
     await this.invalidate(event.listingId, event.dates);

@@ -488,7 +488,7 @@ export class CardPayments {
   }
 
   /** The journal (its sweep, or another request) settled an attach that its own request could not: the session follows. */
-  @OnProductEvent('attach.settled')
+  @OnProductEvent('attach.settled', 'card payments')
   async onAttachSettled(event: ProductEvents['attach.settled']): Promise<void> {
     const { reservationId, attached } = event;
     const found = await this.sessions.pointedAt(event.session);

@@ -45,19 +45,19 @@ export class PaymentStatusPolls {
   }
 
   /** A card attached (first or replacement) makes what is served for its reservation stale at once. */
-  @OnProductEvent('card.attached')
+  @OnProductEvent('card.attached', 'payment status')
   async onCardAttached({ reservationId }: ProductEvents['card.attached']): Promise<void> {
     await this.forget(reservationId);
   }
 
   /** A payments webhook: answered at once, the re-read runs behind, coalesced with any poll, at background priority. */
-  @OnProductEvent('payments.changed')
+  @OnProductEvent('payments.changed', 'payment status')
   onPaymentsChanged({ reservationId, type }: ProductEvents['payments.changed']): void {
     this.refresh(reservationId).catch((error: unknown) => this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'));
   }
 
   /** An extra added after paying: the "paid" served before it would be untrue. */
-  @OnProductEvent('balance.changed')
+  @OnProductEvent('balance.changed', 'payment status')
   async onBalanceChanged({ reservationId }: ProductEvents['balance.changed']): Promise<void> {
     await this.forget(reservationId);
   }

@@ -13,7 +13,7 @@ class CalendarLike {
   readonly heard: ReservationChanged[] = [];
   failing = false;
 
-  @OnProductEvent('reservation.changed')
+  @OnProductEvent('reservation.changed', 'booking calendar')
   async onReservationChanged(event: ReservationChanged): Promise<void> {
     await Promise.resolve();
     if (this.failing) throw new Error('the cache is down');
@@ -23,15 +23,15 @@ class CalendarLike {
 
 @Injectable()
 class PaymentStatusLike {
-  @OnProductEvent('card.attached')
+  @OnProductEvent('card.attached', 'payment status')
   onCardAttached(): Promise<void> {
     return Promise.resolve();
   }
 
-  @OnProductEvent('payments.changed')
+  @OnProductEvent('payments.changed', 'payment status')
   onPaymentsChanged(): void {}
 
-  @OnProductEvent('balance.changed')
+  @OnProductEvent('balance.changed', 'payment status')
   onBalanceChanged(): Promise<void> {
     return Promise.resolve();
   }
@@ -39,18 +39,27 @@ class PaymentStatusLike {
 
 @Injectable()
 class BookingConfirmationLike {
-  @OnProductEvent('card.attached')
+  @OnProductEvent('card.attached', 'booking confirmation')
+  onCardAttached(): void {}
+}
+
+/** A second consumer of a card attached calling itself the payment status: it consumes the event, but confirms no booking. */
+@Injectable()
+class AnotherPaymentStatusLike {
+  @OnProductEvent('card.attached', 'payment status')
   onCardAttached(): void {}
 }
 
 @Injectable()
 class SessionsLike {
-  @OnProductEvent('attach.settled')
+  @OnProductEvent('attach.settled', 'card payments')
   onAttachSettled(): void {}
 }
 
 async function started(
-  consumers: (typeof CalendarLike | typeof PaymentStatusLike | typeof BookingConfirmationLike | typeof SessionsLike)[],
+  consumers: (
+    typeof CalendarLike | typeof PaymentStatusLike | typeof BookingConfirmationLike | typeof AnotherPaymentStatusLike | typeof SessionsLike
+  )[],
 ) {
   const module = await Test.createTestingModule({ imports: [ProductEventsModule], providers: consumers })
     .setLogger(SILENT_LOGGER)
@@ -72,11 +81,11 @@ describe('ProductEventBus', () => {
   it('refuses to start when an event the product needs has no consumer, naming it', async () => {
     const module = await started([CalendarLike]);
     expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) card.attached (payment status, booking confirmation: 0 wired), payments.changed (payment status: 0 wired), balance.changed (payment status: 0 wired), attach.settled (card payments: 0 wired):',
+      'no room consumes the product event(s) card.attached (payment status, booking confirmation; wired: none), payments.changed (payment status; wired: none), balance.changed (payment status; wired: none), attach.settled (card payments; wired: none):',
     );
     const bare = await started([]);
     expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) reservation.changed (booking calendar: 0 wired), card.attached (payment status, booking confirmation: 0 wired), payments.changed (payment status: 0 wired), balance.changed (payment status: 0 wired), attach.settled (card payments: 0 wired):',
+      'no room consumes the product event(s) reservation.changed (booking calendar; wired: none), card.attached (payment status, booking confirmation; wired: none), payments.changed (payment status; wired: none), balance.changed (payment status; wired: none), attach.settled (card payments; wired: none):',
     );
   });
 
@@ -84,7 +93,15 @@ describe('ProductEventBus', () => {
     // The payment status hears a card attached, but nothing would confirm a booked reservation paid with it.
     const module = await started([CalendarLike, PaymentStatusLike, SessionsLike]);
     expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) card.attached (payment status, booking confirmation: 1 wired):',
+      'no room consumes the product event(s) card.attached (booking confirmation; wired: payment status at PaymentStatusLike.onCardAttached):',
+    );
+  });
+
+  it('refuses to start when another consumer of the event stands where a needed one is missing', async () => {
+    // Two consumers of a card attached, as many as the product needs, but neither confirms a booking.
+    const module = await started([CalendarLike, PaymentStatusLike, AnotherPaymentStatusLike, SessionsLike]);
+    expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
+      'no room consumes the product event(s) card.attached (booking confirmation; wired: payment status at PaymentStatusLike.onCardAttached, payment status at AnotherPaymentStatusLike.onCardAttached):',
     );
   });
 

@@ -43,14 +43,18 @@ export interface ProductEvents {
 export type ProductEventName = keyof ProductEvents;
 
 /**
- * The consumers the product needs for each event, in its words: the app refuses to start with fewer
- * wired, so a wiring mistake cannot silently drop, say, the calendar refresh a reservation webhook
- * asks for, or the confirmation of a booked reservation once its card is on file.
+ * The consumers the product needs for each event, by name: each consumer names itself on its method
+ * (`@OnProductEvent(event, name)`), and the app refuses to start unless every one named here is wired,
+ * so a wiring mistake cannot silently drop, say, the calendar refresh a reservation webhook asks for,
+ * or the confirmation of a booked reservation once its card is on file.
  */
-export const PRODUCT_EVENT_CONSUMERS: { readonly [K in ProductEventName]: readonly string[] } = {
+export const PRODUCT_EVENT_CONSUMERS = {
   'reservation.changed': ['booking calendar'],
   'card.attached': ['payment status', 'booking confirmation'],
   'payments.changed': ['payment status'],
   'balance.changed': ['payment status'],
   'attach.settled': ['card payments'],
-};
+} as const satisfies { readonly [K in ProductEventName]: readonly string[] };
+
+/** The consumers an event may name: a consumer the map does not list is a type error. */
+export type ProductEventConsumer<K extends ProductEventName> = (typeof PRODUCT_EVENT_CONSUMERS)[K][number];
