@@ -35,11 +35,11 @@ async function main(): Promise<void> {
   if (runs(1)) await coldStart({ instances, concurrency: number('--concurrency', 300) });
   if (runs(2)) await overload({ instances, seconds: number('--overload-seconds', 60) });
   if (runs(3)) await checkouts({ instances, concurrency: number('--checkouts', 50), rounds: number('--rounds', 10) });
-  if (runs(4) || runs(5)) await processFigures({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
+  if (runs(4) || runs(5)) await processFigures({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 7) });
   if (runs(6)) await anonymousFlood({ instances, seconds: number('--flood-seconds', 60) });
   if (runs(7))
-    await bookings({ bookings: number('--bookings', 10), seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
-  if (runs(8)) await tracingCost({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 3) });
+    await bookings({ bookings: number('--bookings', 10), seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 7) });
+  if (runs(8)) await tracingCost({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 7) });
   if (runs(9)) await budgetFigures({ instances });
   if (runs(10)) await boundedFlood({ instances, seconds: number('--bounded-seconds', 60) });
 }

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { benchKeyPrefix, benchRedisUrl, deleteKeys, serviceEnvironment } from './bench-world';
 import { printTable } from './cold-start';
-import { alternatingLoads, median } from './process-figures';
-import { freePort, ServiceProcess, startSandboxProcess, startServiceProcess, waitForOk } from './processes';
+import { ServiceProcess, startSandboxProcess, startServiceProcess } from './processes';
+import { versusBare } from './versus-bare';
 
 const PLENTY = { perSecond: 100_000, perMinute: 1_000_000, perHour: 10_000_000 };
 const LISTING = 'lst-seaside';
@@ -61,15 +60,13 @@ async function book(url: string, index: number): Promise<void> {
 /**
  * Scenario 7 — booking (issue 16): Open API calls per complete booking with warm caches (calendar → quote → booking
  * session → card → confirmed), one instance and the sandbox in processes of their own; then the cached calendar read
- * under 50 connections next to a bare node:http server answering the same JSON, loaded in turns like scenario 4.
+ * under 50 connections next to a bare node:http server sending the same answer, loaded in turns like scenario 4.
  */
 export async function bookings(options: { bookings: number; seconds: number; rounds: number }): Promise<void> {
   const sandbox = await startSandboxProcess({ latencyMs: 20, rateLimits: PLENTY });
   const redisUrl = benchRedisUrl();
   const prefix = benchKeyPrefix();
   let service: ServiceProcess | undefined;
-  const barePort = await freePort();
-  let bare: ReturnType<typeof spawn> | undefined;
   try {
     service = await startServiceProcess({
       ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
@@ -97,38 +94,16 @@ export async function bookings(options: { bookings: number; seconds: number; rou
     const bookingMs = (performance.now() - started) / options.bookings;
 
     const calendarUrl = `${url}/checkout/listings/${LISTING}/calendar?from=${day(200)}&to=${day(230)}`;
-    const body = await (await fetch(calendarUrl)).text();
-    bare = spawn(
-      process.execPath,
-      [
-        '-e',
-        `require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end(${JSON.stringify(body)})}).listen(${barePort},'127.0.0.1')`,
-      ],
-      { stdio: 'ignore' },
-    );
-    const bareUrl = `http://127.0.0.1:${barePort}/`;
-    await waitForOk(bareUrl, 5_000);
-    const { service: cached, bare: baseline } = await alternatingLoads(calendarUrl, bareUrl, options);
-    const serviceRate = median(cached.map((load) => load.requestsPerSecond));
-    const bareRate = median(baseline.map((load) => load.requestsPerSecond));
+    const hot = await versusBare(calendarUrl, service.child, options);
     printTable(
       `7. booking: calendar → quote → booking session → card → confirmed (${options.bookings} bookings, warm caches; one instance, sandbox latency 20 ms)`,
       [
         ['Open API calls per complete booking (goal ≤ 6)', perBooking.toFixed(2)],
         ['wall time per booking, confirmation included (ms)', bookingMs.toFixed(0)],
-        [
-          `cached calendar (31 days, ${body.length} bytes) requests/s, p99`,
-          `${serviceRate.toFixed(0)}, ${median(cached.map((load) => load.p99))} ms`,
-        ],
-        ['bare node:http, same JSON, requests/s, p99', `${bareRate.toFixed(0)}, ${median(baseline.map((load) => load.p99))} ms`],
-        [
-          `service / bare (median of ${options.rounds} alternating ${options.seconds} s runs; goal ≥ 50 %)`,
-          `${((100 * serviceRate) / bareRate).toFixed(0)} %`,
-        ],
       ],
     );
+    printTable(`7. cached calendar, 31 days (${hot.bodyBytes} bytes of JSON), 50 connections`, hot.rows);
   } finally {
-    bare?.kill('SIGTERM');
     await service?.stop();
     await sandbox.stop();
     await deleteKeys(redisUrl, prefix);

@@ -1,19 +1,28 @@
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { benchKeyPrefix, benchRedisUrl, deleteKeys, percentile } from './bench-world';
 import { printTable } from './cold-start';
-import { freePort, rssMb, startServiceProcess, waitForOk } from './processes';
+import { cpuMs, rssMb, startServiceProcess, waitForOk } from './processes';
+import { versusBare } from './versus-bare';
 
-const SUMMARY =
-  '{"id":"lst-seaside","title":"Seaside Villa with Ocean View","city":"Miami Beach","country":"US","picture":"https://images.example.com/seaside/1.jpg","currency":"USD"}';
 const CONNECTIONS = 50;
 
 export interface Load {
   requestsPerSecond: number;
   p99: number;
+  /** The server's CPU time (user + system) per answer, in µs, when its process was given. */
+  cpuUsPerAnswer?: number;
+}
+
+/** A server under load: its URL, and its process when its CPU time is to be counted. */
+export interface LoadTarget {
+  url: string;
+  server?: ChildProcess;
 }
 
 /** autocannon as its own process, so the load generator does not share the server's CPU time slice. */
-export function autocannon(url: string, seconds: number): Promise<Load> {
+export function autocannon(target: LoadTarget | string, seconds: number): Promise<Load> {
+  const { url, server } = typeof target === 'string' ? { url: target, server: undefined } : target;
+  const cpuBefore = server ? cpuMs(server) : 0;
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -24,8 +33,10 @@ export function autocannon(url: string, seconds: number): Promise<Load> {
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.once('exit', () => {
       try {
-        const result = JSON.parse(out) as { requests: { average: number }; latency: { p99: number } };
-        resolve({ requestsPerSecond: result.requests.average, p99: result.latency.p99 });
+        const result = JSON.parse(out) as { requests: { average: number; total: number }; latency: { p99: number } };
+        const load: Load = { requestsPerSecond: result.requests.average, p99: result.latency.p99 };
+        if (server && result.requests.total > 0) load.cpuUsPerAnswer = (1000 * (cpuMs(server) - cpuBefore)) / result.requests.total;
+        resolve(load);
       } catch (error) {
         reject(error instanceof Error ? error : new Error(String(error)));
       }
@@ -33,21 +44,24 @@ export function autocannon(url: string, seconds: number): Promise<Load> {
   });
 }
 
-/** A warm-up of each, then `rounds` alternating runs, so a noisy moment of the machine does not land on one side only. */
+/**
+ * A warm-up of each, then `rounds` rounds of `first` then `second`, so a noisy moment of the machine
+ * does not land on one side only; each round's ratio is second / first.
+ */
 export async function alternatingLoads(
-  serviceUrl: string,
-  bareUrl: string,
+  firstTarget: LoadTarget | string,
+  secondTarget: LoadTarget | string,
   options: { seconds: number; rounds: number },
-): Promise<{ service: Load[]; bare: Load[] }> {
-  await autocannon(serviceUrl, 2);
-  await autocannon(bareUrl, 2);
-  const service: Load[] = [];
-  const bare: Load[] = [];
+): Promise<{ first: Load[]; second: Load[]; ratios: number[] }> {
+  await autocannon(firstTarget, 2);
+  await autocannon(secondTarget, 2);
+  const first: Load[] = [];
+  const second: Load[] = [];
   for (let round = 0; round < options.rounds; round += 1) {
-    service.push(await autocannon(serviceUrl, options.seconds));
-    bare.push(await autocannon(bareUrl, options.seconds));
+    first.push(await autocannon(firstTarget, options.seconds));
+    second.push(await autocannon(secondTarget, options.seconds));
   }
-  return { service, bare };
+  return { first, second, ratios: second.map((load, round) => load.requestsPerSecond / first[round].requestsPerSecond) };
 }
 
 export const median = (values: number[]) =>
@@ -59,48 +73,25 @@ export const median = (values: number[]) =>
 /**
  * Scenarios 4 and 5 — the built service as its own process (sandbox mode, real Redis): time from
  * start to ready, a cached listing summary under 50 connections next to a bare node:http server
- * answering the same JSON, and the instance's RSS after the load. The two servers are loaded in
- * turns (a warm-up, then `rounds` alternating runs) and the medians compared, so a noisy moment
- * of the machine does not land on one side only.
+ * sending the same answer (bench/versus-bare.ts), loaded in turns, and the instance's RSS after the load.
  */
 export async function processFigures(options: { seconds: number; rounds: number }): Promise<void> {
   const redisUrl = benchRedisUrl();
   const prefix = benchKeyPrefix();
   // One client address sends every request here: the per-IP read limit is not what this measures.
   const service = await startServiceProcess({ REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, CHECKOUT_IP_READ_LIMIT: '1000000/s' });
-  const barePort = await freePort();
-  const bare = spawn(
-    process.execPath,
-    [
-      '-e',
-      `require('http').createServer((q,s)=>{s.setHeader('content-type','application/json');s.end(${JSON.stringify(SUMMARY)})}).listen(${barePort},'127.0.0.1')`,
-    ],
-    { stdio: 'ignore' },
-  );
   try {
     const summaryUrl = `${service.url}/checkout/listings/lst-seaside`;
-    const bareUrl = `http://127.0.0.1:${barePort}/`;
     await waitForOk(summaryUrl, 10_000);
-    await waitForOk(bareUrl, 5_000);
-    const { service: cached, bare: baseline } = await alternatingLoads(summaryUrl, bareUrl, options);
+    const { rows } = await versusBare(summaryUrl, service.child, options);
     const rss = rssMb(service.child);
-    const serviceRate = median(cached.map((load) => load.requestsPerSecond));
-    const bareRate = median(baseline.map((load) => load.requestsPerSecond));
-    printTable(
-      `4. cached listing summary, ${CONNECTIONS} connections (median of ${options.rounds} alternating ${options.seconds} s runs)`,
-      [
-        ['service requests/s, p99', `${serviceRate.toFixed(0)}, ${median(cached.map((load) => load.p99))} ms`],
-        ['bare node:http requests/s, p99', `${bareRate.toFixed(0)}, ${median(baseline.map((load) => load.p99))} ms`],
-        ['service / bare', `${((100 * serviceRate) / bareRate).toFixed(0)} %`],
-      ],
-    );
+    printTable(`4. cached listing summary, ${CONNECTIONS} connections`, rows);
     printTable('5. one instance', [
       ['start to ready (process spawn to /health/ready 200)', `${service.readyMs.toFixed(0)} ms`],
       ['RSS after the load', `${rss.toFixed(0)} MB`],
     ]);
   } finally {
     await service.stop();
-    bare.kill('SIGTERM');
     await deleteKeys(redisUrl, prefix);
   }
 }
