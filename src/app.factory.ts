@@ -5,7 +5,7 @@ import { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { Clock } from './common/clock';
 import { AppConfig } from './config/app-config';
-import { answered, installHttpHooks } from './http-hooks';
+import { answerRecorder, installHttpHooks } from './http-hooks';
 import { HotReads } from './common/http/hot-reads';
 import { wrongMethodAnswers } from './common/http/method-not-allowed';
 import { installSecurityHeaders } from './common/http/security-headers';
@@ -76,7 +76,7 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     corsOrigins: allowed,
     exposedHeaders: exposedHeaders.join(', '),
     serving: () => !shutdown.isShuttingDown,
-    answered: (answer) => answered(logger, metrics, answer),
+    recorder: (method, route, status) => answerRecorder(logger, metrics, method, route, status),
   });
   // A product event without its consumer is a wiring mistake: refuse to start rather than drop it.
   app.get(ProductEventBus).assertConsumed();

@@ -57,7 +57,7 @@ export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metri
   });
 }
 
-/** One answer's access-log line (not for probes and metrics) and its HTTP metrics; also for answers taken before Fastify (HotReads). */
+/** One answer's access-log line (not for probes and metrics) and its HTTP metrics. */
 export function answered(
   logger: Logger,
   metrics: MetricsService,
@@ -65,9 +65,27 @@ export function answered(
 ): void {
   const { requestId, method, route, status, ms } = answer;
   metrics.recordHttp(method, route, status, ms / 1000);
-  if (!QUIET_PATHS.test(answer.path)) {
-    // The route template only (/checkout/sessions/:id/...), never the path: session ids are
-    // capabilities and 3-D Secure states one-time secrets, and an unmatched path may hold either.
-    logger.info({ requestId, method, route, status, ms: Math.round(ms * 10) / 10 }, 'request');
-  }
+  if (!QUIET_PATHS.test(answer.path)) accessLog(logger, requestId, method, route, status, ms);
+}
+
+/** The same for every answer of one route with one status, resolved once (HotReads answers before Fastify). */
+export function answerRecorder(
+  logger: Logger,
+  metrics: MetricsService,
+  method: string,
+  route: string,
+  status: number,
+): (requestId: string, ms: number) => void {
+  const measured = metrics.httpAnswers(method, route, status);
+  const quiet = QUIET_PATHS.test(route);
+  return (requestId, ms) => {
+    measured(ms / 1000);
+    if (!quiet) accessLog(logger, requestId, method, route, status, ms);
+  };
+}
+
+// The route template only (/checkout/sessions/:id/...), never the path: session ids are
+// capabilities and 3-D Secure states one-time secrets, and an unmatched path may hold either.
+function accessLog(logger: Logger, requestId: string, method: string, route: string, status: number, ms: number): void {
+  logger.info({ requestId, method, route, status, ms: Math.round(ms * 10) / 10 }, 'request');
 }

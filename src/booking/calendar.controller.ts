@@ -24,12 +24,11 @@ export class CalendarController implements OnModuleInit {
 
   /** Months this replica holds are answered before the guard: they cost no upstream call to count. */
   onModuleInit(): void {
-    this.hot.serve(CalendarController, 'get', (request) => {
+    this.hot.serve(CalendarController, 'get', this.calendar.caching, (request) => {
       const { id } = request.params;
       const { from, to } = request.query;
-      if (!LISTING_ID.test(id) || rangeProblems(from, to).length > 0) return undefined;
-      const text = this.calendar.localDaysText(id, from as string, to as string);
-      return text === undefined ? undefined : { text, caching: this.calendar.caching };
+      if (typeof from !== 'string' || typeof to !== 'string') return undefined;
+      return this.calendar.localDays(id, from, to, () => LISTING_ID.test(id) && rangeProblems(from, to).length === 0);
     });
   }
 

@@ -5,7 +5,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { OnProductEvent } from '../common/events/on-product-event';
 import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
-import { PublicCaching } from '../common/http/public-answer';
+import { PublicCaching, strongEtag } from '../common/http/public-answer';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
 import { CalendarDay } from '../upstream/platform-results';
@@ -38,6 +38,8 @@ const MISS_MS = 60_000;
 /** How many months ahead a listing-wide refresh (a webhook without dates) drops. */
 const REFRESH_MONTHS = 25;
 const DAY_MS = 86_400_000;
+/** Hot answers kept by listing and range (a 31-day answer is about 3.5 kB of text). */
+const HOT_ANSWERS = 256;
 
 function dayView(day: CalendarDay): CalendarDayView {
   const available = isDayAvailable(day);
@@ -64,6 +66,15 @@ export class CalendarCache {
   private readonly ttlMs: number;
   /** Each month copy's days as JSON text: a hot read joins text instead of serialising objects. */
   private readonly dayTexts = new WeakMap<CalendarMonth, string[]>();
+  /**
+   * Hot answers by listing and range, with the month copies and the day they were made from: while those
+   * are the same, the same answer (text and ETag) is served, not joined and hashed again. Bounded: the oldest goes first.
+   */
+  private readonly hotAnswers = new Map<
+    string,
+    { names: string[]; months: CalendarMonth[]; now: string; answer: { text: string; etag: string } }
+  >();
+  private day = { from: 0, text: '' };
   /** A browser or CDN keeps an answer as long as a replica keeps its own copy, and may serve it stale while the cache lives. */
   readonly caching: PublicCaching;
 
@@ -111,18 +122,49 @@ export class CalendarCache {
 
   /**
    * The same answer from this replica's own copies of the months, when it holds every one of them
-   * (and `from` is not refused); undefined otherwise, and the read goes the usual way.
+   * (and `from` is not refused), with its ETag; undefined otherwise, and the read goes the usual way.
+   * `valid` says whether the request's listing id and range are acceptable at all; it is asked only
+   * for a range not answered before today (an answer is kept only for a request that passed it).
    */
-  localDaysText(listingId: string, from: string, to: string): string | undefined {
-    const now = today(this.clock.now());
-    if (dayNumber(from) < dayNumber(now) - 1) return undefined;
+  localDays(listingId: string, from: string, to: string, valid: () => boolean): { text: string; etag: string } | undefined {
+    const now = this.today();
+    const key = `${listingId} ${from} ${to}`;
+    const kept = this.hotAnswers.get(key);
+    if (kept && kept.now === now) {
+      const months = this.localMonths(listingId, kept.names);
+      if (months?.every((month, index) => month === kept.months[index])) return kept.answer;
+    }
+    if (!valid() || dayNumber(from) < dayNumber(now) - 1) return undefined;
+    const names = monthsBetween(from, to);
+    const months = this.localMonths(listingId, names);
+    if (!months) return undefined;
+    const text = this.join(listingId, months, from, to, now);
+    const answer = { text, etag: strongEtag(text) };
+    this.hotAnswers.delete(key);
+    if (this.hotAnswers.size >= HOT_ANSWERS) this.hotAnswers.delete(this.hotAnswers.keys().next().value as string);
+    this.hotAnswers.set(key, { names, months, now, answer });
+    return answer;
+  }
+
+  /** This replica's fresh copies of these months (YYYY-MM), or undefined when it lacks one. */
+  private localMonths(listingId: string, names: string[]): CalendarMonth[] | undefined {
     const months: CalendarMonth[] = [];
-    for (const month of monthsBetween(from, to)) {
-      const copy = this.cache.localCopy<CalendarMonth>('calendar', `${listingId}:${month}`)?.value;
+    for (const name of names) {
+      const copy = this.cache.localCopy<CalendarMonth>('calendar', `${listingId}:${name}`)?.value;
       if (!copy) return undefined;
       months.push(copy);
     }
-    return this.join(listingId, months, from, to, now);
+    return months;
+  }
+
+  /** Today's date (UTC), made once a day rather than per read. */
+  private today(): string {
+    const now = this.clock.now();
+    if (now < this.day.from || now >= this.day.from + DAY_MS) {
+      const from = now - (now % DAY_MS);
+      this.day = { from, text: today(from) };
+    }
+    return this.day.text;
   }
 
   private join(listingId: string, months: CalendarMonth[], from: string, to: string, now: string): string {

@@ -22,10 +22,9 @@ export class ListingsController implements OnModuleInit {
 
   /** A summary this replica holds is answered before the guard: it costs no upstream call to count. */
   onModuleInit(): void {
-    this.hot.serve(ListingsController, 'get', (request) => {
+    this.hot.serve(ListingsController, 'get', SUMMARY_CACHING, (request) => {
       const { id } = request.params;
-      const local = LISTING_ID.test(id) ? this.summaries.localText(id) : undefined;
-      return local && { ...local, caching: SUMMARY_CACHING };
+      return LISTING_ID.test(id) ? this.summaries.localText(id) : undefined;
     });
   }
 

@@ -1,24 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { TalliedCounter, TalliedHistogram } from './tallies';
 
 /** One registry per app instance, so several instances in one process (tests) keep apart. */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
 
-  readonly httpRequests = new Counter({
+  // Recorded on every request: tallied (resolved once per label set), not hashed per call.
+  readonly httpRequests = new TalliedCounter({
     name: 'http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status',
     labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
+    registry: this.registry,
   });
 
-  readonly httpDuration = new Histogram({
+  readonly httpDuration = new TalliedHistogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency, by method, route pattern and status',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
+    registry: this.registry,
   });
 
   readonly upstreamLimiterWait = new Histogram({
@@ -83,11 +85,11 @@ export class MetricsService {
     registers: [this.registry],
   });
 
-  readonly cacheLookups = new Counter({
+  readonly cacheLookups = new TalliedCounter({
     name: 'cache_lookups_total',
     help: 'Shared cache lookups, by cache and result (hit, miss)',
     labelNames: ['cache', 'result'] as const,
-    registers: [this.registry],
+    registry: this.registry,
   });
 
   readonly redisCommands = new Counter({
@@ -141,8 +143,17 @@ export class MetricsService {
   }
 
   recordHttp(method: string, route: string, status: number, seconds: number): void {
+    this.httpAnswers(method, route, status)(seconds);
+  }
+
+  /** The HTTP metrics of one route's answers with one status, resolved once: call it with each answer's seconds. */
+  httpAnswers(method: string, route: string, status: number): (seconds: number) => void {
     const labels = { method, route, status: String(status) };
-    this.httpRequests.inc(labels);
-    this.httpDuration.observe(labels, seconds);
+    const count = this.httpRequests.tally(labels);
+    const duration = this.httpDuration.tally(labels);
+    return (seconds) => {
+      count.inc();
+      duration.observe(seconds);
+    };
   }
 }

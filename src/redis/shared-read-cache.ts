@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { MetricsService } from '../metrics/metrics.service';
+import { CounterTally } from '../metrics/tallies';
 import { KeyValueStore } from './key-value-store';
 import { RedisKeys } from './redis-keys';
 import { SharedFetches } from './shared-fetches';
@@ -35,6 +36,8 @@ const LOCAL_ENTRIES = 1000;
 export class SharedReadCache {
   private readonly loading = new Map<string, Promise<unknown>>();
   private readonly local = new Map<string, { value: unknown; until: number }>();
+  /** Each cache's hit count, resolved once: a hot read counts one per request. */
+  private readonly hits = new Map<string, CounterTally>();
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -48,12 +51,12 @@ export class SharedReadCache {
     const key = this.keys.cache(cache, id);
     const copy = this.local.get(key);
     if (copy && copy.until > this.clock.now()) {
-      this.metrics.cacheLookups.inc({ cache, result: 'hit' });
+      this.hit(cache);
       return copy.value as T;
     }
     const cached = await this.store.get(key).catch(() => null);
     if (cached !== null) {
-      this.metrics.cacheLookups.inc({ cache, result: 'hit' });
+      this.hit(cache);
       const value = JSON.parse(cached) as T | null;
       this.keepLocally(key, value, value !== null ? policy : { ...policy, ttlMs: policy.missTtlMs ?? 0 });
       return value;
@@ -93,7 +96,7 @@ export class SharedReadCache {
   localCopy<T>(cache: string, id: string): { value: T | null } | undefined {
     const copy = this.local.get(this.keys.cache(cache, id));
     if (!copy || copy.until <= this.clock.now()) return undefined;
-    this.metrics.cacheLookups.inc({ cache, result: 'hit' });
+    this.hit(cache);
     return { value: copy.value as T | null };
   }
 
@@ -123,6 +126,12 @@ export class SharedReadCache {
     const key = this.keys.cache(cache, id);
     this.local.delete(key);
     await this.store.delete(key).catch(() => undefined);
+  }
+
+  private hit(cache: string): void {
+    let tally = this.hits.get(cache);
+    if (tally === undefined) this.hits.set(cache, (tally = this.metrics.cacheLookups.tally({ cache, result: 'hit' })));
+    tally.inc();
   }
 
   private keepLocally(key: string, value: unknown, policy: CachePolicy): void {

@@ -474,6 +474,8 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       expect(before.body.days[0].price).toBeGreaterThan(0);
       const reads = count('calendar');
       await site(1).calendar('lst-seaside', checkIn, to).expect(200);
+      // Read again where the replica now holds the months: its own copy's answer is the same.
+      expect((await site(0).calendar('lst-seaside', checkIn, to).expect(200)).body).toEqual(before.body);
       expect(count('calendar')).toBe(reads);
 
       const quote = await site(0)
@@ -484,6 +486,8 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       const taken = (after.body.days as { date: string; available: boolean; checkInAllowed: boolean }[]).filter((day) => !day.available);
       expect(taken.map((day) => day.date)).toEqual([stay(112, 0).checkIn, stay(113, 0).checkIn, stay(114, 0).checkIn]);
       expect(taken.every((day) => !day.checkInAllowed)).toBe(true);
+      // Every later read of the same days from the replica's own copy shows the booking too.
+      expect((await site(0).calendar('lst-seaside', checkIn, to).expect(200)).body).toEqual(after.body);
       // The service's own booking updated the cached months: the next visitor's read is not a miss.
       expect(count('calendar')).toBe(reads);
     });
