@@ -50,9 +50,15 @@ export class CheckoutSessions {
       throw new DomainError('upstream_error', 'The reservation has no balance to pay in a known currency.');
     }
     // One card per reservation (docs/product-spec.md §6.5): a session on a reservation with ours on file would only be refused later.
-    if (await this.cards.onFile(reservation.id)) throw alreadyPaid();
-    if (amount <= 0) throw new DomainError('invalid_state', 'This reservation has nothing left to pay.');
-    await this.limits.sessionOpened(reservation.id);
+    if (amount <= 0) {
+      if (await this.cards.onFile(reservation.id)) throw alreadyPaid();
+      throw new DomainError('invalid_state', 'This reservation has nothing left to pay.');
+    }
+    // The card on file and the session's count in one step: a reservation with a card spends none.
+    const opening = this.limits.sessionOpening(reservation.id);
+    const { card, answers } = await this.cards.onFileOrCounted(reservation.id, [opening.request]);
+    if (card) throw alreadyPaid();
+    opening.admit(answers[0]);
     const provider = await this.providers.forListing(reservation.listingId);
     if (!provider || provider.status !== 'ACTIVE') {
       throw new DomainError(

@@ -127,6 +127,11 @@ describe('RedisKeys in a Redis Cluster', () => {
       expect(slotsOf([requests.window, requests.pause, misses.window, misses.pause]).size).toBe(1);
     });
 
+    it("a reservation's card on file and the sessions opened on it (takeSlotsUnless when a session is opened)", () => {
+      const sessions = keys.requestLimit('sessions', 'res-checkout-usd');
+      expect(slotsOf([keys.reservationWrites('res-checkout-usd').card, sessions.window, sessions.pause]).size).toBe(1);
+    });
+
     it('an access token: the token, its mint lock, ledger and re-mint claims', () => {
       const token = keys.accessToken('client-id-1');
       expect(slotsOf([token.token, token.mintLock, token.mintLedger, token.remintClaim('tok-1'), token.remintClaim('tok-2')]).size).toBe(1);

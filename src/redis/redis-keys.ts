@@ -160,9 +160,15 @@ export class RedisKeys {
    * A request limit's sliding-window log and the pause key takeSlot requires (never set here), named
    * by a digest of the subject (client network, reservation id); one hash tag keeps both in one slot.
    * A network's reservation misses sit under the tag of its requests (`client-ip`): opening a session
-   * counts the request and checks the misses in one step (takeSlots).
+   * counts the request and checks the misses in one step (takeSlots). The sessions opened on a
+   * reservation sit under the reservation's own tag (`reservationWrites`): a session open reads the
+   * card on file and counts the session in one step (takeSlotsUnless).
    */
   requestLimit(limit: RequestLimitName, subject: string): { window: string; pause: string } {
+    if (limit === 'sessions') {
+      const base = `${this.prefix}{reservation:${subject}}:limit:sessions`;
+      return { window: `${base}:w`, pause: `${base}:pause` };
+    }
     const tagged = `${this.prefix}{limit:${limit === 'reservation-misses' ? 'client-ip' : limit}:${RedisKeys.digest(subject)}}`;
     const base = limit === 'reservation-misses' ? `${tagged}:reservation-misses` : tagged;
     return { window: `${base}:w`, pause: `${base}:pause` };

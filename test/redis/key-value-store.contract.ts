@@ -293,6 +293,27 @@ export function describeKeyValueStoreContract(
         await expect(store.takeSlot(request('b', 2, 'b4'))).resolves.toMatchObject({ granted: true });
       });
 
+      it('takes nothing while a key that settles the question holds a value, and answers it', async () => {
+        // A reservation's sessions limit beside its card on file, under the reservation's tag.
+        const settled = key('{unless}:card');
+        const request = (member: string) => ({
+          windowKeys: [key('{unless}:sessions:w')],
+          pauseKey: key('{unless}:sessions:pause'),
+          windows: [w(1, 60_000)],
+          member,
+        });
+        await expect(store.takeSlotsUnless(settled, [request('s1')])).resolves.toEqual({
+          present: null,
+          answers: [{ granted: true, retryAfterMs: 0 }],
+        });
+        await store.set(settled, 'on file');
+        await expect(store.takeSlotsUnless(settled, [request('s2')])).resolves.toEqual({ present: 'on file', answers: [] });
+        await store.delete(settled);
+        const denied = await store.takeSlotsUnless(settled, [request('s3')]);
+        expect(denied.present).toBeNull();
+        expect(denied.answers.map((answer) => answer.granted)).toEqual([false]);
+      });
+
       it('honours a pause and keeps the longer of two pauses', async () => {
         const { pauseKey, take } = budget('pause', [w(100, 10_000)]);
         await store.pauseSlots(pauseKey, 5_000);

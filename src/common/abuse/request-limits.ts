@@ -94,10 +94,23 @@ export class RequestLimits {
    * are the way to more card attempts, so they are bounded too; throws 429 `rate_limited` when over.
    */
   async sessionOpened(reservationId: string): Promise<void> {
-    const answer = await this.take('sessions', reservationId, this.sessionLimit);
-    if (!answer.granted) {
-      this.refuse('sessions', answer, 'Too many checkout attempts for this booking. Please wait before trying again, or contact us.');
-    }
+    const opening = this.sessionOpening(reservationId);
+    const [answer] = await this.takeAll([opening.request]);
+    opening.admit(answer);
+  }
+
+  /**
+   * sessionOpened for a caller that takes its slot in a step of its own (beside the reservation's
+   * card on file, which shares its hash slot): the request, and `admit` to judge the answer.
+   */
+  sessionOpening(reservationId: string): { request: SlotRequest; admit(answer: SlotAnswer): void } {
+    return {
+      request: this.slotRequest('sessions', reservationId, this.sessionLimit),
+      admit: (answer) => {
+        if (answer.granted) return;
+        this.refuse('sessions', answer, 'Too many checkout attempts for this booking. Please wait before trying again, or contact us.');
+      },
+    };
   }
 
   /**

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { DomainError } from '../../common/errors/domain-error';
 import { ProductEventBus } from '../../common/events/product-event-bus';
-import { BatchStep, KeyValueStore } from '../../redis/key-value-store';
+import { BatchStep, KeyValueStore, SlotAnswer, SlotRequest } from '../../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
 import { GuestyClient } from '../../upstream/guesty-client';
@@ -61,6 +61,19 @@ export class CardsOnFile {
       throw DomainError.storeUnavailable(cause);
     });
     return raw ? CARD_ON_FILE.parse(raw) : null;
+  }
+
+  /**
+   * The card on file, read in the step that takes `count` when there is none: the reservation's
+   * limits kept under its tag (RedisKeys.requestLimit), which a reservation with a card never spends.
+   */
+  async onFileOrCounted(reservationId: string, count: SlotRequest[]): Promise<{ card: CardOnFile | null; answers: SlotAnswer[] }> {
+    const { present, answers } = await this.store
+      .takeSlotsUnless(this.keys.reservationWrites(reservationId).card, count)
+      .catch((cause: unknown) => {
+        throw DomainError.storeUnavailable(cause);
+      });
+    return { card: present ? CARD_ON_FILE.parse(present) : null, answers };
   }
 
   /** Kept and retried while Redis is down: the card is on the reservation whatever Redis says. */
