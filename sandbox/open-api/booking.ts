@@ -13,7 +13,6 @@ import {
   calendarDays,
   dayMs,
   expireHolds,
-  holdOf,
   holdsNights,
   nightsBetween,
   QUOTE_VALIDITY_MS,
@@ -22,7 +21,7 @@ import {
   stayRefusal,
   type QuoteRecord,
 } from '../state/booking-state';
-import { roundMoney } from '../state/money';
+import { roundMoney, statusAnswerMoney } from '../state/money';
 import type { ReservationRecord } from '../state/records';
 import { newId, newRequestId } from '../state/store';
 
@@ -215,18 +214,32 @@ export function listGuests(ctx: RequestContext): SandboxAnswer {
   return jsonAnswer(200, { results, total: all.length });
 }
 
-function reservationAnswer(reservation: ReservationRecord, heldUntil: number | undefined, quoteId?: string): Record<string, unknown> {
+/**
+ * The Reservations V3 create answer, every field its reference schema requires: the dates as the
+ * date-times the platform stores, the localized dates beside them, one unit (the sandbox's listings
+ * are their own unit type).
+ */
+function reservationAnswer(reservation: ReservationRecord, heldUntil: number | undefined, quoteId: string): Record<string, unknown> {
+  const guestsCount = reservation.guestsCount ?? 1;
   return {
     reservationId: reservation._id,
-    ...(quoteId ? { quoteId } : {}),
+    quoteId,
     confirmationCode: reservation.confirmationCode,
     status: reservation.status,
     guestId: reservation.guestId,
     listingId: reservation.listingId,
+    numberOfGuests: { numberOfAdults: guestsCount, numberOfChildren: 0, numberOfInfants: 0, numberOfPets: 0 },
+    guestsCount,
+    creationTime: new Date(reservation.createdAt ?? 0).toISOString(),
+    checkInDate: reservation.checkIn,
+    checkOutDate: reservation.checkOut,
     checkInDateLocalized: reservation.checkIn.slice(0, 10),
     checkOutDateLocalized: reservation.checkOut.slice(0, 10),
-    checkIn: reservation.checkIn,
-    checkOut: reservation.checkOut,
+    unitTypeId: reservation.listingId,
+    unitId: reservation.listingId,
+    source: reservation.source ?? 'website',
+    channel: 'direct',
+    creationInfo: { source: reservation.source ?? 'website', createdAt: new Date(reservation.createdAt ?? 0).toISOString() },
     ...(heldUntil !== undefined && Number.isFinite(heldUntil) ? { reservedExpiresAt: new Date(heldUntil).toISOString() } : {}),
   };
 }
@@ -270,6 +283,11 @@ export function createReservationFromQuote(ctx: RequestContext): SandboxAnswer {
     currency: plan.money.currency,
     invoiceItems: plan.money.invoiceItems.map((item) => ({ _id: newId('ii_'), ...item, amount: roundMoney(item.amount) })),
     payments: [],
+    fareAccommodationDiscount: plan.money.fareAccommodationDiscount,
+    commissionPercent: bookingState(store, ctx.now).commissionPercent,
+    guestsCount: quote.guestsCount,
+    source: quote.source,
+    createdAt: ctx.now,
   };
   store.reservations.set(id, reservation);
   quote.reservationId = id;
@@ -299,6 +317,6 @@ export function updateReservationStatus(ctx: RequestContext): SandboxAnswer {
   const heldNights = holdsNights(reservation.status);
   reservation.status = body.status;
   if (heldNights !== holdsNights(reservation.status)) ctx.runtime.reservationNightsChanged(reservation);
-  const heldUntil = reservation.status === 'reserved' ? holdOf(store, reservation._id, ctx.now) : undefined;
-  return jsonAnswer(200, { ...reservationAnswer(reservation, heldUntil), money: { currency: reservation.currency } });
+  // The reference's status answer: the reservation's id, its status and its money, nothing else.
+  return jsonAnswer(200, { reservationId: reservation._id, status: reservation.status, money: statusAnswerMoney(reservation, ctx.now) });
 }

@@ -92,3 +92,70 @@ export function reservationView(
     },
   };
 }
+
+/** Fixed rates for hostPayoutUsd: the sandbox's currencies only (the platform converts at its day's rate). */
+const USD_PER_UNIT: Record<string, number> = { USD: 1, EUR: 1.08, GBP: 1.27 };
+
+function sumOf(items: ReservationRecord['invoiceItems'], keep: (item: ReservationRecord['invoiceItems'][number]) => boolean): number {
+  return roundMoney(items.filter(keep).reduce((sum, item) => sum + item.amount, 0));
+}
+
+/** An invoice item's `type` for its normalType, as the reference's example pairs them (CF, CLEANING_FEE). */
+function itemType(item: ReservationRecord['invoiceItems'][number]): string {
+  if (item.isTax) return 'TAX';
+  return item.normalType === 'AF' ? 'ACCOMMODATION_FARE' : item.normalType === 'CF' ? 'CLEANING_FEE' : 'ADDITIONAL';
+}
+
+/**
+ * The money object of a Reservations V3 status answer (the reference's required fields): totals from
+ * the invoice items, payments by id. Its `_id`s are objects as the reference types them (a Mongo id).
+ */
+export function statusAnswerMoney(reservation: ReservationRecord, now: number): Record<string, unknown> {
+  const items = reservation.invoiceItems;
+  const payments = reservation.payments.filter((payment) => payment.visibleAt <= now);
+  const adjusted = sumOf(items, (item) => item.normalType === 'AF');
+  const discount = reservation.fareAccommodationDiscount ?? 0;
+  const cleaning = sumOf(items, (item) => item.normalType === 'CF');
+  const taxes = sumOf(items, (item) => item.isTax);
+  const subTotal = roundMoney(invoiceTotal(reservation) - taxes);
+  const hostPayout = roundMoney(subTotal + taxes - ((adjusted + cleaning) * (reservation.commissionPercent ?? 0)) / 100);
+  const totalPaid = roundMoney(paidBy(payments));
+  const balanceDue = roundMoney(Math.max(0, invoiceTotal(reservation) - totalPaid));
+  return {
+    _id: { $oid: `money-${reservation._id}` },
+    reservationId: reservation._id,
+    currency: reservation.currency,
+    invoiceItems: items.map((item) => ({
+      _id: { $oid: item._id },
+      title: item.title,
+      amount: item.amount,
+      currency: reservation.currency,
+      normalType: item.normalType,
+      type: itemType(item),
+      // The quote's own lines are the platform's to change; items added since are the host's.
+      isLocked: item.normalType === 'AF' || item.normalType === 'CF',
+      isTax: item.isTax,
+      ...(item.secondIdentifier === undefined ? {} : { secondIdentifier: item.secondIdentifier }),
+    })),
+    fareAccommodation: roundMoney(adjusted + discount),
+    fareAccommodationDiscount: discount,
+    fareAccommodationAdjustment: 0,
+    fareAccommodationAdjusted: adjusted,
+    fareCleaning: cleaning,
+    // The sandbox charges hosts no service fee.
+    hostServiceFee: 0,
+    hostServiceFeeTax: 0,
+    hostServiceFeeIncTax: 0,
+    subTotalPrice: subTotal,
+    totalTaxes: taxes,
+    hostPayout,
+    hostPayoutUsd: roundMoney(hostPayout * (USD_PER_UNIT[reservation.currency] ?? 1)),
+    payments: payments.map((payment) => payment._id),
+    totalRefunded: 0,
+    totalPaid,
+    paymentsDue: balanceDue,
+    balanceDue,
+    isFullyPaid: balanceDue <= 0,
+    settingsSnapshot: { currency: reservation.currency },
+  };
+}

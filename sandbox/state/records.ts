@@ -116,6 +116,13 @@ export interface ReservationRecord {
   currency: string;
   invoiceItems: InvoiceItemRecord[];
   payments: PaymentRecord[];
+  /** From the quote it was made from: the discount its fare carries and the channel's commission then (0 when absent). */
+  fareAccommodationDiscount?: number;
+  commissionPercent?: number;
+  /** From the quote it was made from: who stays and where it was booked. */
+  guestsCount?: number;
+  source?: string;
+  createdAt?: number;
 }
 
 export interface PaymentMethodRecord {

@@ -11,6 +11,7 @@ import {
   UpstreamGuest,
   UpstreamQuote,
   UpstreamReservationV3,
+  UpstreamReservationStatus,
   InvoiceItemRequest,
   PaymentProvider,
   TokenizeRequest,
@@ -37,8 +38,19 @@ import {
   PlatformReservation,
   QuoteOffer,
   ReservationHold,
+  ReservationStatusChange,
 } from './platform-results';
-import { attachedMethodOf, calendarDayOf, guestOf, holdOf, listingOf, methodOnFileOf, quoteOf, reservationOf } from './platform-readings';
+import {
+  attachedMethodOf,
+  calendarDayOf,
+  guestOf,
+  holdOf,
+  listingOf,
+  methodOnFileOf,
+  quoteOf,
+  reservationOf,
+  statusChangeOf,
+} from './platform-readings';
 
 type Kind = 'read' | 'write';
 export type { Priority };
@@ -319,7 +331,7 @@ export class GuestyClient {
     return holdOf(this.expect(answer, 'createReservationFromQuote') as UpstreamReservationV3);
   }
 
-  async setReservationStatus(reservationId: string, status: 'confirmed' | 'canceled'): Promise<ReservationHold> {
+  async setReservationStatus(reservationId: string, status: 'confirmed' | 'canceled'): Promise<ReservationStatusChange> {
     const answer = await this.openApi({
       operation: 'setReservationStatus',
       kind: 'write',
@@ -328,7 +340,7 @@ export class GuestyClient {
       path: `/reservations-v3/${enc(reservationId)}/status`,
       json: { status },
     });
-    return holdOf(this.expect(answer, 'setReservationStatus') as UpstreamReservationV3);
+    return statusChangeOf(this.expect(answer, 'setReservationStatus') as UpstreamReservationStatus);
   }
 
   /** A refusal of the dates or terms, in words the guest can act on; the platform's own words go to the log only. */

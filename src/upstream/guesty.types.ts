@@ -78,7 +78,7 @@ export interface UpstreamReservation {
   status?: string;
   listingId: string;
   guestId: string;
-  guest?: { _id?: string; fullName?: string; email?: string };
+  guest?: { email?: string };
   checkIn?: string;
   checkOut?: string;
   /** When a `reserved` hold ends, where the platform's read carries it (its create answer always does). */
@@ -228,12 +228,21 @@ export interface ReservationFromQuoteRequest {
   guestId: string;
 }
 
+/**
+ * The Reservations V3 create answer. Its dates are not read: the reference gives them as date-times
+ * (checkInDate), whose local day needs the listing's time zone, and a reservation made from a quote
+ * has the quote's dates, which the product already holds.
+ */
 export interface UpstreamReservationV3 {
   reservationId: string;
   confirmationCode?: string;
   status?: string;
   guestId?: string;
-  checkInDateLocalized?: string;
-  checkOutDateLocalized?: string;
   reservedExpiresAt?: string;
+}
+
+/** The Reservations V3 status answer: the reference names its id, status and money only. */
+export interface UpstreamReservationStatus {
+  reservationId: string;
+  status?: string;
 }

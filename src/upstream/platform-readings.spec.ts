@@ -1,6 +1,30 @@
-import { attachedMethodOf, methodOnFileOf, paymentOf, reservationOf } from './platform-readings';
+import { attachedMethodOf, holdOf, methodOnFileOf, paymentOf, reservationOf, statusChangeOf } from './platform-readings';
 
 describe("the platform's answers, read in the product's words", () => {
+  it('reads a Reservations V3 create answer as its hold, and a status answer as the status it now has', () => {
+    const created = {
+      reservationId: 'res-1',
+      confirmationCode: 'SBX-1',
+      status: 'reserved',
+      guestId: 'g-1',
+      reservedExpiresAt: '2026-11-25T12:30:00Z',
+      // A date-time whose local day depends on the listing's time zone: the quote's dates are kept instead.
+      checkInDate: '2026-12-01T23:00:00.000Z',
+    };
+    expect(holdOf(created)).toEqual({
+      reservationId: 'res-1',
+      confirmationCode: 'SBX-1',
+      status: 'reserved',
+      guestId: 'g-1',
+      holdEndsAt: '2026-11-25T12:30:00Z',
+    });
+    const changed = { reservationId: 'res-1', status: 'confirmed', money: { currency: 'USD' } };
+    expect(statusChangeOf(changed)).toEqual({
+      reservationId: 'res-1',
+      status: 'confirmed',
+    });
+  });
+
   it("reads a reservation's hold, guest email, folio and payments, leaving out what the answer left out", () => {
     const item = { title: 'Accommodation fare', amount: 140, normalType: 'AF' };
     const payment = { amount: 100, currency: 'USD', status: 'SUCCEEDED' };
@@ -9,7 +33,7 @@ describe("the platform's answers, read in the product's words", () => {
       status: 'reserved',
       listingId: 'lst-1',
       guestId: 'g-1',
-      guest: { _id: 'g-1', fullName: 'Fay', email: 'fay@example.com' },
+      guest: { email: 'fay@example.com' },
       reservedExpiresAt: '2026-11-25T12:30:00Z',
       money: {
         currency: 'USD',

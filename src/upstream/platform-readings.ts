@@ -11,6 +11,7 @@ import {
   UpstreamRatePlanMoney,
   UpstreamReservation,
   UpstreamReservationV3,
+  UpstreamReservationStatus,
 } from './guesty.types';
 import {
   CalendarDay,
@@ -24,6 +25,7 @@ import {
   QuoteOffer,
   RatePlanMoney,
   ReservationHold,
+  ReservationStatusChange,
 } from './platform-results';
 
 /*
@@ -90,10 +92,12 @@ export function holdOf(reservation: UpstreamReservationV3): ReservationHold {
     confirmationCode: reservation.confirmationCode,
     status: reservation.status,
     guestId: reservation.guestId,
-    checkIn: reservation.checkInDateLocalized,
-    checkOut: reservation.checkOutDateLocalized,
     holdEndsAt: reservation.reservedExpiresAt,
   });
+}
+
+export function statusChangeOf(answer: UpstreamReservationStatus): ReservationStatusChange {
+  return present({ reservationId: answer.reservationId, status: answer.status });
 }
 
 export function invoiceLineOf(item: UpstreamInvoiceItem): InvoiceLine {

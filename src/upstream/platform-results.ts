@@ -94,15 +94,20 @@ export interface PlatformGuest {
 }
 
 /** A reservation made from a quote, or its status changed: the hold as the platform answered it. */
+/** A reservation made from a quote: its dates are the quote's. */
 export interface ReservationHold {
   reservationId: string;
   confirmationCode?: string;
   status?: string;
   guestId?: string;
-  checkIn?: string;
-  checkOut?: string;
   /** When a `reserved` hold ends. */
   holdEndsAt?: string;
+}
+
+/** What a status change answers: the status the reservation now has. */
+export interface ReservationStatusChange {
+  reservationId: string;
+  status?: string;
 }
 
 /** An invoice item as the platform holds it on a reservation's folio: the fields sent, its id when the answer carried one. */

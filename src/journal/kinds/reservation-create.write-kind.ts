@@ -131,8 +131,9 @@ export class ReservationCreateWrite extends JournaledWrite<ReservationCreatePayl
       reservationId: answer.reservationId,
       confirmationCode: answer.confirmationCode ?? '',
       guestId: answer.guestId ?? payload.guestId,
-      checkIn: answer.checkIn ?? payload.checkIn,
-      checkOut: answer.checkOut ?? payload.checkOut,
+      // The quote's dates: the answer gives date-times whose local day needs the listing's time zone.
+      checkIn: payload.checkIn,
+      checkOut: payload.checkOut,
       holdExpiresAt: answer.holdEndsAt ?? new Date(this.clock.now() + hold.ms).toISOString(),
     };
   }
