@@ -1,4 +1,5 @@
 import { startTestSandbox, type SandboxClient } from './sandbox-helpers';
+import { SANDBOX_COUPON } from '../../sandbox/state/booking-state';
 
 describe('sandbox reservations (GET /v1/reservations/:id)', () => {
   let client: SandboxClient;
@@ -129,5 +130,70 @@ describe('sandbox reservations (GET /v1/reservations/:id)', () => {
       guest: { email: 'new.guest@example.com', fullName: 'New Guest' },
       money: { balanceDue: 123.45, currency: 'GBP', payments: [] },
     });
+  });
+
+  it("makes a reservation from a quote and answers its status change with the quote's money, as Reservations V3 declares both", async () => {
+    client.control.setChannelCommission(15);
+    try {
+      const quote = await client.api('/v1/quotes', {
+        body: {
+          listingId: 'lst-city',
+          checkInDateLocalized: '2030-06-10',
+          checkOutDateLocalized: '2030-06-13',
+          guestsCount: 3,
+          source: 'website',
+          couponCode: SANDBOX_COUPON.code,
+        },
+      });
+      const plan = quote.body.rates.ratePlans[0].ratePlan;
+      const guest = await client.api('/v1/guests-crud', { body: { firstName: 'Vera', lastName: 'Lind', email: 'vera@example.com' } });
+      const made = await client.api('/v1/reservations-v3/quote', {
+        body: { quoteId: quote.body._id, ratePlanId: plan._id, status: 'reserved', reservedUntil: 'day', guestId: guest.body._id },
+      });
+      expect(made.body).toMatchObject({
+        quoteId: quote.body._id,
+        status: 'reserved',
+        guestId: guest.body._id,
+        guestsCount: 3,
+        numberOfGuests: { numberOfAdults: 3 },
+        source: 'website',
+        unitTypeId: 'lst-city',
+        unitId: 'lst-city',
+        checkInDate: expect.stringMatching(/^2030-06-10T/),
+        checkOutDate: expect.stringMatching(/^2030-06-13T/),
+        reservedExpiresAt: expect.any(String),
+      });
+
+      const confirmed = await client.api(`/v1/reservations-v3/${made.body.reservationId}/status`, {
+        method: 'PUT',
+        body: { status: 'confirmed' },
+      });
+      expect(Object.keys(confirmed.body).sort()).toEqual(['money', 'reservationId', 'status']);
+      expect(confirmed.body).toMatchObject({ reservationId: made.body.reservationId, status: 'confirmed' });
+      const { money } = confirmed.body;
+      expect(money).toMatchObject({
+        currency: 'EUR',
+        fareAccommodation: plan.money.fareAccommodation,
+        fareAccommodationDiscount: plan.money.fareAccommodationDiscount,
+        fareAccommodationAdjusted: plan.money.fareAccommodationAdjusted,
+        fareCleaning: plan.money.fareCleaning,
+        totalTaxes: plan.money.totalTaxes,
+        subTotalPrice: plan.money.subTotalPrice,
+        hostPayout: plan.money.hostPayout,
+        totalPaid: 0,
+        isFullyPaid: false,
+        payments: [],
+      });
+      expect(money.balanceDue).toBeCloseTo(plan.money.subTotalPrice + plan.money.totalTaxes, 2);
+      expect(plan.money.fareAccommodationDiscount).toBeGreaterThan(0);
+      expect(money.hostPayout).toBeLessThan(money.subTotalPrice + money.totalTaxes);
+      expect(money.invoiceItems.map((item: { normalType: string; type: string }) => [item.normalType, item.type])).toEqual([
+        ['AF', 'ACCOMMODATION_FARE'],
+        ['CF', 'CLEANING_FEE'],
+        ['VAT', 'TAX'],
+      ]);
+    } finally {
+      client.control.setChannelCommission(0);
+    }
   });
 });
