@@ -168,7 +168,7 @@ describe('Redis faults under load (own redis-server, 2 replicas)', () => {
 
   it('killed: liveness 200, readiness 503, clean 503s while it is down, cached-token reads go on; back: ready without a restart, nothing acknowledged lost', async () => {
     const ledgerKey = keys.accessToken(SANDBOX_CLIENT_ID).mintLedger;
-    const recordKey = keys.idempotencyRecord(`payment-method:${paid.id}`, paid.key);
+    const recordKey = keys.sessionIdempotencyRecord(RedisKeys.sessionRef(paid.id), `payment-method:${paid.id}`, paid.key);
     const ledgerBefore = await raw.get(ledgerKey);
     expect(JSON.parse(ledgerBefore!)).toHaveLength(1);
     expect(JSON.parse((await raw.get(recordKey))!)).toMatchObject({ state: 'done' });
