@@ -50,6 +50,7 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
   let world: SandboxedApps;
   const loads: Load[] = [];
   const requests = (route: SandboxRoute) => world.sandbox.control.counters.requests[route] ?? 0;
+  const answered = (route: SandboxRoute) => world.sandbox.control.requestLog.filter((entry) => entry.route === route).length;
   const site = (replica = 0) => checkoutClient(world.apps[replica].url);
 
   async function paidSession(replica = 0): Promise<{ sessionId: string; reservationId: string; guestId: string }> {
@@ -170,6 +171,9 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
     const slowShot = await slowAnswer;
     expect(slowShot.status).toBe(201);
     expect(requests('reservation') - before).toBeGreaterThanOrEqual(2);
+    // The held first attempt is still at the sandbox, which takes a fault once a request's delay is
+    // over: it must have ended before the drops below are set, or it takes one of them (under load it did).
+    await waitFor(() => answered('reservation') === requests('reservation'), TIMEOUT_MS * 10, 'the held first attempt to end');
 
     control.forceStatus('listing', 502, { times: 2 });
     before = requests('listing');
