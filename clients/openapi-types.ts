@@ -109,46 +109,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/checkout/sessions/{id}/extras": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add extras from the catalogue (CHECKOUT_EXTRAS) to the booking, once the payment method is attached
-         * @description One invoice item per line: amount = catalogue amount × quantity (1-10). Codes, titles and amounts come from the catalogue only.
-         */
-        post: operations["ExtrasController_add"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/checkout/extras": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The extras a guest may add once the card is on file (public, cacheable)
-         * @description From CHECKOUT_EXTRAS. Each extra added becomes one invoice item of amount × quantity on the reservation, charged in the reservation's currency by the platform's schedule with the card on file: GET /checkout/sessions/{id}/payment-status shows it as due until it is paid.
-         */
-        get: operations["ExtrasCatalogueController_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/checkout/sessions/{id}/payment-method": {
         parameters: {
             query?: never;
@@ -239,6 +199,46 @@ export interface paths {
          * @description An identical request within QUOTE_REUSE_SECONDS answers the same quote. 400 for dates that are not calendar dates, a check-in in the past, a check-out not after the check-in, more than 365 nights or guestsCount not 1-50 (nothing is sent upstream); 409 `dates_unavailable`; 422 `stay_not_allowed` with the property's reason (minimum nights, guests, closed to arrival).
          */
         post: operations["QuotesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/sessions/{id}/extras": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add extras from the catalogue (CHECKOUT_EXTRAS) to the booking, once the payment method is attached
+         * @description One invoice item per line: amount = catalogue amount × quantity (1-10). Codes, titles and amounts come from the catalogue only.
+         */
+        post: operations["ExtrasController_add"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/checkout/extras": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The extras a guest may add once the card is on file (public, cacheable)
+         * @description From CHECKOUT_EXTRAS. Each extra added becomes one invoice item of amount × quantity on the reservation, charged in the reservation's currency by the platform's schedule with the card on file: GET /checkout/sessions/{id}/payment-status shows it as due until it is paid.
+         */
+        get: operations["ExtrasCatalogueController_list"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -462,57 +462,6 @@ export interface components {
             /** @example USD */
             currency?: string;
         };
-        ExtraLineDto: {
-            /**
-             * @description a code of the CHECKOUT_EXTRAS catalogue
-             * @example late-checkout
-             */
-            code: string;
-            /** @default 1 */
-            quantity: number;
-        };
-        AddExtrasDto: {
-            items: components["schemas"]["ExtraLineDto"][];
-        };
-        AddedExtraView: {
-            /** @example late-checkout */
-            code: string;
-            /** @example 1 */
-            quantity: number;
-            /** @example Late checkout */
-            title: string;
-            /**
-             * @description catalogue amount × quantity
-             * @example 40
-             */
-            amount: number;
-            /** @example CF */
-            normalType: string;
-            /** @description the upstream's id of the invoice item, when it gave one */
-            invoiceItemId?: string;
-        };
-        AddedExtrasView: {
-            items: components["schemas"]["AddedExtraView"][];
-        };
-        CatalogueExtraView: {
-            /**
-             * @description the code to send in POST /checkout/sessions/{id}/extras
-             * @example late-checkout
-             */
-            code: string;
-            /** @example Late checkout */
-            title: string;
-            /**
-             * @description per unit, in the reservation's currency; the line's charge is amount × quantity
-             * @example 40
-             */
-            amount: number;
-            /** @example Leave at 2 pm instead of 11 am */
-            description?: string;
-        };
-        ExtrasCatalogueView: {
-            items: components["schemas"]["CatalogueExtraView"][];
-        };
         CardDto: {
             /**
              * @description 13-19 digits, Luhn-valid; spaces and dashes between them are allowed and removed
@@ -680,6 +629,57 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
             ratePlans: components["schemas"]["RatePlanResponse"][];
+        };
+        ExtraLineDto: {
+            /**
+             * @description a code of the CHECKOUT_EXTRAS catalogue
+             * @example late-checkout
+             */
+            code: string;
+            /** @default 1 */
+            quantity: number;
+        };
+        AddExtrasDto: {
+            items: components["schemas"]["ExtraLineDto"][];
+        };
+        AddedExtraView: {
+            /** @example late-checkout */
+            code: string;
+            /** @example 1 */
+            quantity: number;
+            /** @example Late checkout */
+            title: string;
+            /**
+             * @description catalogue amount × quantity
+             * @example 40
+             */
+            amount: number;
+            /** @example CF */
+            normalType: string;
+            /** @description the upstream's id of the invoice item, when it gave one */
+            invoiceItemId?: string;
+        };
+        AddedExtrasView: {
+            items: components["schemas"]["AddedExtraView"][];
+        };
+        CatalogueExtraView: {
+            /**
+             * @description the code to send in POST /checkout/sessions/{id}/extras
+             * @example late-checkout
+             */
+            code: string;
+            /** @example Late checkout */
+            title: string;
+            /**
+             * @description per unit, in the reservation's currency; the line's charge is amount × quantity
+             * @example 40
+             */
+            amount: number;
+            /** @example Leave at 2 pm instead of 11 am */
+            description?: string;
+        };
+        ExtrasCatalogueView: {
+            items: components["schemas"]["CatalogueExtraView"][];
         };
         RealizationDateDto: {
             /**
@@ -1410,194 +1410,6 @@ export interface operations {
             };
         };
     };
-    ExtrasController_add: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description 8 to 128 letters, digits, "-" or "_", one per attempt (a UUID fits); reused, with the same body, only to retry that very request. A missing key answers 400 "is required", a key of another form 400 naming this format. */
-                "Idempotency-Key": string;
-                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
-                "X-Request-Id"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AddExtrasDto"];
-            };
-        };
-        responses: {
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AddedExtrasView"];
-                };
-            };
-            /**
-             * @description `validation_failed`: A field is missing or wrong; `errors` names each field. Fix the input and send again (nothing was sent upstream).
-             *
-             *     `malformed_json`: The body could not be read as JSON (or was empty with a JSON content type). A bug on the site's side.
-             */
-            400: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `session_not_found`: The checkout session is unknown or expired: start a new session. */
-            404: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /**
-             * @description `invalid_state`: The session (or reservation) does not allow this step now, e.g. a card on a session that already succeeded, extras before the card, or another step for the reservation still running (then with Retry-After).
-             *
-             *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
-             */
-            409: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `payload_too_large`: The body is larger than the 32 KiB the service accepts. */
-            413: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `unsupported_media_type`: The body is not application/json (forms are accepted only on the 3-D Secure returns). */
-            415: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `idempotency_conflict`: The Idempotency-Key was used before with another body: make a new key per attempt. */
-            422: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
-            429: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /**
-             * @description `upstream_error`: The booking platform answered with an error we cannot pass on; report the requestId.
-             *
-             *     `upstream_forbidden`: The platform refused the service itself (its credentials or permissions): for operators, not the guest's card.
-             */
-            502: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-            /**
-             * @description `outcome_pending`: A write is being confirmed with the platform: retry after Retry-After with the same Idempotency-Key to get its outcome; never a new key (it would not be sent twice anyway).
-             *
-             *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
-             *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
-             *
-             *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
-             *
-             *     `store_unavailable`: The service's shared state (Redis) is unavailable: retry after Retry-After.
-             */
-            503: {
-                headers: {
-                    /** @description the request id, also in problem bodies and log lines */
-                    "X-Request-Id"?: string;
-                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
-                };
-            };
-        };
-    };
-    ExtrasCatalogueController_list: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description the ETag of an answer kept earlier: 304 with no body while it is still the answer */
-                "If-None-Match"?: string;
-                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
-                "X-Request-Id"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ExtrasCatalogueView"];
-                };
-            };
-            /** @description Not modified: the answer named by If-None-Match is still the answer. 200 and 304 carry a strong ETag and Cache-Control: public, max-age, stale-while-revalidate (bounded by 5 minutes, as the catalogue changes only with the configuration). */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
     PaymentMethodController_submitPaymentMethod: {
         parameters: {
             query?: never;
@@ -2138,6 +1950,194 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
+            };
+        };
+    };
+    ExtrasController_add: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 8 to 128 letters, digits, "-" or "_", one per attempt (a UUID fits); reused, with the same body, only to retry that very request. A missing key answers 400 "is required", a key of another form 400 naming this format. */
+                "Idempotency-Key": string;
+                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddExtrasDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddedExtrasView"];
+                };
+            };
+            /**
+             * @description `validation_failed`: A field is missing or wrong; `errors` names each field. Fix the input and send again (nothing was sent upstream).
+             *
+             *     `malformed_json`: The body could not be read as JSON (or was empty with a JSON content type). A bug on the site's side.
+             */
+            400: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `session_not_found`: The checkout session is unknown or expired: start a new session. */
+            404: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description `invalid_state`: The session (or reservation) does not allow this step now, e.g. a card on a session that already succeeded, extras before the card, or another step for the reservation still running (then with Retry-After).
+             *
+             *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
+             */
+            409: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `payload_too_large`: The body is larger than the 32 KiB the service accepts. */
+            413: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json (forms are accepted only on the 3-D Secure returns). */
+            415: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `idempotency_conflict`: The Idempotency-Key was used before with another body: make a new key per attempt. */
+            422: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            429: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description `upstream_error`: The booking platform answered with an error we cannot pass on; report the requestId.
+             *
+             *     `upstream_forbidden`: The platform refused the service itself (its credentials or permissions): for operators, not the guest's card.
+             */
+            502: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+            /**
+             * @description `outcome_pending`: A write is being confirmed with the platform: retry after Retry-After with the same Idempotency-Key to get its outcome; never a new key (it would not be sent twice anyway).
+             *
+             *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
+             *
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *
+             *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
+             *
+             *     `store_unavailable`: The service's shared state (Redis) is unavailable: retry after Retry-After.
+             */
+            503: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
+        };
+    };
+    ExtrasCatalogueController_list: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the ETag of an answer kept earlier: 304 with no body while it is still the answer */
+                "If-None-Match"?: string;
+                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExtrasCatalogueView"];
+                };
+            };
+            /** @description Not modified: the answer named by If-None-Match is still the answer. 200 and 304 carry a strong ETag and Cache-Control: public, max-age, stale-while-revalidate (bounded by 5 minutes, as the catalogue changes only with the configuration). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -45,7 +45,7 @@ const FEATURES = ['checkout', 'payments', 'reservations', 'invoices', 'booking',
 /** The arrows between feature rooms drawn in docs/architecture.md. */
 const ARROWS: Record<string, string[]> = {
   invoices: [],
-  checkout: ['invoices'],
+  checkout: [],
   payments: [],
   reservations: [],
   webhooks: [],

@@ -1,7 +1,7 @@
 import { Type } from '@nestjs/common';
 import { QuoteRequestDto } from './booking/dto/quote-request.dto';
 import { CreateSessionDto } from './checkout/dto/create-session.dto';
-import { AddExtrasDto } from './checkout/dto/extras.dto';
+import { AddExtrasDto } from './invoices/dto/extras.dto';
 import { PaymentMethodDto } from './payments/dto/payment-method.dto';
 import { InvoiceItemDto } from './invoices/dto/invoice-item.dto';
 import { DomainError, FieldError } from './common/errors/domain-error';

@@ -1,15 +1,22 @@
 import { Module } from '@nestjs/common';
+import { AbuseModule } from '../common/abuse/abuse.module';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { JournalModule } from '../journal/journal.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { AdminInvoiceItemsController } from './admin-invoice-items.controller';
+import { ExtrasCatalogueController } from './extras-catalogue.controller';
+import { ExtrasController } from './extras.controller';
+import { Extras } from './extras.service';
 import { InvoiceItems } from './invoice-items.service';
 
-/** Invoice items on reservations: the service (checkout extras use it) and the operator route. */
+/**
+ * Invoice items on reservations: a checkout session's extras (its guest's own choices, with their public
+ * catalogue) and the operator route. Routes keep their paths under /checkout.
+ */
 @Module({
-  imports: [UpstreamModule, IdempotencyModule, JournalModule],
-  controllers: [AdminInvoiceItemsController],
-  providers: [InvoiceItems],
-  exports: [InvoiceItems],
+  imports: [UpstreamModule, IdempotencyModule, AbuseModule, JournalModule, SessionsModule],
+  controllers: [ExtrasController, ExtrasCatalogueController, AdminInvoiceItemsController],
+  providers: [InvoiceItems, Extras],
 })
 export class InvoicesModule {}

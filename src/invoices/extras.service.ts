@@ -8,7 +8,7 @@ import { AppConfig, ExtraDefinition } from '../config/app-config';
 import { LONGEST_LEASE_WAIT_MS } from '../config/timing-rules';
 import { InvoiceItemRequest } from '../upstream/platform-results';
 import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
-import { InvoiceItems } from '../invoices/invoice-items.service';
+import { InvoiceItems } from './invoice-items.service';
 import { ReservationLeases } from '../journal/reservation-leases';
 import { onReservation } from '../journal/write-intent';
 import { RedisKeys } from '../redis/redis-keys';
