@@ -38,6 +38,26 @@ function basicCredentials(headers: IncomingHttpHeaders): Credentials | undefined
   return { clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
 }
 
+/**
+ * A refusal as RFC 6749 §5.2 publishes it: `{error, error_description}`, 400, or 401 for a client
+ * that failed to authenticate, with the challenge of the scheme it tried (docs/upstream-reference/examples/oauth2-token-error.json).
+ */
+function oauthError(
+  error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope',
+  description: string,
+  headers: Record<string, string> = {},
+): UpstreamRefusal {
+  return new UpstreamRefusal(
+    error === 'invalid_client' ? 401 : 400,
+    { error, error_description: description },
+    {
+      'Cache-Control': 'no-store',
+      Pragma: 'no-cache',
+      ...headers,
+    },
+  );
+}
+
 function sameSecret(given: string, expected: string): boolean {
   const digest = (value: string) => createHash('sha256').update(value).digest();
   return timingSafeEqual(digest(given), digest(expected));
@@ -51,7 +71,8 @@ function authenticateClient(runtime: SandboxRuntime, ctx: RequestContext, form: 
   const given = [basicCredentials(ctx.headers), fromBody].filter((c): c is Credentials => c !== undefined);
   const valid = (c: Credentials) => c.clientId === runtime.options.clientId && sameSecret(c.clientSecret, runtime.options.clientSecret);
   if (given.length === 0 || !given.every(valid)) {
-    throw new UpstreamRefusal(401, { message: 'Client authentication failed', code: 'invalid_client' });
+    const basic = ctx.headers.authorization !== undefined ? { 'WWW-Authenticate': 'Basic realm="oauth2"' } : undefined;
+    throw oauthError('invalid_client', 'Client authentication failed', basic);
   }
   return given[0].clientId;
 }
@@ -74,13 +95,18 @@ function mintToken(runtime: SandboxRuntime, clientId: string, now: number): stri
 
 export function handleTokenRequest(ctx: RequestContext): SandboxAnswer {
   const { runtime, now } = ctx;
-  const form = parseForm(ctx.headers['content-type'], ctx.rawBody);
+  let form: URLSearchParams;
+  try {
+    form = parseForm(ctx.headers['content-type'], ctx.rawBody);
+  } catch {
+    throw oauthError('invalid_request', 'Content-Type must be application/x-www-form-urlencoded');
+  }
   const clientId = authenticateClient(runtime, ctx, form);
   if (form.get('grant_type') !== 'client_credentials') {
-    throw new UpstreamRefusal(400, { message: 'grant_type must be client_credentials', code: 'unsupported_grant_type' });
+    throw oauthError('unsupported_grant_type', 'grant_type must be client_credentials');
   }
   if (form.get('scope') !== 'open-api') {
-    throw new UpstreamRefusal(400, { message: 'scope must be open-api', code: 'invalid_scope' });
+    throw oauthError('invalid_scope', 'scope must be open-api');
   }
   const recent = (runtime.store.mintLog.get(clientId) ?? []).filter((time) => time > now - DAY_MS);
   runtime.store.mintLog.set(clientId, recent);

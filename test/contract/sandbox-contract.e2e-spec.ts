@@ -61,11 +61,18 @@ interface World {
 const STAY = { checkIn: '2030-05-04', checkOut: '2030-05-07' };
 
 /** A published example kept in docs/upstream-reference/examples/ (its README says where each comes from). */
-function publishedFile(name: string): { example: unknown; required?: string[] } {
-  return JSON.parse(readFileSync(path.join(__dirname, `../../docs/upstream-reference/examples/${name}.json`), 'utf8')) as {
-    example: unknown;
-    required?: string[];
-  };
+interface PublishedFile {
+  example: unknown;
+  /** Fields a published standard requires. */
+  required?: string[];
+  /** The statuses the answer is published with, when it is a refusal. */
+  statuses?: number[];
+  /** The values a field may take, where the publication lists them. */
+  values?: Record<string, unknown[]>;
+}
+
+function publishedFile(name: string): PublishedFile {
+  return JSON.parse(readFileSync(path.join(__dirname, `../../docs/upstream-reference/examples/${name}.json`), 'utf8')) as PublishedFile;
 }
 
 /** A published example a field the reference's schema leaves open may rest on instead (docs/upstream-reference/README.md). */
@@ -261,6 +268,47 @@ const EXAMPLE_OPERATIONS: ExampleOperation[] = [
     reads: 'UpstreamPaymentMethod',
     items: (body) => body as JsonBody[],
     call: (s, world) => s.api(`/v1/guests/${world.guestId}/payment-methods?reservationId=${world.reservationId}&reuse=false`),
+  },
+];
+
+/**
+ * The token endpoint's refusals, checked against the error answer RFC 6749 §5.2 publishes
+ * (examples/oauth2-token-error.json). The product reads their status only
+ * (src/upstream/guesty-token-issuer.ts). Its 429 (the day's tokens spent) is not an OAuth error and
+ * has no published body: the product reads its status and Retry-After only.
+ */
+const TOKEN_REFUSALS: { name: string; call: (sandbox: SandboxClient) => Promise<{ status: number; body: JsonBody }> }[] = [
+  {
+    name: 'wrong client secret',
+    call: (s) =>
+      s.requestToken({ grant_type: 'client_credentials', scope: 'open-api', client_id: SANDBOX_CLIENT_ID, client_secret: 'nope' }),
+  },
+  { name: 'no client credentials', call: (s) => s.requestToken({ grant_type: 'client_credentials', scope: 'open-api' }) },
+  {
+    name: 'another grant type',
+    call: (s) =>
+      s.requestToken({ grant_type: 'password', scope: 'open-api', client_id: SANDBOX_CLIENT_ID, client_secret: SANDBOX_CLIENT_SECRET }),
+  },
+  {
+    name: 'another scope',
+    call: (s) =>
+      s.requestToken({
+        grant_type: 'client_credentials',
+        scope: 'everything',
+        client_id: SANDBOX_CLIENT_ID,
+        client_secret: SANDBOX_CLIENT_SECRET,
+      }),
+  },
+  {
+    name: 'a JSON body',
+    call: async (s) => {
+      const response = await fetch(`${s.urls.authUrl}/oauth2/token`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', scope: 'open-api' }),
+      });
+      return { status: response.status, body: (await response.json()) as JsonBody };
+    },
   },
 ];
 
@@ -481,6 +529,18 @@ describe('the sandbox answers as the published reference describes (contract)', 
     },
   );
 
+  it.each(TOKEN_REFUSALS.map((refusal) => [refusal.name, refusal] as const))(
+    'token refusal: %s, against RFC 6749 §5.2',
+    async (_name, refusal) => {
+      const answer = await refusal.call(sandbox);
+      const { example, required = [], statuses = [], values = {} } = publishedFile('oauth2-token-error');
+      expect(statuses).toContain(answer.status);
+      expect(shapeDrift(answer.body, example)).toEqual([]);
+      for (const field of required) expect([field, field in answer.body]).toEqual([field, true]);
+      for (const [field, allowed] of Object.entries(values)) expect(allowed).toContain(answer.body[field]);
+    },
+  );
+
   it.each(ERRORS.map((refusal) => [refusal.name, refusal] as const))('refusal: %s', async (_name, refusal) => {
     const answer = await refusal.call(sandbox);
     expect(answer.status).toBe(refusal.status);
@@ -585,7 +645,10 @@ describe('the sandbox answers as the published reference describes (contract)', 
     // platform's changelog of 2026-05-21 added a schema not in this copy; a production item a public
     // integration published stands in (examples/guest-payment-method.json). Tokenization and the token
     // endpoint are not in the reference at all: the platform's published answers stand in
-    // (examples/tokenize-v2.json, examples/oauth2-token.json with RFC 6749 §5.1).
+    // (examples/tokenize-v2.json, examples/oauth2-token.json with RFC 6749 §5.1), and the token
+    // endpoint's refusals are RFC 6749 §5.2's (examples/oauth2-token-error.json). The refusals of the
+    // payment methods and tokenization have no published body at all: the product reads them by
+    // status, shown for five shapes by test/payments/refusal-shapes.e2e-spec.ts.
     expect(REFERENCE.paths['/oauth2/token']).toBeUndefined();
     expect(REFERENCE.paths['/api/tokenize/v2']).toBeUndefined();
     expect(referenceSchema('post', '/guests/{id}/payment-methods', 201)).toBeUndefined();

@@ -37,24 +37,29 @@ describe('sandbox token issuer (POST /oauth2/token)', () => {
     expect(listings.status).toBe(200);
   });
 
-  it('refuses wrong or missing credentials with 401', async () => {
+  it('refuses wrong or missing credentials with 401, as RFC 6749 §5.2 says (invalid_client)', async () => {
     expect((await client.requestToken({ ...bodyCredentials, client_secret: 'nope' })).status).toBe(401);
-    expect((await client.requestToken(grant, basic(SANDBOX_CLIENT_ID, 'nope'))).status).toBe(401);
+    const wrongBasic = await client.requestToken(grant, basic(SANDBOX_CLIENT_ID, 'nope'));
+    expect(wrongBasic.status).toBe(401);
+    expect(wrongBasic.headers.get('www-authenticate')).toMatch(/^Basic /);
     const missing = await client.requestToken(grant);
     expect(missing.status).toBe(401);
-    expect(missing.body.message).toEqual(expect.any(String));
+    expect(missing.body).toEqual({ error: 'invalid_client', error_description: expect.any(String) });
     expect(client.control.counters.tokensMinted).toBe(0);
   });
 
   it('refuses a wrong grant type, scope or content type with 400', async () => {
-    expect((await client.requestToken({ ...bodyCredentials, grant_type: 'password' })).status).toBe(400);
-    expect((await client.requestToken({ ...bodyCredentials, scope: 'everything' })).status).toBe(400);
+    const grantType = await client.requestToken({ ...bodyCredentials, grant_type: 'password' });
+    expect([grantType.status, grantType.body.error]).toEqual([400, 'unsupported_grant_type']);
+    const scope = await client.requestToken({ ...bodyCredentials, scope: 'everything' });
+    expect([scope.status, scope.body.error]).toEqual([400, 'invalid_scope']);
     const asJson = await fetch(`${client.urls.authUrl}/oauth2/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(bodyCredentials),
     });
     expect(asJson.status).toBe(400);
+    expect(await asJson.json()).toMatchObject({ error: 'invalid_request' });
   });
 
   it('refuses the 6th token in 24 h with 429, and allows one again when the oldest leaves the window', async () => {
