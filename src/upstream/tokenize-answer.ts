@@ -7,8 +7,9 @@ import { UpstreamAnswer } from './upstream-http';
 export type TokenizeRefusal =
   /** 402 ERR_BAD_REQUEST: the payment account is faulty or offline (docs/upstream-seed.md §7). */
   | 'payment_account'
+  /** 400 or 422 naming no field: the card was not accepted (a decline, whatever words came with it). */
   | 'declined'
-  /** 400 with field details: the card data was not accepted as sent. */
+  /** 400 or 422 with field details: the card data was not accepted as sent. */
   | 'invalid_fields'
   | 'unavailable'
   | 'other';
@@ -18,17 +19,32 @@ export type TokenizeAnswer =
   | { kind: 'token'; token: TokenizeResult; status: number; requestId?: string }
   | { kind: 'refused'; reason: TokenizeRefusal; fields?: FieldError[]; status: number; requestId?: string };
 
+interface Detail {
+  field?: unknown;
+  message?: unknown;
+}
+
 interface TokenizeBody {
   _id?: unknown;
   threeDS?: { authURL?: unknown };
-  code?: unknown;
-  decline_code?: unknown;
-  details?: { field?: unknown; message?: unknown }[];
+  details?: unknown;
+  error?: { details?: unknown };
 }
 
-/** Reads the tokenization host's answer; field messages are scrubbed, they may quote card data. */
+/** Field details, at the top of the body or under `error`; anything else is no details. */
+function detailsOf(body: TokenizeBody): Detail[] | undefined {
+  const details = Array.isArray(body.details) ? body.details : Array.isArray(body.error?.details) ? body.error.details : undefined;
+  return details?.filter((detail): detail is Detail => detail !== null && typeof detail === 'object');
+}
+
+/**
+ * Reads the tokenization host's answer. The platform publishes no refusal body for it
+ * (docs/upstream.md), so a refusal is read by its status: only field details, where they come,
+ * add to it (scrubbed, they may quote card data); a decline's code or words never decide what the
+ * guest is told, so a body in another shape, empty or not JSON gives the same answer.
+ */
 export function readTokenizeAnswer(answer: UpstreamAnswer): TokenizeAnswer {
-  const body = (answer.data ?? {}) as TokenizeBody;
+  const body: TokenizeBody = answer.data !== null && typeof answer.data === 'object' ? answer.data : {};
   const { status, requestId } = answer;
   if (status >= 200 && status < 300 && typeof body._id === 'string' && body._id !== '') {
     const authURL = typeof body.threeDS?.authURL === 'string' ? body.threeDS.authURL : undefined;
@@ -42,15 +58,17 @@ export function readTokenizeAnswer(answer: UpstreamAnswer): TokenizeAnswer {
     requestId,
   });
   if (status === 402) return refused('payment_account');
-  if (status === 400 && (body.code === 'CARD_DECLINED' || typeof body.decline_code === 'string')) return refused('declined');
-  if (status === 400 && Array.isArray(body.details)) {
+  if (status === 429 || status >= 500) return refused('unavailable');
+  if (status === 400 || status === 422) {
+    const details = detailsOf(body);
+    if (!details?.length) return refused('declined');
     return refused(
       'invalid_fields',
-      body.details.map((detail) => ({
+      details.map((detail) => ({
         field: typeof detail.field === 'string' ? detail.field : 'card',
         message: typeof detail.message === 'string' ? scrubText(detail.message).slice(0, 200) : 'is not accepted',
       })),
     );
   }
-  return refused(status >= 500 ? 'unavailable' : 'other');
+  return refused('other');
 }
