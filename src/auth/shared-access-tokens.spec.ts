@@ -1,5 +1,7 @@
-import { FailingStore, quietLogs, SteppingClock, unitConfig } from '../../test/utils/unit-kit';
-import { MetricsService } from '../metrics/metrics.service';
+import { ConfigService } from '@nestjs/config';
+import { FailingStore, journalWorld, quietLogs, SteppingClock, unitConfig, unitModule } from '../../test/utils/unit-kit';
+import { Clock } from '../common/clock';
+import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { GuestyTokenIssuer, MintedToken } from '../upstream/guesty-token-issuer';
 import { UpstreamMetrics } from '../upstream/upstream-metrics';
@@ -42,17 +44,19 @@ function setUp(env: Record<string, string> = {}) {
     CHECKOUT_RETURN_URL: 'http://localhost:8080/done',
     ...env,
   });
-  const replica = () => {
-    const metrics = new MetricsService();
-    const tokens = new SharedAccessTokens(
-      store,
-      new RedisKeys('t:'),
-      config,
-      clock,
-      issuer.asIssuer(),
-      new UpstreamMetrics(metrics),
-      metrics,
+  // Each replica its own metrics, built by Nest's injector as the app builds it, on the one store, clock and token endpoint.
+  const replica = async () => {
+    const module = await unitModule(
+      journalWorld(),
+      [SharedAccessTokens, UpstreamMetrics],
+      [
+        [KeyValueStore, store],
+        [Clock, clock],
+        [ConfigService, config],
+        [GuestyTokenIssuer, issuer.asIssuer()],
+      ],
     );
+    const tokens = module.get(SharedAccessTokens);
     replicas.push(tokens);
     return tokens;
   };
@@ -62,7 +66,7 @@ function setUp(env: Record<string, string> = {}) {
 describe('SharedAccessTokens (one token for every replica)', () => {
   it('mints once for all replicas and keeps the token in the store only encrypted', async () => {
     const world = setUp();
-    const [a, b] = [world.replica(), world.replica()];
+    const [a, b] = [await world.replica(), await world.replica()];
     const first = await a.current();
     const second = await b.current();
     expect(second.value).toBe(first.value);
@@ -75,7 +79,7 @@ describe('SharedAccessTokens (one token for every replica)', () => {
 
   it('a failed mint gives its claim back: the next request mints, and no day is lost', async () => {
     const world = setUp();
-    const a = world.replica();
+    const a = await world.replica();
     const token = await a.current();
     world.issuer.failNext = 1;
     await expect(a.rejected(token)).rejects.toBeDefined();
@@ -86,7 +90,7 @@ describe('SharedAccessTokens (one token for every replica)', () => {
 
   it('replaces a refused token once per generation, however many requests saw it refused', async () => {
     const world = setUp();
-    const [a, b] = [world.replica(), world.replica()];
+    const [a, b] = [await world.replica(), await world.replica()];
     const token = await a.current();
     await b.current();
     const replacements = await Promise.all([a.rejected(token), a.rejected(token), b.rejected(token)]);
@@ -96,7 +100,7 @@ describe('SharedAccessTokens (one token for every replica)', () => {
 
   it('a freshly minted token refused again is a permission problem: no loop that burns the day', async () => {
     const world = setUp();
-    const a = world.replica();
+    const a = await world.replica();
     const token = await a.current();
     const replacement = await a.rejected(token);
     await expect(a.rejected(replacement!)).resolves.toBeNull();
@@ -105,7 +109,7 @@ describe('SharedAccessTokens (one token for every replica)', () => {
 
   it('keeps the reserve: past the allowance of the day it answers token_budget_exhausted, never a sixth mint', async () => {
     const world = setUp({ GUESTY_TOKENS_PER_DAY: '3', GUESTY_TOKEN_RESERVE: '1' });
-    const a = world.replica();
+    const a = await world.replica();
     let token = await a.current();
     // Each refused generation, once its re-mint is older than the "refused again" window, is replaced.
     world.clock.time += 11 * 60_000;

@@ -1,4 +1,4 @@
-import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
+import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { GuestyClient } from '../upstream/guesty-client';
 import { InvoiceItemRequest, InvoiceLine } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
@@ -59,10 +59,11 @@ class FakeFolio {
 
 beforeAll(quietLogs);
 
-function setUp() {
+async function setUp() {
   const folio = new FakeFolio();
-  const { clock, store, outbox, config, leases, journal, kinds } = journalWorld({}, { guesty: folio.asClient() });
-  const items = new InvoiceItems(config, leases, journal, kinds['invoice-item']);
+  const world = journalWorld({}, { guesty: folio.asClient() });
+  const { clock, store, outbox, leases } = world;
+  const items = (await unitModule(world, [InvoiceItems])).get(InvoiceItems);
   const add = (lines: InvoiceItemRequest[], scope: string) =>
     leases.withLease(onReservation(RESERVATION), (lease) => items.addEach(lease, lines, 'checkout', scope));
   return { clock, store, outbox, folio, add };
@@ -70,7 +71,7 @@ function setUp() {
 
 describe('InvoiceItems (each line through the write journal)', () => {
   it('adds each line once; the same request again is answered from the journal', async () => {
-    const world = setUp();
+    const world = await setUp();
     const added = await world.add([LATE_CHECKOUT, CLEANING], 'request-1');
     expect(added.map((item) => [item._id, item.title])).toEqual([
       ['ii_1', 'Late checkout'],
@@ -81,7 +82,7 @@ describe('InvoiceItems (each line through the write journal)', () => {
   });
 
   it('finds a line whose answer was lost on the folio: added once, answered with its id', async () => {
-    const world = setUp();
+    const world = await setUp();
     world.folio.nextWrite = 'lose-answer';
     const [added] = await world.add([LATE_CHECKOUT], 'request-1');
     expect(added).toMatchObject({ _id: 'ii_1', title: 'Late checkout' });
@@ -90,7 +91,7 @@ describe('InvoiceItems (each line through the write journal)', () => {
   });
 
   it('after a line that did not land, the same request adds the rest once (never the first line twice)', async () => {
-    const world = setUp();
+    const world = await setUp();
     // The first line lands; the second write fails before the platform acts on it.
     world.folio.afterWrite = () => {
       if (world.folio.writes.length === 2) world.folio.nextWrite = 'fail-before';
@@ -111,7 +112,7 @@ describe('InvoiceItems (each line through the write journal)', () => {
   });
 
   it('keeps a line it cannot check open: outcome_pending, and no other write on the reservation is sent', async () => {
-    const world = setUp();
+    const world = await setUp();
     world.folio.nextWrite = 'lose-answer';
     // The snapshot before the write is read; every read after it fails.
     world.folio.afterWrite = () => (world.folio.readsFail = true);
@@ -128,7 +129,7 @@ describe('InvoiceItems (each line through the write journal)', () => {
   });
 
   it("turns the platform's 400 into a clear validation error, recorded as refused (nothing happened)", async () => {
-    const world = setUp();
+    const world = await setUp();
     world.folio.nextWrite = 'refuse';
     await expect(world.add([LATE_CHECKOUT], 'request-1')).rejects.toMatchObject({
       code: 'validation_failed',
@@ -139,7 +140,7 @@ describe('InvoiceItems (each line through the write journal)', () => {
   });
 
   it('answers a line that landed while Redis was failing, records it when Redis answers, and never sends it again', async () => {
-    const world = setUp();
+    const world = await setUp();
     world.folio.afterWrite = () => (world.store.down = true);
     const [added] = await world.add([LATE_CHECKOUT], 'request-1');
     expect(added).toMatchObject({ _id: 'ii_1', title: 'Late checkout' });

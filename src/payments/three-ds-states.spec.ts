@@ -1,5 +1,6 @@
 import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
-import { RedisKeys } from '../redis/redis-keys';
+import { journalWorld, unitModule } from '../../test/utils/unit-kit';
+import { KeyValueStore } from '../redis/key-value-store';
 import { ThreeDsStates } from './three-ds-states';
 
 /** A store that lets a test step in right after each of its commands answers (another replica's turn). */
@@ -28,7 +29,7 @@ class SteppingStore extends MemoryKeyValueStore {
 describe('ThreeDsStates', () => {
   it('a second arrival of a return while the first consumes its state is told a duplicate at every moment, never a state that opens nothing', async () => {
     const store = new SteppingStore();
-    const states = new ThreeDsStates(store, new RedisKeys('t:'));
+    const states = (await unitModule(journalWorld(), [ThreeDsStates], [[KeyValueStore, store]])).get(ThreeDsStates);
     const minted = states.mint();
     await states.keep({ sessionId: 'session-1', attemptId: 'attempt-1' }, minted, 60_000);
 

@@ -1,9 +1,8 @@
 import { Clock } from '../common/clock';
-import { MetricsService } from '../metrics/metrics.service';
-import { AtRestCiphers } from '../redis/at-rest-cipher';
+import { journalWorld, unitModule } from '../../test/utils/unit-kit';
+import { KeyValueStore } from '../redis/key-value-store';
 import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
-import { StoreOutbox } from '../redis/store-outbox';
 import { CheckoutSession } from './checkout-session';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 
@@ -20,10 +19,18 @@ class UntaggedKeys extends RedisKeys {
   }
 }
 
-function setUp(store = new MemoryKeyValueStore(() => new FixedClock().now()), keys = new RedisKeys('t:')) {
+async function setUp(store = new MemoryKeyValueStore(() => new FixedClock().now()), keys = new RedisKeys('t:')) {
   const clock = new FixedClock();
-  const metrics = new MetricsService();
-  const sessions = new CheckoutSessionsStore(store, keys, clock, metrics, new StoreOutbox(metrics), new AtRestCiphers('secret'));
+  const module = await unitModule(
+    journalWorld(),
+    [CheckoutSessionsStore],
+    [
+      [KeyValueStore, store],
+      [RedisKeys, keys],
+      [Clock, clock],
+    ],
+  );
+  const sessions = module.get(CheckoutSessionsStore);
   const fresh = (): Omit<CheckoutSession, 'version'> => ({
     id: sessions.newId(),
     status: 'requires_payment_method',
@@ -42,7 +49,7 @@ function setUp(store = new MemoryKeyValueStore(() => new FixedClock().now()), ke
 
 describe('CheckoutSessionsStore: fenced session state (docs/product-spec.md §6.4)', () => {
   it('writes every change over the version it read, one version up', async () => {
-    const { sessions, fresh } = setUp();
+    const { sessions, fresh } = await setUp();
     const created = await sessions.create(fresh());
     expect(created.version).toBe(1);
     const failed = await sessions.update(created.id, (current) => ({ ...current, status: 'failed' }));
@@ -51,7 +58,7 @@ describe('CheckoutSessionsStore: fenced session state (docs/product-spec.md §6.
   });
 
   it('re-applies a change to what another writer wrote meanwhile, never over it', async () => {
-    const { sessions, fresh, store, key } = setUp();
+    const { sessions, fresh, store, key } = await setUp();
     const created = await sessions.create(fresh());
     const seen: number[] = [];
     const result = await sessions.update(created.id, (current) => {
@@ -68,7 +75,7 @@ describe('CheckoutSessionsStore: fenced session state (docs/product-spec.md §6.
   });
 
   it('never lets succeeded go back', async () => {
-    const { sessions, fresh } = setUp();
+    const { sessions, fresh } = await setUp();
     const created = await sessions.create(fresh());
     await sessions.update(created.id, (current) => ({ ...current, status: 'succeeded' }));
     await expect(sessions.update(created.id, (current) => ({ ...current, status: 'failed' }))).rejects.toThrow('never goes back');
@@ -76,14 +83,14 @@ describe('CheckoutSessionsStore: fenced session state (docs/product-spec.md §6.
   });
 
   it('answers 404 for a session that is gone, and writes nothing', async () => {
-    const { sessions } = setUp();
+    const { sessions } = await setUp();
     await expect(sessions.update(`cs_${'a'.repeat(32)}`, (current) => current)).rejects.toMatchObject({ code: 'session_not_found' });
   });
 });
 
 describe('CheckoutSessionsStore: the id at rest (docs/product-spec.md §7)', () => {
   it('keeps the session under its ref without its id, and answers it by the id or by the ref', async () => {
-    const { sessions, fresh, store, key } = setUp();
+    const { sessions, fresh, store, key } = await setUp();
     const created = await sessions.create(fresh());
     const stored = (await store.get(key(created.id)))!;
     expect(stored).not.toContain(created.id);
@@ -93,7 +100,7 @@ describe('CheckoutSessionsStore: the id at rest (docs/product-spec.md §7)', () 
   });
 
   it('does not open a record copied under another session’s ref', async () => {
-    const { sessions, fresh, store, key } = setUp();
+    const { sessions, fresh, store, key } = await setUp();
     const a = await sessions.create(fresh());
     const b = fresh();
     await store.set(key(b.id), (await store.get(key(a.id)))!, { ttlMs: 60_000 });
@@ -101,7 +108,7 @@ describe('CheckoutSessionsStore: the id at rest (docs/product-spec.md §7)', () 
   });
 
   it('moves a session written under its raw id before the ref to its ref on first use, once', async () => {
-    const { sessions, fresh, store, key } = setUp();
+    const { sessions, fresh, store, key } = await setUp();
     const legacy = { ...fresh(), version: 4 };
     const legacyKey = new RedisKeys('t:').legacyCheckoutSession(legacy.id);
     await store.set(legacyKey, JSON.stringify(legacy), { ttlMs: 3_600_000 });
@@ -116,10 +123,10 @@ describe('CheckoutSessionsStore: the id at rest (docs/product-spec.md §7)', () 
   });
 
   it('moves a session written under its ref before the hash tag to its key on first use, by its id or its ref', async () => {
-    const { store, key } = setUp();
-    const before = setUp(store, new UntaggedKeys('t:'));
+    const { store, key } = await setUp();
+    const before = await setUp(store, new UntaggedKeys('t:'));
     const untaggedKey = (id: string) => new RedisKeys('t:').untaggedCheckoutSession(RedisKeys.sessionRef(id));
-    const { sessions } = setUp(store);
+    const { sessions } = await setUp(store);
     for (const byRef of [false, true]) {
       const written = await before.sessions.create(before.fresh());
       const moved = byRef ? await sessions.loadByRef(RedisKeys.sessionRef(written.id)) : await sessions.load(written.id);

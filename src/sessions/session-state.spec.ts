@@ -1,13 +1,11 @@
-import { journalWorld } from '../../test/utils/unit-kit';
+import { journalWorld, unitModule } from '../../test/utils/unit-kit';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { SessionMoveRefused } from './session-moves';
 import { NewSession, SessionState } from './session-state';
 
-function setUp() {
+async function setUp() {
   const world = journalWorld();
-  const sessionState = new SessionState(
-    new CheckoutSessionsStore(world.store, world.keys, world.clock, world.metrics, world.outbox, world.ciphers),
-  );
+  const sessionState = (await unitModule(world, [SessionState, CheckoutSessionsStore])).get(SessionState);
   const fresh = (): NewSession => ({
     id: sessionState.newId(),
     reservationId: 'res-1',
@@ -24,7 +22,7 @@ function setUp() {
 
 describe('SessionState: the one owner of checkout session state', () => {
   it('opens a session waiting for a card, and moves it one version up', async () => {
-    const { sessionState, fresh } = setUp();
+    const { sessionState, fresh } = await setUp();
     const opened = await sessionState.open(fresh());
     expect(opened).toMatchObject({ status: 'requires_payment_method', version: 1 });
     const failed = await sessionState.move(opened.id, { move: 'failed', error: { code: 'card_declined', message: 'declined' } });
@@ -32,7 +30,7 @@ describe('SessionState: the one owner of checkout session state', () => {
   });
 
   it('refuses a move the table does not allow and writes nothing', async () => {
-    const { sessionState, fresh, world } = setUp();
+    const { sessionState, fresh, world } = await setUp();
     const opened = await sessionState.open(fresh());
     const attached = await sessionState.move(opened.id, {
       move: 'attached',
@@ -52,13 +50,13 @@ describe('SessionState: the one owner of checkout session state', () => {
   });
 
   it('writes nothing for a move that changes nothing', async () => {
-    const { sessionState, fresh } = setUp();
+    const { sessionState, fresh } = await setUp();
     const opened = await sessionState.open(fresh());
     await expect(sessionState.move(opened.id, { move: 'notAttached' })).resolves.toMatchObject({ version: 1 });
   });
 
   it('opens a booking only as held, never as already confirmed or ended', async () => {
-    const { sessionState, fresh, world } = setUp();
+    const { sessionState, fresh, world } = await setUp();
     const booking = { reservationId: 'res-1', confirmationCode: 'GY-1', checkIn: '2026-12-01', checkOut: '2026-12-04' };
     const session = { ...fresh(), booking: { ...booking, status: 'confirmed' as const } };
     await expect(sessionState.open(session)).rejects.toThrow(SessionMoveRefused);

@@ -1,10 +1,8 @@
-import { quietLogs, unitConfig } from '../../../test/utils/unit-kit';
+import { ConfigService } from '@nestjs/config';
+import { journalWorld, quietLogs, unitConfig, unitModule } from '../../../test/utils/unit-kit';
 import { idempotencyClaimMs, requestMayRunMs } from '../../config/timing-rules';
-import { MetricsService } from '../../metrics/metrics.service';
-import { AtRestCiphers } from '../../redis/at-rest-cipher';
+import { KeyValueStore } from '../../redis/key-value-store';
 import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
-import { RedisKeys } from '../../redis/redis-keys';
-import { StoreOutbox } from '../../redis/store-outbox';
 import { DomainError } from '../errors/domain-error';
 import { Idempotency, StoredAnswer } from './idempotency.service';
 
@@ -25,7 +23,7 @@ const answered = (body: string) => () => Promise.resolve({ status: 200, body });
 function deployment(env: Record<string, string>) {
   const shared = new MemoryKeyValueStore();
   const { service: config } = unitConfig(env);
-  const replica = () => {
+  const replica = async () => {
     let dead = false;
     const store = new Proxy(shared, {
       get: (target, name, receiver) => {
@@ -34,16 +32,16 @@ function deployment(env: Record<string, string>) {
         return (...args: unknown[]) => (dead ? new Promise(() => undefined) : (member as (...a: unknown[]) => unknown).apply(target, args));
       },
     });
-    const metrics = new MetricsService();
-    const idempotency = new Idempotency(
-      store,
-      new RedisKeys('t:'),
-      config,
-      metrics,
-      new StoreOutbox(metrics),
-      new AtRestCiphers('unit-secret'),
+    // Each replica its own floor (metrics, outbox), built by Nest's injector as the app builds it, on the one store.
+    const module = await unitModule(
+      journalWorld(env),
+      [Idempotency],
+      [
+        [KeyValueStore, store],
+        [ConfigService, config],
+      ],
     );
-    return Object.assign(idempotency, { kill: () => (dead = true) });
+    return Object.assign(module.get(Idempotency), { kill: () => (dead = true) });
   };
   return { config, replica };
 }
@@ -70,7 +68,7 @@ describe('Idempotency-Key claims (docs/product-spec.md §6.9)', () => {
 
   it('gives the key back to the guest once its request has run longer than any request may (its work stuck on a call)', async () => {
     const { config, replica } = deployment({});
-    const [stuck, other] = [replica(), replica()];
+    const [stuck, other] = [await replica(), await replica()];
     void stuck.run('payment-method:s-1', KEY, BODY, never).catch(() => undefined);
     await jest.advanceTimersByTimeAsync(0);
 
@@ -83,7 +81,7 @@ describe('Idempotency-Key claims (docs/product-spec.md §6.9)', () => {
 
   it("frees a killed replica's key within the reservation's lease: the guest's retries settle within the campaign's patience", async () => {
     const { config, replica } = deployment(CAMPAIGN);
-    const [killed, other] = [replica(), replica()];
+    const [killed, other] = [await replica(), await replica()];
     void killed.run('payment-method:s-1', KEY, BODY, never).catch(() => undefined);
     // Ten seconds into a slow attach and its re-reads, the replica is killed: nothing of it runs any more.
     await jest.advanceTimersByTimeAsync(10_500);
@@ -98,7 +96,7 @@ describe('Idempotency-Key claims (docs/product-spec.md §6.9)', () => {
 
   it('keeps the answer of the press that holds the key, not that of a stuck press ending after its claim lapsed', async () => {
     const { config, replica } = deployment(CAMPAIGN);
-    const [slow, other] = [replica(), replica()];
+    const [slow, other] = [await replica(), await replica()];
     let finish: (answer: StoredAnswer<string>) => void = () => undefined;
     const late = slow.run('payment-method:s-1', KEY, BODY, () => new Promise<StoredAnswer<string>>((resolve) => (finish = resolve)));
     await jest.advanceTimersByTimeAsync(requestMayRunMs(config.get('guesty', { infer: true })));
