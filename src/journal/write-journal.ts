@@ -233,9 +233,11 @@ export class WriteJournal {
       updatedAt: now,
     };
     // Journal first: if this fails, nothing was sent. With no spacing left, the same step is the fence step.
-    const recorded = await inSpan('journal record intent', { 'journal.kind': kind.name }, () =>
-      this.storeCall(() => this.prepare(prepared, now + RECHECK_AFTER_MS[0], lease.owner)),
-    );
+    const recorded = await inSpan('journal record intent', { 'journal.kind': kind.name }, async (span) => {
+      const step = await this.storeCall(() => this.prepare(prepared, now + RECHECK_AFTER_MS[0], lease.owner));
+      span.setAttribute('journal.fenced', step === 'sending');
+      return step;
+    });
     if (recorded === 'lost') throw tookOver();
     let intent: WriteIntent<Request, Outcome>;
     if (recorded === 'sending') {

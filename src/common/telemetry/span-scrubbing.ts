@@ -30,6 +30,7 @@ const SAFE_ATTRIBUTES = new Set([
   'upstream.priority',
   'journal.kind',
   'journal.state',
+  'journal.fenced',
 ]);
 
 function safeAttributes(attributes: Attributes): Attributes {
