@@ -193,7 +193,8 @@ describe('paying with a card', () => {
       expect(stored.join('\n')).not.toContain(number);
       expect(logs).not.toContain(number);
     }
-    expect(stored.join('\n')).not.toMatch(new RegExp(`"cvc"|${CVC}"`));
+    // The CVC as a whole value: a random id that happens to end in its digits (guest-…722737) is no leak.
+    expect(stored.join('\n')).not.toMatch(new RegExp(`"cvc"|"${CVC}"`));
     expect(logs).not.toMatch(new RegExp(`"cvc":"${CVC}"`));
   });
 });
