@@ -203,13 +203,9 @@ export class WriteJournal {
     let openIntentId: string | null | undefined;
     if (earlier === undefined) {
       // This intent and the target's pointer, in one read.
-      const read = await this.storeCall(() =>
-        this.store.batch(
-          this.peekKeys(target, [{ kind: kind as AnyWriteKind, key }]).map((readKey) => ({ op: 'get' as const, key: readKey })),
-        ),
-      );
-      earlier = typeof read[0] === 'string' ? readIntent<Request, Outcome>(read[0]) : null;
-      openIntentId = typeof read[1] === 'string' ? read[1] : null;
+      const read = await this.peek(target, [{ kind: kind as AnyWriteKind, key }]);
+      earlier = read.intents[0] as WriteIntent<Request, Outcome> | null;
+      openIntentId = read.openIntentId;
     }
     if (earlier && !mayResend(earlier.state)) {
       const settled = earlier.state === 'landed' ? earlier : await this.reconcileInline(earlier, 1);

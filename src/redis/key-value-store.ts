@@ -26,6 +26,11 @@ export type BatchStep =
   | { op: 'indexAdd'; key: string; member: string; score: number }
   | { op: 'indexRemove'; key: string; member: string };
 
+/** The guards: when one does not hold, no later step of the batch runs. */
+export function isGuardStep(step: BatchStep): step is Extract<BatchStep, { op: 'requireEquals' | 'requireAbsent' | 'setIfAbsent' }> {
+  return step.op === 'requireEquals' || step.op === 'requireAbsent' || step.op === 'setIfAbsent';
+}
+
 /** The steps that name a sorted index: the only ones whose key may sit in another hash slot. */
 export function isIndexStep(step: BatchStep): step is Extract<BatchStep, { op: 'indexAdd' | 'indexRemove' }> {
   return step.op === 'indexAdd' || step.op === 'indexRemove';

@@ -8,6 +8,7 @@ import {
   SlotAnswer,
   SlotRequest,
   assertSlotRequest,
+  isGuardStep,
   isIndexStep,
 } from './key-value-store';
 import type { BesideClaim } from './key-value-store';
@@ -316,17 +317,13 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   async batch(steps: BatchStep[]): Promise<BatchAnswer[]> {
-    if (steps.length === 0) return [];
     if (!(this.client instanceof Cluster) || !steps.some(isIndexStep)) return this.script(steps);
     // A Cluster runs one script in one slot: the index, in its own slot, is written beside it.
     const scripted = steps.filter((step) => !isIndexStep(step));
     const adds = steps.flatMap((step) => (step.op === 'indexAdd' ? [step] : []));
     const [answers] = await Promise.all([this.script(scripted), ...adds.map((step) => this.indexAdd(step.key, step.member, step.score))]);
     // Past a guard that stopped the batch, nothing is removed from the index: what it points at may still be open.
-    const ranToTheEnd = scripted.every(
-      (step, index) =>
-        !(step.op === 'requireEquals' || step.op === 'requireAbsent' || step.op === 'setIfAbsent') || answers[index] === true,
-    );
+    const ranToTheEnd = scripted.every((step, index) => !isGuardStep(step) || answers[index] === true);
     for (const step of steps) if (step.op === 'indexRemove' && ranToTheEnd) await this.indexRemove(step.key, step.member);
     let next = 0;
     return steps.map((step) => {

@@ -95,7 +95,7 @@ export class Idempotency {
     session: { ref: string; key: string; admit(stored: string | null): Promise<S> },
     work: (admitted: S) => Promise<StoredAnswer<T>>,
   ): Promise<IdempotentAnswer<T>> {
-    if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+    if (!hasKeyForm(idempotencyKey)) {
       // An unknown session answers 404 whatever its key.
       await session.admit(await this.storeCall(() => this.store.get(session.key)));
     }
@@ -240,8 +240,12 @@ export class Idempotency {
 
 /** The key when it has the form of one; 400 otherwise. */
 function checkedKey(idempotencyKey: string | undefined): string {
-  if (idempotencyKey === undefined || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) throw keyRefused(idempotencyKey);
+  if (!hasKeyForm(idempotencyKey)) throw keyRefused(idempotencyKey);
   return idempotencyKey;
+}
+
+function hasKeyForm(idempotencyKey: string | undefined): idempotencyKey is string {
+  return idempotencyKey !== undefined && IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey);
 }
 
 /** A missing key is "required"; a key sent in another form is told the format it broke. */
