@@ -5,10 +5,16 @@ export interface SetOptions {
   ifAbsent?: boolean;
 }
 
-/** One step of a batch (see KeyValueStore.batch). */
-export type BatchStep =
+/**
+ * One step of a batch (see KeyValueStore.batch). `otherSlot`: the step's keys sit in another hash
+ * slot than the batch's own. On one Redis it runs in the batch's atomic step like any other; a Redis
+ * Cluster runs it as a step of its own, in its place in the order (and only when every guard before
+ * it held). Mark a step so only where what it needs of the rest is its order, not their atomicity.
+ */
+export type BatchStep = (
   | { op: 'get'; key: string }
   | { op: 'set'; key: string; value: string; ttlMs: number }
+  | { op: 'delete'; key: string }
   | { op: 'deleteIfEquals'; key: string; value: string }
   | { op: 'ttl'; key: string }
   /** A guard: when the key does not hold `value`, no later step of the batch runs (a fencing check). */
@@ -18,17 +24,41 @@ export type BatchStep =
   /** A guard that writes: SET NX PX (taking a lease); when the key exists, no later step runs. */
   | { op: 'setIfAbsent'; key: string; value: string; ttlMs: number }
   /**
+   * A guard that counts: one slot of a limit (see takeSlot), unless one of `unlessPresent` holds a
+   * value (then nothing is taken). Only a granted slot lets later steps run. `key`: the request's
+   * first window (its hash slot); every key of the step shares it.
+   */
+  | { op: 'takeSlot'; key: string; request: SlotRequest; unlessPresent?: readonly string[] }
+  /**
    * A sorted index of another hash slot (see indexAdd, indexRemove). On one Redis these run in the
    * batch's atomic step; a Redis Cluster refuses a script over several slots, so there an add is
    * sent beside the batch (it runs even when a guard stops the batch) and a removal right after a
    * batch that ran to its end. Readers of the index must bear an entry it holds for nothing.
    */
   | { op: 'indexAdd'; key: string; member: string; score: number }
-  | { op: 'indexRemove'; key: string; member: string };
+  | { op: 'indexRemove'; key: string; member: string }
+) & { otherSlot?: true };
+
+/** A takeSlot step's answer: true when granted, false when a key of `unlessPresent` held a value, the ms to wait when denied. */
+export type SlotStepAnswer = boolean | number;
+
+/** A takeSlot step for `request`, unless one of `unlessPresent` holds a value. */
+export function slotStep(request: SlotRequest, unlessPresent: readonly string[] = []): BatchStep & { op: 'takeSlot' } {
+  assertSlotRequest(request);
+  return { op: 'takeSlot', key: request.windowKeys[0], request, ...(unlessPresent.length > 0 ? { unlessPresent } : {}) };
+}
+
+/** The SlotAnswer of a takeSlot step's answer (a step not run, or skipped, answers as denied with no wait). */
+export function slotAnswerOf(answer: BatchAnswer): SlotAnswer {
+  if (answer === true) return { granted: true, retryAfterMs: 0 };
+  return { granted: false, retryAfterMs: typeof answer === 'number' ? answer : 0 };
+}
 
 /** The guards: when one does not hold, no later step of the batch runs. */
-export function isGuardStep(step: BatchStep): step is Extract<BatchStep, { op: 'requireEquals' | 'requireAbsent' | 'setIfAbsent' }> {
-  return step.op === 'requireEquals' || step.op === 'requireAbsent' || step.op === 'setIfAbsent';
+export function isGuardStep(
+  step: BatchStep,
+): step is Extract<BatchStep, { op: 'requireEquals' | 'requireAbsent' | 'setIfAbsent' | 'takeSlot' }> {
+  return step.op === 'requireEquals' || step.op === 'requireAbsent' || step.op === 'setIfAbsent' || step.op === 'takeSlot';
 }
 
 /** The steps that name a sorted index: the only ones whose key may sit in another hash slot. */
@@ -37,9 +67,9 @@ export function isIndexStep(step: BatchStep): step is Extract<BatchStep, { op: '
 }
 
 /**
- * One answer per step: get → the value or null; set, indexAdd, indexRemove → true; deleteIfEquals → whether it
- * deleted; ttl → ms left or null; requireEquals, requireAbsent, setIfAbsent → whether it held (wrote). Steps after
- * a guard that failed answer null and did nothing.
+ * One answer per step: get → the value or null; set, delete, indexAdd, indexRemove → true; deleteIfEquals → whether it
+ * deleted; ttl → ms left or null; requireEquals, requireAbsent, setIfAbsent → whether it held (wrote); takeSlot →
+ * see SlotStepAnswer. Steps after a guard that failed answer null and did nothing.
  */
 export type BatchAnswer = string | number | boolean | null;
 
@@ -112,8 +142,9 @@ export abstract class KeyValueStore {
   abstract replaceIfVersion(key: string, expectedVersion: number | null, value: string, ttlMs: number): Promise<boolean>;
   /**
    * Runs the steps in order, atomically, in one round trip. Every key must share one hash slot (a
-   * Redis Cluster refuses a script over several): use keys of one hash tag; only index steps may
-   * name another (see BatchStep).
+   * Redis Cluster refuses a script over several): use keys of one hash tag; only index steps and
+   * steps marked `otherSlot` may name another (see BatchStep), and on a Cluster the batch is then
+   * one script per run of steps in one slot, in order.
    */
   abstract batch(steps: BatchStep[]): Promise<BatchAnswer[]>;
   /** Adds or moves `member` of a sorted index to `score`. */

@@ -104,6 +104,15 @@ export class MemoryKeyValueStore extends KeyValueStore {
     let guarded = true;
     const answers = steps.map((step): BatchAnswer => {
       if (!guarded) return null;
+      if (step.op === 'takeSlot') {
+        if ((step.unlessPresent ?? []).some((key) => this.live(key) !== undefined)) {
+          guarded = false;
+          return false;
+        }
+        const answer = this.slotNow(step.request);
+        guarded = answer.granted;
+        return answer.granted ? true : answer.retryAfterMs;
+      }
       const entry = this.live(step.key);
       if (step.op === 'requireEquals') {
         guarded = entry?.value === step.value;
@@ -129,6 +138,10 @@ export class MemoryKeyValueStore extends KeyValueStore {
       if (step.op === 'get') return entry?.value ?? null;
       if (step.op === 'set') {
         this.entries.set(step.key, { value: step.value, expiresAt: this.now() + Math.max(1, Math.ceil(step.ttlMs)) });
+        return true;
+      }
+      if (step.op === 'delete') {
+        this.entries.delete(step.key);
         return true;
       }
       if (step.op === 'deleteIfEquals') {

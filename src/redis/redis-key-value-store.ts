@@ -25,76 +25,8 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
-// KEYS: one per step. ARGV: three per step (operation, then its two arguments; an index step: member, score).
-const BATCH = `
-local answers = {}
-for i = 1, #KEYS do
-  local op, a, b = ARGV[i * 3 - 2], ARGV[i * 3 - 1], ARGV[i * 3]
-  if op == 'get' then
-    answers[i] = redis.call('GET', KEYS[i])
-  elseif op == 'set' then
-    redis.call('SET', KEYS[i], a, 'PX', b)
-    answers[i] = 1
-  elseif op == 'deleteIfEquals' then
-    if redis.call('GET', KEYS[i]) == a then
-      redis.call('DEL', KEYS[i])
-      answers[i] = 1
-    else
-      answers[i] = 0
-    end
-  elseif op == 'requireEquals' then
-    if redis.call('GET', KEYS[i]) ~= a then
-      answers[i] = 0
-      return answers
-    end
-    answers[i] = 1
-  elseif op == 'requireAbsent' then
-    if redis.call('EXISTS', KEYS[i]) == 1 then
-      answers[i] = 0
-      return answers
-    end
-    answers[i] = 1
-  elseif op == 'setIfAbsent' then
-    if not redis.call('SET', KEYS[i], a, 'PX', b, 'NX') then
-      answers[i] = 0
-      return answers
-    end
-    answers[i] = 1
-  elseif op == 'indexAdd' then
-    redis.call('ZADD', KEYS[i], b, a)
-    answers[i] = 1
-  elseif op == 'indexRemove' then
-    redis.call('ZREM', KEYS[i], a)
-    answers[i] = 1
-  else
-    answers[i] = redis.call('PTTL', KEYS[i])
-  end
-end
-return answers`;
-
-// ARGV: expected version ('' for "absent"), the new value, its TTL in ms.
-const REPLACE_IF_VERSION = `
-local current = redis.call('GET', KEYS[1])
-if ARGV[1] == '' then
-  if current then return 0 end
-else
-  if not current then return 0 end
-  local ok, record = pcall(cjson.decode, current)
-  if not ok or type(record) ~= 'table' or tostring(record.version) ~= ARGV[1] then return 0 end
-end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1`;
-
-// KEYS: the key whose presence stops the script, when ARGV[1] is '1'; then per request, one
-// sorted-set log per window, then its pause key. ARGV: that flag, then per request its member and
-// its number of windows, then limit, windowMs, reserve per window. A present key is answered as
-// it is, with nothing taken. Requests are taken in order and the first denied ends the script: one
-// answer {granted, wait} per request tried. Atomic, so replicas never both take the last slot; TIME
-// gives every replica one clock. Nothing is added to a request's logs unless every one of its
-// windows has room (all or none).
-const TAKE_SLOTS = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+// One slot of a sliding-window log, all windows or none (see TAKE_SLOTS); \`now\` is the script's TIME.
+const TAKE_FROM_LOG = `
 local function take(k, a, windows, member)
   local pause = redis.call('PTTL', KEYS[k + windows])
   if pause > 0 then return {0, pause} end
@@ -122,7 +54,96 @@ local function take(k, a, windows, member)
     redis.call('PEXPIRE', KEYS[k + i], ARGV[a + i * 3 + 1])
   end
   return {1, 0}
+end`;
+
+// KEYS: each step's keys in turn. ARGV: per step its operation, its number of keys and of arguments,
+// then its arguments. A takeSlot step's keys: the keys that skip it, its windows' logs, its pause
+// key; its arguments: how many skip it, its number of windows, its member, then limit, windowMs,
+// reserve per window (the slot log of TAKE_SLOTS below). A guard that does not hold ends the script.
+const BATCH = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+${TAKE_FROM_LOG}
+local answers = {}
+local k, a, n = 1, 1, 0
+while a <= #ARGV do
+  local op, keys, args = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+  local key, x, y = KEYS[k], ARGV[a + 3], ARGV[a + 4]
+  local held = true
+  n = n + 1
+  if op == 'get' then
+    answers[n] = redis.call('GET', key)
+  elseif op == 'set' then
+    redis.call('SET', key, x, 'PX', y)
+    answers[n] = 1
+  elseif op == 'delete' then
+    redis.call('DEL', key)
+    answers[n] = 1
+  elseif op == 'deleteIfEquals' then
+    if redis.call('GET', key) == x then
+      redis.call('DEL', key)
+      answers[n] = 1
+    else
+      answers[n] = 0
+    end
+  elseif op == 'requireEquals' then
+    held = redis.call('GET', key) == x
+  elseif op == 'requireAbsent' then
+    held = redis.call('EXISTS', key) == 0
+  elseif op == 'setIfAbsent' then
+    held = redis.call('SET', key, x, 'PX', y, 'NX') ~= false
+  elseif op == 'takeSlot' then
+    local skip, windows = tonumber(x), tonumber(y)
+    for i = 0, skip - 1 do
+      if redis.call('EXISTS', KEYS[k + i]) == 1 then held = false end
+    end
+    if held then
+      local slot = take(k + skip, a + 6, windows, ARGV[a + 5])
+      held = slot[1] == 1
+      if not held then answers[n] = 'w' .. slot[2] end
+    else
+      answers[n] = 0
+    end
+  elseif op == 'indexAdd' then
+    redis.call('ZADD', key, y, x)
+    answers[n] = 1
+  elseif op == 'indexRemove' then
+    redis.call('ZREM', key, x)
+    answers[n] = 1
+  else
+    answers[n] = redis.call('PTTL', key)
+  end
+  if answers[n] == nil then answers[n] = held and 1 or 0 end
+  if not held then return answers end
+  k = k + keys
+  a = a + 3 + args
 end
+return answers`;
+
+// ARGV: expected version ('' for "absent"), the new value, its TTL in ms.
+const REPLACE_IF_VERSION = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == '' then
+  if current then return 0 end
+else
+  if not current then return 0 end
+  local ok, record = pcall(cjson.decode, current)
+  if not ok or type(record) ~= 'table' or tostring(record.version) ~= ARGV[1] then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
+// KEYS: the key whose presence stops the script, when ARGV[1] is '1'; then per request, one
+// sorted-set log per window, then its pause key. ARGV: that flag, then per request its member and
+// its number of windows, then limit, windowMs, reserve per window. A present key is answered as
+// it is, with nothing taken. Requests are taken in order and the first denied ends the script: one
+// answer {granted, wait} per request tried. Atomic, so replicas never both take the last slot; TIME
+// gives every replica one clock. Nothing is added to a request's logs unless every one of its
+// windows has room (all or none).
+const TAKE_SLOTS = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+${TAKE_FROM_LOG}
 local k, a = 1, 2
 if ARGV[1] == '1' then
   local present = redis.call('GET', KEYS[1])
@@ -317,13 +338,34 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   async batch(steps: BatchStep[]): Promise<BatchAnswer[]> {
-    if (!(this.client instanceof Cluster) || !steps.some(isIndexStep)) return this.script(steps);
-    // A Cluster runs one script in one slot: the index, in its own slot, is written beside it.
+    if (!(this.client instanceof Cluster)) return this.script(steps);
+    // A Cluster runs one script in one slot: the index, in its own slot, is written beside it, and
+    // each run of steps marked for another slot (or not) is a script of its own, in order.
     const scripted = steps.filter((step) => !isIndexStep(step));
+    const runs: BatchStep[][] = [];
+    for (const step of scripted) {
+      const last = runs[runs.length - 1];
+      if (last && !!last[0].otherSlot === !!step.otherSlot) last.push(step);
+      else runs.push([step]);
+    }
     const adds = steps.flatMap((step) => (step.op === 'indexAdd' ? [step] : []));
-    const [answers] = await Promise.all([this.script(scripted), ...adds.map((step) => this.indexAdd(step.key, step.member, step.score))]);
+    const added = Promise.all(adds.map((step) => this.indexAdd(step.key, step.member, step.score)));
+    const answers: BatchAnswer[] = [];
+    let ranToTheEnd = true;
+    try {
+      for (const run of runs) {
+        if (!ranToTheEnd) {
+          answers.push(...run.map(() => null));
+          continue;
+        }
+        const ran = await this.script(run);
+        answers.push(...ran);
+        ranToTheEnd = run.every((step, index) => !isGuardStep(step) || ran[index] === true);
+      }
+    } finally {
+      await added;
+    }
     // Past a guard that stopped the batch, nothing is removed from the index: what it points at may still be open.
-    const ranToTheEnd = scripted.every((step, index) => !isGuardStep(step) || answers[index] === true);
     for (const step of steps) if (step.op === 'indexRemove' && ranToTheEnd) await this.indexRemove(step.key, step.member);
     let next = 0;
     return steps.map((step) => {
@@ -336,23 +378,22 @@ export class RedisKeyValueStore extends KeyValueStore {
   /** The steps as one script (one round trip), every key declared. */
   private async script(steps: BatchStep[]): Promise<BatchAnswer[]> {
     if (steps.length === 0) return [];
-    const args = steps.flatMap((step): (string | number)[] => {
-      if (step.op === 'set' || step.op === 'setIfAbsent') return [step.op, step.value, Math.max(1, Math.ceil(step.ttlMs))];
-      if (step.op === 'deleteIfEquals' || step.op === 'requireEquals') return [step.op, step.value, ''];
-      if (step.op === 'indexAdd') return [step.op, step.member, step.score];
-      if (step.op === 'indexRemove') return [step.op, step.member, ''];
-      return [step.op, '', ''];
-    });
-    const reply = (await this.failFast(() => this.client.eval(BATCH, steps.length, ...steps.map((step) => step.key), ...args))) as (
-      string | number | null
-    )[];
+    const keys: string[] = [];
+    const args: (string | number)[] = [];
+    for (const step of steps) {
+      const [stepKeys, stepArgs] = encodedStep(step);
+      keys.push(...stepKeys);
+      args.push(step.op, stepKeys.length, stepArgs.length, ...stepArgs);
+    }
+    const reply = (await this.failFast(() => this.client.eval(BATCH, keys.length, ...keys, ...args))) as (string | number | null)[];
     return steps.map((step, index) => {
       // Past a guard that did not hold, the script returned early: those steps did nothing.
       if (index >= reply.length) return null;
       const answer = reply[index] ?? null;
       if (step.op === 'get') return answer === null ? null : String(answer);
-      if (step.op === 'set' || step.op === 'indexAdd' || step.op === 'indexRemove') return true;
+      if (step.op === 'set' || step.op === 'delete' || step.op === 'indexAdd' || step.op === 'indexRemove') return true;
       if (step.op === 'ttl') return typeof answer === 'number' && answer >= 0 ? answer : null;
+      if (step.op === 'takeSlot' && typeof answer === 'string') return Number(answer.slice(1));
       return answer === 1;
     });
   }
@@ -435,6 +476,38 @@ export class RedisKeyValueStore extends KeyValueStore {
     } catch {
       this.client.disconnect();
     }
+  }
+}
+
+/** A step's keys and arguments as the batch script reads them. */
+function encodedStep(step: BatchStep): [string[], (string | number)[]] {
+  const ttl = (ms: number) => Math.max(1, Math.ceil(ms));
+  switch (step.op) {
+    case 'set':
+    case 'setIfAbsent':
+      return [[step.key], [step.value, ttl(step.ttlMs)]];
+    case 'deleteIfEquals':
+    case 'requireEquals':
+      return [[step.key], [step.value]];
+    case 'indexAdd':
+      return [[step.key], [step.member, step.score]];
+    case 'indexRemove':
+      return [[step.key], [step.member]];
+    case 'takeSlot': {
+      const { request } = step;
+      const skip = step.unlessPresent ?? [];
+      return [
+        [...skip, ...request.windowKeys, request.pauseKey],
+        [
+          skip.length,
+          request.windows.length,
+          request.member,
+          ...request.windows.flatMap((window) => [window.limit, Math.ceil(window.windowMs), window.reserve]),
+        ],
+      ];
+    }
+    default:
+      return [[step.key], []];
   }
 }
 

@@ -1,4 +1,4 @@
-import { KeyValueStore, SlotWindow } from '../../src/redis/key-value-store';
+import { KeyValueStore, SlotWindow, slotAnswerOf, slotStep } from '../../src/redis/key-value-store';
 
 /**
  * The behaviour every KeyValueStore must show; run against Redis and the in-process store alike
@@ -201,6 +201,41 @@ export function describeKeyValueStoreContract(
       await expect(store.indexDue(index, 1_000, 10)).resolves.toEqual([]);
     });
 
+    it('deletes a key in a batch', async () => {
+      await store.set(key('{del}:cached'), 'stale');
+      await expect(store.batch([{ op: 'delete', key: key('{del}:cached') }, { op: 'delete', key: key('{del}:absent') }])).resolves.toEqual([
+        true,
+        true,
+      ]);
+      await expect(store.get(key('{del}:cached'))).resolves.toBeNull();
+    });
+
+    it('runs a step of another slot in its place in a batch, and not past a guard that stopped it', async () => {
+      // A lease and what it guards under one tag, a session under its own: atomic on one Redis, in order on a Cluster.
+      await store.set(key('{own}:lease'), 'writer-a');
+      await store.set(key('{other}:session'), 'requires_payment_method');
+      const ran = await store.batch([
+        { op: 'requireEquals', key: key('{own}:lease'), value: 'writer-a' },
+        { op: 'get', key: key('{other}:session'), otherSlot: true },
+        { op: 'set', key: key('{other}:written'), value: 'yes', ttlMs: 60_000, otherSlot: true },
+        { op: 'get', key: key('{own}:lease') },
+      ]);
+      expect(ran).toEqual([true, 'requires_payment_method', true, 'writer-a']);
+      await expect(store.get(key('{other}:written'))).resolves.toBe('yes');
+      const stopped = await store.batch([
+        { op: 'requireEquals', key: key('{own}:lease'), value: 'writer-b' },
+        { op: 'set', key: key('{other}:stopped'), value: 'yes', ttlMs: 60_000, otherSlot: true },
+      ]);
+      expect(stopped).toEqual([false, null]);
+      await expect(store.get(key('{other}:stopped'))).resolves.toBeNull();
+      const stoppedThere = await store.batch([
+        { op: 'setIfAbsent', key: key('{other}:written'), value: 'again', ttlMs: 60_000, otherSlot: true },
+        { op: 'set', key: key('{own}:after'), value: 'yes', ttlMs: 60_000 },
+      ]);
+      expect(stoppedThere).toEqual([false, null]);
+      await expect(store.get(key('{own}:after'))).resolves.toBeNull();
+    });
+
     it('keeps a sorted index and answers the members due, lowest score first', async () => {
       await store.indexAdd(key('idx'), 'late', 300);
       await store.indexAdd(key('idx'), 'early', 100);
@@ -312,6 +347,37 @@ export function describeKeyValueStoreContract(
         const denied = await store.takeSlotsUnless(settled, [request('s3')]);
         expect(denied.present).toBeNull();
         expect(denied.answers.map((answer) => answer.granted)).toEqual([false]);
+      });
+
+      it('counts a slot as a guard of a batch: granted goes on, denied answers the wait and stops it, a present key skips it', async () => {
+        // A reservation's card attempts beside its lease and its card on file, under the reservation's tag.
+        const request = (member: string) => ({
+          windowKeys: [key('{slot-step}:attempts:w')],
+          pauseKey: key('{slot-step}:attempts:pause'),
+          windows: [w(1, 60_000)],
+          member,
+        });
+        const card = key('{slot-step}:card');
+        const after = key('{slot-step}:after');
+        const granted = await store.batch([
+          { op: 'get', key: card },
+          slotStep(request('a1'), [card]),
+          { op: 'set', key: after, value: 'ran', ttlMs: 60_000 },
+        ]);
+        expect(granted).toEqual([null, true, true]);
+        await store.delete(after);
+        const denied = await store.batch([slotStep(request('a2'), [card]), { op: 'set', key: after, value: 'ran', ttlMs: 60_000 }]);
+        expect(denied[0]).toBeGreaterThan(59_000);
+        expect(denied[1]).toBeNull();
+        expect(slotAnswerOf(denied[0])).toMatchObject({ granted: false });
+        await expect(store.get(after)).resolves.toBeNull();
+        await store.set(card, 'on file');
+        const skipped = await store.batch([{ op: 'get', key: card }, slotStep(request('a3'), [card]), { op: 'get', key: card }]);
+        expect(skipped).toEqual(['on file', false, null]);
+        // Skipped, it took nothing: with the card gone the window still holds only the first slot.
+        await store.delete(card);
+        await store.releaseSlot([key('{slot-step}:attempts:w')], 'a1');
+        await expect(store.batch([slotStep(request('a4'))])).resolves.toEqual([true]);
       });
 
       it('honours a pause and keeps the longer of two pauses', async () => {
