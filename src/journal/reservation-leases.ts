@@ -4,7 +4,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
-import { KeyValueStore } from '../redis/key-value-store';
+import { BatchAnswer, BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { WriteTarget } from './write-intent';
 
@@ -25,8 +25,11 @@ export interface ReservationLease {
 export interface LeaseOptions {
   /** How long to wait for another holder (default: not at all), then 409. */
   waitMs?: number;
-  /** Keys of the target's hash tag read in the step that takes the lease: the work gets their values, in order. */
-  alsoRead?: readonly string[];
+  /**
+   * Steps run in the step that takes the lease, right after it (only when it was taken): the work
+   * gets their answers, in order. Keys of the target's hash tag, or steps marked `otherSlot`.
+   */
+  alongside?: readonly BatchStep[];
   /**
    * The work's last step under the lease is one journaled write: once its landed outcome is
    * recorded (in the same step, which releases the lease), what the work still does needs no lease.
@@ -76,18 +79,18 @@ export class ReservationLeases {
 
   /**
    * Runs `work` holding the target's lease; waits up to `waitMs` (default: not at all) for another
-   * holder, then 409. The lease is taken in one step with the reads asked for (`alsoRead`).
+   * holder, then 409. The lease is taken in one step with the steps asked for (`alongside`).
    */
   async withLease<T>(
     target: WriteTarget,
-    work: (lease: ReservationLease, read: (string | null)[]) => Promise<T>,
+    work: (lease: ReservationLease, answers: BatchAnswer[]) => Promise<T>,
     options: LeaseOptions = {},
   ): Promise<T> {
     const key = this.writesOf(target).lease;
     const owner = randomUUID();
     const giveUpAt = this.clock.now() + (options.waitMs ?? DEFAULT_WAIT_MS);
-    let read: (string | null)[] | null;
-    while (!(read = await this.storeCall(() => this.take(key, owner, options.alsoRead ?? [])))) {
+    let answers: BatchAnswer[] | null;
+    while (!(answers = await this.storeCall(() => this.take(key, owner, options.alongside ?? [])))) {
       if (this.clock.now() >= giveUpAt) throw busy();
       await this.clock.sleep(50 + randomInt(100));
     }
@@ -123,21 +126,18 @@ export class ReservationLeases {
       ...(endsWithWrite ? { endsWithWrite } : {}),
     };
     try {
-      return await work(lease, read);
+      return await work(lease, answers);
     } finally {
       clearInterval(renewal);
       if (!released) await this.store.deleteIfEquals(key, owner).catch(() => undefined);
     }
   }
 
-  /** SET NX PX, with the reads asked for in the same step: null when another holds the lease. */
-  private async take(key: string, owner: string, alsoRead: readonly string[]): Promise<(string | null)[] | null> {
-    if (alsoRead.length === 0) return (await this.store.set(key, owner, { ifAbsent: true, ttlMs: this.leaseMs })) ? [] : null;
-    const [taken, ...values] = await this.store.batch([
-      { op: 'setIfAbsent', key, value: owner, ttlMs: this.leaseMs },
-      ...alsoRead.map((readKey) => ({ op: 'get' as const, key: readKey })),
-    ]);
-    return taken === true ? values.map((value) => (typeof value === 'string' ? value : null)) : null;
+  /** SET NX PX, with the steps asked for in the same step: null when another holds the lease. */
+  private async take(key: string, owner: string, alongside: readonly BatchStep[]): Promise<BatchAnswer[] | null> {
+    if (alongside.length === 0) return (await this.store.set(key, owner, { ifAbsent: true, ttlMs: this.leaseMs })) ? [] : null;
+    const [taken, ...answers] = await this.store.batch([{ op: 'setIfAbsent', key, value: owner, ttlMs: this.leaseMs }, ...alongside]);
+    return taken === true ? answers : null;
   }
 
   private async storeCall<R>(call: () => Promise<R>): Promise<R> {

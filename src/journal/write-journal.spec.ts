@@ -488,6 +488,43 @@ describe('WriteJournal', () => {
       expect(calls).toEqual(['batch', 'batch', 'batch', 'get']);
     });
 
+    it("a card submission's session (another slot) and its card attempt are read and counted in the step that takes the lease", async () => {
+      const world = setUp();
+      await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
+      const sessionKey = world.keys.checkoutSession('ref-1');
+      await world.store.set(sessionKey, 'the session as it is now');
+      const attempts = world.keys.requestLimit('card-attempts', RESERVATION);
+      const count = (member: string) => ({
+        windowKeys: [attempts.window],
+        pauseKey: attempts.pause,
+        windows: [{ limit: 1, windowMs: 60_000, reserve: 0 }],
+        member,
+      });
+      const press = (key: string, member: string) =>
+        world.journal.leaseAndPeek(TARGET, [{ kind: world.reconciler, key }], undefined, (_lease, peeked) => Promise.resolve(peeked), {
+          alongside: { read: sessionKey, count: count(member) },
+        });
+      const calls = counting(world);
+      const first = await press('a', 'm1');
+      expect(calls).toEqual(['batch', 'deleteIfEquals']);
+      expect(first).toMatchObject({ read: 'the session as it is now', counted: { granted: true } });
+      // Over the limit: the press learns the wait, and still reads what the work needs.
+      const second = await press('b', 'm2');
+      expect(second.read).toBe('the session as it is now');
+      expect(second.counted).toMatchObject({ granted: false });
+      expect(second.counted?.retryAfterMs).toBeGreaterThan(59_000);
+      // A press whose own intent is there resumes it: nothing is counted.
+      reconcilerTitle(world, 'c');
+      await world.leases.withLease(TARGET, (lease) =>
+        world.journal.perform(lease, world.reconciler, 'c', sendOf(world, 'c'), { earlier: null, openSettled: true }),
+      );
+      await world.store.releaseSlot([attempts.window], 'm1');
+      const resumed = await press('c', 'm3');
+      expect(resumed.intents[0]).toMatchObject({ state: 'landed' });
+      expect(resumed.counted).toBeNull();
+      await expect(press('d', 'm4')).resolves.toMatchObject({ counted: { granted: true } });
+    });
+
     it('a refused write keeps a lease that ends with it until its work is done: the work still answers the refusal under it', async () => {
       const world = setUp();
       await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);

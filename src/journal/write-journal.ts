@@ -5,7 +5,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { RECONCILE_DELAYS_MS } from '../config/timing-rules';
 import { MetricsService } from '../metrics/metrics.service';
-import { BatchStep, KeyValueStore } from '../redis/key-value-store';
+import { BatchStep, KeyValueStore, SlotAnswer, SlotRequest, slotAnswerOf, slotStep } from '../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { LeaseOptions, ReservationLease, ReservationLeases } from './reservation-leases';
@@ -48,6 +48,25 @@ export interface Peeked<Writes extends readonly { kind: AnyWriteKind; key: strin
   openIntentId: string | null;
   record: T | null;
 }
+
+/** What a work does in the step that takes its lease besides the journal's reads (see leaseAndPeek). */
+export interface AlongsideLease {
+  /** A key of another hash slot read in that step (the session the work is for). */
+  read?: string;
+  /**
+   * A limit's slot counted in that step, unless an intent of the writes asked for is there already (a
+   * press that resumes its own write spends none) or, with `unlessRecord`, the kind's record is (a
+   * reservation with a card on file); a denial stops nothing the work needs.
+   */
+  count?: SlotRequest;
+  unlessRecord?: boolean;
+}
+
+/** leaseAndPeek's reads, with what was asked for alongside: the value read, the count's answer (null: not counted). */
+export type PeekedAlongside<Writes extends readonly { kind: AnyWriteKind; key: string }[], T> = Peeked<Writes, T> & {
+  read: string | null;
+  counted: SlotAnswer | null;
+};
 
 /** A member of the due index names the target too (a reservation by its id, a quote as `quote:ID`): the intent lives under its hash tag. */
 export function dueMember(target: WriteTarget, intentId: string): string {
@@ -119,19 +138,39 @@ export class WriteJournal {
 
   /**
    * Runs `work` holding the target's lease, with what `peek` would read, read in the very step that
-   * takes the lease (one round trip for both). `endsWithWrite`: see LeaseOptions.
+   * takes the lease (one round trip for both), and what `alongside` asks for in the same step: on one
+   * Redis all of it is one atomic script; on a Redis Cluster the read of another slot and the count are
+   * steps of their own, after the lease is taken. `endsWithWrite`: see LeaseOptions.
    */
   leaseAndPeek<const Writes extends readonly { kind: AnyWriteKind; key: string }[], T, R>(
     target: WriteTarget,
     writes: Writes,
     record: TargetRecord<T> | undefined,
-    work: (lease: ReservationLease, peeked: Peeked<Writes, T>) => Promise<R>,
-    options: Omit<LeaseOptions, 'alsoRead'> = {},
+    work: (lease: ReservationLease, peeked: PeekedAlongside<Writes, T>) => Promise<R>,
+    options: Omit<LeaseOptions, 'alongside'> & { alongside?: AlongsideLease } = {},
   ): Promise<R> {
-    return this.leases.withLease(target, (lease, read) => work(lease, this.peeked(writes, record, read)), {
-      ...options,
-      alsoRead: this.peekKeys(target, writes, record),
-    });
+    const { alongside = {}, ...leaseOptions } = options;
+    const reads = this.peekKeys(target, writes, record);
+    const steps: BatchStep[] = reads.map((key) => ({ op: 'get', key }));
+    // The read first: a count that is denied or skipped stops the steps after it.
+    if (alongside.read !== undefined) steps.push({ op: 'get', key: alongside.read, otherSlot: true });
+    if (alongside.count) {
+      const settling = [...reads.slice(0, writes.length), ...(alongside.unlessRecord && record ? [reads[writes.length + 1]] : [])];
+      steps.push(slotStep(alongside.count, settling));
+    }
+    return this.leases.withLease(
+      target,
+      (lease, answers) => {
+        const text = (value: unknown) => (typeof value === 'string' ? value : null);
+        const counted = alongside.count ? answers[answers.length - 1] : undefined;
+        return work(lease, {
+          ...this.peeked(writes, record, answers),
+          read: alongside.read !== undefined ? text(answers[reads.length]) : null,
+          counted: counted === undefined || counted === false ? null : slotAnswerOf(counted),
+        });
+      },
+      { ...leaseOptions, alongside: steps },
+    );
   }
 
   private peekKeys<T>(target: WriteTarget, writes: readonly { kind: AnyWriteKind; key: string }[], record?: TargetRecord<T>): string[] {

@@ -321,19 +321,29 @@ export class CardPayments {
     attach: (session: CheckoutSession, lease: ReservationLease, intent: AttachIntent) => Promise<CheckoutSessionView>,
   ): Promise<CheckoutSessionView> {
     const key = attachKey(known.id, `key:${idempotencyKey}`);
-    // The lease and what the journal holds for this key, in one step; the attach is the last write under it.
+    const attempt = this.limits.cardAttempting(known.reservationId);
+    // One step: the lease, what the journal holds for this key, the session as it is now (read
+    // holding the lease), and the card-testing guard's count of both shapes (docs/product-spec.md §7),
+    // before anything reaches the upstream. The attach is the last write under the lease.
     return this.journal.leaseAndPeek(
       onReservation(known.reservationId),
       [{ kind: this.paymentMethods, key }],
       CARD_ON_FILE,
-      async (lease, { intents: [earlier], openIntentId, record: card }) => {
+      async (lease, { intents: [earlier], openIntentId, record: card, read: stored, counted }) => {
         if (earlier && !mayResend(earlier.state)) return this.resume(known.id, key, earlier, lease);
-        const session = await this.submittable(known.id, lease, { openIntentId, card });
-        // The card-testing guard counts both shapes (docs/product-spec.md §7), before anything reaches the upstream.
-        await this.limits.cardAttempt(session.reservationId);
+        const session = await this.submittable(known.id, lease, { openIntentId, card, stored });
+        if (counted) attempt.admit(counted);
         return attach(session, lease, { key, earlier, openSettled: true });
       },
-      { endsWithWrite: true },
+      {
+        endsWithWrite: true,
+        alongside: {
+          read: this.sessions.storedAt(known.id) ?? undefined,
+          count: attempt.request,
+          // A card on file refuses the press before it spends an attempt, unless the press replaces it.
+          unlessRecord: phaseOf(known) !== 'replacing',
+        },
+      },
     );
   }
 
@@ -344,7 +354,7 @@ export class CardPayments {
   private async submittable(
     sessionId: string,
     lease: ReservationLease,
-    standing: { openIntentId: string | null; card: CardOnFile | null },
+    standing: { openIntentId: string | null; card: CardOnFile | null; stored?: string | null },
   ): Promise<CheckoutSession> {
     if (standing.openIntentId) {
       const open = await this.journal.settleOpen(lease, standing.openIntentId);
@@ -356,10 +366,13 @@ export class CardPayments {
           'An earlier payment step on this reservation is still being confirmed with the booking platform; nothing else is sent until it is. Try again in a moment.',
         );
       }
-      // Settling it may have put a card on file.
+      // Settling it may have put a card on file, and moved the session: both are read again.
       standing = { openIntentId: null, card: await this.cards.onFile(reservationOf(lease.target)) };
     }
-    const session = await this.sessions.require(sessionId);
+    // `stored`: the session's key as read with the lease (undefined: read it now).
+    const session =
+      standing.stored === undefined ? await this.sessions.require(sessionId) : await this.sessions.fromStored(sessionId, standing.stored);
+    if (!session) throw sessionNotFound();
     if (phaseOf(session) === 'replacing') {
       // A failed charge mended (docs/product-spec.md §6.5): only when the platform, read now, still shows it.
       await this.paymentMethods.replacedCard(session);

@@ -106,7 +106,7 @@ describe('RedisKeys in a Redis Cluster', () => {
     });
 
     it('a request limit: its window log and its pause, for each limit and subject (takeSlot)', () => {
-      for (const limit of ['client-ip', 'card-attempts'] as const) {
+      for (const limit of ['client-ip', 'card-attempts', 'sessions'] as const) {
         for (const subject of ['203.0.113.0/24', '2001:db8::/64', 'res-checkout-usd']) {
           const { window, pause } = keys.requestLimit(limit, subject);
           expect(slotsOf([window, pause]).size).toBe(1);
@@ -125,6 +125,12 @@ describe('RedisKeys in a Redis Cluster', () => {
       const misses = keys.requestLimit('reservation-misses', '203.0.113.0/24');
       expect(new Set([requests.window, misses.window]).size).toBe(2);
       expect(slotsOf([requests.window, requests.pause, misses.window, misses.pause]).size).toBe(1);
+    });
+
+    it("a reservation's lease, its journal's reads and its card attempts (the step that takes a card submission's lease)", () => {
+      const writes = keys.reservationWrites('res-checkout-usd');
+      const attempts = keys.requestLimit('card-attempts', 'res-checkout-usd');
+      expect(slotsOf([writes.lease, writes.openIntent, writes.card, writes.intent('0123abcd'), attempts.window, attempts.pause]).size).toBe(1);
     });
 
     it("a reservation's card on file and the sessions opened on it (takeSlotsUnless when a session is opened)", () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { checkoutClient, freshReservation } from '../utils/checkout-client';
+import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 /** docs/product-spec.md §7: the card-testing guard has no side door, whatever the submission's shape or session. */
@@ -33,6 +33,27 @@ describe('card-testing guard: token submissions and sessions per reservation cou
     expect(third.body.code).toBe('rate_limited');
     expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
     expect(attaches()).toBe(before);
+  });
+
+  it('counts a press in the step that takes the reservation, but not one refused for the card already on file, nor a replay of its key', async () => {
+    const reservation = freshReservation(world);
+    const sessionId = (await site(0).createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
+    const key = randomUUID();
+    await site(0).submit(sessionId, cardBody(CARDS.noThreeDs), key).expect(200);
+    const attempts = async () => {
+      const contents = await world.apps[0].redisContents();
+      const window = [...contents.entries()].find(([name]) => name.endsWith(`{reservation:${reservation.reservationId}}:limit:card-attempts:w`));
+      // A sorted set's members and scores, one a line.
+      return window ? window[1].split('\n').length / 2 : 0;
+    };
+    expect(await attempts()).toBe(1);
+    // Paid: each new press is refused, the same key is answered from its record, and none spends an attempt.
+    for (const index of [0, 1, 0]) {
+      const refused = await site(index).submit(sessionId, cardBody(CARDS.noThreeDs));
+      expect(refused.status).toBe(409);
+    }
+    await site(1).submit(sessionId, cardBody(CARDS.noThreeDs), key).expect(200);
+    expect(await attempts()).toBe(1);
   });
 
   it('bounds the sessions opened on one reservation, so new sessions are no way around it', async () => {

@@ -26,6 +26,15 @@ export interface ReservationLookup {
   missed(): Promise<void>;
 }
 
+/**
+ * A reservation's limit for a caller that takes its slot in a step of its own (one that shares the
+ * reservation's hash slot): the slot to take, and `admit` to judge the answer (429 when denied).
+ */
+export interface Counting {
+  request: SlotRequest;
+  admit(answer: SlotAnswer): void;
+}
+
 @Injectable()
 export class RequestLimits {
   private readonly ipLimit: RateLimit;
@@ -83,10 +92,12 @@ export class RequestLimits {
    * after the body is validated: invalid bodies never reach the host and do not count.
    */
   async cardAttempt(reservationId: string): Promise<void> {
-    const answer = await this.take('card-attempts', reservationId, this.cardLimit);
-    if (!answer.granted) {
-      this.refuse('card_attempts', answer, 'Too many card attempts for this booking. Please wait before trying again, or contact us.');
-    }
+    await this.counted(this.cardAttempting(reservationId));
+  }
+
+  /** cardAttempt for a caller that takes its slot in a step of its own (the one that takes the reservation's lease): see Counting. */
+  cardAttempting(reservationId: string): Counting {
+    return this.counting('card-attempts', reservationId, this.cardLimit, 'card_attempts', 'Too many card attempts for this booking.');
   }
 
   /**
@@ -94,21 +105,30 @@ export class RequestLimits {
    * are the way to more card attempts, so they are bounded too; throws 429 `rate_limited` when over.
    */
   async sessionOpened(reservationId: string): Promise<void> {
-    const opening = this.sessionOpening(reservationId);
-    const [answer] = await this.takeAll([opening.request]);
-    opening.admit(answer);
+    await this.counted(this.sessionOpening(reservationId));
   }
 
-  /**
-   * sessionOpened for a caller that takes its slot in a step of its own (beside the reservation's
-   * card on file, which shares its hash slot): the request, and `admit` to judge the answer.
-   */
-  sessionOpening(reservationId: string): { request: SlotRequest; admit(answer: SlotAnswer): void } {
+  /** sessionOpened for a caller that takes its slot in a step of its own (beside the reservation's card on file): see Counting. */
+  sessionOpening(reservationId: string): Counting {
+    return this.counting('sessions', reservationId, this.sessionLimit, 'sessions', 'Too many checkout attempts for this booking.');
+  }
+
+  private async counted(counting: Counting): Promise<void> {
+    const [answer] = await this.takeAll([counting.request]);
+    counting.admit(answer);
+  }
+
+  private counting(
+    limit: 'card-attempts' | 'sessions',
+    reservationId: string,
+    rate: RateLimit,
+    refused: 'card_attempts' | 'sessions',
+    what: string,
+  ): Counting {
     return {
-      request: this.slotRequest('sessions', reservationId, this.sessionLimit),
+      request: this.slotRequest(limit, reservationId, rate),
       admit: (answer) => {
-        if (answer.granted) return;
-        this.refuse('sessions', answer, 'Too many checkout attempts for this booking. Please wait before trying again, or contact us.');
+        if (!answer.granted) this.refuse(refused, answer, `${what} Please wait before trying again, or contact us.`);
       },
     };
   }
