@@ -54,31 +54,41 @@ export class CheckoutSessions {
       if (await this.cards.onFile(reservation.id)) throw alreadyPaid();
       throw new DomainError('invalid_state', 'This reservation has nothing left to pay.');
     }
-    // The card on file and the session's count in one step: a reservation with a card spends none.
+    // Looked up before the count, so the session's write can join its step; an unavailable provider
+    // (or a failed lookup) is answered after the card on file and the count, which a guest sees first.
+    const provider = await this.providers.forListing(reservation.listingId).then(
+      (found) => ({ found }),
+      (error: unknown) => ({ error }),
+    );
+    const available = 'found' in provider && provider.found?.status === 'ACTIVE' ? provider.found : null;
+    const now = this.clock.now();
+    const opened = available
+      ? this.sessions.openStep({
+          id: this.sessions.newId(),
+          reservationId: reservation.id,
+          listingId: reservation.listingId,
+          guestId: reservation.guestId,
+          paymentProviderId: available.paymentProviderId,
+          amount,
+          currency,
+          createdAt: now,
+          expiresAt: now + this.config.get('checkout', { infer: true }).sessionTtlSeconds * 1000,
+        })
+      : null;
+    // The card on file, the session's count and its write in one batch: a reservation with a card
+    // spends none of the count, and neither it nor a denied count writes a session.
     const opening = this.limits.sessionOpening(reservation.id);
-    const { card, answers } = await this.cards.onFileOrCounted(reservation.id, [opening.request]);
+    const { card, counted, after } = await this.cards.onFileOrCounted(reservation.id, opening.request, opened ? [opened.step] : []);
     if (card) throw alreadyPaid();
-    opening.admit(answers[0]);
-    const provider = await this.providers.forListing(reservation.listingId);
-    if (!provider || provider.status !== 'ACTIVE') {
+    opening.admit(counted);
+    if ('error' in provider) throw provider.error;
+    if (!opened) {
       throw new DomainError(
         'payment_account_unavailable',
         'Card payments are not available for this property right now; please try again later.',
       );
     }
-    const now = this.clock.now();
-    const session = await this.sessions.open({
-      id: this.sessions.newId(),
-      reservationId: reservation.id,
-      listingId: reservation.listingId,
-      guestId: reservation.guestId,
-      paymentProviderId: provider.paymentProviderId,
-      amount,
-      currency,
-      createdAt: now,
-      expiresAt: now + this.config.get('checkout', { infer: true }).sessionTtlSeconds * 1000,
-    });
-    return toView(session);
+    return toView(opened.written(after[0]));
   }
 
   async get(id: string): Promise<CheckoutSessionView> {

@@ -82,6 +82,20 @@ describe('CheckoutSessionsStore: fenced session state (docs/product-spec.md §6.
     expect(await sessions.load(created.id)).toMatchObject({ status: 'succeeded' });
   });
 
+  it("writes a new session as a step of the caller's batch, never over a session of the same id", async () => {
+    const { sessions, fresh, store, key } = await setUp();
+    const session = fresh();
+    const first = sessions.createStep(session);
+    expect(first.written((await store.batch([first.step]))[0])).toMatchObject({ id: session.id, version: 1 });
+    expect(await sessions.load(session.id)).toMatchObject({ id: session.id, status: 'requires_payment_method', version: 1 });
+    const stored = await store.get(key(session.id));
+    const again = sessions.createStep({ ...session, amount: 1 });
+    const [taken] = await store.batch([again.step]);
+    expect(() => again.written(taken)).toThrow('already taken');
+    expect(() => again.written(null)).toThrow('did not run');
+    expect(await store.get(key(session.id))).toBe(stored);
+  });
+
   it('answers 404 for a session that is gone, and writes nothing', async () => {
     const { sessions } = await setUp();
     await expect(sessions.update(`cs_${'a'.repeat(32)}`, (current) => current)).rejects.toMatchObject({ code: 'session_not_found' });

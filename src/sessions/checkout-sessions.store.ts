@@ -4,7 +4,7 @@ import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { MetricsService } from '../metrics/metrics.service';
 import { AtRestCipher, AtRestCiphers, SealedValue } from '../redis/at-rest-cipher';
-import { KeyValueStore } from '../redis/key-value-store';
+import { BatchAnswer, BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { CheckoutSession, SessionPointer, sessionNotFound } from './checkout-session';
@@ -17,6 +17,12 @@ export type SessionChange = (current: CheckoutSession) => CheckoutSession | null
 
 export function isSessionId(id: string): boolean {
   return SESSION_ID.test(id);
+}
+
+/** A new session's write as a step of a batch, and what judges its answer (see CheckoutSessionsStore.createStep). */
+export interface SessionCreateStep {
+  step: BatchStep & { op: 'setIfAbsent' };
+  written(answer: BatchAnswer): CheckoutSession;
 }
 
 /**
@@ -101,9 +107,30 @@ export class CheckoutSessionsStore {
   }
 
   async create(session: Omit<CheckoutSession, 'version'>): Promise<CheckoutSession> {
+    const { step, written } = this.createStep(session);
+    const [answer] = await this.store.batch([step]).catch((cause: unknown) => {
+      throw DomainError.storeUnavailable(cause);
+    });
+    return written(answer);
+  }
+
+  /**
+   * A new session's write as a step of the caller's batch, so it costs no round trip of its own
+   * (opening a session writes it in the step that counts the opening). `written`: the session, once
+   * the step's answer says it was written; a step that found the key (an id taken) or did not run throws.
+   */
+  createStep(session: Omit<CheckoutSession, 'version'>): SessionCreateStep {
     const created: CheckoutSession = { ...session, version: 1 };
-    if (!(await this.write(null, created, undefined))) throw new Error('a new checkout session id is already taken');
-    return created;
+    const { key, ttlMs } = this.placeOf(created);
+    return {
+      step: { op: 'setIfAbsent', key, value: this.seal(created, key), ttlMs },
+      written: (answer) => {
+        if (answer === null) throw new Error('a new checkout session was not written: its step did not run');
+        if (answer !== true) throw new Error('a new checkout session id is already taken');
+        this.metrics.sessionTransitions.inc({ status: created.status });
+        return created;
+      },
+    };
   }
 
   /**
@@ -145,14 +172,19 @@ export class CheckoutSessionsStore {
   }
 
   private async write(expectedVersion: number | null, session: CheckoutSession, previousStatus: string | undefined): Promise<boolean> {
-    const ttlMs = session.expiresAt - this.clock.now();
-    if (ttlMs <= 0) throw new DomainError('session_not_found', 'The checkout session has expired.');
-    const key = this.keys.checkoutSession(RedisKeys.sessionRef(session.id));
+    const { key, ttlMs } = this.placeOf(session);
     const written = await this.store.replaceIfVersion(key, expectedVersion, this.seal(session, key), ttlMs).catch((cause: unknown) => {
       throw DomainError.storeUnavailable(cause);
     });
     if (written && session.status !== previousStatus) this.metrics.sessionTransitions.inc({ status: session.status });
     return written;
+  }
+
+  /** The session's key and the life it has left; one whose life is over is not written. */
+  private placeOf(session: CheckoutSession): { key: string; ttlMs: number } {
+    const ttlMs = session.expiresAt - this.clock.now();
+    if (ttlMs <= 0) throw new DomainError('session_not_found', 'The checkout session has expired.');
+    return { key: this.keys.checkoutSession(RedisKeys.sessionRef(session.id)), ttlMs };
   }
 
   private read(key: string): Promise<string | null> {

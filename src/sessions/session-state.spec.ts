@@ -60,6 +60,7 @@ describe('SessionState: the one owner of checkout session state', () => {
     const booking = { reservationId: 'res-1', confirmationCode: 'GY-1', checkIn: '2026-12-01', checkOut: '2026-12-04' };
     const session = { ...fresh(), booking: { ...booking, status: 'confirmed' as const } };
     await expect(sessionState.open(session)).rejects.toThrow(SessionMoveRefused);
+    expect(() => sessionState.openStep(session)).toThrow(SessionMoveRefused);
     expect(await world.store.get(world.keys.checkoutSession(session.id))).toBeNull();
     await expect(sessionState.open({ ...fresh(), booking: { ...booking, status: 'reserved' } })).resolves.toMatchObject({
       booking: { status: 'reserved' },

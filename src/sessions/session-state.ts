@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CheckoutSession, SessionPointer } from './checkout-session';
-import { CheckoutSessionsStore } from './checkout-sessions.store';
+import { CheckoutSessionsStore, SessionCreateStep } from './checkout-sessions.store';
 import { nextSession, SessionMove, SessionMoveRefused } from './session-moves';
 
 /** What opening a session takes: the record without what only its moves set. */
@@ -8,6 +8,12 @@ export type NewSession = Omit<
   CheckoutSession,
   'version' | 'status' | 'nextAction' | 'paymentMethod' | 'lastError' | 'pendingAttempt' | 'tokenizedUnder' | 'charge'
 >;
+
+/** The session as it opens; refused unless a reservation made for it is still held. */
+function opened(session: NewSession): Omit<CheckoutSession, 'version'> {
+  if (session.booking && session.booking.status !== 'reserved') throw new SessionMoveRefused('opened', `booking ${session.booking.status}`);
+  return { ...session, status: 'requires_payment_method' };
+}
 
 /**
  * The one owner of checkout session state: every room reads sessions here and changes them only by
@@ -48,9 +54,15 @@ export class SessionState {
 
   /** A new session waits for a card; a reservation made for it is held (`reserved`). */
   async open(session: NewSession): Promise<CheckoutSession> {
-    if (session.booking && session.booking.status !== 'reserved')
-      throw new SessionMoveRefused('opened', `booking ${session.booking.status}`);
-    return await this.records.create({ ...session, status: 'requires_payment_method' });
+    return await this.records.create(opened(session));
+  }
+
+  /**
+   * `open` as a step of the caller's batch (see CheckoutSessionsStore.createStep): `written` answers
+   * the session once the step's answer says it was written.
+   */
+  openStep(session: NewSession): SessionCreateStep {
+    return this.records.createStep(opened(session));
   }
 
   /**

@@ -1,5 +1,11 @@
-import { checkoutClient, freshReservation, upstreamRequests } from '../utils/checkout-client';
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import { CardsOnFile } from '../../src/journal/kinds/payment-method.write-kind';
+import { RedisKeys } from '../../src/redis/redis-keys';
+import { checkoutClient, freshReservation, sessionsStoredFor, upstreamRequests } from '../utils/checkout-client';
+import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { testRedisUrl } from '../utils/test-config';
 
 describe('checkout sessions', () => {
   let world: SandboxedApps;
@@ -61,10 +67,51 @@ describe('checkout sessions', () => {
     expect(res.body.code).toBe('invalid_state');
   });
 
-  it('refuses a listing whose payment provider is inactive with a clear problem', async () => {
+  it('refuses a listing whose payment provider is inactive with a clear problem, and keeps no session', async () => {
     const res = await site(0).createSession('res-closed', 'liam@example.com');
     expect(res.status).toBe(502);
     expect(res.body.code).toBe('payment_account_unavailable');
+    expect(await sessionsStoredFor(world, 'res-closed')).toBe(0);
+  });
+
+  it('answers already_paid on a reservation with our card on file even while its payment provider is inactive', async () => {
+    const reservation = freshReservation(world, 200, 'lst-closed');
+    // As the attach records it once the platform shows the card (docs/product-spec.md §6.5).
+    await world.apps[0].app.get(CardsOnFile).record(reservation.reservationId, { paymentMethodId: 'pm-on-file' });
+    const res = await site(1).createSession(reservation.reservationId, reservation.guestEmail);
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('already_paid');
+    expect(await sessionsStoredFor(world, reservation.reservationId)).toBe(0);
+  });
+
+  it('writes the session in the one Redis step that reads the card on file and counts the opening', async () => {
+    const reservation = freshReservation(world);
+    const keys = new RedisKeys(world.apps[0].config.redis.keyPrefix);
+    const commands: string[][] = [];
+    // `monitor()` opens a connection of its own: `watcher` stays free for commands.
+    const watcher = new Redis(testRedisUrl());
+    const monitor = await watcher.monitor();
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua') commands.push(args);
+    });
+    try {
+      const created = await site(0).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+      // Redis shows its commands in the order it ran them: once the marker is seen, so is every command of the request.
+      const marker = `${keys.prefix}monitor-marker:${randomUUID()}`;
+      await watcher.get(marker);
+      await waitUntil(() => Promise.resolve(commands.some((args) => args.includes(marker))), 5_000, 'the monitor to show the request');
+      const sessionKey = keys.checkoutSession(RedisKeys.sessionRef(created.body.id as string));
+      const cardKey = keys.reservationWrites(reservation.reservationId).card;
+      const tag = `{reservation:${reservation.reservationId}}`;
+      // Each command that names the reservation's keys or the session's, as the keys it names.
+      const touching = commands
+        .filter((args) => args.some((arg) => arg === sessionKey || arg.includes(tag)))
+        .map((args) => args.filter((arg) => arg.startsWith(keys.prefix)));
+      expect(touching).toEqual([expect.arrayContaining([cardKey, sessionKey])]);
+    } finally {
+      monitor.disconnect();
+      watcher.disconnect();
+    }
   });
 
   it('forgets the session once its TTL has passed', async () => {

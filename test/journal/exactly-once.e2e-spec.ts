@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { CARDS, cardBody, checkoutClient, freshReservation, sessionsStoredFor } from '../utils/checkout-client';
 import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
@@ -139,6 +139,7 @@ describe('exactly once: card attaches and extras under faults', () => {
     const third = await site(1).createSession(reservation.reservationId, reservation.guestEmail);
     expect(third.status).toBe(409);
     expect(third.body.code).toBe('already_paid');
+    expect(await sessionsStoredFor(world, reservation.reservationId)).toBe(2);
     expect(attachRequests()).toBe(before);
     expect(methodsOn(reservation.guestId, reservation.reservationId)).toHaveLength(1);
     await site(0)

@@ -380,6 +380,32 @@ export function describeKeyValueStoreContract(
         await expect(store.batch([slotStep(request('a4'))])).resolves.toEqual([true]);
       });
 
+      it('runs a step of another slot past a slot it counted, and not past one denied or skipped', async () => {
+        // A session opened on a reservation: its card on file and its count under the reservation's tag, the session under its own.
+        const window = key('{slot-other}:sessions:w');
+        const card = key('{slot-other}:card');
+        const session = (name: string) => key(`{${name}}:session`);
+        const open = (member: string, name: string) =>
+          store.batch([
+            { op: 'get', key: card },
+            slotStep({ windowKeys: [window], pauseKey: key('{slot-other}:sessions:pause'), windows: [w(1, 60_000)], member }, [card]),
+            { op: 'setIfAbsent', key: session(name), value: member, ttlMs: 60_000, otherSlot: true },
+          ]);
+        await expect(open('s1', 's1')).resolves.toEqual([null, true, true]);
+        const denied = await open('s2', 's2');
+        expect(denied[1]).toBeGreaterThan(59_000);
+        expect(denied[2]).toBeNull();
+        await expect(store.get(session('s2'))).resolves.toBeNull();
+        await store.releaseSlot([window], 's1');
+        await store.set(card, 'on file');
+        await expect(open('s3', 's3')).resolves.toEqual(['on file', false, null]);
+        await expect(store.get(session('s3'))).resolves.toBeNull();
+        await store.delete(card);
+        // Counted, and the key of another slot found taken: it keeps what it held.
+        await expect(open('s4', 's1')).resolves.toEqual([null, true, false]);
+        await expect(store.get(session('s1'))).resolves.toBe('s1');
+      });
+
       it('honours a pause and keeps the longer of two pauses', async () => {
         const { pauseKey, take } = budget('pause', [w(100, 10_000)]);
         await store.pauseSlots(pauseKey, 5_000);

@@ -50,3 +50,10 @@ export function freshReservation(world: SandboxedApps, balanceDue = 500, listing
 export function upstreamRequests(world: SandboxedApps): number {
   return world.sandbox.control.requestLog.length;
 }
+
+/** How many sessions on this reservation Redis holds (a session's record names its reservation). */
+export async function sessionsStoredFor(world: SandboxedApps, reservationId: string): Promise<number> {
+  const contents = await world.apps[0].redisContents();
+  return [...contents].filter(([key, value]) => /session:\{[^}]+\}$/.test(key) && value.includes(`"reservationId":"${reservationId}"`))
+    .length;
+}

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { DomainError } from '../../common/errors/domain-error';
 import { ProductEventBus } from '../../common/events/product-event-bus';
-import { BatchStep, KeyValueStore, SlotAnswer, SlotRequest } from '../../redis/key-value-store';
+import { BatchAnswer, BatchStep, KeyValueStore, SlotAnswer, SlotRequest, slotAnswerOf, slotStep } from '../../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
 import { GuestyClient } from '../../upstream/guesty-client';
@@ -66,14 +66,22 @@ export class CardsOnFile {
   /**
    * The card on file, read in the step that takes `count` when there is none: the reservation's
    * limits kept under its tag (RedisKeys.requestLimit), which a reservation with a card never spends.
+   * `whenCounted`: steps of one other hash slot (a session's write), run after the count in the same
+   * batch, only when it was granted with no card on file; `after` answers them in order (null: not run).
    */
-  async onFileOrCounted(reservationId: string, count: SlotRequest[]): Promise<{ card: CardOnFile | null; answers: SlotAnswer[] }> {
-    const { present, answers } = await this.store
-      .takeSlotsUnless(this.keys.reservationWrites(reservationId).card, count)
+  async onFileOrCounted(
+    reservationId: string,
+    count: SlotRequest,
+    whenCounted: BatchStep[] = [],
+  ): Promise<{ card: CardOnFile | null; counted: SlotAnswer; after: BatchAnswer[] }> {
+    const cardKey = this.keys.reservationWrites(reservationId).card;
+    const otherSlot = whenCounted.map((step) => ({ ...step, otherSlot: true as const }));
+    const [present, counted, ...after] = await this.store
+      .batch([{ op: 'get', key: cardKey }, slotStep(count, [cardKey]), ...otherSlot])
       .catch((cause: unknown) => {
         throw DomainError.storeUnavailable(cause);
       });
-    return { card: present ? CARD_ON_FILE.parse(present) : null, answers };
+    return { card: typeof present === 'string' ? CARD_ON_FILE.parse(present) : null, counted: slotAnswerOf(counted), after };
   }
 
   /** Kept and retried while Redis is down: the card is on the reservation whatever Redis says. */
