@@ -167,11 +167,6 @@ export abstract class KeyValueStore {
    * every request must share one hash slot.
    */
   abstract takeSlots(requests: SlotRequest[]): Promise<SlotAnswer[]>;
-  /**
-   * takeSlots, unless `presentKey` holds a value: then that value is answered and nothing is taken
-   * (a limit spent only on what the key does not already settle). All keys in one hash slot.
-   */
-  abstract takeSlotsUnless(presentKey: string, requests: SlotRequest[]): Promise<{ present: string | null; answers: SlotAnswer[] }>;
   /** Gives one slot back before it leaves its window (a hold paid or never made stops counting). */
   abstract releaseSlot(windowKeys: string[], member: string): Promise<void>;
   /** Pauses the budget for every replica for at least `ms` (keeps the longer of the current and the new pause). */

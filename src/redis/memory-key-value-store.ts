@@ -198,12 +198,6 @@ export class MemoryKeyValueStore extends KeyValueStore {
     return Promise.resolve(answers);
   }
 
-  takeSlotsUnless(presentKey: string, requests: SlotRequest[]): Promise<{ present: string | null; answers: SlotAnswer[] }> {
-    const present = this.live(presentKey)?.value ?? null;
-    if (present !== null) return Promise.resolve({ present, answers: [] });
-    return this.takeSlots(requests).then((answers) => ({ present, answers }));
-  }
-
   private slotNow(request: SlotRequest): SlotAnswer {
     assertSlotRequest(request);
     const now = this.now();

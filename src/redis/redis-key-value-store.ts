@@ -133,23 +133,16 @@ end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`;
 
-// KEYS: the key whose presence stops the script, when ARGV[1] is '1'; then per request, one
-// sorted-set log per window, then its pause key. ARGV: that flag, then per request its member and
-// its number of windows, then limit, windowMs, reserve per window. A present key is answered as
-// it is, with nothing taken. Requests are taken in order and the first denied ends the script: one
-// answer {granted, wait} per request tried. Atomic, so replicas never both take the last slot; TIME
-// gives every replica one clock. Nothing is added to a request's logs unless every one of its
-// windows has room (all or none).
+// KEYS: per request, one sorted-set log per window, then its pause key. ARGV: per request its
+// member and its number of windows, then limit, windowMs, reserve per window. Requests are taken
+// in order and the first denied ends the script: one answer {granted, wait} per request tried.
+// Atomic, so replicas never both take the last slot; TIME gives every replica one clock. Nothing
+// is added to a request's logs unless every one of its windows has room (all or none).
 const TAKE_SLOTS = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 ${TAKE_FROM_LOG}
-local k, a = 1, 2
-if ARGV[1] == '1' then
-  local present = redis.call('GET', KEYS[1])
-  if present then return present end
-  k = 2
-end
+local k, a = 1, 1
 local answers = {}
 while a <= #ARGV do
   local member, windows = ARGV[a], tonumber(ARGV[a + 1])
@@ -421,29 +414,14 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   async takeSlots(requests: SlotRequest[]): Promise<SlotAnswer[]> {
-    const reply = await this.slots(requests, null);
-    if (!Array.isArray(reply)) throw new Error('takeSlot: unexpected reply from Redis');
-    return reply;
-  }
-
-  async takeSlotsUnless(presentKey: string, requests: SlotRequest[]): Promise<{ present: string | null; answers: SlotAnswer[] }> {
-    const reply = await this.slots(requests, presentKey);
-    return Array.isArray(reply) ? { present: null, answers: reply } : { present: reply, answers: [] };
-  }
-
-  private async slots(requests: SlotRequest[], presentKey: string | null): Promise<SlotAnswer[] | string> {
     requests.forEach(assertSlotRequest);
-    const keys = [
-      ...(presentKey === null ? [] : [presentKey]),
-      ...requests.flatMap((request) => [...request.windowKeys, request.pauseKey]),
-    ];
+    const keys = requests.flatMap((request) => [...request.windowKeys, request.pauseKey]);
     const args = requests.flatMap((request) => [
       request.member,
       request.windows.length,
       ...request.windows.flatMap((w) => [w.limit, Math.ceil(w.windowMs), w.reserve]),
     ]);
-    const reply = await this.failFast(() => this.client.eval(TAKE_SLOTS, keys.length, ...keys, presentKey === null ? '0' : '1', ...args));
-    if (typeof reply === 'string') return reply;
+    const reply = await this.failFast(() => this.client.eval(TAKE_SLOTS, keys.length, ...keys, ...args));
     if (!Array.isArray(reply) || reply.length === 0) throw new Error('takeSlot: unexpected reply from Redis');
     return (reply as unknown[]).map((answer) => {
       if (!Array.isArray(answer) || answer.length !== 2) throw new Error('takeSlot: unexpected reply from Redis');

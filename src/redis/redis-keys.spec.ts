@@ -133,7 +133,7 @@ describe('RedisKeys in a Redis Cluster', () => {
       expect(slotsOf([writes.lease, writes.openIntent, writes.card, writes.intent('0123abcd'), attempts.window, attempts.pause]).size).toBe(1);
     });
 
-    it("a reservation's card on file and the sessions opened on it (takeSlotsUnless when a session is opened)", () => {
+    it("a reservation's card on file and the sessions opened on it (counted in one step when a session is opened)", () => {
       const sessions = keys.requestLimit('sessions', 'res-checkout-usd');
       expect(slotsOf([keys.reservationWrites('res-checkout-usd').card, sessions.window, sessions.pause]).size).toBe(1);
     });

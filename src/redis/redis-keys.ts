@@ -162,7 +162,7 @@ export class RedisKeys {
    * A network's reservation misses sit under the tag of its requests (`client-ip`): opening a session
    * counts the request and checks the misses in one step (takeSlots). The sessions opened on a
    * reservation sit under the reservation's own tag (`reservationWrites`): a session open reads the
-   * card on file and counts the session in one step (takeSlotsUnless). So do a reservation's card
+   * card on file and counts the session in one step (a batch's takeSlot). So do a reservation's card
    * attempts: a card submission counts one in the step that takes the reservation's lease.
    */
   requestLimit(limit: RequestLimitName, subject: string): { window: string; pause: string } {

@@ -203,10 +203,12 @@ export function describeKeyValueStoreContract(
 
     it('deletes a key in a batch', async () => {
       await store.set(key('{del}:cached'), 'stale');
-      await expect(store.batch([{ op: 'delete', key: key('{del}:cached') }, { op: 'delete', key: key('{del}:absent') }])).resolves.toEqual([
-        true,
-        true,
-      ]);
+      await expect(
+        store.batch([
+          { op: 'delete', key: key('{del}:cached') },
+          { op: 'delete', key: key('{del}:absent') },
+        ]),
+      ).resolves.toEqual([true, true]);
       await expect(store.get(key('{del}:cached'))).resolves.toBeNull();
     });
 
@@ -326,27 +328,6 @@ export function describeKeyValueStoreContract(
         const firstDenied = await store.takeSlots([request('a', 2, 'a3'), request('b', 2, 'b3')]);
         expect(firstDenied.map((answer) => answer.granted)).toEqual([false]);
         await expect(store.takeSlot(request('b', 2, 'b4'))).resolves.toMatchObject({ granted: true });
-      });
-
-      it('takes nothing while a key that settles the question holds a value, and answers it', async () => {
-        // A reservation's sessions limit beside its card on file, under the reservation's tag.
-        const settled = key('{unless}:card');
-        const request = (member: string) => ({
-          windowKeys: [key('{unless}:sessions:w')],
-          pauseKey: key('{unless}:sessions:pause'),
-          windows: [w(1, 60_000)],
-          member,
-        });
-        await expect(store.takeSlotsUnless(settled, [request('s1')])).resolves.toEqual({
-          present: null,
-          answers: [{ granted: true, retryAfterMs: 0 }],
-        });
-        await store.set(settled, 'on file');
-        await expect(store.takeSlotsUnless(settled, [request('s2')])).resolves.toEqual({ present: 'on file', answers: [] });
-        await store.delete(settled);
-        const denied = await store.takeSlotsUnless(settled, [request('s3')]);
-        expect(denied.present).toBeNull();
-        expect(denied.answers.map((answer) => answer.granted)).toEqual([false]);
       });
 
       it('counts a slot as a guard of a batch: granted goes on, denied answers the wait and stops it, a present key skips it', async () => {
