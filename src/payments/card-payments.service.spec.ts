@@ -86,7 +86,7 @@ async function setUp() {
       Promise.resolve(void (name === 'card.attached' && attachedHeard.push((payload as { reservationId: string }).reservationId))),
   };
   const world = journalWorld({ CHECKOUT_CARD_ATTEMPTS: '100/h' }, { guesty: platform.asClient(), events });
-  const { clock, store, outbox, journal } = world;
+  const { clock, store, keys, outbox, journal } = world;
   const providers = { forListing: () => Promise.resolve({ _id: 'prov', paymentProviderId: PROVIDER, status: 'ACTIVE' }) };
   // No booking room here: CardPayments attaches cards without it.
   const module = await unitModule(
@@ -118,7 +118,21 @@ async function setUp() {
   const chargeFailed = (session: CheckoutSession) =>
     sessions.move(session.id, { move: 'chargeSeen', charge: { next: 'another_card' }, message: 'declined' });
   const cardOnFile = () => world.cardsOnFile.onFile(RESERVATION);
-  return { clock, store, outbox, platform, sessions, cards, journal, newSession, payWithToken, chargeFailed, cardOnFile, attachedHeard };
+  return {
+    clock,
+    store,
+    keys,
+    outbox,
+    platform,
+    sessions,
+    cards,
+    journal,
+    newSession,
+    payWithToken,
+    chargeFailed,
+    cardOnFile,
+    attachedHeard,
+  };
 }
 
 describe('CardPayments (the attach through the write journal)', () => {
@@ -231,6 +245,9 @@ describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', (
   it('attaches the replacement once (its answer lost), moves the card on file to it, and drops the payment status', async () => {
     const { world, session } = await failedCharge();
     await world.chargeFailed(session);
+    // payment-status serves the failed charge until the replacement lands.
+    const served = world.keys.paymentStatus(RESERVATION).answer;
+    await world.store.set(served, JSON.stringify({ state: 'failed' }), { ttlMs: 10_000 });
     world.platform.nextAttach = 'lose-answer';
     const mended = await world.payWithToken(session, 'key-2');
     expect(mended).toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_2' } });
@@ -238,6 +255,7 @@ describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', (
     expect(mended.charge).toBeUndefined();
     expect(world.platform.attaches).toHaveLength(2);
     expect(await world.cardOnFile()).toMatchObject({ paymentMethodId: 'pm_2', sessionRef: RedisKeys.sessionRef(session.id) });
+    expect(await world.store.get(served)).toBeNull();
     expect(world.attachedHeard).toEqual([RESERVATION, RESERVATION]);
     // The key's retry answers what landed; a third card is refused: nothing failed on the replacement.
     await expect(world.payWithToken(session, 'key-2')).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_2' } });

@@ -198,9 +198,13 @@ export class RedisKeys {
     return `${this.prefix}webhook:${RedisKeys.digest(messageId)}`;
   }
 
-  /** A reservation's last payment-status answer, shared by replicas, and the lock of the one replica refreshing it. */
+  /**
+   * A reservation's last payment-status answer, shared by replicas, and the lock of the one replica
+   * refreshing it. Under the reservation's own tag (`reservationWrites`): a card attach that lands
+   * drops the answer in the journal's step that records it.
+   */
   paymentStatus(reservationId: string): { answer: string; lock: string } {
-    const base = `${this.prefix}payment-status:${reservationId}`;
+    const base = `${this.prefix}{reservation:${reservationId}}:payment-status`;
     return { answer: `${base}:answer`, lock: `${base}:lock` };
   }
 }

@@ -44,12 +44,6 @@ export class PaymentStatusPolls {
     this.refreshMs = config.get('budget', { infer: true }).paymentStatusRefreshSeconds * 1000;
   }
 
-  /** A card attached (first or replacement) makes what is served for its reservation stale at once. */
-  @OnProductEvent('card.attached', 'payment status')
-  async onCardAttached({ reservationId }: ProductEvents['card.attached']): Promise<void> {
-    await this.forget(reservationId);
-  }
-
   /** A payments webhook: answered at once, the re-read runs behind, coalesced with any poll, at background priority. */
   @OnProductEvent('payments.changed', 'payment status')
   onPaymentsChanged({ reservationId, type }: ProductEvents['payments.changed']): void {
@@ -63,14 +57,15 @@ export class PaymentStatusPolls {
   }
 
   /**
-   * What the site is served is stale (a webhook said money moved, or a card was attached): drop it
-   * and re-read at the background priority, coalesced with any poll running on any replica.
+   * What the site is served is stale (a webhook said money moved): drop it and re-read at the
+   * background priority, coalesced with any poll running on any replica.
    */
   async refresh(reservationId: string): Promise<PaymentDiagnosis> {
     await this.forget(reservationId);
     return this.status(reservationId, {}, 'background');
   }
 
+  /** A card attach drops the answer itself, in the journal's step that records it landed (PaymentMethodWrite.alongside). */
   async forget(reservationId: string): Promise<void> {
     await this.store.delete(this.keys.paymentStatus(reservationId).answer);
   }

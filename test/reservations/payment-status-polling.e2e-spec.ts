@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { RedisKeys } from '../../src/redis/redis-keys';
@@ -8,17 +9,20 @@ import { awaitCharge } from '../utils/charges';
 
 const ADMIN_API_KEY = 'polling-admin-key-0123456789abcdef';
 const SETTLE_DELAY_MS = 500;
+// Longer than any test here takes: an answer still served afterwards was kept, not read again.
+const REFRESH_SECONDS = 60;
 
 describe('payment-status is cheap to poll', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
     world = await startSandboxedApps(3, {
-      env: { ADMIN_API_KEY, CHECKOUT_IP_READ_LIMIT: '10000/m' },
+      env: { ADMIN_API_KEY, CHECKOUT_IP_READ_LIMIT: '10000/m', PAYMENT_STATUS_REFRESH_SECONDS: String(REFRESH_SECONDS) },
       sandbox: { paymentVisibilityDelayMs: 0, chargeSettleDelayMs: SETTLE_DELAY_MS },
     });
   });
 
+  afterEach(() => world.sandbox.control.clearFaults());
   afterAll(() => world.close());
 
   const upstreamPaymentReads = () =>
@@ -48,7 +52,7 @@ describe('payment-status is cheap to poll', () => {
     try {
       const ttl = await redis.pttl(new RedisKeys(world.env.REDIS_KEY_PREFIX).paymentStatus(reservationId).answer);
       expect(ttl).toBeGreaterThan(0);
-      expect(ttl).toBeLessThanOrEqual(10_000);
+      expect(ttl).toBeLessThanOrEqual(REFRESH_SECONDS * 1000);
     } finally {
       redis.disconnect();
     }
@@ -78,5 +82,61 @@ describe('payment-status is cheap to poll', () => {
       .set('Authorization', `Bearer ${ADMIN_API_KEY}`)
       .expect(200);
     expect(admin.body.diagnosis.message).toContain('Your card has insufficient funds.');
+  });
+  /** What the guest is told once the card is on the reservation: its payment (scheduled or paid), not "no card on file". */
+  function expectCardShown(body: { state: string; diagnosis: { code: string }; payments: { last4?: string }[] }): void {
+    expect(body.state).toMatch(/^(scheduled|paid)$/);
+    expect(body.diagnosis.code).toBe('ok');
+    expect(body.payments).toEqual([expect.objectContaining({ amount: 300, status: expect.stringMatching(/^(PENDING|SUCCEEDED)$/) })]);
+  }
+
+  it('a poll after the card is attached shows the card, not the "no card" it served before', async () => {
+    const { sessionId } = await session();
+    await poll(0, sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body).toMatchObject({ state: 'missing', diagnosis: { code: 'not_attached' } }));
+    await checkoutClient(world.apps[1].url).submit(sessionId, cardBody(CARDS.noThreeDs)).expect(200);
+    const after = (await poll(2, sessionId).expect(200)).body;
+    expectCardShown(after);
+    expect(after.payments[0].last4).toBe('4242');
+  });
+
+  it('a card whose answer was lost, settled by a later request after its own session is gone: the next poll shows it', async () => {
+    // Two sessions on one reservation (two tabs): the second polls, the first pays.
+    const reservation = freshReservation(world, 300);
+    const site = checkoutClient(world.apps[0].url);
+    const paying = (await site.createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
+    const watching = (await site.createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
+    await poll(1, watching)
+      .expect(200)
+      .expect((res) => expect(res.body).toMatchObject({ state: 'missing', diagnosis: { code: 'not_attached' } }));
+
+    // The platform attaches the card and the answer is lost; from then on it cannot be read, so the attach stays open.
+    const { control } = world.sandbox;
+    control.dropConnection('paymentMethods', { afterHandling: true, times: 1 });
+    const acted = control.whenActed('paymentMethods').then(() => control.forceStatus('listPaymentMethods', 503, { times: 1_000 }));
+    const unclear = await site.submit(paying, cardBody(CARDS.noThreeDs), randomUUID());
+    await acted;
+    expect(unclear.status).toBe(503);
+    expect(unclear.body.code).toBe('outcome_pending');
+
+    // The paying session expires before anyone settles its attach: nobody is told on its behalf.
+    const keys = new RedisKeys(world.env.REDIS_KEY_PREFIX);
+    const redis = new Redis(testRedisUrl());
+    try {
+      await redis.del(keys.checkoutSession(RedisKeys.sessionRef(paying)));
+      expect(await redis.exists(keys.paymentStatus(reservation.reservationId).answer)).toBe(1);
+      control.clearFaults();
+      // The other tab's card: its request settles the open attach (landed), and the card on file refuses it.
+      const refused = await checkoutClient(world.apps[2].url).submit(watching, cardBody('5555555555554444'), randomUUID());
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('already_paid');
+      // The landed step dropped the answer served before it.
+      expect(await redis.exists(keys.paymentStatus(reservation.reservationId).answer)).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
+    expectCardShown((await poll(1, watching).expect(200)).body);
+    expect(control.getPaymentMethods(reservation.guestId)).toHaveLength(1);
   });
 });

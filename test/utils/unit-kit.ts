@@ -109,7 +109,7 @@ export function journalWorld(
     'reservation-create': new ReservationCreateWrite(guesty, keys, store, clock, config),
     'guest-create': new GuestCreateWrite(guesty, ciphers),
     'reservation-status': new ReservationStatusWrite(guesty),
-    'payment-method': new PaymentMethodWrite(guesty, cardsOnFile, (seams.events ?? NO_EVENTS) as ProductEventBus, clock),
+    'payment-method': new PaymentMethodWrite(guesty, cardsOnFile, (seams.events ?? NO_EVENTS) as ProductEventBus, clock, keys),
     'invoice-item': new InvoiceItemWrite(guesty),
   } satisfies WriteKindsByName;
   const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config, { ...kinds, ...seams.kinds });

@@ -9,11 +9,11 @@ export interface ProductEvents {
    */
   'reservation.changed': { type: string; reservationId?: string; listingId?: string; dates?: { from: string; to: string } };
   /**
-   * A card was put on the reservation (first or replacement, answered or reconciled): what
-   * payment-status serves for it is stale at once. Awaited by the attach, so the guest's next poll
-   * reads the platform afresh. The payment status consumes it, and the booking room, which confirms a
-   * reservation it made once its card is on file (without holding up the guest's answer). `booked`:
-   * the session carries a booking made from a quote, so only then does the booking room read it.
+   * A card was put on the reservation (first or replacement, answered or reconciled). The booking
+   * room consumes it: it confirms a reservation it made once its card is on file (without holding up
+   * the guest's answer). `booked`: the session carries a booking made from a quote, so only then does
+   * the booking room read it. (What payment-status served before is dropped by the attach's own
+   * journal step, not here: see PaymentMethodWrite.alongside.)
    */
   'card.attached': { reservationId: string; sessionId: string; booked: boolean };
   /**
@@ -50,7 +50,7 @@ export type ProductEventName = keyof ProductEvents;
  */
 export const PRODUCT_EVENT_CONSUMERS = {
   'reservation.changed': ['booking calendar'],
-  'card.attached': ['payment status', 'booking confirmation'],
+  'card.attached': ['booking confirmation'],
   'payments.changed': ['payment status'],
   'balance.changed': ['payment status'],
   'attach.settled': ['card payments'],

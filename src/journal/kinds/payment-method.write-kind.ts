@@ -167,7 +167,8 @@ function unreadable(cause: unknown, before: string): DomainError {
  * platform's word on one card per reservation: a method already on it refuses the attach (409
  * already_paid, recorded as the card on file), unless it is the card a replacement replaces. Found by
  * a method on the reservation that was not in the snapshot, under the provider it was tokenized with,
- * with its last four digits when known. Landing puts the card on file in the same step.
+ * with its last four digits when known. Landing puts the card on file and drops the cached
+ * payment-status answer in the same step.
  */
 @Injectable()
 export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, AttachRequest, AttachedMethod> {
@@ -178,6 +179,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     private readonly cards: CardsOnFile,
     private readonly events: ProductEventBus,
     private readonly clock: Clock,
+    private readonly keys: RedisKeys,
   ) {
     super(guesty);
   }
@@ -247,10 +249,16 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     };
   }
 
+  /**
+   * Beside a landed attach: the card on file (when the intent names its session), and the end of the
+   * payment-status answer served before it, stale now (whoever settles it: its request, the sweep, a
+   * later request), so the next poll reads the platform afresh.
+   */
   override alongside(intent: WriteIntent<AttachRequest, AttachedMethod>, outcome: AttachedMethod): BatchStep[] {
+    const reservationId = reservationOf(intent.target);
     const sessionRef = sessionRefOf(intent.context);
-    if (!sessionRef) return [];
-    return this.cards.recordStep(reservationOf(intent.target), { paymentMethodId: outcome.paymentMethodId, sessionRef });
+    const card = sessionRef ? this.cards.recordStep(reservationId, { paymentMethodId: outcome.paymentMethodId, sessionRef }) : [];
+    return [...card, { op: 'delete', key: this.keys.paymentStatus(reservationId).answer }];
   }
 
   /** The sweep (or another request) settled an attach its own request could not: its session is told. */
