@@ -130,7 +130,18 @@ describe('RedisKeys in a Redis Cluster', () => {
     it("a reservation's lease, its journal's reads and its card attempts (the step that takes a card submission's lease)", () => {
       const writes = keys.reservationWrites('res-checkout-usd');
       const attempts = keys.requestLimit('card-attempts', 'res-checkout-usd');
-      expect(slotsOf([writes.lease, writes.openIntent, writes.card, writes.intent('0123abcd'), attempts.window, attempts.pause]).size).toBe(1);
+      expect(slotsOf([writes.lease, writes.openIntent, writes.card, writes.intent('0123abcd'), attempts.window, attempts.pause]).size).toBe(
+        1,
+      );
+    });
+
+    it("a reservation's writes and its payment-status answer and lock (a card attach's landed step drops the answer)", () => {
+      const writes = keys.reservationWrites('res-checkout-usd');
+      const status = keys.paymentStatus('res-checkout-usd');
+      expect(
+        slotsOf([writes.intent('0123abcd'), writes.openIntent, writes.lastWrite, writes.card, writes.lease, status.answer, status.lock])
+          .size,
+      ).toBe(1);
     });
 
     it("a reservation's card on file and the sessions opened on it (counted in one step when a session is opened)", () => {
