@@ -23,6 +23,8 @@ export type BatchStep = (
   | { op: 'requireAbsent'; key: string }
   /** A guard that writes: SET NX PX (taking a lease); when the key exists, no later step runs. */
   | { op: 'setIfAbsent'; key: string; value: string; ttlMs: number }
+  /** A guard that writes: replaceIfVersion (a versioned record's compare-and-set); when it does not write, no later step runs. */
+  | { op: 'replaceIfVersion'; key: string; expectedVersion: number | null; value: string; ttlMs: number }
   /**
    * A guard that counts: one slot of a limit (see takeSlot), unless one of `unlessPresent` holds a
    * value (then nothing is taken). Only a granted slot lets later steps run. `key`: the request's
@@ -57,8 +59,8 @@ export function slotAnswerOf(answer: BatchAnswer): SlotAnswer {
 /** The guards: when one does not hold, no later step of the batch runs. */
 export function isGuardStep(
   step: BatchStep,
-): step is Extract<BatchStep, { op: 'requireEquals' | 'requireAbsent' | 'setIfAbsent' | 'takeSlot' }> {
-  return step.op === 'requireEquals' || step.op === 'requireAbsent' || step.op === 'setIfAbsent' || step.op === 'takeSlot';
+): step is Extract<BatchStep, { op: 'requireEquals' | 'requireAbsent' | 'setIfAbsent' | 'replaceIfVersion' | 'takeSlot' }> {
+  return ['requireEquals', 'requireAbsent', 'setIfAbsent', 'replaceIfVersion', 'takeSlot'].includes(step.op);
 }
 
 /** The steps that name a sorted index: the only ones whose key may sit in another hash slot. */
@@ -68,7 +70,7 @@ export function isIndexStep(step: BatchStep): step is Extract<BatchStep, { op: '
 
 /**
  * One answer per step: get → the value or null; set, delete, indexAdd, indexRemove → true; deleteIfEquals → whether it
- * deleted; ttl → ms left or null; requireEquals, requireAbsent, setIfAbsent → whether it held (wrote); takeSlot →
+ * deleted; ttl → ms left or null; requireEquals, requireAbsent, setIfAbsent, replaceIfVersion → whether it held (wrote); takeSlot →
  * see SlotStepAnswer. Steps after a guard that failed answer null and did nothing.
  */
 export type BatchAnswer = string | number | boolean | null;

@@ -91,12 +91,7 @@ export class MemoryKeyValueStore extends KeyValueStore {
   }
 
   replaceIfVersion(key: string, expectedVersion: number | null, value: string, ttlMs: number): Promise<boolean> {
-    const current = this.live(key);
-    if (expectedVersion === null ? current !== undefined : current === undefined || versionOf(current.value) !== expectedVersion) {
-      return Promise.resolve(false);
-    }
-    this.entries.set(key, { value, expiresAt: this.now() + Math.max(1, Math.ceil(ttlMs)) });
-    return Promise.resolve(true);
+    return this.batch([{ op: 'replaceIfVersion', key, expectedVersion, value, ttlMs }]).then(([replaced]) => replaced === true);
   }
 
   /** The same steps in one synchronous turn: just as atomic as the script. */
@@ -124,6 +119,12 @@ export class MemoryKeyValueStore extends KeyValueStore {
       }
       if (step.op === 'setIfAbsent') {
         guarded = entry === undefined;
+        if (guarded) this.entries.set(step.key, { value: step.value, expiresAt: this.now() + Math.max(1, Math.ceil(step.ttlMs)) });
+        return guarded;
+      }
+      if (step.op === 'replaceIfVersion') {
+        guarded =
+          step.expectedVersion === null ? entry === undefined : entry !== undefined && versionOf(entry.value) === step.expectedVersion;
         if (guarded) this.entries.set(step.key, { value: step.value, expiresAt: this.now() + Math.max(1, Math.ceil(step.ttlMs)) });
         return guarded;
       }

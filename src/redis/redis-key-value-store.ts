@@ -92,6 +92,18 @@ while a <= #ARGV do
     held = redis.call('EXISTS', key) == 0
   elseif op == 'setIfAbsent' then
     held = redis.call('SET', key, x, 'PX', y, 'NX') ~= false
+  elseif op == 'replaceIfVersion' then
+    local current = redis.call('GET', key)
+    local expected = ARGV[a + 5]
+    if expected == '' then
+      held = not current
+    elseif current then
+      local ok, record = pcall(cjson.decode, current)
+      held = ok and type(record) == 'table' and tostring(record.version) == expected
+    else
+      held = false
+    end
+    if held then redis.call('SET', key, x, 'PX', y) end
   elseif op == 'takeSlot' then
     local skip, windows = tonumber(x), tonumber(y)
     for i = 0, skip - 1 do
@@ -119,19 +131,6 @@ while a <= #ARGV do
   a = a + 3 + args
 end
 return answers`;
-
-// ARGV: expected version ('' for "absent"), the new value, its TTL in ms.
-const REPLACE_IF_VERSION = `
-local current = redis.call('GET', KEYS[1])
-if ARGV[1] == '' then
-  if current then return 0 end
-else
-  if not current then return 0 end
-  local ok, record = pcall(cjson.decode, current)
-  if not ok or type(record) ~= 'table' or tostring(record.version) ~= ARGV[1] then return 0 end
-end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-return 1`;
 
 // KEYS: per request, one sorted-set log per window, then its pause key. ARGV: per request its
 // member and its number of windows, then limit, windowMs, reserve per window. Requests are taken
@@ -323,11 +322,8 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   async replaceIfVersion(key: string, expectedVersion: number | null, value: string, ttlMs: number): Promise<boolean> {
-    const expected = expectedVersion === null ? '' : String(expectedVersion);
-    const replaced = await this.failFast(() =>
-      this.client.eval(REPLACE_IF_VERSION, 1, key, expected, value, Math.max(1, Math.ceil(ttlMs))),
-    );
-    return replaced === 1;
+    const [replaced] = await this.script([{ op: 'replaceIfVersion', key, expectedVersion, value, ttlMs }]);
+    return replaced === true;
   }
 
   async batch(steps: BatchStep[]): Promise<BatchAnswer[]> {
@@ -464,6 +460,8 @@ function encodedStep(step: BatchStep): [string[], (string | number)[]] {
     case 'set':
     case 'setIfAbsent':
       return [[step.key], [step.value, ttl(step.ttlMs)]];
+    case 'replaceIfVersion':
+      return [[step.key], [step.value, ttl(step.ttlMs), step.expectedVersion === null ? '' : String(step.expectedVersion)]];
     case 'deleteIfEquals':
     case 'requireEquals':
       return [[step.key], [step.value]];

@@ -106,6 +106,29 @@ export function describeKeyValueStoreContract(
       expect(await store.ttlMs(key('rec'))).toBeGreaterThan(50_000);
     });
 
+    it('replaces a versioned record in a batch only from the version it was read at, and stops the batch otherwise', async () => {
+      const record = (version: number, note: string) => JSON.stringify({ version, note });
+      const session = key('{cas}:session');
+      const answer = key('{cas}:answer');
+      await expect(
+        store.batch([
+          { op: 'replaceIfVersion', key: session, expectedVersion: null, value: record(1, 'opened'), ttlMs: 60_000 },
+          { op: 'set', key: answer, value: 'first', ttlMs: 60_000 },
+        ]),
+      ).resolves.toEqual([true, true]);
+      await expect(
+        store.batch([
+          { op: 'replaceIfVersion', key: session, expectedVersion: 2, value: record(3, 'stale writer'), ttlMs: 60_000 },
+          { op: 'set', key: answer, value: 'stale', ttlMs: 60_000 },
+        ]),
+      ).resolves.toEqual([false, null]);
+      await expect(
+        store.batch([{ op: 'replaceIfVersion', key: session, expectedVersion: 1, value: record(2, 'paid'), ttlMs: 60_000 }]),
+      ).resolves.toEqual([true]);
+      await expect(store.get(session)).resolves.toBe(record(2, 'paid'));
+      await expect(store.get(answer)).resolves.toBe('first');
+    });
+
     it('runs a batch of steps in order, in one go, answering each', async () => {
       await store.set(key('{b}:owned'), 'mine');
       await store.set(key('{b}:ttl'), 'x', { ttlMs: 30_000 });
