@@ -30,10 +30,20 @@ import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, sessio
 import { phaseOf, SessionMove } from '../sessions/session-moves';
 import { SessionState } from '../sessions/session-state';
 import { RedisKeys } from '../redis/redis-keys';
+import { BatchStep } from '../redis/key-value-store';
 import { cardBrand } from './dto/card-rules';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
 import { PresentedState, ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
 import { refusalError } from './tokenize-outcome';
+
+/**
+ * The request's stored answer as steps of the session's slot, built from the session's view: written
+ * in the same step as the session's outcome once the card is attached (Idempotency's AnswerBeside).
+ */
+export interface ViewBeside {
+  steps(view: CheckoutSessionView): BatchStep[];
+  written(): void;
+}
 
 export interface CardSubmission {
   card: CardDto;
@@ -54,6 +64,8 @@ interface ReturnAnswer {
 /** The journal's key of an attach and what the caller already read of it under the lease. */
 interface AttachIntent extends Standing<unknown, AttachedMethod> {
   key: string;
+  /** The request's answer, stored in the step that records the session's outcome (see ViewBeside). */
+  answered?: ViewBeside;
   /** A booking's hold as read under this lease before tokenizing (the methods charging it): the attach's snapshot, not read twice. */
   charging?: string[];
 }
@@ -98,9 +110,14 @@ export class CardPayments {
     private readonly events: ProductEventBus,
   ) {}
 
-  submitCard(known: CheckoutSession, submission: CardSubmission, idempotencyKey: string): Promise<CheckoutSessionView> {
+  submitCard(
+    known: CheckoutSession,
+    submission: CardSubmission,
+    idempotencyKey: string,
+    answered?: ViewBeside,
+  ): Promise<CheckoutSessionView> {
     const sessionId = known.id;
-    return this.submission(known, idempotencyKey, async (session, lease, intent) => {
+    return this.submission(known, idempotencyKey, answered, async (session, lease, intent) => {
       // A booking's hold is the platform's: read before the card is tokenized (docs/product-spec.md §3.1).
       const charging = session.booking && session.status !== 'succeeded' ? await this.heldBooking(session) : undefined;
       const provider = await this.providers.forListing(session.listingId);
@@ -167,8 +184,8 @@ export class CardPayments {
   }
 
   /** A token the site made with the upstream's own form: attached the same way, card data never seen. */
-  submitToken(known: CheckoutSession, tokenId: string, idempotencyKey: string): Promise<CheckoutSessionView> {
-    return this.submission(known, idempotencyKey, (session, lease, intent) => {
+  submitToken(known: CheckoutSession, tokenId: string, idempotencyKey: string, answered?: ViewBeside): Promise<CheckoutSessionView> {
+    return this.submission(known, idempotencyKey, answered, (session, lease, intent) => {
       const attempt: PendingAttempt = {
         id: randomBytes(12).toString('base64url'),
         tokenId,
@@ -318,6 +335,7 @@ export class CardPayments {
   private async submission(
     known: CheckoutSession,
     idempotencyKey: string,
+    answered: ViewBeside | undefined,
     attach: (session: CheckoutSession, lease: ReservationLease, intent: AttachIntent) => Promise<CheckoutSessionView>,
   ): Promise<CheckoutSessionView> {
     const key = attachKey(known.id, `key:${idempotencyKey}`);
@@ -330,10 +348,10 @@ export class CardPayments {
       [{ kind: this.paymentMethods, key }],
       CARD_ON_FILE,
       async (lease, { intents: [earlier], openIntentId, record: card, read: stored, counted }) => {
-        if (earlier && !mayResend(earlier.state)) return this.resume(known.id, key, earlier, lease);
+        if (earlier && !mayResend(earlier.state)) return this.resume(known.id, { key, earlier, answered }, lease);
         const session = await this.submittable(known.id, lease, { openIntentId, card, stored });
         if (counted) attempt.admit(counted);
-        return attach(session, lease, { key, earlier, openSettled: true });
+        return attach(session, lease, { key, earlier, openSettled: true, answered });
       },
       {
         endsWithWrite: true,
@@ -391,10 +409,12 @@ export class CardPayments {
    */
   private async resume(
     sessionId: string,
-    key: string,
-    earlier: WriteIntent<{ tokenId: string; paymentProviderId: string; last4: string; brand?: string }, AttachedMethod>,
+    intent: AttachIntent & {
+      earlier: WriteIntent<{ tokenId: string; paymentProviderId: string; last4: string; brand?: string }, AttachedMethod>;
+    },
     lease: ReservationLease,
   ): Promise<CheckoutSessionView> {
+    const { earlier } = intent;
     const session = await this.sessions.require(sessionId);
     const { request } = earlier;
     const attempt: PendingAttempt = {
@@ -404,7 +424,7 @@ export class CardPayments {
       last4: request.last4,
       brand: request.brand,
     };
-    return this.attach(session, attempt, lease, { key, earlier });
+    return this.attach(session, attempt, lease, intent);
   }
 
   private async attach(
@@ -440,7 +460,7 @@ export class CardPayments {
     } catch (error) {
       return this.attachFailed(session, error);
     }
-    return this.attached(session, attempt.paymentProviderId, method);
+    return this.attached(session, attempt.paymentProviderId, method, intent.answered);
   }
 
   /**
@@ -493,8 +513,14 @@ export class CardPayments {
   }
 
   /** The journal recorded the card on file with the outcome (or the reconciler did): the session follows. */
-  private async attached(session: CheckoutSession, tokenizedUnder: string, method: AttachedMethod): Promise<CheckoutSessionView> {
-    const succeeded = await this.sessions.recordOutcome(session.id, attachedMove(tokenizedUnder, method), session);
+  private async attached(
+    session: CheckoutSession,
+    tokenizedUnder: string,
+    method: AttachedMethod,
+    answered?: ViewBeside,
+  ): Promise<CheckoutSessionView> {
+    const beside = answered && { steps: (written: CheckoutSession) => answered.steps(toView(written)), written: answered.written };
+    const succeeded = await this.sessions.recordOutcome(session.id, attachedMove(tokenizedUnder, method), session, beside);
     this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
     await this.events.publish('card.attached', { reservationId: session.reservationId, sessionId: session.id, booked: !!session.booking });
     return toView(succeeded);

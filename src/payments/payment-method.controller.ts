@@ -5,7 +5,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
-import { CheckoutSessionView } from '../sessions/checkout-session';
+import { CheckoutSession, CheckoutSessionView } from '../sessions/checkout-session';
 import { CheckoutSessionResponse, SESSION_EXAMPLES } from '../sessions/session.view';
 import { CardPayments } from './card-payments.service';
 import { PaymentMethodDto } from './dto/payment-method.dto';
@@ -82,19 +82,23 @@ export class PaymentMethodController {
   ): Promise<CheckoutSessionView> {
     const shape = paymentMethodShape(body);
     // The session is read in the claim's own step; an unknown one answers 404 and writes nothing.
-    const answer = await this.idempotency.runOnSession(
+    const answer = await this.idempotency.runOnSession<CheckoutSessionView, CheckoutSession>(
       `payment-method:${id}`,
       idempotencyKey,
       body,
       this.cards.knownSession(id),
-      async (known) => ({
-        status: 200,
-        // runOnSession() has checked the key by now.
-        body:
-          'token' in shape
-            ? await this.cards.submitToken(known, shape.token, idempotencyKey!)
-            : await this.cards.submitCard(known, shape, idempotencyKey!),
-      }),
+      async (known, answering) => {
+        // A card attached: the answer is stored in the step that records the session's outcome.
+        const answered = { steps: (view: CheckoutSessionView) => answering.steps({ status: 200, body: view }), written: answering.written };
+        return {
+          status: 200,
+          // runOnSession() has checked the key by now.
+          body:
+            'token' in shape
+              ? await this.cards.submitToken(known, shape.token, idempotencyKey!, answered)
+              : await this.cards.submitCard(known, shape, idempotencyKey!, answered),
+        };
+      },
     );
     return answer.body;
   }

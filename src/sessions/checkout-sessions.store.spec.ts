@@ -74,6 +74,34 @@ describe('CheckoutSessionsStore: fenced session state (docs/product-spec.md §6.
     expect(result).toMatchObject({ status: 'requires_action', version: 3, lastError: { code: 'card_declined' } });
   });
 
+  it('records an outcome with what its request stores beside it in one step, and without it over a version that moved', async () => {
+    const { sessions, fresh, store, key } = await setUp();
+    const created = await sessions.create(fresh());
+    const answerKey = `${key(created.id)}:answer`;
+    const batches: number[] = [];
+    const batch = store.batch.bind(store);
+    store.batch = (steps) => {
+      batches.push(steps.length);
+      return batch(steps);
+    };
+    let written = 0;
+    const beside = {
+      steps: (session: CheckoutSession) => [{ op: 'set' as const, key: answerKey, value: `answered ${session.status}`, ttlMs: 60_000 }],
+      written: () => (written += 1),
+    };
+    const paid = await sessions.recordOutcome(created.id, (current) => ({ ...current, status: 'succeeded' }), created, beside);
+    expect(paid).toMatchObject({ status: 'succeeded', version: 2 });
+    expect(batches).toEqual([2]);
+    expect(written).toBe(1);
+    await expect(store.get(answerKey)).resolves.toBe('answered succeeded');
+    // The caller's copy is a version behind: the change is applied to what is stored, and nothing is written beside it.
+    await store.delete(answerKey);
+    const again = await sessions.recordOutcome(created.id, (current) => ({ ...current, amount: 90 }), created, beside);
+    expect(again).toMatchObject({ status: 'succeeded', amount: 90, version: 3 });
+    expect(written).toBe(1);
+    await expect(store.get(answerKey)).resolves.toBeNull();
+  });
+
   it('never lets succeeded go back', async () => {
     const { sessions, fresh } = await setUp();
     const created = await sessions.create(fresh());

@@ -15,6 +15,12 @@ const CHANGE_ATTEMPTS = 3;
 /** A session change: the next state, or null to leave it as it is. */
 export type SessionChange = (current: CheckoutSession) => CheckoutSession | null;
 
+/** Steps of the session's hash slot written in the step that records a change (see recordOutcome). */
+export interface StepsBeside {
+  steps(session: CheckoutSession): BatchStep[];
+  written(): void;
+}
+
 export function isSessionId(id: string): boolean {
   return SESSION_ID.test(id);
 }
@@ -143,10 +149,7 @@ export class CheckoutSessionsStore {
       const current = attempt === 0 && known ? known : await this.require(id);
       const next = change(current);
       if (next === null) return current;
-      if (current.status === 'succeeded' && next.status !== 'succeeded') {
-        throw new Error('a succeeded checkout session never goes back');
-      }
-      const written = { ...next, version: current.version + 1 };
+      const written = { ...this.checkedMove(current, next), version: current.version + 1 };
       if (await this.write(current.version, written, current.status)) return written;
     }
     throw new DomainError('invalid_state', 'The checkout session changed meanwhile; try again.', { retryAfterSeconds: 1 });
@@ -156,12 +159,24 @@ export class CheckoutSessionsStore {
    * Records a change that follows an upstream write that landed: when Redis is down it is kept in
    * memory and applied once Redis answers (docs/product-spec.md §6.6); `fallback` is written if the session is gone
    * by then (a Redis that came back empty). `fallback` is also the session as the caller read it
-   * under its lease, tried first. Answers the session as this replica knows it.
+   * under its lease, tried first. `beside`: steps of the session's slot written in the same step as
+   * that first try (the request's stored answer), built from the session as written; told
+   * `written()` when they ran. Answers the session as this replica knows it.
    */
-  async recordOutcome(id: string, change: SessionChange, fallback: CheckoutSession): Promise<CheckoutSession> {
+  async recordOutcome(id: string, change: SessionChange, fallback: CheckoutSession, beside?: StepsBeside): Promise<CheckoutSession> {
     let result = change(fallback) ?? fallback;
+    let tryBeside = beside !== undefined;
     await this.outbox.write(this.keys.checkoutSession(RedisKeys.sessionRef(id)), `checkout session ${result.status}`, async () => {
       try {
+        // Once: a retry from the outbox (Redis was down) writes the session alone.
+        if (tryBeside && beside) {
+          tryBeside = false;
+          const written = await this.changeBeside(fallback, change, beside);
+          if (written) {
+            result = written;
+            return;
+          }
+        }
         result = await this.update(id, change, fallback);
       } catch (error) {
         if (!(error instanceof DomainError && error.code === 'session_not_found')) throw error;
@@ -171,13 +186,45 @@ export class CheckoutSessionsStore {
     return result;
   }
 
-  private async write(expectedVersion: number | null, session: CheckoutSession, previousStatus: string | undefined): Promise<boolean> {
-    const { key, ttlMs } = this.placeOf(session);
-    const written = await this.store.replaceIfVersion(key, expectedVersion, this.seal(session, key), ttlMs).catch((cause: unknown) => {
+  /** `change` applied to `known` and written with `beside`'s steps in one step; null when `known` is not the session's version any more. */
+  private async changeBeside(known: CheckoutSession, change: SessionChange, beside: StepsBeside): Promise<CheckoutSession | null> {
+    const next = change(known);
+    if (next === null) return null;
+    const written = { ...this.checkedMove(known, next), version: known.version + 1 };
+    const step = this.writeStep(known.version, written);
+    const [replaced] = await this.store.batch([step, ...beside.steps(written)]).catch((cause: unknown) => {
       throw DomainError.storeUnavailable(cause);
     });
-    if (written && session.status !== previousStatus) this.metrics.sessionTransitions.inc({ status: session.status });
+    if (replaced !== true) return null;
+    this.counted(written, known.status);
+    beside.written();
     return written;
+  }
+
+  private checkedMove(current: CheckoutSession, next: CheckoutSession): CheckoutSession {
+    if (current.status === 'succeeded' && next.status !== 'succeeded') {
+      throw new Error('a succeeded checkout session never goes back');
+    }
+    return next;
+  }
+
+  private async write(expectedVersion: number | null, session: CheckoutSession, previousStatus: string | undefined): Promise<boolean> {
+    const { key, value, ttlMs } = this.writeStep(expectedVersion, session);
+    const written = await this.store.replaceIfVersion(key, expectedVersion, value, ttlMs).catch((cause: unknown) => {
+      throw DomainError.storeUnavailable(cause);
+    });
+    if (written) this.counted(session, previousStatus);
+    return written;
+  }
+
+  /** The compare-and-set that writes `session` over the stored version `expectedVersion` (null: only a new one). */
+  private writeStep(expectedVersion: number | null, session: CheckoutSession): BatchStep & { op: 'replaceIfVersion' } {
+    const { key, ttlMs } = this.placeOf(session);
+    return { op: 'replaceIfVersion', key, expectedVersion, value: this.seal(session, key), ttlMs };
+  }
+
+  private counted(session: CheckoutSession, previousStatus: string | undefined): void {
+    if (session.status !== previousStatus) this.metrics.sessionTransitions.inc({ status: session.status });
   }
 
   /** The session's key and the life it has left; one whose life is over is not written. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CheckoutSession, SessionPointer } from './checkout-session';
-import { CheckoutSessionsStore, SessionCreateStep } from './checkout-sessions.store';
+import { CheckoutSessionsStore, SessionCreateStep, StepsBeside } from './checkout-sessions.store';
 import { nextSession, SessionMove, SessionMoveRefused } from './session-moves';
 
 /** What opening a session takes: the record without what only its moves set. */
@@ -75,9 +75,10 @@ export class SessionState {
 
   /**
    * A move that follows an upstream write that landed: kept while Redis is down and applied once it
-   * answers (docs/product-spec.md §6.6). Answers the session as this replica knows it.
+   * answers (docs/product-spec.md §6.6). `beside`: steps of the session's slot written in the same
+   * step (the request's stored answer). Answers the session as this replica knows it.
    */
-  recordOutcome(id: string, move: SessionMove, known: CheckoutSession): Promise<CheckoutSession> {
-    return this.records.recordOutcome(id, (current) => nextSession(current, move), known);
+  recordOutcome(id: string, move: SessionMove, known: CheckoutSession, beside?: StepsBeside): Promise<CheckoutSession> {
+    return this.records.recordOutcome(id, (current) => nextSession(current, move), known, beside);
   }
 }

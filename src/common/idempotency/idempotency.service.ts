@@ -6,7 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { idempotencyClaimMs, requestMayRunMs } from '../../config/timing-rules';
 import { MetricsService } from '../../metrics/metrics.service';
 import { AtRestCipher, AtRestCiphers } from '../../redis/at-rest-cipher';
-import { KeyValueStore } from '../../redis/key-value-store';
+import { BatchStep, KeyValueStore } from '../../redis/key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
 import { DomainError } from '../errors/domain-error';
@@ -25,6 +25,16 @@ import {
 export type { StoredAnswer } from './idempotency-record';
 
 export type IdempotentAnswer<T> = StoredAnswer<T> & { replayed: boolean };
+
+/**
+ * For work on a checkout session whose last write shares its record's hash slot (the session's): the
+ * steps that store the answer as the key's record, to be run in the same step as that write. Once
+ * they ran (`written`), the answer is not written again; until then it is, as any answer.
+ */
+export interface AnswerBeside<T> {
+  steps(answer: StoredAnswer<T>): BatchStep[];
+  written(): void;
+}
 
 /** How long an answer is kept (docs/product-spec.md §3). */
 export const IDEMPOTENCY_RECORD_TTL_MS = 24 * 60 * 60 * 1000;
@@ -73,12 +83,18 @@ export class Idempotency {
     work: () => Promise<StoredAnswer<T>>,
   ): Promise<IdempotentAnswer<T>> {
     const recordKey = this.keys.idempotencyRecord(scope, checkedKey(idempotencyKey));
-    return this.claimAndRun(scope, recordKey, body, work, async (claim) => {
-      if (await this.storeCall(() => this.store.set(recordKey, claim, { ifAbsent: true, ttlMs: this.claimMs }))) {
-        return { claimed: true, existing: null };
-      }
-      return { claimed: false, existing: await this.storeCall(() => this.store.get(recordKey)) };
-    });
+    return this.claimAndRun(
+      scope,
+      recordKey,
+      body,
+      () => work(),
+      async (claim) => {
+        if (await this.storeCall(() => this.store.set(recordKey, claim, { ifAbsent: true, ttlMs: this.claimMs }))) {
+          return { claimed: true, existing: null };
+        }
+        return { claimed: false, existing: await this.storeCall(() => this.store.get(recordKey)) };
+      },
+    );
   }
 
   /**
@@ -93,7 +109,7 @@ export class Idempotency {
     idempotencyKey: string | undefined,
     body: unknown,
     session: { ref: string; key: string; admit(stored: string | null): Promise<S> },
-    work: (admitted: S) => Promise<StoredAnswer<T>>,
+    work: (admitted: S, answering: AnswerBeside<T>) => Promise<StoredAnswer<T>>,
   ): Promise<IdempotentAnswer<T>> {
     if (!hasKeyForm(idempotencyKey)) {
       // An unknown session answers 404 whatever its key.
@@ -105,7 +121,7 @@ export class Idempotency {
       scope,
       recordKey,
       body,
-      () => work(admitted),
+      (answering) => work(admitted, answering),
       async (claim) => {
         const found = await this.storeCall(() => this.store.claimBeside(recordKey, claim, this.claimMs, session.key));
         try {
@@ -125,7 +141,7 @@ export class Idempotency {
     scope: string,
     recordKey: string,
     body: unknown,
-    work: () => Promise<StoredAnswer<T>>,
+    work: (answering: AnswerBeside<T>) => Promise<StoredAnswer<T>>,
     claimOnce: (claim: string) => Promise<{ claimed: boolean; existing: string | null }>,
   ): Promise<IdempotentAnswer<T>> {
     const fingerprint = this.fingerprints.of(body);
@@ -154,9 +170,25 @@ export class Idempotency {
     recordKey: string,
     claim: string,
     fingerprint: string,
-    work: () => Promise<StoredAnswer<T>>,
+    work: (answering: AnswerBeside<T>) => Promise<StoredAnswer<T>>,
   ): Promise<IdempotentAnswer<T>> {
     let answer: StoredAnswer<T>;
+    let answeredBeside = false;
+    const answering: AnswerBeside<T> = {
+      // Only over this request's own claim, as keep() writes it.
+      steps: (done) => [
+        { op: 'requireEquals', key: recordKey, value: claim },
+        {
+          op: 'set',
+          key: recordKey,
+          value: JSON.stringify(this.doneRecord(recordKey, fingerprint, done)),
+          ttlMs: IDEMPOTENCY_RECORD_TTL_MS,
+        },
+      ],
+      written: () => {
+        answeredBeside = true;
+      },
+    };
     const renewUntil = Date.now() + this.renewForMs;
     const renewal = setInterval(() => {
       if (Date.now() >= renewUntil) {
@@ -170,7 +202,7 @@ export class Idempotency {
     }, this.claimMs / 3);
     renewal.unref();
     try {
-      answer = await work();
+      answer = await work(answering);
     } catch (error) {
       clearInterval(renewal);
       if (isOutcomePending(error)) {
@@ -184,8 +216,12 @@ export class Idempotency {
       throw error;
     }
     clearInterval(renewal);
-    await this.keep(recordKey, claim, { state: 'done', fingerprint, sealedAnswer: this.answers.seal(JSON.stringify(answer), recordKey) });
+    if (!answeredBeside) await this.keep(recordKey, claim, this.doneRecord(recordKey, fingerprint, answer));
     return { ...answer, replayed: false };
+  }
+
+  private doneRecord(recordKey: string, fingerprint: string, answer: StoredAnswer<unknown>): IdempotencyRecord {
+    return { state: 'done', fingerprint, sealedAnswer: this.answers.seal(JSON.stringify(answer), recordKey) };
   }
 
   private async release(recordKey: string, claim: string): Promise<void> {
