@@ -1,4 +1,4 @@
-import { KeyValueStore } from '../redis/key-value-store';
+import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 
 export const LEDGER_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -32,6 +32,17 @@ export class MintLedger {
     const mints = await this.mintsInWindow();
     await this.store.set(this.key, JSON.stringify(mints), { ttlMs: LEDGER_WINDOW_MS });
     this.unrecorded = false;
+  }
+
+  /**
+   * The usual write-back as a step of the caller's batch (the ledger shares the token's slot): the
+   * local copy, where the shared one is gone. Null when there is nothing to put back, or when a mint
+   * Redis could not take must be written in full (writeBack).
+   */
+  writeBackStep(): (BatchStep & { op: 'set' }) | null {
+    const mints = this.recent(this.known);
+    if (this.unrecorded || mints.length === 0) return null;
+    return { op: 'set', key: this.key, value: JSON.stringify(mints), ttlMs: LEDGER_WINDOW_MS, ifAbsent: true };
   }
 
   /** Puts the local copy back when the shared one is gone, or lacks a mint Redis could not take. */

@@ -286,10 +286,17 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
         restored = !stored || (stored.id !== held.id && stored.mintedAt < held.mintedAt);
         if (restored) await this.store.set(this.keys.token, held.record, { ttlMs });
         this.unshared = undefined;
+        await this.ledger.writeBack();
       } else {
-        restored = await this.store.set(this.keys.token, held.record, { ifAbsent: true, ttlMs });
+        // The usual tick: the token and the ledger put back where Redis lost them, in one step.
+        const ledger = this.ledger.writeBackStep();
+        const [wrote] = await this.store.batch([
+          { op: 'set', key: this.keys.token, value: held.record, ttlMs, ifAbsent: true },
+          ...(ledger ? [ledger] : []),
+        ]);
+        restored = wrote === true;
+        if (!ledger) await this.ledger.writeBack();
       }
-      await this.ledger.writeBack();
       if (restored) this.logger.warn({ generation: held.id }, "the shared token was missing from Redis; wrote this replica's copy back");
     } catch {
       // Redis is down: readiness says so; the local copy keeps serving.

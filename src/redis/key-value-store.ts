@@ -13,7 +13,8 @@ export interface SetOptions {
  */
 export type BatchStep = (
   | { op: 'get'; key: string }
-  | { op: 'set'; key: string; value: string; ttlMs: number }
+  /** `ifAbsent`: only when the key does not exist (SET NX), answering whether it wrote; not a guard. */
+  | { op: 'set'; key: string; value: string; ttlMs: number; ifAbsent?: true }
   | { op: 'delete'; key: string }
   | { op: 'deleteIfEquals'; key: string; value: string }
   | { op: 'ttl'; key: string }
@@ -69,7 +70,7 @@ export function isIndexStep(step: BatchStep): step is Extract<BatchStep, { op: '
 }
 
 /**
- * One answer per step: get → the value or null; set, delete, indexAdd, indexRemove → true; deleteIfEquals → whether it
+ * One answer per step: get → the value or null; set, delete, indexAdd, indexRemove → true (a set `ifAbsent`: whether it wrote); deleteIfEquals → whether it
  * deleted; ttl → ms left or null; requireEquals, requireAbsent, setIfAbsent, replaceIfVersion → whether it held (wrote); takeSlot →
  * see SlotStepAnswer. Steps after a guard that failed answer null and did nothing.
  */

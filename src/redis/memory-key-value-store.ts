@@ -138,6 +138,7 @@ export class MemoryKeyValueStore extends KeyValueStore {
       }
       if (step.op === 'get') return entry?.value ?? null;
       if (step.op === 'set') {
+        if (step.ifAbsent && entry !== undefined) return false;
         this.entries.set(step.key, { value: step.value, expiresAt: this.now() + Math.max(1, Math.ceil(step.ttlMs)) });
         return true;
       }

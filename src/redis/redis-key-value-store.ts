@@ -74,8 +74,12 @@ while a <= #ARGV do
   if op == 'get' then
     answers[n] = redis.call('GET', key)
   elseif op == 'set' then
-    redis.call('SET', key, x, 'PX', y)
-    answers[n] = 1
+    if ARGV[a + 5] == 'NX' then
+      answers[n] = redis.call('SET', key, x, 'PX', y, 'NX') and 1 or 0
+    else
+      redis.call('SET', key, x, 'PX', y)
+      answers[n] = 1
+    end
   elseif op == 'delete' then
     redis.call('DEL', key)
     answers[n] = 1
@@ -380,7 +384,8 @@ export class RedisKeyValueStore extends KeyValueStore {
       if (index >= reply.length) return null;
       const answer = reply[index] ?? null;
       if (step.op === 'get') return answer === null ? null : String(answer);
-      if (step.op === 'set' || step.op === 'delete' || step.op === 'indexAdd' || step.op === 'indexRemove') return true;
+      if (step.op === 'set') return step.ifAbsent ? answer === 1 : true;
+      if (step.op === 'delete' || step.op === 'indexAdd' || step.op === 'indexRemove') return true;
       if (step.op === 'ttl') return typeof answer === 'number' && answer >= 0 ? answer : null;
       if (step.op === 'takeSlot' && typeof answer === 'string') return Number(answer.slice(1));
       return answer === 1;
@@ -458,6 +463,7 @@ function encodedStep(step: BatchStep): [string[], (string | number)[]] {
   const ttl = (ms: number) => Math.max(1, Math.ceil(ms));
   switch (step.op) {
     case 'set':
+      return [[step.key], [step.value, ttl(step.ttlMs), ...(step.ifAbsent ? ['NX'] : [])]];
     case 'setIfAbsent':
       return [[step.key], [step.value, ttl(step.ttlMs)]];
     case 'replaceIfVersion':

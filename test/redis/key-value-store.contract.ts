@@ -224,6 +224,19 @@ export function describeKeyValueStoreContract(
       await expect(store.indexDue(index, 1_000, 10)).resolves.toEqual([]);
     });
 
+    it('writes a key in a batch only where it is absent when asked, and goes on either way', async () => {
+      await store.set(key('{nx}:token'), 'held');
+      await expect(
+        store.batch([
+          { op: 'set', key: key('{nx}:token'), value: 'copy', ttlMs: 60_000, ifAbsent: true },
+          { op: 'set', key: key('{nx}:ledger'), value: 'copy', ttlMs: 60_000, ifAbsent: true },
+        ]),
+      ).resolves.toEqual([false, true]);
+      await expect(store.get(key('{nx}:token'))).resolves.toBe('held');
+      await expect(store.get(key('{nx}:ledger'))).resolves.toBe('copy');
+      expect(await store.ttlMs(key('{nx}:ledger'))).toBeGreaterThan(50_000);
+    });
+
     it('deletes a key in a batch', async () => {
       await store.set(key('{del}:cached'), 'stale');
       await expect(
