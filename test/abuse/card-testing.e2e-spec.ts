@@ -42,7 +42,9 @@ describe('card-testing guard: token submissions and sessions per reservation cou
     await site(0).submit(sessionId, cardBody(CARDS.noThreeDs), key).expect(200);
     const attempts = async () => {
       const contents = await world.apps[0].redisContents();
-      const window = [...contents.entries()].find(([name]) => name.endsWith(`{reservation:${reservation.reservationId}}:limit:card-attempts:w`));
+      const window = [...contents.entries()].find(([name]) =>
+        name.endsWith(`{reservation:${reservation.reservationId}}:limit:card-attempts:w`),
+      );
       // A sorted set's members and scores, one a line.
       return window ? window[1].split('\n').length / 2 : 0;
     };
