@@ -74,7 +74,7 @@ while a <= #ARGV do
   if op == 'get' then
     answers[n] = redis.call('GET', key)
   elseif op == 'set' then
-    if ARGV[a + 5] == 'NX' then
+    if args > 2 and ARGV[a + 5] == 'NX' then
       answers[n] = redis.call('SET', key, x, 'PX', y, 'NX') and 1 or 0
     else
       redis.call('SET', key, x, 'PX', y)
