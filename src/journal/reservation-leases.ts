@@ -135,9 +135,17 @@ export class ReservationLeases {
 
   /** SET NX PX, with the steps asked for in the same step: null when another holds the lease. */
   private async take(key: string, owner: string, alongside: readonly BatchStep[]): Promise<BatchAnswer[] | null> {
-    if (alongside.length === 0) return (await this.store.set(key, owner, { ifAbsent: true, ttlMs: this.leaseMs })) ? [] : null;
-    const [taken, ...answers] = await this.store.batch([{ op: 'setIfAbsent', key, value: owner, ttlMs: this.leaseMs }, ...alongside]);
-    return taken === true ? answers : null;
+    try {
+      if (alongside.length === 0) return (await this.store.set(key, owner, { ifAbsent: true, ttlMs: this.leaseMs })) ? [] : null;
+      const [taken, ...answers] = await this.store.batch([{ op: 'setIfAbsent', key, value: owner, ttlMs: this.leaseMs }, ...alongside]);
+      return taken === true ? answers : null;
+    } catch (error) {
+      // The lease may be ours with no work to run under it (its answer lost, or on a Redis Cluster a
+      // later step's slot failed): let it go rather than refuse every press until it lapses. Not
+      // awaited: the caller answers now; `owner` is this call's alone.
+      void this.store.deleteIfEquals(key, owner).catch(() => undefined);
+      throw error;
+    }
   }
 
   private async storeCall<R>(call: () => Promise<R>): Promise<R> {

@@ -525,6 +525,26 @@ describe('WriteJournal', () => {
       await expect(press('d', 'm4')).resolves.toMatchObject({ counted: { granted: true } });
     });
 
+    it("lets go of a lease taken in a step whose later part failed (a Redis Cluster: the session's master did not answer): the next press takes it at once", async () => {
+      const world = setUp();
+      await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
+      const sessionKey = world.keys.checkoutSession('ref-1');
+      const read = (_lease: ReservationLease, peeked: { read: string | null }) => Promise.resolve(peeked.read);
+      const press = () =>
+        world.journal.leaseAndPeek(TARGET, [{ kind: world.reconciler, key: 'a' }], undefined, read, { alongside: { read: sessionKey } });
+      // A Cluster runs the steps of the lease's slot as one script, then the session's as another: the first ran, the second failed.
+      const batch = world.store.batch.bind(world.store);
+      world.store.batch = (steps) => {
+        world.store.batch = batch;
+        const otherSlot = steps.findIndex((step) => step.otherSlot);
+        const leaseSlot = steps.slice(0, otherSlot);
+        return batch(leaseSlot).then(() => Promise.reject(new Error("the session's master did not answer")));
+      };
+      await expect(press()).rejects.toMatchObject({ code: 'store_unavailable' });
+      await world.store.set(sessionKey, 'the session');
+      await expect(press()).resolves.toBe('the session');
+    });
+
     it('a refused write keeps a lease that ends with it until its work is done: the work still answers the refusal under it', async () => {
       const world = setUp();
       await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
