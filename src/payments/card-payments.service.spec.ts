@@ -24,7 +24,7 @@ class FakePlatform {
   reservationReads = 0;
   attaches: AttachPaymentMethodRequest[] = [];
   /** What the next attach does after (or instead of) landing. */
-  nextAttach: 'answer' | 'lose-answer' | 'refuse' = 'answer';
+  nextAttach: 'answer' | 'lose-answer' | 'refuse' | 'not-sent' = 'answer';
   listFails = false;
   /** Runs once an attach has landed, before its answer goes back (a fault at that moment). */
   afterLanding?: () => void;
@@ -51,6 +51,16 @@ class FakePlatform {
         this.attaches.push(request);
         const behaviour = this.nextAttach;
         this.nextAttach = 'answer';
+        if (behaviour === 'not-sent') {
+          // Never left (the write's deadline passed in the queue): a refusal the same intent may be sent again after.
+          return Promise.reject(
+            new UpstreamError('upstream_unavailable', 'not sent', {
+              operation: 'attachPaymentMethod',
+              maybeSent: false,
+              retryAfterSeconds: 1,
+            }),
+          );
+        }
         if (behaviour === 'refuse') {
           return Promise.reject(
             new UpstreamError('upstream_error', 'refused', { operation: 'attachPaymentMethod', maybeSent: true, upstreamStatus: 400 }),
@@ -78,14 +88,14 @@ class FakePlatform {
 
 beforeAll(quietLogs);
 
-async function setUp() {
+async function setUp(env: Record<string, string> = {}) {
   const platform = new FakePlatform();
   const attachedHeard: string[] = [];
   const events: Pick<ProductEventBus, 'publish'> = {
     publish: (name, payload) =>
       Promise.resolve(void (name === 'card.attached' && attachedHeard.push((payload as { reservationId: string }).reservationId))),
   };
-  const world = journalWorld({ CHECKOUT_CARD_ATTEMPTS: '100/h' }, { guesty: platform.asClient(), events });
+  const world = journalWorld({ CHECKOUT_CARD_ATTEMPTS: '100/h', ...env }, { guesty: platform.asClient(), events });
   const { clock, store, keys, outbox, journal } = world;
   const providers = { forListing: () => Promise.resolve({ _id: 'prov', paymentProviderId: PROVIDER, status: 'ACTIVE' }) };
   // No booking room here: CardPayments attaches cards without it.
@@ -211,6 +221,16 @@ describe('CardPayments (the attach through the write journal)', () => {
     expect(await world.sessions.require(session.id)).toMatchObject({ status: 'failed', lastError: { code: 'card_declined' } });
     await expect(world.payWithToken(session, 'key-2')).resolves.toMatchObject({ status: 'succeeded' });
     expect(world.platform.attaches).toHaveLength(2);
+  });
+
+  it("counts a press that sends its key's attach again after the platform never got it: the card-testing guard has no side door", async () => {
+    const world = await setUp({ CHECKOUT_CARD_ATTEMPTS: '1/h' });
+    const session = await world.newSession();
+    world.platform.nextAttach = 'not-sent';
+    await expect(world.payWithToken(session, 'key-1')).rejects.toMatchObject({ code: 'upstream_unavailable' });
+    // The same key with another token: a new attach goes out, so it is an attempt of its own, and the only one left is spent.
+    await expect(world.payWithToken(session, 'key-1', 'tok_other')).rejects.toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(world.platform.attaches).toHaveLength(1);
   });
 
   it('tells the guest succeeded for a card that landed while Redis was failing, and records it when Redis answers', async () => {

@@ -350,7 +350,11 @@ export class CardPayments {
       async (lease, { intents: [earlier], openIntentId, record: card, read: stored, counted }) => {
         if (earlier && !mayResend(earlier.state)) return this.resume(known.id, { key, earlier, answered }, lease);
         const session = await this.submittable(known.id, lease, { openIntentId, card, stored });
+        // Not counted in that step (it found this key's intent, or a card on file), yet an attach goes
+        // out: one resent after the earlier surely never happened, or a replacement the session turned
+        // to meanwhile. It spends its attempt in a step of its own: the guard has no side door.
         if (counted) attempt.admit(counted);
+        else await this.limits.cardAttempt(session.reservationId);
         return attach(session, lease, { key, earlier, openSettled: true, answered });
       },
       {
