@@ -10,6 +10,7 @@ export interface SetOptions {
  * slot than the batch's own. On one Redis it runs in the batch's atomic step like any other; a Redis
  * Cluster runs it as a step of its own, in its place in the order (and only when every guard before
  * it held). Mark a step so only where what it needs of the rest is its order, not their atomicity.
+ * Marked steps next to each other run as one script there: they must share one slot.
  */
 export type BatchStep = (
   | { op: 'get'; key: string }

@@ -243,7 +243,11 @@ export class Idempotency {
         { op: 'set', key: recordKey, value: JSON.stringify(record), ttlMs: IDEMPOTENCY_RECORD_TTL_MS },
       ]);
       if (ours !== true)
-        this.logger.warn({ state: record.state }, 'a request ended after its Idempotency-Key claim lapsed; its answer is not stored');
+        // Also when the answer went in the session's step but its reply was lost (AnswerBeside): the record holds it.
+        this.logger.warn(
+          { state: record.state },
+          'an Idempotency-Key no longer held this request’s claim when it ended (the claim lapsed, or its answer was stored already); nothing written',
+        );
     });
   }
 
