@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execFile, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -243,6 +244,24 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     await site.submitPaymentMethod(session.id, cardBody(CARDS.noThreeDs));
     const [first, second] = sent.filter((entry) => entry.path.endsWith('/payment-method'));
     expect(first.key).not.toBe(second.key);
+  });
+
+  it('paces its payment-status polls by the clock, even when a timer fires early', async () => {
+    // A timer counts from the event loop's cached time: on a busy page it fires a few ms early by the clock.
+    const early = (ms: number, signal?: AbortSignal) => sleep(Math.max(0, ms - 20), undefined, { signal });
+    const site = new CheckoutClient({
+      baseUrl: world.apps[0].url,
+      fetch: recordingFetch(),
+      paymentStatusRefreshSeconds: REFRESH_SECONDS,
+      sleep: early,
+    });
+    const { session } = await bookedSession(site, 68);
+    await site.submitPaymentMethod(session.id, cardBody(CARDS.processorError));
+    await site.watchPaymentStatus(session.id);
+    const reads = sent.filter((entry) => entry.path.endsWith('/payment-status'));
+    expect(reads.length).toBeGreaterThan(1);
+    for (let index = 1; index < reads.length; index++)
+      expect(reads[index].at - reads[index - 1].at).toBeGreaterThanOrEqual(REFRESH_SECONDS * 1000 - 5);
   });
 
   it('polls payment-status no more than once per refresh period, stops at the failed charge, then pays with another card', async () => {

@@ -186,13 +186,14 @@ export class CheckoutClient {
                     throw error;
                 waitMs = Math.max(waitMs, error.retryAfterSeconds * 1000);
             }
-            const wait = Math.max(0, started + waitMs - this.now());
-            if (this.now() + wait > deadline) {
+            if (Math.max(this.now(), started + waitMs) > deadline) {
                 if (last)
                     return last;
                 throw new CheckoutError({ status: 0, code: 'timeout', detail: 'The payment status could not be read in time.' });
             }
-            await this.sleep(wait, options.signal);
+            // A timer may fire a few ms early by the clock (it counts from the event loop's cached time): wait out the rest.
+            for (let left = started + waitMs - this.now(); left > 0; left = started + waitMs - this.now())
+                await this.sleep(left, options.signal);
         }
     }
     /** The extras a guest may add (the service's catalogue; amounts in the reservation's currency). */
