@@ -68,6 +68,11 @@ export type PeekedAlongside<Writes extends readonly { kind: AnyWriteKind; key: s
   counted: SlotAnswer | null;
 };
 
+/** A read step's answer: the value, or null for a missing key (or a step that did not run). */
+function textOf(answer: unknown): string | null {
+  return typeof answer === 'string' ? answer : null;
+}
+
 /** A member of the due index names the target too (a reservation by its id, a quote as `quote:ID`): the intent lives under its hash tag. */
 export function dueMember(target: WriteTarget, intentId: string): string {
   return `${'reservation' in target ? target.reservation : `quote:${target.quote}`} ${intentId}`;
@@ -161,11 +166,10 @@ export class WriteJournal {
     return this.leases.withLease(
       target,
       (lease, answers) => {
-        const text = (value: unknown) => (typeof value === 'string' ? value : null);
         const counted = alongside.count ? answers[answers.length - 1] : undefined;
         return work(lease, {
           ...this.peeked(writes, record, answers),
-          read: alongside.read !== undefined ? text(answers[reads.length]) : null,
+          read: alongside.read !== undefined ? textOf(answers[reads.length]) : null,
           counted: counted === undefined || counted === false ? null : slotAnswerOf(counted),
         });
       },
@@ -185,15 +189,14 @@ export class WriteJournal {
     record: TargetRecord<T> | undefined,
     answers: readonly unknown[],
   ): Peeked<Writes, T> {
-    const text = (value: unknown) => (typeof value === 'string' ? value : null);
     const intents = writes.map((_, index) => {
-      const raw = text(answers[index]);
+      const raw = textOf(answers[index]);
       return raw ? readIntent(raw) : null;
     });
-    const recorded = record ? text(answers[writes.length + 1]) : null;
+    const recorded = record ? textOf(answers[writes.length + 1]) : null;
     return {
       intents: intents as Peeked<Writes, T>['intents'],
-      openIntentId: text(answers[writes.length]),
+      openIntentId: textOf(answers[writes.length]),
       record: recorded && record ? record.parse(recorded) : null,
     };
   }

@@ -43,9 +43,6 @@ export type BatchStep = (
   | { op: 'indexRemove'; key: string; member: string }
 ) & { otherSlot?: true };
 
-/** A takeSlot step's answer: true when granted, false when a key of `unlessPresent` held a value, the ms to wait when denied. */
-export type SlotStepAnswer = boolean | number;
-
 /** A takeSlot step for `request`, unless one of `unlessPresent` holds a value. */
 export function slotStep(request: SlotRequest, unlessPresent: readonly string[] = []): BatchStep & { op: 'takeSlot' } {
   assertSlotRequest(request);
@@ -73,7 +70,7 @@ export function isIndexStep(step: BatchStep): step is Extract<BatchStep, { op: '
 /**
  * One answer per step: get → the value or null; set, delete, indexAdd, indexRemove → true (a set `ifAbsent`: whether it wrote); deleteIfEquals → whether it
  * deleted; ttl → ms left or null; requireEquals, requireAbsent, setIfAbsent, replaceIfVersion → whether it held (wrote); takeSlot →
- * see SlotStepAnswer. Steps after a guard that failed answer null and did nothing.
+ * true when granted, false when a key of `unlessPresent` held a value, the ms to wait when denied. Steps after a guard that failed answer null and did nothing.
  */
 export type BatchAnswer = string | number | boolean | null;
 
