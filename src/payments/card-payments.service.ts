@@ -30,7 +30,7 @@ import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, sessio
 import { phaseOf, SessionMove } from '../sessions/session-moves';
 import { SessionState } from '../sessions/session-state';
 import { RedisKeys } from '../redis/redis-keys';
-import { BatchStep } from '../redis/key-value-store';
+import { StepsBeside, stepsVia } from '../redis/key-value-store';
 import { cardBrand } from './dto/card-rules';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
 import { PresentedState, ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
@@ -40,10 +40,7 @@ import { refusalError } from './tokenize-outcome';
  * The request's stored answer as steps of the session's slot, built from the session's view: written
  * in the same step as the session's outcome once the card is attached (Idempotency's AnswerBeside).
  */
-export interface ViewBeside {
-  steps(view: CheckoutSessionView): BatchStep[];
-  written(): void;
-}
+export type ViewBeside = StepsBeside<CheckoutSessionView>;
 
 export interface CardSubmission {
   card: CardDto;
@@ -523,7 +520,7 @@ export class CardPayments {
     method: AttachedMethod,
     answered?: ViewBeside,
   ): Promise<CheckoutSessionView> {
-    const beside = answered && { steps: (written: CheckoutSession) => answered.steps(toView(written)), written: answered.written };
+    const beside = answered && stepsVia(answered, toView);
     const succeeded = await this.sessions.recordOutcome(session.id, attachedMove(tokenizedUnder, method), session, beside);
     this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
     await this.events.publish('card.attached', { reservationId: session.reservationId, sessionId: session.id, booked: !!session.booking });

@@ -5,6 +5,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
+import { stepsVia } from '../redis/key-value-store';
 import { CheckoutSession, CheckoutSessionView } from '../sessions/checkout-session';
 import { CheckoutSessionResponse, SESSION_EXAMPLES } from '../sessions/session.view';
 import { CardPayments } from './card-payments.service';
@@ -89,7 +90,7 @@ export class PaymentMethodController {
       this.cards.knownSession(id),
       async (known, answering) => {
         // A card attached: the answer is stored in the step that records the session's outcome.
-        const answered = { steps: (view: CheckoutSessionView) => answering.steps({ status: 200, body: view }), written: answering.written };
+        const answered = stepsVia(answering, (view: CheckoutSessionView) => ({ status: 200, body: view }));
         return {
           status: 200,
           // runOnSession() has checked the key by now.

@@ -43,6 +43,20 @@ export type BatchStep = (
   | { op: 'indexRemove'; key: string; member: string }
 ) & { otherSlot?: true };
 
+/**
+ * Steps a caller hands to a write of the same hash slot, to run in that write's own batch, built from
+ * what it writes (a request's stored answer beside a session's outcome); `written` is told once they ran.
+ */
+export interface StepsBeside<T> {
+  steps(written: T): BatchStep[];
+  written(): void;
+}
+
+/** The same steps, built from what `via` makes of the value written (e.g. a session's view of the session). */
+export function stepsVia<T, U>(beside: StepsBeside<T>, via: (written: U) => T): StepsBeside<U> {
+  return { steps: (written) => beside.steps(via(written)), written: () => beside.written() };
+}
+
 /** A takeSlot step for `request`, unless one of `unlessPresent` holds a value. */
 export function slotStep(request: SlotRequest, unlessPresent: readonly string[] = []): BatchStep & { op: 'takeSlot' } {
   assertSlotRequest(request);

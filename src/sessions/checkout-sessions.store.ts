@@ -4,7 +4,7 @@ import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { MetricsService } from '../metrics/metrics.service';
 import { AtRestCipher, AtRestCiphers, SealedValue } from '../redis/at-rest-cipher';
-import { BatchAnswer, BatchStep, KeyValueStore } from '../redis/key-value-store';
+import { BatchAnswer, BatchStep, KeyValueStore, StepsBeside } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { CheckoutSession, SessionPointer, sessionNotFound } from './checkout-session';
@@ -14,12 +14,6 @@ const CHANGE_ATTEMPTS = 3;
 
 /** A session change: the next state, or null to leave it as it is. */
 export type SessionChange = (current: CheckoutSession) => CheckoutSession | null;
-
-/** Steps of the session's hash slot written in the step that records a change (see recordOutcome). */
-export interface StepsBeside {
-  steps(session: CheckoutSession): BatchStep[];
-  written(): void;
-}
 
 export function isSessionId(id: string): boolean {
   return SESSION_ID.test(id);
@@ -163,7 +157,12 @@ export class CheckoutSessionsStore {
    * that first try (the request's stored answer), built from the session as written; told
    * `written()` when they ran. Answers the session as this replica knows it.
    */
-  async recordOutcome(id: string, change: SessionChange, fallback: CheckoutSession, beside?: StepsBeside): Promise<CheckoutSession> {
+  async recordOutcome(
+    id: string,
+    change: SessionChange,
+    fallback: CheckoutSession,
+    beside?: StepsBeside<CheckoutSession>,
+  ): Promise<CheckoutSession> {
     let result = change(fallback) ?? fallback;
     let tryBeside = beside !== undefined;
     await this.outbox.write(this.keys.checkoutSession(RedisKeys.sessionRef(id)), `checkout session ${result.status}`, async () => {
@@ -187,7 +186,11 @@ export class CheckoutSessionsStore {
   }
 
   /** `change` applied to `known` and written with `beside`'s steps in one step; null when `known` is not the session's version any more. */
-  private async changeBeside(known: CheckoutSession, change: SessionChange, beside: StepsBeside): Promise<CheckoutSession | null> {
+  private async changeBeside(
+    known: CheckoutSession,
+    change: SessionChange,
+    beside: StepsBeside<CheckoutSession>,
+  ): Promise<CheckoutSession | null> {
     const next = change(known);
     if (next === null) return null;
     const written = { ...this.checkedMove(known, next), version: known.version + 1 };

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CheckoutSession, SessionPointer } from './checkout-session';
-import { CheckoutSessionsStore, SessionCreateStep, StepsBeside } from './checkout-sessions.store';
+import { StepsBeside } from '../redis/key-value-store';
+import { CheckoutSessionsStore, SessionCreateStep } from './checkout-sessions.store';
 import { nextSession, SessionMove, SessionMoveRefused } from './session-moves';
 
 /** What opening a session takes: the record without what only its moves set. */
@@ -78,7 +79,7 @@ export class SessionState {
    * answers (docs/product-spec.md §6.6). `beside`: steps of the session's slot written in the same
    * step (the request's stored answer). Answers the session as this replica knows it.
    */
-  recordOutcome(id: string, move: SessionMove, known: CheckoutSession, beside?: StepsBeside): Promise<CheckoutSession> {
+  recordOutcome(id: string, move: SessionMove, known: CheckoutSession, beside?: StepsBeside<CheckoutSession>): Promise<CheckoutSession> {
     return this.records.recordOutcome(id, (current) => nextSession(current, move), known, beside);
   }
 }

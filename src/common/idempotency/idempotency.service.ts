@@ -6,7 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { idempotencyClaimMs, requestMayRunMs } from '../../config/timing-rules';
 import { MetricsService } from '../../metrics/metrics.service';
 import { AtRestCipher, AtRestCiphers } from '../../redis/at-rest-cipher';
-import { BatchStep, KeyValueStore } from '../../redis/key-value-store';
+import { KeyValueStore, StepsBeside } from '../../redis/key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
 import { DomainError } from '../errors/domain-error';
@@ -31,10 +31,7 @@ export type IdempotentAnswer<T> = StoredAnswer<T> & { replayed: boolean };
  * steps that store the answer as the key's record, to be run in the same step as that write. Once
  * they ran (`written`), the answer is not written again; until then it is, as any answer.
  */
-export interface AnswerBeside<T> {
-  steps(answer: StoredAnswer<T>): BatchStep[];
-  written(): void;
-}
+export type AnswerBeside<T> = StepsBeside<StoredAnswer<T>>;
 
 /** How long an answer is kept (docs/product-spec.md §3). */
 export const IDEMPOTENCY_RECORD_TTL_MS = 24 * 60 * 60 * 1000;
