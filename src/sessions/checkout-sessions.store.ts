@@ -127,7 +127,7 @@ export class CheckoutSessionsStore {
       written: (answer) => {
         if (answer === null) throw new Error('a new checkout session was not written: its step did not run');
         if (answer !== true) throw new Error('a new checkout session id is already taken');
-        this.metrics.sessionTransitions.inc({ status: created.status });
+        this.counted(created, undefined);
         return created;
       },
     };
@@ -168,6 +168,7 @@ export class CheckoutSessionsStore {
     await this.outbox.write(this.keys.checkoutSession(RedisKeys.sessionRef(id)), `checkout session ${result.status}`, async () => {
       try {
         // Once: a retry from the outbox (Redis was down) writes the session alone.
+        let known: CheckoutSession | undefined = fallback;
         if (tryBeside && beside) {
           tryBeside = false;
           const written = await this.changeBeside(fallback, change, beside);
@@ -175,8 +176,10 @@ export class CheckoutSessionsStore {
             result = written;
             return;
           }
+          // `fallback` is not the stored version: the change is applied to the session read now.
+          known = undefined;
         }
-        result = await this.update(id, change, fallback);
+        result = await this.update(id, change, known);
       } catch (error) {
         if (!(error instanceof DomainError && error.code === 'session_not_found')) throw error;
         await this.write(null, { ...result, version: result.version + 1 }, undefined);
@@ -185,14 +188,15 @@ export class CheckoutSessionsStore {
     return result;
   }
 
-  /** `change` applied to `known` and written with `beside`'s steps in one step; null when `known` is not the session's version any more. */
+  /** `change` applied to `known` and written with `beside`'s steps in one step (`known` itself when it changes nothing); null when `known` is not the stored version any more. */
   private async changeBeside(
     known: CheckoutSession,
     change: SessionChange,
     beside: StepsBeside<CheckoutSession>,
   ): Promise<CheckoutSession | null> {
     const next = change(known);
-    if (next === null) return null;
+    // Nothing to change: the session stays as it is, and the steps beside are left to their owner.
+    if (next === null) return known;
     const written = { ...this.checkedMove(known, next), version: known.version + 1 };
     const step = this.writeStep(known.version, written);
     const [replaced] = await this.store.batch([step, ...beside.steps(written)]).catch((cause: unknown) => {
