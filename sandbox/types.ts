@@ -10,6 +10,10 @@ export const SANDBOX_ROUTES = [
   'listing',
   'providerByListing',
   'reservation',
+  'guest',
+  'folioOverview',
+  'folioItems',
+  'payments',
   'paymentMethods',
   'listPaymentMethods',
   'invoiceItems',
@@ -50,6 +54,17 @@ export interface SandboxReadings {
    * words, no schema and no published example) or the created item alone.
    */
   invoiceItemAnswer: 'folio' | 'item';
+  /** A list of the current surface (reservations-v3, payments, payment methods): a bare array, as the reference, or `{results}`. */
+  listWrapper: 'bare' | 'results';
+  /**
+   * The payment-method list's reservation filter: honoured, or ignored (every card of the reservation's
+   * guest, whom the platform merges by email across bookings, each naming its own booking's code).
+   */
+  methodListFilter: 'honoured' | 'ignored';
+  /** Reservations the current read answers nothing for though they exist (a published support case). */
+  reservationsV3Misses: string[];
+  /** The legacy reservation read and guest payment-method routes: retired on 2027-03-01 (404), or still served. */
+  legacyRoutes: 'retired' | 'served';
 }
 
 export const DEFAULT_READINGS: SandboxReadings = {
@@ -57,7 +72,19 @@ export const DEFAULT_READINGS: SandboxReadings = {
   listEchoesReservationId: false,
   reuseFalseLists: 'notReusable',
   invoiceItemAnswer: 'folio',
+  listWrapper: 'bare',
+  methodListFilter: 'honoured',
+  reservationsV3Misses: [],
+  legacyRoutes: 'retired',
 };
+
+/**
+ * The readings a sandbox starts with: the defaults, with the legacy routes served unless the service
+ * beside it reads the current surface (GUESTY_API_SURFACE=current), as the platform serves them until 2027-03-01.
+ */
+export function startingReadings(): SandboxReadings {
+  return { ...DEFAULT_READINGS, legacyRoutes: process.env.GUESTY_API_SURFACE === 'current' ? 'retired' : 'served' };
+}
 
 /** The platform's calendar webhooks: the current one and the legacy one it replaces. */
 export type CalendarWebhookKind = 'calendar.updated.v2' | 'listing.calendar.updated';
@@ -93,6 +120,8 @@ export interface SandboxOptions {
    * or makes another record: nothing published says which the platform does, so the product is tested both ways.
    */
   mergeGuestsByEmail?: boolean;
+  /** The legacy routes retired on 2027-03-01: served or retired from the start (and after every reset); else by GUESTY_API_SURFACE. */
+  legacyRoutes?: SandboxReadings['legacyRoutes'];
   clock?: () => number;
 }
 

@@ -14,8 +14,24 @@ import {
 } from './booking';
 import { addInvoiceItemCurrent, addInvoiceItemDeprecated } from './invoice-items';
 import { getListing, listListings, providerByListing } from './listings';
-import { attachPaymentMethod, listPaymentMethods } from './payment-methods';
+import { attachPaymentMethod, createPaymentMethod, listPaymentMethods, listPaymentMethodsCurrent } from './payment-methods';
 import { getReservation } from './reservations';
+import { getFolioInvoiceItems, getFolioOverview, getGuest, getReservationsV3, listPayments } from './current-surface';
+import type { RouteHandler } from '../http/host-server';
+
+/**
+ * A legacy route the platform retires on 2027-03-01 (changelogs 2026-11-05 and 2026-11-19): 404
+ * "retired", unless the readings still serve it (`legacyRoutes`), as the platform does until then.
+ */
+function legacy(handler: RouteHandler): RouteHandler {
+  return (ctx) => {
+    if (ctx.runtime.readings.legacyRoutes === 'served') return handler(ctx);
+    throw new UpstreamRefusal(404, {
+      message: 'This endpoint was retired on 2027-03-01; see the reservation migration guide',
+      code: 'RETIRED',
+    });
+  };
+}
 import { handleTokenRequest } from './token-issuer';
 
 const ID = '(?<id>[^/]+)';
@@ -43,20 +59,28 @@ export const apiHost: HostDefinition = {
       '/payment-providers/provider-by-listing',
       providerByListing,
     ),
-    openApiRoute('reservation', 'GET', new RegExp(`^/v1/reservations/${ID}/?$`), '/reservations/{id}', getReservation),
+    // One name per product operation on either surface: faults and counters aim at what the product does.
+    openApiRoute('reservation', 'GET', /^\/v1\/reservations-v3\/?$/, '/reservations-v3', getReservationsV3),
+    openApiRoute('reservation', 'GET', new RegExp(`^/v1/reservations/${ID}/?$`), '/reservations/{id}', legacy(getReservation)),
+    openApiRoute('guest', 'GET', /^\/v1\/guests-crud\/(?<guestId>[^/]+)\/?$/, '/guests-crud/{guestId}', getGuest),
+    openApiRoute('folioOverview', 'GET', /^\/v1\/guest-folio\/overview\/?$/, '/guest-folio/overview', getFolioOverview),
+    openApiRoute('folioItems', 'GET', /^\/v1\/guest-folio\/invoice-items\/?$/, '/guest-folio/invoice-items', getFolioInvoiceItems),
+    openApiRoute('payments', 'GET', /^\/v1\/payments\/?$/, '/payments', listPayments),
+    openApiRoute('paymentMethods', 'POST', /^\/v1\/payment-methods\/?$/, '/payment-methods', createPaymentMethod),
+    openApiRoute('listPaymentMethods', 'GET', /^\/v1\/payment-methods\/?$/, '/payment-methods', listPaymentMethodsCurrent),
     openApiRoute(
       'paymentMethods',
       'POST',
       /^\/v1\/guests\/(?<guestId>[^/]+)\/payment-methods\/?$/,
       '/guests/{id}/payment-methods',
-      attachPaymentMethod,
+      legacy(attachPaymentMethod),
     ),
     openApiRoute(
       'listPaymentMethods',
       'GET',
       /^\/v1\/guests\/(?<guestId>[^/]+)\/payment-methods\/?$/,
       '/guests/{id}/payment-methods',
-      listPaymentMethods,
+      legacy(listPaymentMethods),
     ),
     openApiRoute(
       'invoiceItems',

@@ -7,6 +7,7 @@ import type { SandboxRuntime } from '../runtime/runtime';
 import { scheduleOnAttach } from '../state/charging';
 import type { CardTokenRecord, PaymentMethodRecord, ReservationRecord } from '../state/records';
 import { newId } from '../state/store';
+import { listAnswer } from './current-surface';
 
 interface AttachRequest {
   tokenId: string;
@@ -40,7 +41,7 @@ function readAttachRequest(ctx: RequestContext): AttachRequest {
   };
 }
 
-function usableToken(runtime: SandboxRuntime, request: AttachRequest): CardTokenRecord {
+function usableToken(runtime: SandboxRuntime, request: Pick<AttachRequest, 'tokenId' | 'paymentProviderId'>): CardTokenRecord {
   const token = runtime.store.cardTokens.get(request.tokenId);
   if (!token) throw refuse('Payment method token not found', 'TOKEN_NOT_FOUND');
   if (token.used) throw refuse('Payment method token already used', 'TOKEN_ALREADY_USED');
@@ -77,6 +78,7 @@ export function paymentMethodView(method: PaymentMethodRecord): Record<string, u
     guestId: method.guestId,
     paymentProviderId: method.paymentProviderId,
     reservationId: method.reservationId ?? null,
+    ...(method.confirmationCode ? { confirmationCode: method.confirmationCode } : {}),
     type: 'CARD',
     last4: method.card.last4,
     brand: method.card.brand,
@@ -123,6 +125,7 @@ export function attachPaymentMethod(ctx: RequestContext): SandboxAnswer {
     guestId: guest._id,
     paymentProviderId: token.paymentProviderId,
     reservationId: reservation?._id,
+    confirmationCode: reservation?.confirmationCode,
     reuse: request.reuse,
     card: { ...token.card },
     createdAt: now,
@@ -147,11 +150,96 @@ export function listPaymentMethods(ctx: RequestContext): SandboxAnswer {
   const methods = [...store.paymentMethods.values()].filter(
     (method) =>
       method.guestId === ctx.params.guestId &&
-      method.reservationId === reservationId &&
+      (method.reservationId === reservationId || readings.methodListFilter === 'ignored') &&
       (method.reuse === reuse || (!reuse && readings.reuseFalseLists === 'all')),
   );
   return jsonAnswer(
     200,
+    methods.map((method) => platformView(ctx.runtime, method)),
+  );
+}
+
+interface CreateRequest {
+  guestId: string;
+  tokenId: string;
+  paymentProviderId: string;
+  confirmationCode: string;
+  reuse: boolean;
+}
+
+function readCreateRequest(ctx: RequestContext): CreateRequest {
+  const body = parseJsonObject(ctx.headers['content-type'], ctx.rawBody);
+  const problems: FieldProblem[] = [];
+  const { guestId, _id, stripeCardToken, paymentProviderId, confirmationCode, reuse } = body;
+  for (const [field, value] of Object.entries({ guestId, paymentProviderId, confirmationCode })) {
+    if (typeof value !== 'string' || value === '') problems.push({ field, message: 'is required' });
+  }
+  if ((typeof _id === 'string' && _id !== '') === (stripeCardToken !== undefined)) {
+    problems.push({ field: '_id', message: 'exactly one of _id or stripeCardToken is required' });
+  }
+  if (reuse !== undefined && typeof reuse !== 'boolean') problems.push({ field: 'reuse', message: 'must be a boolean' });
+  if (problems.length > 0) throw invalidParameters(problems);
+  return {
+    guestId: String(guestId),
+    tokenId: String(_id),
+    paymentProviderId: String(paymentProviderId),
+    confirmationCode: String(confirmationCode),
+    reuse: reuse === true,
+  };
+}
+
+/**
+ * POST /v1/payment-methods (the payments API of 2026-10-21): the guest's card, linked to the booking
+ * its `confirmationCode` names; attaching charges nothing by itself, as the legacy attach.
+ */
+export function createPaymentMethod(ctx: RequestContext): SandboxAnswer {
+  const { runtime, now } = ctx;
+  const { store } = runtime;
+  const request = readCreateRequest(ctx);
+  const guest = store.guests.get(request.guestId);
+  if (!guest) throw notFound(`Guest ${request.guestId} not found`);
+  const reservation = [...store.reservations.values()].find((candidate) => candidate.confirmationCode === request.confirmationCode);
+  if (!reservation) throw notFound(`No reservation has the confirmation code ${request.confirmationCode}`);
+  if (reservation.guestId !== guest._id) throw refuse('The reservation does not belong to this guest', 'RESERVATION_GUEST_MISMATCH');
+  const token = usableToken(runtime, request);
+  token.used = true;
+  const method: PaymentMethodRecord = {
+    _id: newId('pm_'),
+    guestId: guest._id,
+    paymentProviderId: token.paymentProviderId,
+    reservationId: reservation._id,
+    confirmationCode: reservation.confirmationCode,
+    reuse: request.reuse,
+    card: { ...token.card },
+    createdAt: now,
+    charge: token.charge,
+  };
+  store.paymentMethods.set(method._id, method);
+  scheduleWhenChargeable(runtime, reservation, method, now);
+  return jsonAnswer(201, platformView(runtime, method));
+}
+
+/**
+ * GET /v1/payment-methods?guestId=… or ?reservationId=… (exactly one): the guest's methods, or the
+ * reservation's, unless the filter is ignored (a reading): then every card of the reservation's guest.
+ */
+export function listPaymentMethodsCurrent(ctx: RequestContext): SandboxAnswer {
+  const { store, readings } = ctx.runtime;
+  const guestId = ctx.url.searchParams.get('guestId');
+  const reservationId = ctx.url.searchParams.get('reservationId');
+  if ((guestId === null) === (reservationId === null)) {
+    throw invalidParameters([{ field: 'reservationId', message: 'exactly one of guestId or reservationId is required' }]);
+  }
+  const reservation = reservationId === null ? undefined : store.reservations.get(reservationId);
+  if (reservationId !== null && !reservation) throw notFound(`Reservation ${reservationId} not found`);
+  const owner = guestId ?? reservation!.guestId;
+  const methods = [...store.paymentMethods.values()].filter(
+    (method) =>
+      method.guestId === owner &&
+      (reservationId === null || readings.methodListFilter === 'ignored' || method.reservationId === reservationId),
+  );
+  return listAnswer(
+    ctx,
     methods.map((method) => platformView(ctx.runtime, method)),
   );
 }

@@ -76,7 +76,7 @@ const FORMATS = {
 };
 
 /** strict off: the reference carries OpenAPI keywords (example, deprecated) that are not JSON Schema. */
-export function referenceAjv(options: { coerceTypes?: boolean } = {}): Ajv {
+export function referenceAjv(options: { coerceTypes?: boolean | 'array' } = {}): Ajv {
   return new Ajv({ strict: false, allErrors: true, formats: FORMATS, ...options });
 }
 
@@ -103,7 +103,7 @@ export function compileRequestValidators(method: string, route: string): Validat
       query:
         query.length === 0
           ? undefined
-          : (queryAjv ??= referenceAjv({ coerceTypes: true })).compile({
+          : (queryAjv ??= referenceAjv({ coerceTypes: 'array' })).compile({
               type: 'object',
               properties: Object.fromEntries(query.map((parameter) => [parameter.name, enumsInDeclaredType(parameter.schema)])),
               required: query.filter((parameter) => parameter.required).map((parameter) => parameter.name),
@@ -162,8 +162,15 @@ export function requestProblems(
   if (!validators) return [];
   const problems: FieldProblem[] = [];
   if (validators.query) {
+    // An array parameter may come as repeated keys or as `name[]` (the form public integrations of
+    // reservations-v3 send, docs/upstream.md): both read as one array; a lone key stays a string.
     const given: Record<string, unknown> = {};
-    for (const [name, value] of query) given[name] = value;
+    for (const [key, value] of query) {
+      const name = key.endsWith('[]') ? key.slice(0, -2) : key;
+      const before = given[name];
+      const earlier: unknown[] = Array.isArray(before) ? (before as unknown[]) : [before];
+      given[name] = before === undefined ? (key.endsWith('[]') ? [value] : value) : [...earlier, value];
+    }
     if (!validators.query(given)) problems.push(...problemsOf(validators.query.errors, 'query'));
   }
   if (validators.body) {

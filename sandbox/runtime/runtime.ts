@@ -10,7 +10,7 @@ import {
   type SandboxRateLimits,
   type SandboxRoute,
   type CalendarWebhookKind,
-  DEFAULT_READINGS,
+  startingReadings,
   type SandboxReadings,
 } from '../types';
 import { SandboxClock } from './clock';
@@ -37,6 +37,7 @@ export interface ResolvedOptions {
   chargeSettleDelayMs: number;
   webhookSecret: string;
   webhookUrl?: string;
+  legacyRoutes?: SandboxReadings['legacyRoutes'];
 }
 
 const BOTH_CALENDAR_WEBHOOKS: CalendarWebhookKind[] = ['calendar.updated.v2', 'listing.calendar.updated'];
@@ -69,6 +70,7 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     chargeSettleDelayMs: nonNegative('chargeSettleDelayMs', options.chargeSettleDelayMs ?? 500),
     webhookSecret: options.webhookSecret ?? newWebhookSecret(),
     webhookUrl: options.webhookUrl,
+    legacyRoutes: options.legacyRoutes,
   };
 }
 
@@ -97,7 +99,7 @@ export class SandboxRuntime {
   readonly webhooks: WebhookSender;
   /** Which of the platform's calendar webhooks a calendar change sends (both, as the platform during its migration). */
   calendarWebhooks: CalendarWebhookKind[] = [...BOTH_CALENDAR_WEBHOOKS];
-  readings: SandboxReadings = { ...DEFAULT_READINGS };
+  readings: SandboxReadings;
   private actedWaiters: ActedWaiter[] = [];
 
   constructor(readonly options: ResolvedOptions) {
@@ -107,6 +109,12 @@ export class SandboxRuntime {
     this.store = seedFixtures(this.clock.now());
     this.limiter = new SlidingWindowLimiter(options.rateLimits);
     this.limiter.setLimits({});
+    this.readings = this.startingReadings();
+  }
+
+  private startingReadings(): SandboxReadings {
+    const readings = startingReadings();
+    return this.options.legacyRoutes ? { ...readings, legacyRoutes: this.options.legacyRoutes } : readings;
   }
 
   now(): number {
@@ -122,7 +130,7 @@ export class SandboxRuntime {
     this.requestLog = [];
     this.chargesHeld = false;
     this.calendarWebhooks = [...BOTH_CALENDAR_WEBHOOKS];
-    this.readings = { ...DEFAULT_READINGS };
+    this.readings = this.startingReadings();
   }
 
   /**

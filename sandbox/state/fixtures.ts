@@ -196,6 +196,7 @@ function attachMethod({ store, reservation, paymentProviderId, card, at }: Seede
     guestId: reservation.guestId,
     paymentProviderId,
     reservationId: reservation._id,
+    confirmationCode: reservation.confirmationCode,
     reuse: false,
     card,
     createdAt: at,

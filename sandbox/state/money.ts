@@ -22,7 +22,7 @@ export function outstandingBalance(reservation: ReservationRecord): number {
   return roundMoney(Math.max(0, invoiceTotal(reservation) - paidBy(reservation.payments)));
 }
 
-function paymentView(payment: PaymentRecord): Record<string, unknown> {
+export function paymentView(payment: PaymentRecord): Record<string, unknown> {
   // The reference's payment fields only (docs/upstream-reference/open-api-subset.json): no paidAt,
   // no paymentProviderId; when it was paid shows as its succeeded attempt's createdAt.
   return {

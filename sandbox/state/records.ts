@@ -130,6 +130,8 @@ export interface PaymentMethodRecord {
   guestId: string;
   paymentProviderId: string;
   reservationId?: string;
+  /** The booking's code the method names (the published list item names it, not the reservation's id). */
+  confirmationCode?: string;
   reuse: boolean;
   card: { brand: string; last4: string; exp_month: string; exp_year: string };
   createdAt: number;

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { DEFAULT_READINGS, type SandboxReadings } from '../../sandbox/types';
+import { startingReadings, type SandboxReadings } from '../../sandbox/types';
 import { ADMIN_KEY, adminClient, invoiceItemsAt } from '../invoices/invoice-test-helpers';
 import { awaitCharge } from '../utils/charges';
 import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
@@ -16,10 +16,18 @@ const SETTLE_DELAY_MS = 300;
  * invoice-item endpoint answering the updated folio (its words) or the item alone.
  */
 const READINGS: [string, SandboxReadings][] = [
-  ['as the sandbox reads the reference by default', DEFAULT_READINGS],
+  ['as the sandbox reads the reference by default', startingReadings()],
   [
     'the other way: lower-case statuses, reuse=false lists every method, items that name their reservationId, an added invoice item answered alone',
-    { paymentStatusCase: 'lower', listEchoesReservationId: true, reuseFalseLists: 'all', invoiceItemAnswer: 'item' },
+    {
+      ...startingReadings(),
+      paymentStatusCase: 'lower',
+      listEchoesReservationId: true,
+      reuseFalseLists: 'all',
+      invoiceItemAnswer: 'item',
+      listWrapper: 'results',
+      methodListFilter: 'ignored',
+    },
   ],
 ];
 

@@ -116,6 +116,26 @@ export class SandboxClient {
     });
     return { tokenId, attach };
   }
+
+  /** The same through the platform's current surface: Reservations V3, and the payment-method create by confirmation code. */
+  async payWithCardOnCurrentSurface(reservationId: string, number: string): Promise<{ tokenId: string; attach: Reply }> {
+    const [reservation] = (await this.api(`/v1/reservations-v3?reservationIds[]=${reservationId}`)).body as JsonBody[];
+    const listingId = reservation.stay[0].unitTypeId as string;
+    const provider = await this.api(`/v1/payment-providers/provider-by-listing?listingId=${listingId}`);
+    const paymentProviderId = provider.body.paymentProviderId as string;
+    const token = await this.tokenize(tokenizeBody({ paymentProviderId, listingId, number }));
+    const tokenId = token.body._id as string;
+    const attach = await this.api('/v1/payment-methods', {
+      body: {
+        guestId: reservation.bookerId,
+        _id: tokenId,
+        paymentProviderId,
+        confirmationCode: reservation.confirmationCode,
+        reuse: false,
+      },
+    });
+    return { tokenId, attach };
+  }
 }
 
 export function tokenizeBody(options: {
@@ -137,8 +157,9 @@ export function tokenizeBody(options: {
   };
 }
 
+/** The sandbox's own specs probe its legacy routes too: served unless a spec asks otherwise. */
 export async function startTestSandbox(options: SandboxOptions = {}): Promise<SandboxClient> {
-  return new SandboxClient(await startSandbox(options));
+  return new SandboxClient(await startSandbox({ legacyRoutes: 'served', ...options }));
 }
 
 export interface Received {
