@@ -36,6 +36,8 @@ class FakePlatform {
   statuses = new Map<string, string>();
   creates = 0;
   statusWrites: { reservationId: string; status: string }[] = [];
+  /** What a reservation made from the quote owes as the platform states it (its folio's total). */
+  owes = 600;
 
   asClient(): GuestyClient {
     const client: Partial<GuestyClient> = {
@@ -48,6 +50,7 @@ class FakePlatform {
           ReturnType<GuestyClient['createReservationFromQuote']>
         >);
       },
+      balanceOfNewReservation: () => Promise.resolve({ amount: this.owes, currency: 'USD' }),
       setReservationStatus: (reservationId, status) => {
         this.statusWrites.push({ reservationId, status });
         this.statuses.set(reservationId, status);
@@ -81,6 +84,7 @@ async function setUp(providerStatuses: PaymentProvider['status'][]) {
       [Quotes, quotes],
       [CalendarCache, calendar],
       [ProductEventBus, events],
+      [GuestyClient, platform.asClient()],
     ],
   );
   const bookings = module.get(Bookings);
@@ -96,6 +100,12 @@ describe('Bookings (a reservation from a quote)', () => {
     const world = await setUp(['INACTIVE']);
     await expect(world.book(randomUUID())).rejects.toMatchObject({ code: 'payment_account_unavailable' });
     expect(world.platform.creates).toBe(0);
+  });
+
+  it.each([700, 540])('shows and authenticates what the reservation owes (%d), not what its quote said (600)', async (owes) => {
+    const world = await setUp(['ACTIVE']);
+    world.platform.owes = owes;
+    await expect(world.book(randomUUID())).resolves.toMatchObject({ amount: owes, currency: 'USD' });
   });
 
   it('cancels, through the journal, a reservation whose session cannot follow: it never holds the dates for nobody', async () => {

@@ -9,6 +9,7 @@ import { AppConfig } from '../config/app-config';
 import { CheckoutSession, CheckoutSessionView, SessionBooking, toView } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
 import { AdmittedBooking, BookingRequest, QuoteBookings } from '../sessions/quote-bookings';
+import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { GuestCreateWrite } from '../journal/kinds/guest-create.write-kind';
 import {
@@ -64,6 +65,7 @@ export class Bookings implements QuoteBookings {
     private readonly statuses: ReservationStatusWrite,
     private readonly clock: Clock,
     private readonly config: ConfigService<AppConfig, true>,
+    private readonly guesty: GuestyClient,
     ciphers: AtRestCiphers,
   ) {
     this.sessionSeal = ciphers.for('booking-session');
@@ -228,6 +230,23 @@ export class Bookings implements QuoteBookings {
     return created;
   }
 
+  /**
+   * What the reservation made owes, as the platform states it (its folio's total: nothing was paid
+   * yet), which the session shows and 3-D Secure authenticates, whatever the quote said. A failed read
+   * is a retryable 503: the same Idempotency-Key opens the session on the reservation already made.
+   */
+  private async owed(reservationId: string, quoted: number): Promise<number> {
+    const owed = await this.guesty.balanceOfNewReservation(reservationId, 'anonymous');
+    if (typeof owed.amount !== 'number') {
+      throw new DomainError('upstream_unavailable', 'The booking platform did not state what the reservation owes yet; please try again.', {
+        retryAfterSeconds: 1,
+      });
+    }
+    if (owed.amount !== quoted)
+      this.logger.warn({ reservationId, quoted, owed: owed.amount }, 'the reservation owes another amount than its quote');
+    return owed.amount;
+  }
+
   /** The listing's payment provider, when cards can be paid with it (docs/product-spec.md §3.1). */
   private async paymentAccount(listingId: string): Promise<PaymentProvider> {
     const provider = await this.providers.forListing(listingId);
@@ -240,11 +259,12 @@ export class Bookings implements QuoteBookings {
     return provider;
   }
 
-  private async openSession(quote: StoredQuote, amount: number, record: BookingRecord, sessionId: string): Promise<CheckoutSessionView> {
+  private async openSession(quote: StoredQuote, quoted: number, record: BookingRecord, sessionId: string): Promise<CheckoutSessionView> {
     const { reservation } = record;
     const existing = await this.sessions.pointedAt(record).catch(() => null);
     if (existing) return toView(existing);
     const provider = await this.paymentAccount(quote.view.listingId);
+    const amount = await this.owed(reservation.reservationId, quoted);
     // The attach that follows is spaced from the create, though the create was journaled under the quote.
     await Promise.all([
       this.journal.startSpacing(onReservation(reservation.reservationId)),
@@ -264,10 +284,10 @@ export class Bookings implements QuoteBookings {
     const session = await this.sessions.open({
       id: sessionId,
       reservationId: reservation.reservationId,
+      ...(reservation.confirmationCode ? { confirmationCode: reservation.confirmationCode } : {}),
       listingId: quote.view.listingId,
       guestId: reservation.guestId,
       paymentProviderId: provider.paymentProviderId,
-      // The quote's total is the reservation's balance: no read of the reservation is spent on it.
       amount,
       currency: quote.view.currency,
       createdAt: now,

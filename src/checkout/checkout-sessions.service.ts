@@ -66,6 +66,7 @@ export class CheckoutSessions {
       ? this.sessions.openStep({
           id: this.sessions.newId(),
           reservationId: reservation.id,
+          ...(reservation.confirmationCode ? { confirmationCode: reservation.confirmationCode } : {}),
           listingId: reservation.listingId,
           guestId: reservation.guestId,
           paymentProviderId: available.paymentProviderId,

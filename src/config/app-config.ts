@@ -48,6 +48,12 @@ export interface GuestyConfig {
   authUrl: string;
   payUrl: string;
   invoiceItemsEndpoint: 'current' | 'deprecated';
+  /**
+   * Which of the platform's surfaces reservations and payment methods are read and attached through:
+   * the current one (Reservations V3, guest folio, payments API) or the legacy one it retires on
+   * 2027-03-01, an operator's way back until then (docs/upstream.md, "The surface of 2027").
+   */
+  apiSurface: 'current' | 'legacy';
   /** The `whsec_…` secret of the platform's webhook subscription; absent: /webhooks/guesty answers 404. */
   webhookSecret?: string;
   /** Where the token request carries the credentials (docs/upstream-seed.md §4.1 allows both). */

@@ -297,6 +297,7 @@ export function parseConfiguration(env: Environment): AppConfig {
       authUrl,
       payUrl,
       invoiceItemsEndpoint: read.oneOf('INVOICE_ITEMS_ENDPOINT', ['current', 'deprecated'] as const, 'current'),
+      apiSurface: read.oneOf('GUESTY_API_SURFACE', ['current', 'legacy'] as const, 'legacy'),
       webhookSecret: webhookSecret(read),
       tokenCredentials: read.oneOf('GUESTY_TOKEN_CREDENTIALS', ['basic', 'body'] as const, 'basic'),
       tokensPerDay: read.integer('GUESTY_TOKENS_PER_DAY', 5, 1, 100),

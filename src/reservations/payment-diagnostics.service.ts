@@ -67,7 +67,7 @@ export class PaymentDiagnostics {
     const paid = paidVerdict(money);
     if (paid) return this.answer(paid, money, [], known);
 
-    const methods = await this.guesty.listPaymentMethods(reservation.guestId, reservation.id, priority);
+    const methods = await this.guesty.listPaymentMethods(reservation.guestId, reservation.id, priority, reservation.confirmationCode);
     const method = currentMethod(methods, known);
     if (!method) {
       const failed = latestFailedPayment(money.payments ?? []);
@@ -107,7 +107,7 @@ export class PaymentDiagnostics {
 
   private read(reservationId: string, priority: Priority): Promise<PlatformReservation | null> {
     // Malformed ids are unknown ones, answered without spending an upstream call.
-    return RESERVATION_ID.test(reservationId) ? this.guesty.getReservation(reservationId, priority) : Promise.resolve(null);
+    return RESERVATION_ID.test(reservationId) ? this.guesty.getReservation(reservationId, priority, ['money']) : Promise.resolve(null);
   }
 
   /** Read fresh: a stale provider cache is one way a mismatch happens. The reservation's own when none is active. */

@@ -66,6 +66,8 @@ export interface CheckoutSession {
   version: number;
   status: CheckoutStatus;
   reservationId: string;
+  /** The reservation's confirmation code, which the platform's current attach links the card by. */
+  confirmationCode?: string;
   listingId: string;
   guestId: string;
   paymentProviderId: string;
@@ -85,10 +87,10 @@ export interface CheckoutSession {
   charge?: SessionCharge;
 }
 
-/** The session as the website sees it (docs/product-spec.md §3): no guest id, no pending attempt. */
+/** The session as the website sees it (docs/product-spec.md §3): no guest id, no pending attempt (a booking shows its code). */
 export type CheckoutSessionView = Omit<
   CheckoutSession,
-  'version' | 'guestId' | 'createdAt' | 'expiresAt' | 'pendingAttempt' | 'tokenizedUnder'
+  'version' | 'guestId' | 'confirmationCode' | 'createdAt' | 'expiresAt' | 'pendingAttempt' | 'tokenizedUnder'
 > & {
   expiresAt: string;
 };

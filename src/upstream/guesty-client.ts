@@ -20,6 +20,13 @@ import {
   UpstreamAttachedPaymentMethod,
   UpstreamPaymentMethod,
   UpstreamReservation,
+  UpstreamReservationRead,
+  UpstreamGuestRead,
+  UpstreamFolioOverview,
+  UpstreamFolioOverviewLine,
+  UpstreamFolioItems,
+  UpstreamPayment,
+  UpstreamPaymentList,
 } from './guesty.types';
 import { OutboundRateLimiter, Priority } from './outbound-rate-limiter';
 import { backoffDelayMs, sleep } from './retry-policy';
@@ -37,7 +44,9 @@ import {
   PlatformListingPage,
   PlatformReservation,
   QuoteOffer,
+  InvoiceLine,
   ReservationHold,
+  ReservationMoney,
   ReservationStatusChange,
 } from './platform-results';
 import {
@@ -50,6 +59,9 @@ import {
   quoteOf,
   reservationOf,
   statusChangeOf,
+  reservationFromRead,
+  moneyOf,
+  folioLinesOf,
 } from './platform-readings';
 
 type Kind = 'read' | 'write';
@@ -63,6 +75,16 @@ interface OpenApiCall extends Omit<UpstreamCall, 'host' | 'headers'> {
 }
 
 const enc = encodeURIComponent;
+
+/** What a route may read of a reservation besides its status, dates and guest id (GuestyClient.getReservation). */
+export type ReservationPart = 'guest' | 'money' | 'payments' | 'folio';
+
+/**
+ * The folio overview's fields the product asks for: names its reference page and public integrations
+ * show (an unknown name is refused 400, so no unpublished one is asked). Total = subtotal + taxes.
+ */
+const FOLIO_OVERVIEW_FIELDS = 'currency,subTotalPrice,totalTaxes';
+const FOLIO_ITEM_FIELDS = 'title,normalType,totalPrice,secondIdentifier';
 
 function upstreamMessage(data: unknown): string | undefined {
   const message = (data as { message?: unknown } | null)?.message;
@@ -169,7 +191,146 @@ export class GuestyClient {
     return { _id, paymentProviderId, status, accountName };
   }
 
-  async getReservation(reservationId: string, priority: Priority = 'checkout'): Promise<PlatformReservation | null> {
+  /**
+   * A reservation as the platform holds it now, with the parts a route needs: `guest` (the guest's
+   * email), `money` (totals and payments), `folio` (its invoice items). The legacy read answers them
+   * all in one call; the current surface reads Reservations V3, then each part asked for (in
+   * parallel), so a route pays only for what it reads (docs/upstream.md, "The surface of 2027").
+   */
+  async getReservation(
+    reservationId: string,
+    priority: Priority = 'checkout',
+    parts: readonly ReservationPart[] = ['guest', 'money'],
+  ): Promise<PlatformReservation | null> {
+    if (this.surface() === 'legacy') return this.getLegacyReservation(reservationId, priority);
+    const [read] = await this.readReservations([reservationId], priority);
+    if (!read) return null;
+    const [guestEmail, money, folio] = await Promise.all([
+      parts.includes('guest') && read.bookerId ? this.readGuestEmail(read.bookerId, priority) : undefined,
+      parts.includes('money')
+        ? this.readMoney(reservationId, priority)
+        : parts.includes('payments')
+          ? this.readPayments(reservationId, priority).then((payments) => moneyOf(undefined, payments))
+          : undefined,
+      parts.includes('folio') ? this.readFolio(reservationId, priority) : undefined,
+    ]);
+    return reservationFromRead(read, {
+      guestEmail,
+      money: money || folio ? { ...(money ?? {}), ...(folio ? { folio } : {}) } : undefined,
+    });
+  }
+
+  /**
+   * Up to 10 reservations in one `GET /reservations-v3` (the reference's limit), ids sent as
+   * `reservationIds[]`; the answer is a bare array (a `{results}` wrapper is read too). An id the
+   * platform answers nothing for is logged for the operator: a published support case shows this read
+   * answering `[]` for a reservation that exists, so the product never calls it "not found" on its own word.
+   */
+  async readReservations(reservationIds: string[], priority: Priority): Promise<(UpstreamReservationRead | null)[]> {
+    if (reservationIds.length > 10) throw new RangeError('reservations-v3 reads at most 10 reservations a call');
+    const answer = await this.openApi({
+      operation: 'getReservationsV3',
+      kind: 'read',
+      priority,
+      method: 'GET',
+      path: '/reservations-v3',
+      query: { reservationIds },
+    });
+    const data = this.expect(answer, 'getReservationsV3') as UpstreamReservationRead[] | { results?: UpstreamReservationRead[] } | null;
+    const items = Array.isArray(data) ? data : Array.isArray(data?.results) ? data.results : [];
+    return reservationIds.map((id) => {
+      const found = items.find((item) => item?._id === id) ?? null;
+      if (!found) {
+        this.logger.warn(
+          { operation: 'getReservationsV3', reservationId: id, upstreamRequestId: answer.requestId },
+          'the current reservation read answered no reservation for this id (the platform is known to answer [] for some existing ones; GUESTY_API_SURFACE=legacy reads through the legacy endpoint until 2027-03-01)',
+        );
+      }
+      return found;
+    });
+  }
+
+  /** The guest's email, by `GET /guests-crud/{id}?fields=email` (the reference requires `fields`). */
+  private async readGuestEmail(guestId: string, priority: Priority): Promise<string | undefined> {
+    const answer = await this.openApi({
+      operation: 'getGuest',
+      kind: 'read',
+      priority,
+      method: 'GET',
+      path: `/guests-crud/${enc(guestId)}`,
+      query: { fields: 'email' },
+    });
+    if (answer.status === 404) return undefined;
+    const guest = this.expect(answer, 'getGuest') as UpstreamGuestRead | null;
+    return typeof guest?.email === 'string' ? guest.email : undefined;
+  }
+
+  /**
+   * What a reservation made a moment ago owes: its folio's total (the overview), nothing paid yet (no
+   * card was on it to pay with), unless the platform states a balance; the legacy read's balance.
+   */
+  async balanceOfNewReservation(reservationId: string, priority: Priority): Promise<{ amount?: number; currency?: string }> {
+    if (this.surface() === 'legacy') {
+      const money = (await this.getLegacyReservation(reservationId, priority))?.money;
+      return { amount: money?.balanceDue, currency: money?.currency };
+    }
+    const money = moneyOf(await this.readFolioOverview(reservationId, priority), []);
+    return { amount: money.balanceDue, currency: money.currency };
+  }
+
+  /** Totals from the folio overview and the payments list, read together. */
+  private async readMoney(reservationId: string, priority: Priority): Promise<ReservationMoney> {
+    const [overview, payments] = await Promise.all([
+      this.readFolioOverview(reservationId, priority),
+      this.readPayments(reservationId, priority),
+    ]);
+    return moneyOf(overview, payments);
+  }
+
+  private async readFolioOverview(reservationId: string, priority: Priority): Promise<UpstreamFolioOverviewLine | undefined> {
+    const answer = await this.openApi({
+      operation: 'getFolioOverview',
+      kind: 'read',
+      priority,
+      method: 'GET',
+      path: '/guest-folio/overview',
+      query: { reservationIds: reservationId, fields: FOLIO_OVERVIEW_FIELDS },
+    });
+    const data = this.expect(answer, 'getFolioOverview') as UpstreamFolioOverview | null;
+    return (data?.results ?? []).find((line) => line?.reservationId === reservationId);
+  }
+
+  /** Every payment of the reservation (`GET /payments?reservationId=`): a bare list or a wrapper, read alike. */
+  async readPayments(reservationId: string, priority: Priority): Promise<UpstreamPayment[]> {
+    const answer = await this.openApi({
+      operation: 'listPayments',
+      kind: 'read',
+      priority,
+      method: 'GET',
+      path: '/payments',
+      query: { reservationId },
+    });
+    if (answer.status === 404) return [];
+    const data = this.expect(answer, 'listPayments') as UpstreamPaymentList | null;
+    const list = Array.isArray(data) ? data : (data?.results ?? data?.payments ?? data?.data ?? []);
+    return list.filter((payment) => typeof payment?._id === 'string');
+  }
+
+  private async readFolio(reservationId: string, priority: Priority): Promise<InvoiceLine[]> {
+    const answer = await this.openApi({
+      operation: 'getFolioInvoiceItems',
+      kind: 'read',
+      priority,
+      method: 'GET',
+      path: '/guest-folio/invoice-items',
+      query: { reservationIds: reservationId, fields: FOLIO_ITEM_FIELDS },
+    });
+    const data = this.expect(answer, 'getFolioInvoiceItems') as { results?: UpstreamFolioItems[] } | UpstreamFolioItems[] | null;
+    const results = Array.isArray(data) ? data : (data?.results ?? []);
+    return folioLinesOf(results.find((entry) => entry?.reservationId === reservationId));
+  }
+
+  private async getLegacyReservation(reservationId: string, priority: Priority): Promise<PlatformReservation | null> {
     const answer = await this.openApi({
       operation: 'getReservation',
       kind: 'read',
@@ -181,39 +342,83 @@ export class GuestyClient {
     return answer.status === 404 ? null : reservationOf(this.expect(answer, 'getReservation') as UpstreamReservation);
   }
 
+  /** The reservation's confirmation code, which the current attach links the card by. */
+  private async confirmationCodeOf(reservationId: string): Promise<string> {
+    const [read] = await this.readReservations([reservationId], 'checkout');
+    if (!read?.confirmationCode) {
+      throw new UpstreamError('upstream_unavailable', 'The booking platform did not show this reservation; nothing was attached.', {
+        operation: 'getReservationsV3',
+        maybeSent: false,
+        retryAfterSeconds: 1,
+      });
+    }
+    return read.confirmationCode;
+  }
+
+  /**
+   * Attaches the card: `POST /payment-methods` with the guest, the token, the provider and the
+   * reservation's confirmation code (current), or `POST /guests/{id}/payment-methods` (legacy).
+   */
   async attachPaymentMethod(request: AttachPaymentMethodRequest): Promise<PaymentMethodOnFile> {
+    const legacy = this.surface() === 'legacy';
+    const confirmationCode = legacy ? undefined : (request.confirmationCode ?? (await this.confirmationCodeOf(request.reservationId)));
     const answer = await this.openApi({
       operation: 'attachPaymentMethod',
       kind: 'write',
       priority: 'checkout',
       method: 'POST',
-      path: `/guests/${enc(request.guestId)}/payment-methods`,
-      json: { _id: request.tokenId, paymentProviderId: request.paymentProviderId, reservationId: request.reservationId, reuse: false },
+      path: legacy ? `/guests/${enc(request.guestId)}/payment-methods` : '/payment-methods',
+      json: legacy
+        ? { _id: request.tokenId, paymentProviderId: request.paymentProviderId, reservationId: request.reservationId, reuse: false }
+        : { guestId: request.guestId, _id: request.tokenId, paymentProviderId: request.paymentProviderId, confirmationCode, reuse: false },
     });
     return attachedMethodOf(this.expect(answer, 'attachPaymentMethod') as UpstreamAttachedPaymentMethod);
   }
 
   /**
-   * The guest's methods attached to this reservation. Always with `reservationId` (without it the
-   * upstream may answer an empty list even though a method exists) and `reuse=false`: the filter
-   * defaults to `true`, and the service attaches with `reuse: false` (docs/upstream.md).
+   * The methods on this reservation: `GET /payment-methods?reservationId=` (current) or the guest's
+   * list asked with `reservationId` and `reuse=false` (legacy: `reuse` defaults to true, and the
+   * service attaches with `reuse: false`). The platform merges guests by email, so a list may carry
+   * the guest's cards of other bookings: a method counts only when it names this reservation, by its
+   * id or its confirmation code, whether or not the platform honoured the filter (docs/upstream.md).
    */
-  async listPaymentMethods(guestId: string, reservationId: string, priority: Priority = 'checkout'): Promise<PaymentMethodOnFile[]> {
+  async listPaymentMethods(
+    guestId: string,
+    reservationId: string,
+    priority: Priority = 'checkout',
+    confirmationCode?: string,
+  ): Promise<PaymentMethodOnFile[]> {
+    const legacy = this.surface() === 'legacy';
     const answer = await this.openApi({
       operation: 'listPaymentMethods',
       kind: 'read',
       priority,
       method: 'GET',
-      path: `/guests/${enc(guestId)}/payment-methods`,
-      query: { reservationId, reuse: 'false' },
+      path: legacy ? `/guests/${enc(guestId)}/payment-methods` : '/payment-methods',
+      query: legacy ? { reservationId, reuse: 'false' } : { reservationId },
     });
     if (answer.status === 404) return [];
     const data = this.expect(answer, 'listPaymentMethods') as UpstreamPaymentMethod[] | { results?: UpstreamPaymentMethod[] };
-    // The reference shows a bare array; a paged {results} answer is read the same way. The list was
-    // asked for this reservation: an item that does not name its reservation again is on it.
-    return (Array.isArray(data) ? data : (data?.results ?? [])).map((method) =>
-      methodOnFileOf(method.reservationId === undefined || method.reservationId === null ? { ...method, reservationId } : method),
-    );
+    const methods = Array.isArray(data) ? data : (data?.results ?? []);
+    // The code, when the caller does not know it, is read only if an item names a code and not this id.
+    const code =
+      confirmationCode ??
+      (methods.some((method) => method.reservationId !== reservationId && method.confirmationCode)
+        ? await this.codeFor(reservationId, legacy)
+        : undefined);
+    return methods
+      .filter((method) => method.reservationId === reservationId || (code !== undefined && method.confirmationCode === code))
+      .map((method) => methodOnFileOf({ ...method, reservationId }));
+  }
+
+  private async codeFor(reservationId: string, legacy: boolean): Promise<string | undefined> {
+    if (legacy) return (await this.getLegacyReservation(reservationId, 'checkout'))?.confirmationCode;
+    const [read] = await this.readReservations([reservationId], 'checkout');
+    return read?.confirmationCode;
+  }
+
+  private surface(): 'current' | 'legacy' {
+    return this.config.get('guesty', { infer: true }).apiSurface;
   }
 
   /**

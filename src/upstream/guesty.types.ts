@@ -94,12 +94,76 @@ export interface UpstreamReservation {
   };
 }
 
+/**
+ * A reservation as `GET /reservations-v3` answers it (the reference's schema, docs/upstream.md "The
+ * surface of 2027"): no money, no guest, no listingId and no hold end. The listing is the first
+ * stay's `unitTypeId` (inferred); `listingId` and `reservedExpiresAt` are read only when present.
+ */
+export interface UpstreamReservationRead {
+  _id: string;
+  status?: string;
+  confirmationCode?: string;
+  bookerId?: string;
+  listingId?: string;
+  stay?: { checkInDateLocalized?: string; checkOutDateLocalized?: string; unitTypeId?: string; unitId?: string }[];
+  reservedAt?: string;
+  /** Hours (−1: no limit); the reference's examples are numbers, read as numbers from strings too. */
+  reservedUntil?: number | string;
+  reservedExpiresAt?: string;
+}
+
+/** `GET /guests-crud/{id}?fields=`: the guest's email (its other emails are not the booking's). */
+export interface UpstreamGuestRead {
+  _id?: string;
+  email?: string;
+}
+
+/**
+ * One reservation's line of `GET /guest-folio/overview` (fields asked: currency, subTotalPrice,
+ * totalTaxes). `balanceDue` and `totalPaid` are no published field name: read when present, never asked.
+ */
+export interface UpstreamFolioOverviewLine {
+  reservationId?: string;
+  currency?: string;
+  subTotalPrice?: number;
+  totalTaxes?: number;
+  balanceDue?: number;
+  totalPaid?: number;
+}
+
+export interface UpstreamFolioOverview {
+  results?: UpstreamFolioOverviewLine[];
+  notFound?: string[];
+}
+
+/** One reservation's lines of `GET /guest-folio/invoice-items`. */
+export interface UpstreamFolioItems {
+  reservationId?: string;
+  currency?: string;
+  invoiceItems?: {
+    id?: string;
+    _id?: string;
+    title?: string;
+    totalPrice?: number;
+    amount?: number;
+    normalType?: string;
+    secondIdentifier?: string;
+    isTax?: boolean;
+  }[];
+}
+
+/** `GET /payments?reservationId=`: a bare list, or a wrapper with the list and the reservation's payment summary. */
+export type UpstreamPaymentList =
+  UpstreamPayment[] | { results?: UpstreamPayment[]; payments?: UpstreamPayment[]; data?: UpstreamPayment[] };
+
 export interface AttachPaymentMethodRequest {
   guestId: string;
   /** The tokenization `_id`: single-use. */
   tokenId: string;
   paymentProviderId: string;
   reservationId: string;
+  /** The current surface links the card to the reservation by its code; read from the reservation when not given. */
+  confirmationCode?: string;
 }
 
 /**
@@ -117,8 +181,12 @@ export interface UpstreamAttachedPaymentMethod {
 export interface UpstreamPaymentMethod extends UpstreamAttachedPaymentMethod {
   guestId?: string;
   paymentProviderId?: string;
-  /** Nothing published says a list item names it: one without it is on the reservation the list was asked for. */
+  /**
+   * Nothing published says a list item names it; the one production item published names the
+   * booking's `confirmationCode` instead. A method counts for a reservation only when it names it by either.
+   */
   reservationId?: string | null;
+  confirmationCode?: string | null;
   reuse?: boolean;
   status?: string;
   createdAt?: string;

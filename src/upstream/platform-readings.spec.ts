@@ -1,4 +1,15 @@
-import { attachedMethodOf, holdOf, methodOnFileOf, paymentOf, reservationOf, statusChangeOf } from './platform-readings';
+import {
+  attachedMethodOf,
+  holdEndOf,
+  holdOf,
+  methodOnFileOf,
+  moneyOf,
+  paymentOf,
+  reservationFromRead,
+  reservationOf,
+  statusChangeOf,
+} from './platform-readings';
+import { UpstreamPayment } from './guesty.types';
 
 describe("the platform's answers, read in the product's words", () => {
   it('reads a Reservations V3 create answer as its hold, and a status answer as the status it now has', () => {
@@ -109,5 +120,51 @@ describe("the platform's answers, read in the product's words", () => {
       last4: '0341',
       brand: 'visa',
     });
+  });
+
+  it('reads a Reservations V3 item: the booker as the guest, the first stay as the listing and dates, the hold from reservedAt + reservedUntil', () => {
+    const read = reservationFromRead(
+      {
+        _id: 'r1',
+        status: 'reserved',
+        confirmationCode: 'GY-1',
+        bookerId: 'g1',
+        stay: [{ checkInDateLocalized: '2027-03-10', checkOutDateLocalized: '2027-03-12', unitTypeId: 'l1' }],
+        reservedAt: '2027-03-01T10:00:00.000Z',
+        reservedUntil: 0.5,
+      },
+      { guestEmail: 'a@b.c' },
+    );
+    expect(read).toEqual({
+      id: 'r1',
+      status: 'reserved',
+      confirmationCode: 'GY-1',
+      guestId: 'g1',
+      listingId: 'l1',
+      guestEmail: 'a@b.c',
+      checkIn: '2027-03-10',
+      checkOut: '2027-03-12',
+      holdEndsAt: '2027-03-01T10:30:00.000Z',
+    });
+    expect(holdEndOf({ _id: 'r', reservedAt: '2027-03-01T10:00:00.000Z', reservedUntil: -1 })).toBeUndefined();
+  });
+
+  it("reads what a reservation owes as the folio's total less the payments that succeeded, the platform's own balance first", () => {
+    const payments = [
+      { _id: 'p1', amount: 100, status: 'SUCCEEDED' },
+      { _id: 'p2', amount: 50, status: 'failed' },
+      { _id: 'p3', amount: 30, status: 'PENDING' },
+    ] as UpstreamPayment[];
+    expect(moneyOf({ reservationId: 'r', currency: 'EUR', subTotalPrice: 400, totalTaxes: 40 }, payments)).toMatchObject({
+      currency: 'EUR',
+      paid: 100,
+      balanceDue: 340,
+      fullyPaid: false,
+    });
+    expect(moneyOf({ reservationId: 'r', currency: 'EUR', subTotalPrice: 400, totalTaxes: 40, balanceDue: 12 }, payments).balanceDue).toBe(
+      12,
+    );
+    expect(moneyOf(undefined, payments).balanceDue).toBeUndefined();
+    expect(moneyOf({ reservationId: 'r', currency: 'EUR', subTotalPrice: 40 }, payments).balanceDue).toBe(0);
   });
 });

@@ -12,6 +12,9 @@ import {
   UpstreamReservation,
   UpstreamReservationV3,
   UpstreamReservationStatus,
+  UpstreamReservationRead,
+  UpstreamFolioOverviewLine,
+  UpstreamFolioItems,
 } from './guesty.types';
 import {
   CalendarDay,
@@ -25,6 +28,7 @@ import {
   QuoteOffer,
   RatePlanMoney,
   ReservationHold,
+  ReservationMoney,
   ReservationStatusChange,
 } from './platform-results';
 
@@ -125,11 +129,12 @@ function attemptOf(attempt: UpstreamPaymentAttempt): PaymentAttempt {
   });
 }
 
-export function paymentOf(payment: UpstreamPayment): PlatformPayment {
+export function paymentOf(payment: UpstreamPayment, currency?: string): PlatformPayment {
   return present({
     id: payment._id,
     amount: payment.amount,
-    currency: payment.currency,
+    // The payments API's pages show no currency on a payment: all its amounts are in the reservation's.
+    currency: payment.currency ?? currency,
     status: asPublished(payment.status),
     methodId: payment.paymentMethodId,
     createdAt: payment.createdAt,
@@ -160,7 +165,7 @@ export function reservationOf(reservation: UpstreamReservation): PlatformReserva
         fullyPaid: money.isFullyPaid,
         paymentProviderIds: money.paymentProviderIds,
         folio: Array.isArray(money.invoiceItems) ? money.invoiceItems.map(invoiceLineOf) : undefined,
-        payments: Array.isArray(money.payments) ? money.payments.map(paymentOf) : undefined,
+        payments: Array.isArray(money.payments) ? money.payments.map((payment) => paymentOf(payment, money.currency)) : undefined,
       }),
   });
 }
@@ -172,6 +177,7 @@ export function methodOnFileOf(method: UpstreamPaymentMethod): PaymentMethodOnFi
     guestId: method.guestId,
     paymentProviderId: method.paymentProviderId,
     reservationId: method.reservationId,
+    confirmationCode: method.confirmationCode,
     status: method.status,
     createdAt: method.createdAt,
     ...cardOf(method),
@@ -189,4 +195,82 @@ export function attachedMethodOf(method: UpstreamAttachedPaymentMethod): Payment
  */
 function cardOf(method: UpstreamAttachedPaymentMethod): { last4?: string; brand?: string } {
   return { last4: method.last4 ?? method.payload?.card?.last4, brand: method.brand ?? method.payload?.card?.brand };
+}
+
+/**
+ * When a `reserved` hold ends, from a Reservations V3 read: its `reservedExpiresAt` where the answer
+ * carries one (no published field), else `reservedAt` plus `reservedUntil` hours; none for −1 (no limit).
+ */
+export function holdEndOf(read: UpstreamReservationRead): string | undefined {
+  if (typeof read.reservedExpiresAt === 'string') return read.reservedExpiresAt;
+  const hours = typeof read.reservedUntil === 'string' ? Number(read.reservedUntil) : read.reservedUntil;
+  const from = read.reservedAt === undefined ? NaN : Date.parse(read.reservedAt);
+  if (typeof hours !== 'number' || !Number.isFinite(hours) || hours <= 0 || Number.isNaN(from)) return undefined;
+  return new Date(from + hours * 3_600_000).toISOString();
+}
+
+/** A Reservations V3 read, with what other reads of the current surface added (the guest's email, the money). */
+export function reservationFromRead(
+  read: UpstreamReservationRead,
+  more: { guestEmail?: string; money?: ReservationMoney },
+): PlatformReservation {
+  const stay = read.stay?.[0];
+  return present({
+    id: read._id,
+    confirmationCode: read.confirmationCode,
+    status: read.status,
+    listingId: read.listingId ?? stay?.unitTypeId ?? stay?.unitId ?? '',
+    guestId: read.bookerId ?? '',
+    guestEmail: more.guestEmail,
+    checkIn: stay?.checkInDateLocalized,
+    checkOut: stay?.checkOutDateLocalized,
+    holdEndsAt: holdEndOf(read),
+    money: more.money,
+  });
+}
+
+function cents(amount: number): number {
+  return Math.round(amount * 100) / 100;
+}
+
+/**
+ * A reservation's money on the current surface: the folio's total (its subtotal and taxes, from the
+ * overview) less the payments that succeeded (docs/product-spec.md §3.2). A `balanceDue` or `totalPaid`
+ * the overview carries is the platform's own word and wins; nothing published names them.
+ */
+export function moneyOf(line: UpstreamFolioOverviewLine | undefined, payments: UpstreamPayment[] | undefined): ReservationMoney {
+  const currency = line?.currency;
+  const read = payments?.map((payment) => paymentOf(payment, currency));
+  const succeeded = read?.filter((payment) => payment.status === 'SUCCEEDED' && typeof payment.amount === 'number');
+  const paid =
+    typeof line?.totalPaid === 'number' ? line.totalPaid : succeeded && cents(succeeded.reduce((sum, payment) => sum + payment.amount, 0));
+  const total =
+    typeof line?.subTotalPrice === 'number'
+      ? cents(line.subTotalPrice + (typeof line.totalTaxes === 'number' ? line.totalTaxes : 0))
+      : undefined;
+  const balanceDue =
+    typeof line?.balanceDue === 'number'
+      ? line.balanceDue
+      : total !== undefined && paid !== undefined
+        ? cents(Math.max(0, total - paid))
+        : undefined;
+  return present({ currency, paid, balanceDue, fullyPaid: balanceDue === undefined ? undefined : balanceDue <= 0, payments: read });
+}
+
+/** A reservation's folio lines, as `GET /guest-folio/invoice-items` answers them. */
+export function folioLinesOf(folio: UpstreamFolioItems | undefined): InvoiceLine[] {
+  return (folio?.invoiceItems ?? []).flatMap((item) =>
+    typeof item.title === 'string' && typeof item.normalType === 'string'
+      ? [
+          present({
+            id: item.id ?? item._id,
+            title: item.title,
+            amount: item.amount ?? item.totalPrice ?? 0,
+            normalType: item.normalType,
+            secondIdentifier: item.secondIdentifier,
+            isTax: item.isTax,
+          }),
+        ]
+      : [],
+  );
 }

@@ -175,8 +175,9 @@ export interface PaymentMethodOnFile {
   id: string;
   guestId?: string;
   paymentProviderId?: string;
-  /** The reservation it is attached to; a listed method that names none is on the reservation it was listed for. */
+  /** The reservation it is attached to, where the platform names it (by id, or by its confirmation code). */
   reservationId?: string | null;
+  confirmationCode?: string | null;
   /** ACTIVE, INACTIVE, … */
   status?: string;
   createdAt?: string;

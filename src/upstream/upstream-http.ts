@@ -17,7 +17,8 @@ export interface UpstreamCall {
   method: 'GET' | 'POST' | 'PUT';
   /** Already encoded, without query. */
   path: string;
-  query?: Record<string, string>;
+  /** An array is sent as `name[]=a&name[]=b` (axios' form). */
+  query?: Record<string, string | string[]>;
   json?: unknown;
   form?: URLSearchParams;
   headers?: Record<string, string>;

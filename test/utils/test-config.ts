@@ -24,6 +24,8 @@ export function testConfig(env: Record<string, string | undefined> = {}): AppCon
     SANDBOX: 'true',
     // Spacing is tested where it matters; elsewhere it would only slow every attach-then-extras test.
     RESERVATION_WRITE_SPACING_MS: '100',
+    // The whole suite runs on either surface (docs/upstream.md): `GUESTY_API_SURFACE=legacy npm test`.
+    GUESTY_API_SURFACE: process.env.GUESTY_API_SURFACE,
     ...env,
   });
 }

@@ -57,7 +57,7 @@ export class InvoiceItemWrite extends JournaledWrite<InvoiceItemPayload, Invoice
   }
 
   private async currentItems(target: WriteTarget, priority: Priority): Promise<InvoiceLine[]> {
-    const found = await this.guesty.getReservation(reservationOf(target), priority);
+    const found = await this.guesty.getReservation(reservationOf(target), priority, ['folio']);
     if (!found) throw new DomainError('reservation_not_found', 'No reservation has this id.');
     return found.money?.folio ?? [];
   }

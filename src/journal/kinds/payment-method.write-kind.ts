@@ -100,6 +100,8 @@ export class CardsOnFile {
 export interface AttachingSession {
   id: string;
   reservationId: string;
+  /** The reservation's confirmation code, when the session knows it (the current attach links by it). */
+  confirmationCode?: string;
   guestId: string;
 }
 
@@ -138,6 +140,7 @@ export class HoldEnded extends DomainError {
 /** An attach as the journal records it: enough to recognise it upstream, no card data. */
 interface AttachRequest {
   guestId: string;
+  confirmationCode?: string;
   tokenId: string;
   paymentProviderId: string;
   last4: string;
@@ -187,7 +190,14 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
   describe(_target: WriteTarget, payload: PaymentMethodPayload) {
     const { session, attemptId, tokenId, paymentProviderId, last4, brand } = payload;
     return {
-      request: { guestId: session.guestId, tokenId, paymentProviderId, last4, ...(brand ? { brand } : {}) },
+      request: {
+        guestId: session.guestId,
+        ...(session.confirmationCode ? { confirmationCode: session.confirmationCode } : {}),
+        tokenId,
+        paymentProviderId,
+        last4,
+        ...(brand ? { brand } : {}),
+      },
       context: { ...forSession(session.id), attemptId },
     };
   }
@@ -198,7 +208,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     if (hold) return hold.charging ?? this.heldBooking(session, hold);
     let methods: PaymentMethodOnFile[];
     try {
-      methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId);
+      methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId, 'checkout', session.confirmationCode);
     } catch (cause) {
       throw unreadable(cause, 'adding the card');
     }
@@ -217,6 +227,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
       tokenId,
       paymentProviderId,
       reservationId: session.reservationId,
+      confirmationCode: session.confirmationCode,
     });
     return { paymentMethodId: attached.id, last4: last4 || attached.last4 || '', brand: brand ?? attached.brand };
   }
@@ -228,7 +239,12 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
    */
   async find(intent: WriteIntent<AttachRequest, AttachedMethod>): Promise<Reconciliation<AttachedMethod>> {
     const { request } = intent;
-    const methods = await this.guesty.listPaymentMethods(request.guestId, reservationOf(intent.target));
+    const methods = await this.guesty.listPaymentMethods(
+      request.guestId,
+      reservationOf(intent.target),
+      'checkout',
+      request.confirmationCode,
+    );
     const before = new Set(intent.snapshot);
     const ours = methods.filter((method) => {
       const { last4 } = method;
@@ -281,7 +297,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
   async heldBooking(session: AttachingSession, hold: BookingHold): Promise<string[]> {
     let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
     try {
-      reservation = await this.guesty.getReservation(session.reservationId);
+      reservation = await this.guesty.getReservation(session.reservationId, 'checkout', ['payments']);
     } catch (cause) {
       throw unreadable(cause, 'adding the card');
     }
@@ -309,8 +325,8 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
     try {
       [methods, reservation] = await Promise.all([
-        this.guesty.listPaymentMethods(session.guestId, session.reservationId),
-        this.guesty.getReservation(session.reservationId),
+        this.guesty.listPaymentMethods(session.guestId, session.reservationId, 'checkout', session.confirmationCode),
+        this.guesty.getReservation(session.reservationId, 'checkout', ['payments']),
       ]);
     } catch (cause) {
       throw unreadable(cause, 'replacing the card');

@@ -142,7 +142,7 @@ export class ReservationCreateWrite extends JournaledWrite<ReservationCreatePayl
   async find(intent: WriteIntent<ReservationCreateRequest, CreatedReservation>): Promise<Reconciliation<CreatedReservation>> {
     const quote = await this.guesty.getQuote(intent.request.upstreamQuoteId);
     if (!quote?.reservationId) return { notLanded: 'the quote has no reservation' };
-    const reservation = await this.guesty.getReservation(quote.reservationId);
+    const reservation = await this.guesty.getReservation(quote.reservationId, 'checkout', []);
     return {
       landed: {
         reservationId: quote.reservationId,

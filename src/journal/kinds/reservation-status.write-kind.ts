@@ -28,7 +28,7 @@ export class ReservationStatusWrite extends JournaledWrite<StatusChangePayload, 
   }
 
   async find(intent: WriteIntent<StatusRequest, { status: string }>): Promise<Reconciliation<{ status: string }>> {
-    const found = await this.guesty.getReservation(reservationOf(intent.target));
+    const found = await this.guesty.getReservation(reservationOf(intent.target), 'checkout', []);
     return found?.status === intent.request.status
       ? { landed: { status: found.status } }
       : { notLanded: `the reservation is ${found?.status ?? 'gone'}` };
