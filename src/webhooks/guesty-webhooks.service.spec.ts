@@ -46,6 +46,28 @@ describe('GuestyWebhooks', () => {
     expect(heard).toEqual([{ type: 'reservation.updated', reservationId: 'res-7', listingId: 'lst-3' }]);
   });
 
+  it.each([
+    ['its name in eventType, its id at data.reservationId', { eventType: 'reservation.updated.v2', data: { reservationId: 'res-v2' } }],
+    ['its name in event, its id at data.reservation.id', { event: 'reservation.updated.v2', data: { reservation: { id: 'res-v2' } } }],
+    [
+      'a created one, its id at the top',
+      { eventType: 'reservation.created.v2', reservationId: 'res-v2', publishedAt: '2027-01-01T00:00:00Z' },
+    ],
+  ])('takes a v2 reservation event with %s', async (_shape, payload) => {
+    const { deliver, heard } = await setUp();
+    await expect(deliver(payload)).resolves.toBe('accepted');
+    expect(heard).toEqual([
+      expect.objectContaining({ type: expect.stringMatching(/^reservation\.(updated|created)\.v2$/), reservationId: 'res-v2' }),
+    ]);
+  });
+
+  it('re-reads the payments and balance of the reservation a folio event names, out of order or coalesced', async () => {
+    const { deliver, refreshed } = await setUp();
+    await expect(deliver({ event: 'guest-folio.updated', reservationId: 'res-f', hostPayout: 1 })).resolves.toBe('accepted');
+    await expect(deliver({ eventType: 'guest-folio.created', data: { reservationId: 'res-g' } })).resolves.toBe('accepted');
+    expect(refreshed).toEqual(['res-f', 'res-g']);
+  });
+
   it("re-reads a reservation's payments on a payments event, never trusting its figures", async () => {
     const { deliver, refreshed, heard } = await setUp();
     await expect(deliver({ event: 'payments.updated', payment: { reservationId: 'res-9', status: 'SUCCEEDED' } })).resolves.toBe(

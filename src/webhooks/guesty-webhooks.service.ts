@@ -14,8 +14,17 @@ export type WebhookOutcome = 'accepted' | 'duplicate' | 'ignored';
 
 interface WebhookBody {
   event?: unknown;
+  /** Where some deliveries of the v2 reservation events name the event (docs/upstream.md, "Webhooks of today"). */
+  eventType?: unknown;
   payment?: { reservationId?: unknown };
-  reservation?: { _id?: unknown; listingId?: unknown };
+  reservation?: { _id?: unknown; id?: unknown; listingId?: unknown };
+  /** v2 reservation events and the folio events: their object under `data`, in either of the published readings. */
+  data?: {
+    reservation?: { id?: unknown; _id?: unknown; listingId?: unknown; unitTypeId?: unknown };
+    reservationId?: unknown;
+    listingId?: unknown;
+    unitTypeId?: unknown;
+  };
   reservationId?: unknown;
   listingId?: unknown;
   /** calendar.updated.v2 (docs/upstream-reference/examples/calendar-updated-v2.json). */
@@ -27,12 +36,14 @@ interface WebhookBody {
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const CALENDAR_V2 = 'calendar.updated.v2';
 
+const EVENT_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /**
- * The event a delivery is: the `event` it names, or, for the platform's calendar.updated.v2 (whose
- * published example has no `event` field), its shape: a listing and a date range.
+ * The event a delivery is: the `event` (or `eventType`) it names, or, for the platform's
+ * calendar.updated.v2 (whose published example has no `event` field), its shape: a listing and a date range.
  */
 function eventOf(body: WebhookBody): string {
-  if (typeof body.event === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(body.event)) return body.event;
+  for (const named of [body.event, body.eventType]) if (typeof named === 'string' && EVENT_NAME.test(named)) return named;
   return idOf(body.listingId) && typeof body.dateRange === 'object' && body.dateRange !== null ? CALENDAR_V2 : 'unknown';
 }
 
@@ -61,6 +72,34 @@ function calendarChanges(body: WebhookBody): { listingId: string; dates: { from:
 
 function idOf(value: unknown): string | undefined {
   return typeof value === 'string' && RESERVATION_ID.test(value) ? value : undefined;
+}
+
+/**
+ * The reservation a delivery names, wherever the platform's events put it: the payments events'
+ * `payment.reservationId`, the v2 events' `data.reservation.id` or `data.reservationId`, the folio
+ * events' `reservationId`, the legacy events' `reservation._id`. Only a hint: what it names is re-read.
+ */
+function reservationNamed(body: WebhookBody): string | undefined {
+  return (
+    idOf(body.payment?.reservationId) ??
+    idOf(body.data?.reservation?.id) ??
+    idOf(body.data?.reservation?._id) ??
+    idOf(body.data?.reservationId) ??
+    idOf(body.reservationId) ??
+    idOf(body.reservation?._id) ??
+    idOf(body.reservation?.id)
+  );
+}
+
+function listingNamed(body: WebhookBody): string | undefined {
+  return (
+    idOf(body.reservation?.listingId) ??
+    idOf(body.data?.reservation?.listingId) ??
+    idOf(body.data?.reservation?.unitTypeId) ??
+    idOf(body.data?.listingId) ??
+    idOf(body.data?.unitTypeId) ??
+    idOf(body.listingId)
+  );
 }
 
 /**
@@ -116,8 +155,9 @@ export class GuestyWebhooks {
   }
 
   private async handle(type: string, body: WebhookBody): Promise<WebhookOutcome> {
-    if (type.startsWith('payments.')) {
-      const reservationId = idOf(body.payment?.reservationId) ?? idOf(body.reservationId);
+    // A folio's totals changed (coalesced within 30 s, out of order): its balance is re-read, as after a payment.
+    if (type.startsWith('payments.') || type.startsWith('guest-folio.')) {
+      const reservationId = reservationNamed(body);
       if (!reservationId) return 'ignored';
       await this.events.publish('payments.changed', { type, reservationId });
       return 'accepted';
@@ -131,11 +171,7 @@ export class GuestyWebhooks {
       return 'accepted';
     }
     if (type.startsWith('reservation.')) {
-      await this.events.publish('reservation.changed', {
-        type,
-        reservationId: idOf(body.reservation?._id) ?? idOf(body.reservationId),
-        listingId: idOf(body.reservation?.listingId) ?? idOf(body.listingId),
-      });
+      await this.events.publish('reservation.changed', { type, reservationId: reservationNamed(body), listingId: listingNamed(body) });
       return 'accepted';
     }
     return 'ignored';
