@@ -10,6 +10,7 @@ import type { RequestContext } from '../http/host-server';
 import { expireHolds, holdOf } from '../state/booking-state';
 import { paymentView, roundMoney } from '../state/money';
 import type { ReservationRecord } from '../state/records';
+import { lowerPaymentStatuses } from './reservations';
 
 /** The reference's `reservedUntil` hours for the holds the sandbox grants (its enum: −1, 0.17 … 72). */
 const HOLD_HOURS: [number, number][] = [
@@ -177,8 +178,6 @@ export function listPayments(ctx: RequestContext): SandboxAnswer {
   const reservation = ctx.runtime.store.reservations.get(reservationId);
   if (!reservation) throw notFound(`Reservation ${reservationId} not found`);
   const payments = reservation.payments.filter((payment) => payment.visibleAt <= ctx.now).map(paymentView);
-  if (ctx.runtime.readings.paymentStatusCase === 'lower') {
-    for (const payment of payments) if (typeof payment.status === 'string') payment.status = payment.status.toLowerCase();
-  }
+  if (ctx.runtime.readings.paymentStatusCase === 'lower') lowerPaymentStatuses(payments);
   return listAnswer(ctx, payments);
 }

@@ -119,19 +119,31 @@ export function attachPaymentMethod(ctx: RequestContext): SandboxAnswer {
       throw refuse('The reservation does not belong to this guest', 'RESERVATION_GUEST_MISMATCH');
     }
   }
+  return attachToken(runtime, guest._id, token, reservation, request.reuse, now);
+}
+
+/** The token spent on a new method of the guest, on the reservation when one is named: both surfaces' attach. */
+function attachToken(
+  runtime: SandboxRuntime,
+  guestId: string,
+  token: CardTokenRecord,
+  reservation: ReservationRecord | undefined,
+  reuse: boolean,
+  now: number,
+): SandboxAnswer {
   token.used = true;
   const method: PaymentMethodRecord = {
     _id: newId('pm_'),
-    guestId: guest._id,
+    guestId,
     paymentProviderId: token.paymentProviderId,
     reservationId: reservation?._id,
     confirmationCode: reservation?.confirmationCode,
-    reuse: request.reuse,
+    reuse,
     card: { ...token.card },
     createdAt: now,
     charge: token.charge,
   };
-  store.paymentMethods.set(method._id, method);
+  runtime.store.paymentMethods.set(method._id, method);
   if (reservation) scheduleWhenChargeable(runtime, reservation, method, now);
   return jsonAnswer(201, platformView(runtime, method));
 }
@@ -201,22 +213,7 @@ export function createPaymentMethod(ctx: RequestContext): SandboxAnswer {
   const reservation = [...store.reservations.values()].find((candidate) => candidate.confirmationCode === request.confirmationCode);
   if (!reservation) throw notFound(`No reservation has the confirmation code ${request.confirmationCode}`);
   if (reservation.guestId !== guest._id) throw refuse('The reservation does not belong to this guest', 'RESERVATION_GUEST_MISMATCH');
-  const token = usableToken(runtime, request);
-  token.used = true;
-  const method: PaymentMethodRecord = {
-    _id: newId('pm_'),
-    guestId: guest._id,
-    paymentProviderId: token.paymentProviderId,
-    reservationId: reservation._id,
-    confirmationCode: reservation.confirmationCode,
-    reuse: request.reuse,
-    card: { ...token.card },
-    createdAt: now,
-    charge: token.charge,
-  };
-  store.paymentMethods.set(method._id, method);
-  scheduleWhenChargeable(runtime, reservation, method, now);
-  return jsonAnswer(201, platformView(runtime, method));
+  return attachToken(runtime, guest._id, usableToken(runtime, request), reservation, request.reuse, now);
 }
 
 /**

@@ -9,12 +9,15 @@ export const RESERVATION_NOT_FOUND = 'Reservation Not Found';
 
 type StatusBearer = { status?: unknown; attempts?: { status?: unknown }[] };
 
-/** The other reading of the reference's free-text payment statuses (`type: string`, no enum): lower case. */
-function lowerPaymentStatuses(view: Record<string, unknown>): void {
+/**
+ * The other reading of the reference's free-text payment statuses (`type: string`, no enum): lower
+ * case, each payment's and each of its attempts'. The legacy read's and the payments list's alike.
+ */
+export function lowerPaymentStatuses(payments: StatusBearer[]): void {
   const lower = (item: { status?: unknown }) => {
     if (typeof item.status === 'string') item.status = item.status.toLowerCase();
   };
-  for (const payment of (view.money as { payments?: StatusBearer[] } | undefined)?.payments ?? []) {
+  for (const payment of payments) {
     lower(payment);
     for (const attempt of payment.attempts ?? []) lower(attempt);
   }
@@ -29,6 +32,8 @@ export function getReservation(ctx: RequestContext): SandboxAnswer {
   // The reference's 404 for this operation is a bare JSON string.
   if (!reservation) return jsonAnswer(404, RESERVATION_NOT_FOUND);
   const view = reservationView(store, reservation, ctx.now);
-  if (ctx.runtime.readings.paymentStatusCase === 'lower') lowerPaymentStatuses(view);
+  if (ctx.runtime.readings.paymentStatusCase === 'lower') {
+    lowerPaymentStatuses((view.money as { payments?: StatusBearer[] } | undefined)?.payments ?? []);
+  }
   return jsonAnswer(200, projectFields(view, ctx.url.searchParams.get('fields')));
 }

@@ -104,36 +104,24 @@ export class SandboxClient {
   }
 
   /** Tokenizes a card for a listing's current provider and attaches it to the reservation. */
+  /**
+   * Another channel pays at the platform: through the legacy routes while they are served, else
+   * through the current surface (Reservations V3, and the payment-method create by confirmation code).
+   */
   async payWithCard(reservationId: string, number: string): Promise<{ tokenId: string; attach: Reply }> {
-    const reservation = await this.api(`/v1/reservations/${reservationId}`);
-    const { listingId, guestId } = reservation.body;
+    const legacy = await this.api(`/v1/reservations/${reservationId}`);
+    const current =
+      legacy.status === 200 ? undefined : ((await this.api(`/v1/reservations-v3?reservationIds[]=${reservationId}`)).body as JsonBody[])[0];
+    const listingId = (current ? current.stay[0].unitTypeId : legacy.body.listingId) as string;
     const provider = await this.api(`/v1/payment-providers/provider-by-listing?listingId=${listingId}`);
     const paymentProviderId = provider.body.paymentProviderId as string;
     const token = await this.tokenize(tokenizeBody({ paymentProviderId, listingId, number }));
     const tokenId = token.body._id as string;
-    const attach = await this.api(`/v1/guests/${guestId}/payment-methods`, {
-      body: { _id: tokenId, paymentProviderId, reservationId },
-    });
-    return { tokenId, attach };
-  }
-
-  /** The same through the platform's current surface: Reservations V3, and the payment-method create by confirmation code. */
-  async payWithCardOnCurrentSurface(reservationId: string, number: string): Promise<{ tokenId: string; attach: Reply }> {
-    const [reservation] = (await this.api(`/v1/reservations-v3?reservationIds[]=${reservationId}`)).body as JsonBody[];
-    const listingId = reservation.stay[0].unitTypeId as string;
-    const provider = await this.api(`/v1/payment-providers/provider-by-listing?listingId=${listingId}`);
-    const paymentProviderId = provider.body.paymentProviderId as string;
-    const token = await this.tokenize(tokenizeBody({ paymentProviderId, listingId, number }));
-    const tokenId = token.body._id as string;
-    const attach = await this.api('/v1/payment-methods', {
-      body: {
-        guestId: reservation.bookerId,
-        _id: tokenId,
-        paymentProviderId,
-        confirmationCode: reservation.confirmationCode,
-        reuse: false,
-      },
-    });
+    const attach = current
+      ? await this.api('/v1/payment-methods', {
+          body: { guestId: current.bookerId, _id: tokenId, paymentProviderId, confirmationCode: current.confirmationCode, reuse: false },
+        })
+      : await this.api(`/v1/guests/${legacy.body.guestId}/payment-methods`, { body: { _id: tokenId, paymentProviderId, reservationId } });
     return { tokenId, attach };
   }
 }

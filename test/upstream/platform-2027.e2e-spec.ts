@@ -58,7 +58,7 @@ describe.each([
     });
     expect(later.guestId).toBe(earlier.guestId);
     const platform = new SandboxClient(world.sandbox);
-    expect((await platform.payWithCardOnCurrentSurface(earlier.reservationId, CARDS.noThreeDs)).attach.status).toBe(201);
+    expect((await platform.payWithCard(earlier.reservationId, CARDS.noThreeDs)).attach.status).toBe(201);
 
     const created = await site(0).createSession(later.reservationId, email).expect(201);
     const paid = await site(1).submit(created.body.id, cardBody('5555555555554444')).expect(200);
@@ -71,7 +71,7 @@ describe.each([
   it('still refuses a second card where this booking has one at the platform, attaching nothing', async () => {
     const reservation = freshReservation(world, 300);
     const platform = new SandboxClient(world.sandbox);
-    await platform.payWithCardOnCurrentSurface(reservation.reservationId, CARDS.noThreeDs);
+    await platform.payWithCard(reservation.reservationId, CARDS.noThreeDs);
     const methods = () => world.sandbox.control.getPaymentMethods(reservation.guestId).length;
     expect(methods()).toBe(1);
     const created = await site(0).createSession(reservation.reservationId, reservation.guestEmail);
