@@ -28,6 +28,8 @@ class FakePlatform {
   listFails = false;
   /** Runs once an attach has landed, before its answer goes back (a fault at that moment). */
   afterLanding?: () => void;
+  /** Reads of a reservation's confirmation code (the current attach links the card by it). */
+  codeReads = 0;
 
   asClient(): GuestyClient {
     const client: Partial<GuestyClient> = {
@@ -39,6 +41,10 @@ class FakePlatform {
           listingId: 'lst-1',
           money: { currency: 'USD', payments: this.payments },
         });
+      },
+      confirmationCodeOf: (reservationId) => {
+        this.codeReads += 1;
+        return Promise.resolve(`GY-${reservationId}`);
       },
       listPaymentMethods: (guestId, reservationId) => {
         if (this.listFails)
@@ -154,6 +160,14 @@ describe('CardPayments (the attach through the write journal)', () => {
     const second = await world.newSession();
     await expect(world.payWithToken(second, 'key-2')).rejects.toMatchObject({ code: 'already_paid', status: 409 });
     expect(world.platform.attaches).toHaveLength(1);
+  });
+
+  it("reads the reservation's code before the intent when the session lacks it, once, and hands it to the attach (the send reads nothing)", async () => {
+    const world = await setUp();
+    const older = await world.newSession();
+    await world.payWithToken(older, 'key-1');
+    expect(world.platform.codeReads).toBe(1);
+    expect(world.platform.attaches[0]).toMatchObject({ confirmationCode: `GY-${RESERVATION}` });
   });
 
   it('answers the same key from the journal: never a second attach', async () => {

@@ -26,7 +26,6 @@ import {
   UpstreamFolioOverviewLine,
   UpstreamFolioItems,
   UpstreamPayment,
-  UpstreamPaymentList,
 } from './guesty.types';
 import { OutboundRateLimiter, Priority } from './outbound-rate-limiter';
 import { backoffDelayMs, sleep } from './retry-policy';
@@ -85,6 +84,16 @@ export type ReservationPart = 'guest' | 'money' | 'payments' | 'folio';
  */
 const FOLIO_OVERVIEW_FIELDS = 'currency,subTotalPrice,totalTaxes';
 const FOLIO_ITEM_FIELDS = 'title,normalType,totalPrice,secondIdentifier';
+
+/**
+ * A list answer, bare as the reference shows it or under one of the wrapper keys named (`results`, a
+ * paged answer's, first): one reading for every list the product reads. Anything else is no item.
+ */
+function itemsOf<T>(data: unknown, wrappers: readonly string[] = ['results']): T[] {
+  if (Array.isArray(data)) return data as T[];
+  const wrapped = wrappers.map((key) => (data as Record<string, unknown> | null)?.[key]).find(Array.isArray);
+  return (wrapped as T[] | undefined) ?? [];
+}
 
 function upstreamMessage(data: unknown): string | undefined {
   const message = (data as { message?: unknown } | null)?.message;
@@ -236,8 +245,7 @@ export class GuestyClient {
       path: '/reservations-v3',
       query: { reservationIds },
     });
-    const data = this.expect(answer, 'getReservationsV3') as UpstreamReservationRead[] | { results?: UpstreamReservationRead[] } | null;
-    const items = Array.isArray(data) ? data : Array.isArray(data?.results) ? data.results : [];
+    const items = itemsOf<UpstreamReservationRead>(this.expect(answer, 'getReservationsV3'));
     return reservationIds.map((id) => {
       const found = items.find((item) => item?._id === id) ?? null;
       if (!found) {
@@ -300,7 +308,10 @@ export class GuestyClient {
     return (data?.results ?? []).find((line) => line?.reservationId === reservationId);
   }
 
-  /** Every payment of the reservation (`GET /payments?reservationId=`): a bare list or a wrapper, read alike. */
+  /**
+   * Every payment of the reservation (`GET /payments?reservationId=`): a bare list, or a wrapper with
+   * the list (its key unpublished: `results`, `payments` or `data`) beside the reservation's payment summary.
+   */
   async readPayments(reservationId: string, priority: Priority): Promise<UpstreamPayment[]> {
     const answer = await this.openApi({
       operation: 'listPayments',
@@ -311,8 +322,7 @@ export class GuestyClient {
       query: { reservationId },
     });
     if (answer.status === 404) return [];
-    const data = this.expect(answer, 'listPayments') as UpstreamPaymentList | null;
-    const list = Array.isArray(data) ? data : (data?.results ?? data?.payments ?? data?.data ?? []);
+    const list = itemsOf<UpstreamPayment>(this.expect(answer, 'listPayments'), ['results', 'payments', 'data']);
     return list.filter((payment) => typeof payment?._id === 'string');
   }
 
@@ -325,8 +335,7 @@ export class GuestyClient {
       path: '/guest-folio/invoice-items',
       query: { reservationIds: reservationId, fields: FOLIO_ITEM_FIELDS },
     });
-    const data = this.expect(answer, 'getFolioInvoiceItems') as { results?: UpstreamFolioItems[] } | UpstreamFolioItems[] | null;
-    const results = Array.isArray(data) ? data : (data?.results ?? []);
+    const results = itemsOf<UpstreamFolioItems>(this.expect(answer, 'getFolioInvoiceItems'));
     return folioLinesOf(results.find((entry) => entry?.reservationId === reservationId));
   }
 
@@ -342,26 +351,27 @@ export class GuestyClient {
     return answer.status === 404 ? null : reservationOf(this.expect(answer, 'getReservation') as UpstreamReservation);
   }
 
-  /** The reservation's confirmation code, which the current attach links the card by. */
-  private async confirmationCodeOf(reservationId: string): Promise<string> {
-    const [read] = await this.readReservations([reservationId], 'checkout');
-    if (!read?.confirmationCode) {
-      throw new UpstreamError('upstream_unavailable', 'The booking platform did not show this reservation; nothing was attached.', {
-        operation: 'getReservationsV3',
-        maybeSent: false,
-        retryAfterSeconds: 1,
-      });
-    }
-    return read.confirmationCode;
+  /** The reservation's confirmation code, which the current attach links the card by and a method's list item names. */
+  async confirmationCodeOf(reservationId: string, priority: Priority = 'checkout'): Promise<string | undefined> {
+    if (this.surface() === 'legacy') return (await this.getLegacyReservation(reservationId, priority))?.confirmationCode;
+    const [read] = await this.readReservations([reservationId], priority);
+    return read?.confirmationCode;
   }
 
   /**
    * Attaches the card: `POST /payment-methods` with the guest, the token, the provider and the
-   * reservation's confirmation code (current), or `POST /guests/{id}/payment-methods` (legacy).
+   * reservation's confirmation code (current), or `POST /guests/{id}/payment-methods` (legacy). The
+   * code is the caller's to know before the write (a read here would delay a send already fenced).
    */
   async attachPaymentMethod(request: AttachPaymentMethodRequest): Promise<PaymentMethodOnFile> {
     const legacy = this.surface() === 'legacy';
-    const confirmationCode = legacy ? undefined : (request.confirmationCode ?? (await this.confirmationCodeOf(request.reservationId)));
+    const { confirmationCode } = request;
+    if (!legacy && !confirmationCode) {
+      throw new UpstreamError('upstream_error', 'The reservation’s confirmation code is not known; nothing was attached.', {
+        operation: 'attachPaymentMethod',
+        maybeSent: false,
+      });
+    }
     const answer = await this.openApi({
       operation: 'attachPaymentMethod',
       kind: 'write',
@@ -398,23 +408,16 @@ export class GuestyClient {
       query: legacy ? { reservationId, reuse: 'false' } : { reservationId },
     });
     if (answer.status === 404) return [];
-    const data = this.expect(answer, 'listPaymentMethods') as UpstreamPaymentMethod[] | { results?: UpstreamPaymentMethod[] };
-    const methods = Array.isArray(data) ? data : (data?.results ?? []);
+    const methods = itemsOf<UpstreamPaymentMethod>(this.expect(answer, 'listPaymentMethods'));
     // The code, when the caller does not know it, is read only if an item names a code and not this id.
     const code =
       confirmationCode ??
       (methods.some((method) => method.reservationId !== reservationId && method.confirmationCode)
-        ? await this.codeFor(reservationId, legacy)
+        ? await this.confirmationCodeOf(reservationId, priority)
         : undefined);
     return methods
       .filter((method) => method.reservationId === reservationId || (code !== undefined && method.confirmationCode === code))
       .map((method) => methodOnFileOf({ ...method, reservationId }));
-  }
-
-  private async codeFor(reservationId: string, legacy: boolean): Promise<string | undefined> {
-    if (legacy) return (await this.getLegacyReservation(reservationId, 'checkout'))?.confirmationCode;
-    const [read] = await this.readReservations([reservationId], 'checkout');
-    return read?.confirmationCode;
   }
 
   private surface(): 'current' | 'legacy' {

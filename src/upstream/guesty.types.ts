@@ -152,17 +152,13 @@ export interface UpstreamFolioItems {
   }[];
 }
 
-/** `GET /payments?reservationId=`: a bare list, or a wrapper with the list and the reservation's payment summary. */
-export type UpstreamPaymentList =
-  UpstreamPayment[] | { results?: UpstreamPayment[]; payments?: UpstreamPayment[]; data?: UpstreamPayment[] };
-
 export interface AttachPaymentMethodRequest {
   guestId: string;
   /** The tokenization `_id`: single-use. */
   tokenId: string;
   paymentProviderId: string;
   reservationId: string;
-  /** The current surface links the card to the reservation by its code; read from the reservation when not given. */
+  /** The current surface links the card to the reservation by its code: required there, known before the write. */
   confirmationCode?: string;
 }
 

@@ -14,11 +14,15 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs a Node script as its own process with exactly the given environment (plus PATH). */
+/**
+ * Runs a Node script as its own process with exactly the given environment (plus PATH, and the
+ * platform surface the suite runs on, as test-config.ts passes it to in-process apps).
+ */
 export function spawnService(script: string, env: Record<string, string>): ServiceProcess {
+  const surface = process.env.GUESTY_API_SURFACE;
   const child = spawn(process.execPath, [script], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...(surface ? { GUESTY_API_SURFACE: surface } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout: string[] = [];

@@ -203,6 +203,15 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
   }
 
   override async snapshot(_target: WriteTarget, { session, replacing, hold }: PaymentMethodPayload): Promise<string[]> {
+    // The code the attach links the card by is known before the intent is recorded (a session opened
+    // before sessions kept it reads it here): the send that follows the fence reads nothing.
+    if (!session.confirmationCode) {
+      try {
+        session.confirmationCode = await this.guesty.confirmationCodeOf(session.reservationId);
+      } catch (cause) {
+        throw unreadable(cause, 'adding the card');
+      }
+    }
     // A replacement: the card it replaces is on the reservation, the only one that may be.
     if (replacing) return (await this.replacedCard(session)).methods.map((method) => method.id);
     if (hold) return hold.charging ?? this.heldBooking(session, hold);
