@@ -249,17 +249,29 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
   it('paces its payment-status polls by the clock, even when a timer fires early', async () => {
     // A timer counts from the event loop's cached time: on a busy page it fires a few ms early by the clock.
     const early = (ms: number, signal?: AbortSignal) => sleep(Math.max(0, ms - 20), undefined, { signal });
+    // The charge stays pending until the third poll is on its way, however slow the machine: three polls to pace.
+    const recording = recordingFetch();
+    const releasingFetch: typeof fetch = (input, init) => {
+      const polls = sent.filter((entry) => entry.path.endsWith('/payment-status')).length;
+      if (polls === 2) world.sandbox.control.holdCharges(false);
+      return recording(input, init);
+    };
     const site = new CheckoutClient({
       baseUrl: world.apps[0].url,
-      fetch: recordingFetch(),
+      fetch: releasingFetch,
       paymentStatusRefreshSeconds: REFRESH_SECONDS,
       sleep: early,
     });
     const { session } = await bookedSession(site, 68);
-    await site.submitPaymentMethod(session.id, cardBody(CARDS.processorError));
-    await site.watchPaymentStatus(session.id);
+    world.sandbox.control.holdCharges(true);
+    try {
+      await site.submitPaymentMethod(session.id, cardBody(CARDS.processorError));
+      await site.watchPaymentStatus(session.id);
+    } finally {
+      world.sandbox.control.holdCharges(false);
+    }
     const reads = sent.filter((entry) => entry.path.endsWith('/payment-status'));
-    expect(reads.length).toBeGreaterThan(1);
+    expect(reads.length).toBeGreaterThanOrEqual(3);
     for (let index = 1; index < reads.length; index++)
       expect(reads[index].at - reads[index - 1].at).toBeGreaterThanOrEqual(REFRESH_SECONDS * 1000 - 5);
   });

@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../scripts/free-port';
+
+export { freePort };
 
 /** A redis-server of the test's own, so a test may stop, hang or restart it without touching others. */
 export interface OwnRedis {
@@ -23,17 +26,6 @@ export interface OwnRedisOptions {
    * Without it the server keeps nothing: a restart is an empty Redis.
    */
   persistent?: boolean;
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address() as net.AddressInfo;
-      server.close(() => resolve(address.port));
-    });
-  });
 }
 
 export function pingRedis(port: number, timeoutMs = 300): Promise<boolean> {
