@@ -110,12 +110,43 @@ describe('SharedAccessTokens (one token for every replica)', () => {
   it('keeps the reserve: past the allowance of the day it answers token_budget_exhausted, never a sixth mint', async () => {
     const world = setUp({ GUESTY_TOKENS_PER_DAY: '3', GUESTY_TOKEN_RESERVE: '1' });
     const a = await world.replica();
-    let token = await a.current();
-    // Each refused generation, once its re-mint is older than the "refused again" window, is replaced.
-    world.clock.time += 11 * 60_000;
-    token = (await a.rejected(token))!;
-    world.clock.time += 11 * 60_000;
-    await expect(a.rejected(token)).rejects.toMatchObject({ code: 'token_budget_exhausted', status: 503 });
+    const token = await a.current();
+    world.clock.time += 1000;
+    await a.rejected(token);
+    // The replacement lives 24 h from the same minute: near its expiry the day's two mints are still in the ledger.
+    world.clock.time += 86_400_000 - 30_000;
+    await expect(a.current()).rejects.toMatchObject({ code: 'token_budget_exhausted', status: 503 });
     expect(world.issuer.minted).toHaveLength(2);
+  });
+
+  it('a day of refusals, bare or worded, quiet minutes apart or not, on two replicas, spends one token', async () => {
+    const world = setUp();
+    const [a, b] = [await world.replica(), await world.replica()];
+    await a.current();
+    const quiet = [1, 7, 11, 61, 0.1, 30];
+    let kept = 0;
+    let step = 0;
+    for (; world.clock.time < 1_700_000_000_000 + 22 * 3_600_000; step++) {
+      world.clock.time += quiet[step % quiet.length] * 60_000;
+      const replica = step % 2 ? a : b;
+      const refused = await replica.current();
+      if ((await replica.rejected(refused)) === null) kept += 1;
+    }
+    // Two answers replaced the token: the mint, and the other replica finding it; every later refusal is kept.
+    expect(step).toBeGreaterThan(70);
+    expect(kept).toBe(step - 2);
+    expect(world.issuer.minted).toHaveLength(2);
+  });
+
+  it("a refusal after the ledger's day may re-mint again, once", async () => {
+    const world = setUp();
+    const a = await world.replica();
+    const first = (await a.rejected(await a.current()))!;
+    world.clock.time += 86_400_000 + 60_000;
+    // The first replacement has expired by now: its successor comes from the refresh, not a refusal.
+    const refreshed = await a.current();
+    expect(refreshed.id).not.toBe(first.id);
+    expect(await a.rejected(refreshed)).not.toBeNull();
+    expect(world.issuer.minted).toHaveLength(4);
   });
 });

@@ -36,16 +36,14 @@ interface HeldToken extends AccessToken {
 
 const UNUSABLE_BEFORE_EXPIRY_MS = 60_000;
 const LOCK_TTL_MS = 20_000;
-// A re-mint claim while its holder works: longer than it may wait for the lock and mint under it,
-// short enough that a holder that died frees the generation soon. Kept 24 h once it replaced the token.
+// The re-mint claim while its holder works: longer than it may wait for the lock and mint under it,
+// short enough that a holder that died frees it soon. Kept for the ledger's day once it minted.
 const CLAIM_TTL_MS = WAIT_FOR_MINTER_MS + LOCK_TTL_MS + 10_000;
 const WRITE_BACK_EVERY_MS = 500;
 // A replica holding a valid copy writes it back within WRITE_BACK_EVERY_MS; a minter finding no
 // token waits this long for such a write-back before it spends one of the day's tokens.
 const WRITE_BACK_GRACE_MS = 1_200;
 const REFRESH_RETRY_MS = 30_000;
-// A token minted because its predecessor was refused, refused again this soon: a permission problem.
-const REFUSED_AFTER_REMINT_MS = 10 * 60_000;
 
 /**
  * Points a test can hold a mint at, to play a race deterministically (never set in production):
@@ -60,10 +58,19 @@ export interface MintTestHooks {
   stillWaiting?: () => void;
 }
 
+/** The day's re-mint for a refusal: `minted` once its token replaced the refused one. */
+interface RefusalRemint {
+  claim: string;
+  replaces: string;
+  minted: boolean;
+}
+
 /**
  * One access token for every replica (docs/product-spec.md §1): kept in Redis encrypted, copied locally,
- * minted by one replica at a time under a lock, refreshed ahead of expiry, re-minted at most
- * once per generation on 401/403, and never beyond the 24 h allowance less the reserve.
+ * minted by one replica at a time under a lock, refreshed ahead of expiry, and never beyond the 24 h
+ * allowance less the reserve. Refusals (401/403) re-mint at most once a day: the platform cannot tell
+ * us whether it refused the token or the request, and a refusal met again by a token minted for a
+ * refusal is the platform's, so a day of refusals costs one token, never the day's budget.
  */
 @Injectable()
 export class SharedAccessTokens extends AccessTokens implements OnApplicationShutdown {
@@ -150,26 +157,36 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
     const shared = await this.guarded(() => this.readShared());
     if (shared && shared.id !== token.id && this.usable(shared)) return this.adopt(shared);
     const refused = [this.held, shared].find((candidate) => candidate?.id === token.id);
-    if (refused?.reason === 'rejected' && this.clock.now() - refused.mintedAt < REFUSED_AFTER_REMINT_MS) {
-      this.logger.warn({ generation: token.id }, 'a freshly re-minted token was refused too: a permission problem, not the token');
-      return null;
+    if (refused?.reason === 'rejected') return this.platformRefusal(token.id, 'a token minted for a refusal was refused too');
+    const claimKey = this.keys.refusalRemint;
+    const claim: RefusalRemint = { claim: randomUUID(), replaces: token.id, minted: false };
+    const claimed = await this.guarded(() => this.store.set(claimKey, JSON.stringify(claim), { ifAbsent: true, ttlMs: CLAIM_TTL_MS }));
+    if (!claimed) {
+      const raw = await this.guarded(() => this.store.get(claimKey));
+      const earlier = raw ? (JSON.parse(raw) as RefusalRemint) : null;
+      if (earlier?.minted) return this.platformRefusal(token.id, "a refusal has spent the day's re-mint already");
+      // Another replica is replacing it: wait for its token (bounded), never answer "forbidden" for it.
+      return this.waitForReplacement(token.id, claimKey);
     }
     if (this.held?.id === token.id) this.held = undefined;
-    const claimKey = this.keys.remintClaim(token.id);
-    const claim = randomUUID();
-    const claimed = await this.guarded(() => this.store.set(claimKey, claim, { ifAbsent: true, ttlMs: CLAIM_TTL_MS }));
-    // Another replica is replacing it: wait for its token (bounded), never answer "forbidden" for it.
-    if (!claimed) return this.waitForReplacement(token.id, claimKey);
     try {
       await this.testHooks.afterClaim?.();
       const replacement = await this.mintOrWait('rejected', token.id, true);
-      // Replaced: the generation is never re-minted again (at most one re-mint per generation).
-      await this.store.set(claimKey, claim, { ttlMs: LEDGER_WINDOW_MS }).catch(() => undefined);
+      // Minted: no refusal re-mints again within the ledger's day.
+      const minted: RefusalRemint = { ...claim, minted: true };
+      await this.store.set(claimKey, JSON.stringify(minted), { ttlMs: LEDGER_WINDOW_MS }).catch(() => undefined);
       return replacement;
     } catch (error) {
-      await this.releaseClaim(claimKey, claim, token.id);
+      await this.releaseClaim(claimKey, JSON.stringify(claim), token.id);
       throw error;
     }
+  }
+
+  /** The refusal is the platform's (a permission, a resource): no token is spent on it. */
+  private platformRefusal(generation: string, why: string): null {
+    this.counters.tokenRefusalsKept.inc();
+    this.logger.warn({ generation }, `${why}: a permission problem, not the token; no token minted`);
+    return null;
   }
 
   /** A mint that failed gives its claim back at once: the next request may try again, within the ledger. */

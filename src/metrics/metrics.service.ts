@@ -124,6 +124,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly tokenRefusalsKept = new Counter({
+    name: 'upstream_token_refusals_kept_total',
+    help: "401/403 answers taken as the platform's refusal, not the token's: no token minted (the day's re-mint was spent)",
+    registers: [this.registry],
+  });
+
   readonly upstreamShareRefusals = new Counter({
     name: 'upstream_share_refusals_total',
     help: 'Calls with a capped share of the outbound budget (anonymous reads) refused for want of a slot, by share',

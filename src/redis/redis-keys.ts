@@ -54,16 +54,16 @@ export class RedisKeys {
   }
 
   /**
-   * The shared access token of one client id, its mint lock, mint ledger and per-generation
-   * re-mint claims. Named by a digest of the client id, never the id itself.
+   * The shared access token of one client id, its mint lock, mint ledger and the day's one re-mint
+   * for a refusal. Named by a digest of the client id, never the id itself.
    */
-  accessToken(clientId: string): { token: string; mintLock: string; mintLedger: string; remintClaim(generation: string): string } {
+  accessToken(clientId: string): { token: string; mintLock: string; mintLedger: string; refusalRemint: string } {
     const base = `${this.prefix}{auth:${RedisKeys.digest(clientId)}}`;
     return {
       token: `${base}:token`,
       mintLock: `${base}:mint-lock`,
       mintLedger: `${base}:mint-ledger`,
-      remintClaim: (generation) => `${base}:remint:${generation}`,
+      refusalRemint: `${base}:refusal-remint`,
     };
   }
 

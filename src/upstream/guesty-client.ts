@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { AccessToken, AccessTokens } from './access-tokens';
 import {
@@ -156,6 +157,7 @@ export class GuestyClient {
     private readonly tokens: AccessTokens,
     private readonly limiter: OutboundRateLimiter,
     private readonly config: ConfigService<AppConfig, true>,
+    private readonly clock: Clock,
   ) {}
 
   async getListings(page: { limit: number; skip: number }): Promise<PlatformListingPage> {
@@ -623,8 +625,9 @@ export class GuestyClient {
         if (retryable && (await this.backoff(attempt, deadline))) continue;
         throw error;
       }
-      if (answer.status >= 200 && answer.status < 300) this.proven = { token: token.value, at: Date.now() };
-      const proven = this.proven?.token === token.value && Date.now() - this.proven.at < TOKEN_PROVEN_MS;
+      // The service's clock, not the wall's: "a quiet minute" is a span a test can step through.
+      if (answer.status >= 200 && answer.status < 300) this.proven = { token: token.value, at: this.clock.now() };
+      const proven = this.proven?.token === token.value && this.clock.now() - this.proven.at < TOKEN_PROVEN_MS;
       const refusal = call.bookingAnswer ? bookingRefusal(answer, proven) : null;
       if (refusal) return { ...answer, refusal };
       if (answer.status === 401 || answer.status === 403) {

@@ -5,6 +5,7 @@ import { AccessTokens } from '../../src/upstream/access-tokens';
 import { RedisKeys } from '../../src/redis/redis-keys';
 import { SANDBOX_CLIENT_ID } from '../../sandbox/types';
 import { OwnRedis, startOwnRedis, waitUntil } from '../utils/redis-server';
+import { bookingClient, stay } from '../booking/booking-client';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 // High limits: these tests are about tokens, not the outbound budget or the per-IP limits.
@@ -117,6 +118,47 @@ describe('a failed or interrupted mint', () => {
     );
     expect(again.map((answer) => answer.body.code)).toEqual(Array(10).fill('upstream_forbidden'));
     expect(world.sandbox.control.counters.tokensMinted).toBe(2);
+  });
+});
+
+describe('a day of refusals', () => {
+  let world: SandboxedApps;
+
+  afterAll(async () => {
+    await world.close();
+  });
+
+  it('spends one token: bare 401s on quotes and worded 403s on listings, quiet minutes apart or not, on two replicas', async () => {
+    world = await startSandboxedApps(2, { ...PLENTY, env: { ...PLENTY.env, CHECKOUT_IP_RATE_LIMIT: '10000/m' } });
+    await request(world.apps[0].url).get('/checkout/listings/lst-seaside').expect(200);
+    // Minutes between refusals: longer than any "the token just answered" window, and shorter.
+    const quiet = [1, 7, 11, 61, 0.1, 30, 2];
+    const codes: string[] = [];
+    let elapsedMs = 0;
+    for (let step = 0; elapsedMs < 22 * 3_600_000; step++) {
+      const stepMs = quiet[step % quiet.length] * 60_000;
+      elapsedMs += stepMs;
+      for (const clock of world.clocks) clock.advance(stepMs);
+      const replica = world.apps[step % 2].url;
+      if (step % 2 === 0) {
+        world.sandbox.control.forceStatus('createQuote', 401, { times: 1, body: {} });
+        const answer = await bookingClient(replica).quote({ listingId: 'lst-seaside', ...stay(100 + step, 2), guestsCount: 2 });
+        codes.push(answer.status === 201 || answer.status === 200 ? 'quoted' : answer.body.code);
+      } else {
+        world.sandbox.control.forceStatus('listing', 403, {
+          times: 1,
+          body: { message: "You don't have permission to access, please contact Guesty support" },
+        });
+        const answer = await request(replica).get(`/checkout/listings/lst-refused-${step}`);
+        codes.push(answer.status === 404 ? 'read' : answer.body.code);
+      }
+    }
+    expect(codes.length).toBeGreaterThan(50);
+    // The first refusal replaced the token (its request went on with the new one); every later one is the platform's.
+    expect(codes[0]).toBe('quoted');
+    expect(new Set(codes.slice(1))).toEqual(new Set(['upstream_forbidden']));
+    expect(world.sandbox.control.counters.tokensMinted).toBe(2);
+    expect(await metric(world.apps[0].url, 'upstream_token_refusals_kept_total')).toBeGreaterThan(0);
   });
 });
 

@@ -55,7 +55,7 @@ describe('on a Redis Cluster of three masters', () => {
       const groups = [
         [...budget.windowKeys([{ windowMs: 1_000 }, { windowMs: 60_000 }, { windowMs: 3_600_000 }]), budget.pause],
         [limit.window, limit.pause],
-        [token.token, token.mintLock, token.mintLedger, token.remintClaim('tok-1')],
+        [token.token, token.mintLock, token.mintLedger, token.refusalRemint],
       ];
       const node = cluster.node(cluster.ports[1]);
       for (const group of groups) {
