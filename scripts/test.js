@@ -17,7 +17,6 @@ const net = require('node:net');
 const path = require('node:path');
 
 const { requireNode } = require('./check-node');
-const { freePort } = require('./free-port');
 const { provide, say } = require('./provision');
 
 const root = path.resolve(__dirname, '..');
@@ -34,6 +33,17 @@ function ping(host, port, timeoutMs = 500) {
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
   });
 }
 
