@@ -6,6 +6,7 @@ import { PaymentProviders } from '../upstream/payment-providers';
 import { SESSION_PROVIDERS } from '../sessions/sessions.module';
 import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProvider } from '../upstream/platform-results';
+import { UpstreamError } from '../upstream/upstream-error';
 import { Bookings } from './bookings.service';
 import { CalendarCache } from './calendar.service';
 import { StoredQuote } from './quote';
@@ -38,6 +39,8 @@ class FakePlatform {
   statusWrites: { reservationId: string; status: string }[] = [];
   /** What a reservation made from the quote owes as the platform states it (its folio's total). */
   owes = 600;
+  /** Reads of what a new reservation owes that fail before one answers (a slow or failing platform). */
+  owedReadsFailing = 0;
 
   asClient(): GuestyClient {
     const client: Partial<GuestyClient> = {
@@ -50,7 +53,18 @@ class FakePlatform {
           ReturnType<GuestyClient['createReservationFromQuote']>
         >);
       },
-      balanceOfNewReservation: () => Promise.resolve({ amount: this.owes, currency: 'USD' }),
+      balanceOfNewReservation: () => {
+        if (this.owedReadsFailing > 0) {
+          this.owedReadsFailing -= 1;
+          return Promise.reject(
+            new UpstreamError('upstream_unavailable', 'The booking platform timed out.', {
+              operation: 'getFolioOverview',
+              maybeSent: true,
+            }),
+          );
+        }
+        return Promise.resolve({ amount: this.owes, currency: 'USD' });
+      },
       setReservationStatus: (reservationId, status) => {
         this.statusWrites.push({ reservationId, status });
         this.statuses.set(reservationId, status);
@@ -106,6 +120,16 @@ describe('Bookings (a reservation from a quote)', () => {
     const world = await setUp(['ACTIVE']);
     world.platform.owes = owes;
     await expect(world.book(randomUUID())).resolves.toMatchObject({ amount: owes, currency: 'USD' });
+  });
+
+  it('a made reservation whose amount cannot be read yet is outcome_pending; the same key opens its session, one reservation', async () => {
+    const world = await setUp(['ACTIVE']);
+    world.platform.owedReadsFailing = 1;
+    const key = randomUUID();
+    const first = await world.book(key).catch((error: unknown) => error);
+    expect(first).toMatchObject({ code: 'outcome_pending', retryAfterSeconds: expect.any(Number) });
+    await expect(world.book(key)).resolves.toMatchObject({ amount: 600, booking: expect.objectContaining({ reservationId: 'res-1' }) });
+    expect(world.platform.creates).toBe(1);
   });
 
   it('cancels, through the journal, a reservation whose session cannot follow: it never holds the dates for nobody', async () => {

@@ -232,16 +232,20 @@ export class Bookings implements QuoteBookings {
 
   /**
    * What the reservation made owes, as the platform states it (its folio's total: nothing was paid
-   * yet), which the session shows and 3-D Secure authenticates, whatever the quote said. A failed read
-   * is a retryable 503: the same Idempotency-Key opens the session on the reservation already made.
+   * yet), which the session shows and 3-D Secure authenticates, whatever the quote said. The
+   * reservation exists by now, so a read that fails is `outcome_pending`, never a refusal's code: the
+   * same Idempotency-Key opens the session on it, where a new key would meet the quote used.
    */
   private async owed(reservationId: string, quoted: number): Promise<number> {
-    const owed = await this.guesty.balanceOfNewReservation(reservationId, 'anonymous');
-    if (typeof owed.amount !== 'number') {
-      throw new DomainError('upstream_unavailable', 'The booking platform did not state what the reservation owes yet; please try again.', {
-        retryAfterSeconds: 1,
-      });
-    }
+    const pending = (cause?: unknown) =>
+      DomainError.outcomePending(
+        'The reservation is made; what it owes is still being read from the booking platform. Try again in a moment with the same Idempotency-Key.',
+        cause,
+      );
+    const owed = await this.guesty.balanceOfNewReservation(reservationId, 'anonymous').catch((error: unknown) => {
+      throw pending(error);
+    });
+    if (typeof owed.amount !== 'number') throw pending();
     if (owed.amount !== quoted)
       this.logger.warn({ reservationId, quoted, owed: owed.amount }, 'the reservation owes another amount than its quote');
     return owed.amount;

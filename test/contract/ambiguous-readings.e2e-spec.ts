@@ -42,6 +42,7 @@ describe.each(READINGS)('the platform read %s', (_name, readings) => {
     world.sandbox.control.setReadings(readings);
   });
   afterAll(() => world.close());
+  afterEach(() => world.sandbox.control.holdCharges(false));
 
   const site = (replica = 0) => checkoutClient(world.apps[replica].url);
 
@@ -57,7 +58,9 @@ describe.each(READINGS)('the platform read %s', (_name, readings) => {
   it('refuses a second card for a reservation that has one at the platform, attaching nothing', async () => {
     const reservation = freshReservation(world, 300);
     const platform = new SandboxClient(world.sandbox);
-    // Another channel put a card on the reservation at the platform; this service never saw it.
+    // Another channel put a card on the reservation at the platform; this service never saw it. Its
+    // charge is held: a reservation already paid would be refused as having nothing left to pay.
+    world.sandbox.control.holdCharges(true);
     await platform.payWithCard(reservation.reservationId, CARDS.noThreeDs);
     const methods = () => world.sandbox.control.getPaymentMethods(reservation.guestId).length;
     expect(methods()).toBe(1);

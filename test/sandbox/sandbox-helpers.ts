@@ -103,15 +103,15 @@ export class SandboxClient {
     return reply(response);
   }
 
-  /** Tokenizes a card for a listing's current provider and attaches it to the reservation. */
   /**
-   * Another channel pays at the platform: through the legacy routes while they are served, else
+   * Tokenizes a card for a listing's current provider and attaches it to the reservation. Another channel pays at the platform: through the legacy routes while they are served, else
    * through the current surface (Reservations V3, and the payment-method create by confirmation code).
    */
   async payWithCard(reservationId: string, number: string): Promise<{ tokenId: string; attach: Reply }> {
     const legacy = await this.api(`/v1/reservations/${reservationId}`);
-    const current =
-      legacy.status === 200 ? undefined : ((await this.api(`/v1/reservations-v3?reservationIds[]=${reservationId}`)).body as JsonBody[])[0];
+    // Either list wrapper the platform may use: a bare array or `{results}`.
+    const listed = legacy.status === 200 ? undefined : (await this.api(`/v1/reservations-v3?reservationIds[]=${reservationId}`)).body;
+    const current = listed && (Array.isArray(listed) ? listed : (listed.results as JsonBody[]))[0];
     const listingId = (current ? current.stay[0].unitTypeId : legacy.body.listingId) as string;
     const provider = await this.api(`/v1/payment-providers/provider-by-listing?listingId=${listingId}`);
     const paymentProviderId = provider.body.paymentProviderId as string;
