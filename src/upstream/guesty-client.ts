@@ -30,6 +30,7 @@ import {
 } from './guesty.types';
 import { OutboundRateLimiter, Priority } from './outbound-rate-limiter';
 import { backoffDelayMs, sleep } from './retry-policy';
+import { ReadBatches } from './read-batches';
 import { readTokenizeAnswer, TokenizeAnswer } from './tokenize-answer';
 import { UpstreamError } from './upstream-error';
 import { UpstreamAnswer, UpstreamCall, UpstreamHttp } from './upstream-http';
@@ -60,6 +61,7 @@ import {
   reservationOf,
   statusChangeOf,
   reservationFromRead,
+  methodsPaying,
   moneyOf,
   folioLinesOf,
 } from './platform-readings';
@@ -77,7 +79,11 @@ interface OpenApiCall extends Omit<UpstreamCall, 'host' | 'headers'> {
 const enc = encodeURIComponent;
 
 /** What a route may read of a reservation besides its status, dates and guest id (GuestyClient.getReservation). */
-export type ReservationPart = 'guest' | 'money' | 'payments' | 'folio';
+/**
+ * What a route reads of a reservation beside its core (status, stay, guest id, code): the guest's
+ * email, its money, its payments, its folio, or the cards on file for it (the methods that pay it).
+ */
+export type ReservationPart = 'guest' | 'money' | 'payments' | 'folio' | 'cards';
 
 /**
  * The folio overview's fields the product asks for: names its reference page and public integrations
@@ -151,6 +157,9 @@ export class GuestyClient {
   private readonly logger = new Logger('GuestyClient');
   /** The last token an Open API call was answered 2xx with, and when: a later 4xx on a booking call is not that token's fault. */
   private proven?: { token: string; at: number };
+  /** Reservation reads and folio overviews of concurrent requests, sent together (docs/upstream.md, "The surface of 2027"). */
+  private readonly reservationReads = new ReadBatches((ids, priority) => this.readReservations(ids, priority), 10);
+  private readonly overviewReads = new ReadBatches((ids, priority) => this.readFolioOverviews(ids, priority), 200);
 
   constructor(
     private readonly http: UpstreamHttp,
@@ -213,10 +222,14 @@ export class GuestyClient {
     priority: Priority = 'checkout',
     parts: readonly ReservationPart[] = ['guest', 'money'],
   ): Promise<PlatformReservation | null> {
-    if (this.surface() === 'legacy') return this.getLegacyReservation(reservationId, priority);
-    const [read] = await this.readReservations([reservationId], priority);
+    if (this.surface() === 'legacy') {
+      const reservation = await this.getLegacyReservation(reservationId, priority);
+      // The legacy read's payments name the method each charges: the cards on file, with no other call.
+      return reservation && parts.includes('cards') ? { ...reservation, cardsOnFile: methodsPaying(reservation.money) } : reservation;
+    }
+    const read = await this.reservationReads.load(reservationId, priority);
     if (!read) return null;
-    const [guestEmail, money, folio] = await Promise.all([
+    const [guestEmail, money, folio, cards] = await Promise.all([
       parts.includes('guest') && read.bookerId ? this.readGuestEmail(read.bookerId, priority) : undefined,
       parts.includes('money')
         ? this.readMoney(reservationId, priority)
@@ -224,11 +237,18 @@ export class GuestyClient {
           ? this.readPayments(reservationId, priority).then((payments) => moneyOf(undefined, payments))
           : undefined,
       parts.includes('folio') ? this.readFolio(reservationId, priority) : undefined,
+      // The published way to the card on file (a payment's paymentMethodId is not published on this surface).
+      parts.includes('cards') && read.bookerId
+        ? this.listPaymentMethods(read.bookerId, reservationId, priority, read.confirmationCode)
+        : undefined,
     ]);
-    return reservationFromRead(read, {
+    const reservation = reservationFromRead(read, {
       guestEmail,
       money: money || folio ? { ...(money ?? {}), ...(folio ? { folio } : {}) } : undefined,
     });
+    return parts.includes('cards')
+      ? { ...reservation, cardsOnFile: (cards ?? []).filter((method) => method.status !== 'INACTIVE').map((method) => method.id) }
+      : reservation;
   }
 
   /**
@@ -297,17 +317,22 @@ export class GuestyClient {
     return moneyOf(overview, payments);
   }
 
-  private async readFolioOverview(reservationId: string, priority: Priority): Promise<UpstreamFolioOverviewLine | undefined> {
+  private readFolioOverview(reservationId: string, priority: Priority): Promise<UpstreamFolioOverviewLine | undefined> {
+    return this.overviewReads.load(reservationId, priority);
+  }
+
+  /** Up to 200 reservations' totals in one `GET /guest-folio/overview` (ids comma-separated, as the reference has it). */
+  private async readFolioOverviews(reservationIds: string[], priority: Priority): Promise<(UpstreamFolioOverviewLine | undefined)[]> {
     const answer = await this.openApi({
       operation: 'getFolioOverview',
       kind: 'read',
       priority,
       method: 'GET',
       path: '/guest-folio/overview',
-      query: { reservationIds: reservationId, fields: FOLIO_OVERVIEW_FIELDS },
+      query: { reservationIds: reservationIds.join(','), fields: FOLIO_OVERVIEW_FIELDS },
     });
     const data = this.expect(answer, 'getFolioOverview') as UpstreamFolioOverview | null;
-    return (data?.results ?? []).find((line) => line?.reservationId === reservationId);
+    return reservationIds.map((id) => (data?.results ?? []).find((line) => line?.reservationId === id));
   }
 
   /**
@@ -356,8 +381,7 @@ export class GuestyClient {
   /** The reservation's confirmation code, which the current attach links the card by and a method's list item names. */
   async confirmationCodeOf(reservationId: string, priority: Priority = 'checkout'): Promise<string | undefined> {
     if (this.surface() === 'legacy') return (await this.getLegacyReservation(reservationId, priority))?.confirmationCode;
-    const [read] = await this.readReservations([reservationId], priority);
-    return read?.confirmationCode;
+    return (await this.reservationReads.load(reservationId, priority))?.confirmationCode;
   }
 
   /**

@@ -3,6 +3,7 @@ import {
   holdEndOf,
   holdOf,
   methodOnFileOf,
+  methodsPaying,
   moneyOf,
   paymentOf,
   reservationFromRead,
@@ -166,5 +167,15 @@ describe("the platform's answers, read in the product's words", () => {
     );
     expect(moneyOf(undefined, payments).balanceDue).toBeUndefined();
     expect(moneyOf({ reservationId: 'r', currency: 'EUR', subTotalPrice: 40 }, payments).balanceDue).toBe(0);
+  });
+
+  it('reads the methods charging the reservation from its payments, once each', () => {
+    const payments = [
+      { id: 'p1', amount: 1, currency: 'USD', status: 'PENDING', methodId: 'pm_1' },
+      { id: 'p2', amount: 1, currency: 'USD', status: 'PENDING', methodId: 'pm_1' },
+      { id: 'p3', amount: 1, currency: 'USD', status: 'PENDING' },
+    ];
+    expect(methodsPaying({ payments })).toEqual(['pm_1']);
+    expect(methodsPaying(undefined)).toEqual([]);
   });
 });

@@ -274,3 +274,8 @@ export function folioLinesOf(folio: UpstreamFolioItems | undefined): InvoiceLine
       : [],
   );
 }
+
+/** The payment methods a reservation's payments charge, once each (the legacy read names them on each payment). */
+export function methodsPaying(money: ReservationMoney | undefined): string[] {
+  return [...new Set((money?.payments ?? []).flatMap((payment) => (payment.methodId ? [payment.methodId] : [])))];
+}

@@ -168,6 +168,8 @@ export interface PlatformReservation {
   /** When a `reserved` hold ends, where the platform's read carries it. */
   holdEndsAt?: string;
   money?: ReservationMoney;
+  /** The payment methods on file for it, when asked for (part `cards`): from its payments (legacy) or the method list (current). */
+  cardsOnFile?: string[];
 }
 
 /** A guest's payment method as the platform lists it on a reservation: its card's digits and brand wherever the answer put them. */

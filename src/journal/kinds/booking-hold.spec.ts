@@ -1,5 +1,5 @@
 import { PlatformReservation } from '../../upstream/platform-results';
-import { holdOnPlatform, methodsCharging } from './booking-hold';
+import { holdOnPlatform } from './booking-hold';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 /** When the reservation's create said its hold ends (the session's booking keeps it). */
@@ -34,15 +34,5 @@ describe('holdOnPlatform (a booking hold as the platform shows it)', () => {
       'expired',
     );
     expect(holdOnPlatform(read({ status: 'reserved', holdEndsAt: '2026-11-25T11:59:00Z' }), undefined, NOW)).toBe('expired');
-  });
-
-  it('reads the methods charging the reservation from its payments, once each', () => {
-    const payments = [
-      { id: 'p1', amount: 1, currency: 'USD', status: 'PENDING', methodId: 'pm_1' },
-      { id: 'p2', amount: 1, currency: 'USD', status: 'PENDING', methodId: 'pm_1' },
-      { id: 'p3', amount: 1, currency: 'USD', status: 'PENDING' },
-    ];
-    expect(methodsCharging(read({ money: { payments } }))).toEqual(['pm_1']);
-    expect(methodsCharging(read({}))).toEqual([]);
   });
 });

@@ -32,8 +32,3 @@ export function holdOnPlatform(reservation: PlatformReservation | null, holdExpi
   if (status === 'reserved' && end !== undefined && Date.parse(end) <= now) return 'expired';
   return 'held';
 }
-
-/** The payment methods the platform shows charging the reservation: the attach's snapshot for a booking. */
-export function methodsCharging(reservation: PlatformReservation): string[] {
-  return [...new Set((reservation.money?.payments ?? []).flatMap((payment) => (payment.methodId ? [payment.methodId] : [])))];
-}

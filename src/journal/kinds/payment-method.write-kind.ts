@@ -10,7 +10,7 @@ import { PaymentMethodOnFile } from '../../upstream/platform-results';
 import { forSession, Reconciliation, sessionRefOf, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { TargetRecord } from '../write-journal';
 import { JournaledWrite } from '../write-kind';
-import { HoldEnd, holdOnPlatform, methodsCharging } from './booking-hold';
+import { HoldEnd, holdOnPlatform } from './booking-hold';
 import { currentCard, replaceableCard } from './card-replacement';
 
 /**
@@ -300,19 +300,19 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
 
   /**
    * A booking's reservation as the platform holds it now, read before anything is sent for a card: a
-   * hold that ended throws HoldEnded (409 hold_expired); a held one answers the methods charging it
-   * (the attach's snapshot), and a card already charging it is the one on file (§6.8): 409 already_paid.
+   * hold that ended throws HoldEnded (409 hold_expired); a held one answers the cards on file for it
+   * (the attach's snapshot), and a card already on it is the one on file (§6.8): 409 already_paid.
    */
   async heldBooking(session: AttachingSession, hold: BookingHold): Promise<string[]> {
     let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
     try {
-      reservation = await this.guesty.getReservation(session.reservationId, 'checkout', ['payments']);
+      reservation = await this.guesty.getReservation(session.reservationId, 'checkout', ['cards']);
     } catch (cause) {
       throw unreadable(cause, 'adding the card');
     }
     const state = holdOnPlatform(reservation, hold.holdExpiresAt, this.clock.now());
     if (state !== 'held') throw new HoldEnded(state);
-    const methods = methodsCharging(reservation!);
+    const methods = reservation!.cardsOnFile ?? [];
     if (methods.length > 0) {
       await this.cards.record(session.reservationId, {
         paymentMethodId: methods[methods.length - 1],
