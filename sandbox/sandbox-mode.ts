@@ -3,7 +3,7 @@ import { DynamicModule } from '@nestjs/common';
 import { DemoModule } from './demo/demo.module';
 import { describeSandbox } from './fixture-guide';
 import { startSandbox } from './start-sandbox';
-import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from './types';
+import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, SandboxOptions } from './types';
 
 /** A catalogue to try extras with when none is configured (sandbox mode only). */
 const DEMO_EXTRAS: ExtraDefinition[] = [
@@ -23,11 +23,13 @@ export interface SandboxMode {
 /**
  * Sandbox mode (docs/product-spec.md §5): the simulated upstream runs in this process on loopback ports and the
  * service is pointed at it with the sandbox's credentials, so it runs exactly the code paths it
- * runs against the real upstream. Production never gets here (configuration refuses it).
+ * runs against the real upstream. Production never gets here (configuration refuses it). `options`
+ * are a test's (a test file that books more than the platform's minute allows raises both budgets).
  */
-export async function startSandboxMode(config: AppConfig): Promise<SandboxMode> {
+export async function startSandboxMode(config: AppConfig, options: SandboxOptions = {}): Promise<SandboxMode> {
   // The sandbox sends the platform's signed webhooks to this very process (docs/product-spec.md §5).
   const sandbox = await startSandbox({
+    ...options,
     host: '127.0.0.1',
     webhookSecret: config.guesty.webhookSecret,
     webhookUrl: `http://127.0.0.1:${config.http.port}/webhooks/guesty`,

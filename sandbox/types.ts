@@ -79,11 +79,12 @@ export const DEFAULT_READINGS: SandboxReadings = {
 };
 
 /**
- * The readings a sandbox starts with: the defaults, with the legacy routes served unless the service
- * beside it reads the current surface (GUESTY_API_SURFACE=current), as the platform serves them until 2027-03-01.
+ * The readings a sandbox starts with: the defaults (the platform of 2027, legacy routes retired), with
+ * the legacy routes served when the service beside it is sent back to them (GUESTY_API_SURFACE=legacy),
+ * as the platform serves them until 2027-03-01.
  */
 export function startingReadings(): SandboxReadings {
-  return { ...DEFAULT_READINGS, legacyRoutes: process.env.GUESTY_API_SURFACE === 'current' ? 'retired' : 'served' };
+  return { ...DEFAULT_READINGS, legacyRoutes: process.env.GUESTY_API_SURFACE === 'legacy' ? 'served' : 'retired' };
 }
 
 /** The platform's calendar webhooks: the current one and the legacy one it replaces. */

@@ -44,7 +44,7 @@ describe('parseConfiguration', () => {
       authUrl: 'https://open-api.guesty.com',
       payUrl: 'https://pay.guesty.com',
       invoiceItemsEndpoint: 'current',
-      apiSurface: 'legacy',
+      apiSurface: 'current',
     });
   });
 

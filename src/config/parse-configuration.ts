@@ -3,6 +3,9 @@ import { isInvoiceItemNormalType, secondIdentifierProblem } from './invoice-item
 import { isClusterUrl, parseClusterUrl } from '../redis/redis-address';
 import { timingProblems } from './timing-rules';
 
+/** The platform's surface the service calls unless told otherwise: the one that stays after 2027-03-01. */
+export const DEFAULT_API_SURFACE = 'current';
+
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Thrown with every problem found, one line each; messages name variables, never secret values. */
@@ -297,7 +300,7 @@ export function parseConfiguration(env: Environment): AppConfig {
       authUrl,
       payUrl,
       invoiceItemsEndpoint: read.oneOf('INVOICE_ITEMS_ENDPOINT', ['current', 'deprecated'] as const, 'current'),
-      apiSurface: read.oneOf('GUESTY_API_SURFACE', ['current', 'legacy'] as const, 'legacy'),
+      apiSurface: read.oneOf('GUESTY_API_SURFACE', ['current', 'legacy'] as const, DEFAULT_API_SURFACE),
       webhookSecret: webhookSecret(read),
       tokenCredentials: read.oneOf('GUESTY_TOKEN_CREDENTIALS', ['basic', 'body'] as const, 'basic'),
       tokensPerDay: read.integer('GUESTY_TOKENS_PER_DAY', 5, 1, 100),

@@ -43,7 +43,10 @@ export function useDemoBrowser() {
         BOOKING_HOLDS_PER_IP: '100000/h',
         BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
         UPSTREAM_ANONYMOUS_SHARE: '100',
+        // A file of bookings one after another spends more than the platform's minute (a guest never would).
+        UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
       }),
+      { rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100_000 } },
     );
     sandbox = mode.sandbox!;
     service = await startTestApp({}, { config: mode.config, sandbox });

@@ -1,3 +1,4 @@
+import { onSurface } from '../utils/surface';
 import Redis from 'ioredis';
 import request from 'supertest';
 import { RedisKeys } from '../../src/redis/redis-keys';
@@ -68,9 +69,11 @@ describe('anonymous reads use at most their share of the upstream budget', () =>
     const flood = await Promise.all(Array.from({ length: 60 }, (_, i) => anonymousRead(world.apps[i % 3].url, `lst-spread-${i}`)));
     expect(flood.filter((answer) => answer.status === 404)).toHaveLength(5);
     expect(upstreamListingReads(world)).toBe(5);
-    // The other 75 % of the minute is the checkouts', whichever replica serves them.
+    // The other 75 % of the minute (15 calls) is the checkouts', whichever replica serves them: a
+    // session opens on 1 call on the legacy surface, 4 on the current one (docs/upstream.md).
+    const opens = onSurface({ legacy: 5, current: 3 });
     const sessions = [];
-    for (let i = 0; i < 5; i += 1) {
+    for (let i = 0; i < opens; i += 1) {
       const { reservationId, guestEmail } = freshReservation(world);
       sessions.push(
         await request(world.apps[i % 3].url)
@@ -78,7 +81,7 @@ describe('anonymous reads use at most their share of the upstream budget', () =>
           .send({ reservationId, email: guestEmail }),
       );
     }
-    expect(sessions.map((answer) => answer.status)).toEqual(Array(5).fill(201));
+    expect(sessions.map((answer) => answer.status)).toEqual(Array(opens).fill(201));
     expect(world.sandbox.control.counters.rateLimited).toBe(0);
   });
 

@@ -65,17 +65,19 @@ describe('the upstream client spends the shared budget carefully', () => {
     const client = (index: number) => world.apps[index].app.get(GuestyClient);
 
     it('makes every instance honour a 429 Retry-After from the upstream', async () => {
-      await client(0).getReservation('res-checkout-usd');
-      await client(1).getReservation('res-checkout-usd');
+      // The reservation alone, without its parts: one call on either surface.
+      const read = (index: number, reservationId: string) => client(index).getReservation(reservationId, 'checkout', []);
+      await read(0, 'res-checkout-usd');
+      await read(1, 'res-checkout-usd');
       world.sandbox.control.forceStatus('reservation', 429, { times: 1, headers: { 'Retry-After': '2' } });
-      const first = client(0).getReservation('res-checkout-eur');
+      const first = read(0, 'res-checkout-eur');
       // The pause is shared once the first instance has written it to Redis.
       const pauseKey = new RedisKeys(world.env.REDIS_KEY_PREFIX).upstreamBudget().pause;
       const redis = new Redis(testRedisUrl());
       await waitUntil(async () => (await redis.exists(pauseKey)) === 1, 3000, 'the shared pause');
       redis.disconnect();
       const refusedAt = world.sandbox.control.requestLog.find((entry) => entry.status === 429)!.time;
-      const second = client(1).getReservation('res-checkout-gbp');
+      const second = read(1, 'res-checkout-gbp');
       await Promise.all([first, second]);
       const after = world.sandbox.control.requestLog.filter((entry) => entry.time > refusedAt);
       expect(after.length).toBe(2);
@@ -84,7 +86,7 @@ describe('the upstream client spends the shared budget carefully', () => {
 
     it('retries a read through forced 503s', async () => {
       world.sandbox.control.forceStatus('reservation', 503, { times: 2 });
-      const reservation = await client(0).getReservation('res-checkout-usd');
+      const reservation = await client(0).getReservation('res-checkout-usd', 'checkout', []);
       expect(reservation?.id).toBe('res-checkout-usd');
       expect(world.sandbox.control.counters.requests.reservation).toBe(3);
     });
