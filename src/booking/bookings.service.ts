@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
@@ -24,6 +24,7 @@ import { ReservationStatus, ReservationStatusWrite } from '../journal/kinds/rese
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { onQuote, onReservation, WriteIntent } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
+import { FollowUp, FollowUpOutcome, FollowUps } from '../journal/follow-ups';
 import { refusedBeforeEffect } from '../journal/write-kind';
 import { AtRestCipher, AtRestCiphers } from '../redis/at-rest-cipher';
 import { RedisKeys } from '../redis/redis-keys';
@@ -47,7 +48,7 @@ function quoteUsed(): DomainError {
  * never a second of either; a session opened on it; once the card is on file, `instant` confirms it.
  */
 @Injectable()
-export class Bookings implements QuoteBookings {
+export class Bookings implements QuoteBookings, OnModuleInit {
   private readonly logger = new Logger('Bookings');
   /** Seals the session id a booking's intents keep for its retries: never in the clear at rest (§7). */
   private readonly sessionSeal: AtRestCipher;
@@ -67,8 +68,13 @@ export class Bookings implements QuoteBookings {
     private readonly config: ConfigService<AppConfig, true>,
     private readonly guesty: GuestyClient,
     ciphers: AtRestCiphers,
+    private readonly followUps: FollowUps,
   ) {
     this.sessionSeal = ciphers.for('booking-session');
+  }
+
+  onModuleInit(): void {
+    this.followUps.handle('confirm-booking', (followUp) => this.confirm(followUp));
   }
 
   /** The quote and its rate plan, found before the booking's Idempotency-Key is claimed. */
@@ -326,19 +332,48 @@ export class Bookings implements QuoteBookings {
         this.logger.warn({ err: error }, 'a paid hold still counts among its listing’s unpaid holds until its hold ends'),
       );
     if (this.config.get('booking', { infer: true }).confirmation !== 'instant' || session.booking?.status !== 'reserved') return;
+    // The request's own try; the follow-up recorded with the card is the sweep's if this one fails or this replica dies.
+    const followUp = {
+      kind: 'confirm-booking' as const,
+      reservationId: session.reservationId,
+      sessionRef: RedisKeys.sessionRef(session.id),
+    };
     setImmediate(() => {
-      this.confirm(session).catch((error: unknown) =>
-        this.logger.warn({ err: error, reservationId: session.reservationId }, 'a paid reservation could not be confirmed yet'),
-      );
+      this.followUps
+        .run(followUp)
+        .catch((error: unknown) =>
+          this.logger.warn({ err: error, reservationId: session.reservationId }, 'a paid reservation could not be confirmed yet'),
+        );
     });
   }
 
-  private async confirm(session: CheckoutSession): Promise<void> {
-    const { reservationId } = session;
-    const outcome = await this.setStatus(reservationId, 'confirmed', session.id);
-    if (outcome.status === 'confirmed') await this.sessions.move(session.id, { move: 'bookingConfirmed' });
+  /**
+   * A paid booking's confirmation (a follow-up of its card, FollowUps): once per reservation through
+   * the journal, by its request or by any replica's sweep. A platform that refuses it for good
+   * (a 4xx that is not "busy") is reported as such; anything else is tried again.
+   */
+  private async confirm({ reservationId, sessionRef }: FollowUp): Promise<FollowUpOutcome> {
+    const session = await this.sessions.pointedAt({ sessionRef });
+    let outcome: { status: string };
+    try {
+      outcome = await this.setStatus(reservationId, 'confirmed', session?.id);
+    } catch (error) {
+      if (error instanceof UpstreamError && refusedForGood(error.upstreamStatus)) return 'refused';
+      throw error;
+    }
+    if (outcome.status === 'confirmed' && session) {
+      await this.sessions.move(session.id, { move: 'bookingConfirmed' }).catch((error: unknown) => {
+        if (!(error instanceof DomainError && error.code === 'session_not_found')) throw error;
+      });
+    }
     this.logger.log({ reservationId }, 'reservation confirmed after its card was put on file');
+    return 'done';
   }
+}
+
+/** A 4xx the platform will answer again: not a timeout, a conflict of the moment or a rate limit. */
+function refusedForGood(status: number | undefined): boolean {
+  return status !== undefined && status >= 400 && status < 500 && ![408, 409, 429].includes(status);
 }
 
 function isPending(error: unknown): boolean {

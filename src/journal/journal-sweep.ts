@@ -3,6 +3,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Clock } from '../common/clock';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
+import { FollowUps } from './follow-ups';
 import { ReservationLeases } from './reservation-leases';
 import { isOpen } from './write-intent';
 import { fromDueMember, WriteJournal } from './write-journal';
@@ -14,7 +15,7 @@ const BATCH = 20;
 /**
  * Finishes what a replica that died (or a request that ended while the platform had not answered)
  * left open (docs/product-spec.md §6.6): every few seconds one replica at a time takes the due intents and
- * reconciles each under its reservation's lease. An intent whose writer is still at work is
+ * reconciles each under its reservation's lease, then carries out the due follow-ups (FollowUps). An intent whose writer is still at work is
  * skipped: the writer holds the lease.
  */
 @Injectable()
@@ -29,6 +30,7 @@ export class JournalSweep implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly journal: WriteJournal,
     private readonly leases: ReservationLeases,
     private readonly clock: Clock,
+    private readonly followUps: FollowUps,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -81,6 +83,8 @@ export class JournalSweep implements OnApplicationBootstrap, OnApplicationShutdo
           });
         if (state && !isOpen(state)) settled += 1;
       }
+      // Then what must follow a landed write and was not done by its request (its replica died, the platform dropped it).
+      settled += await this.followUps.runDue(BATCH);
     } catch (error) {
       this.logger.warn({ err: error }, 'the journal sweep could not read the due intents; it tries again shortly');
     } finally {

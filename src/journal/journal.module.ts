@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { UpstreamModule } from '../upstream/upstream.module';
+import { FollowUps } from './follow-ups';
 import { JournalSweep } from './journal-sweep';
 import { GuestCreateWrite } from './kinds/guest-create.write-kind';
 import { InvoiceItemWrite } from './kinds/invoice-item.write-kind';
@@ -13,8 +14,8 @@ import { WriteJournal } from './write-journal';
 const KINDS = [ReservationCreateWrite, GuestCreateWrite, ReservationStatusWrite, PaymentMethodWrite, InvoiceItemWrite] as const;
 
 /**
- * The one door for upstream writes (docs/product-spec.md §6): leases, the journal, its sweep, and the
- * write kinds it reconciles, all here: the sweep finds every kind by name, and a kind left out of
+ * The one door for upstream writes (docs/product-spec.md §6): leases, the journal, its sweep, the
+ * writes that must follow landed ones, and the write kinds it reconciles, all here: the sweep finds every kind by name, and a kind left out of
  * `writeKindsByName` fails the type check, never an intent at run time.
  */
 @Module({
@@ -23,11 +24,12 @@ const KINDS = [ReservationCreateWrite, GuestCreateWrite, ReservationStatusWrite,
     ReservationLeases,
     WriteJournal,
     JournalSweep,
+    FollowUps,
     CardsOnFile,
     ...KINDS,
     { provide: WRITE_KINDS, useFactory: writeKindsByName, inject: [...KINDS] },
   ],
-  exports: [ReservationLeases, WriteJournal, JournalSweep, CardsOnFile, ...KINDS],
+  exports: [ReservationLeases, WriteJournal, JournalSweep, FollowUps, CardsOnFile, ...KINDS],
 })
 export class JournalModule {}
 

@@ -53,6 +53,8 @@ export interface IntentContext {
   sessionRef?: string;
   sessionId?: string;
   attemptId?: string;
+  /** A booking's card: once it landed, the reservation is to be confirmed (a follow-up recorded in the same step). */
+  confirmsBooking?: true;
 }
 
 /** The context of a write done for a session: the session by its ref. */

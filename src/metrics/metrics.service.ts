@@ -124,6 +124,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly followUpsRefused = new Counter({
+    name: 'journal_follow_ups_refused_total',
+    help: 'Writes that had to follow a landed one (a booking confirmation after its card) and that the platform refused',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   readonly tokenRefusalsKept = new Counter({
     name: 'upstream_token_refusals_kept_total',
     help: "401/403 answers taken as the platform's refusal, not the token's: no token minted (the day's re-mint was spent)",

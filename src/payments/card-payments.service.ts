@@ -455,6 +455,8 @@ export class CardPayments {
           ...(attempt.brand ? { brand: attempt.brand } : {}),
           replacing: replacement,
           ...(hold ? { hold } : {}),
+          // A booking that confirms on its card: the confirmation is recorded with the card, in one step.
+          confirmsBooking: session.booking?.status === 'reserved' && this.config.get('booking', { infer: true }).confirmation === 'instant',
         },
         intent,
       );

@@ -66,6 +66,7 @@ describe('RedisKeys in a Redis Cluster', () => {
         'reservationWrites',
         'quoteWrites',
         'journal',
+        'followUps',
         'threeDsState',
         'idempotencyRecord',
         'sessionIdempotencyRecord',

@@ -125,6 +125,11 @@ export class RedisKeys {
     return { due: `${base}:due`, sweepLock: `${base}:sweep-lock` };
   }
 
+  /** The writes that must follow a landed one (a booking's confirmation after its card), by when they are due. */
+  followUps(): { due: string } {
+    return { due: `${this.prefix}follow-ups:due` };
+  }
+
   /**
    * Quotes (docs/product-spec.md §3.1): the service's own quote by its id (≥128 random bits, used as
    * it is), and the quote an identical request may reuse, by a digest of the request.

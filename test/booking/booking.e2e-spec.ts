@@ -1,6 +1,8 @@
-import { onSurface } from '../utils/surface';
 import { randomUUID } from 'node:crypto';
+import { FOLLOW_UP_GRACE_MS } from '../../src/journal/follow-ups';
+import { JournalSweep } from '../../src/journal/journal-sweep';
 import { RedisKeys } from '../../src/redis/redis-keys';
+import { onSurface } from '../utils/surface';
 import { CARDS, cardBody, upstreamRequests } from '../utils/checkout-client';
 import { waitUntil } from '../utils/redis-server';
 import { SandboxClient } from '../sandbox/sandbox-helpers';
@@ -503,6 +505,44 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       expect(answer.status).toBe(400);
       expect(answer.body.code).toBe('validation_failed');
       expect(upstreamRequests(world)).toBe(before);
+    });
+  });
+
+  describe('the confirmation after the card', () => {
+    it('is recorded with the card: when the platform drops the first try, the other replica’s sweep confirms it, once', async () => {
+      const quote = await quoteFor(170);
+      const booked = await site(0).book({ quoteId: quote.id, guest: newGuest() }).expect(201);
+      const reservationId = booked.body.booking.reservationId as string;
+      const mark = log().length;
+      const confirmations = () =>
+        log()
+          .slice(mark)
+          .filter((entry) => entry.route === 'reservationStatus');
+      world.sandbox.control.forceStatus('reservationStatus', 503, { times: 1 });
+      await site(1).submit(booked.body.id, cardBody(CARDS.noThreeDs)).expect(200);
+      await waitUntil(
+        () => Promise.resolve(confirmations().some((entry) => entry.status === 503)),
+        10_000,
+        'the first confirmation, dropped',
+      );
+      expect(world.sandbox.control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
+      const due = await world.apps[0].redisContents();
+      expect([...due.keys()].filter((key) => key.endsWith('follow-ups:due'))).toHaveLength(1);
+
+      // Replica 1, whose request tried, plays no part: replica 0's sweep finds the confirmation due and sends it.
+      await waitUntil(
+        async () => {
+          for (const clock of world.clocks) clock.advance(FOLLOW_UP_GRACE_MS + 6_000);
+          await world.apps[0].app.get(JournalSweep).sweepOnce();
+          return world.sandbox.control.getReservation(reservationId)?.status === 'confirmed';
+        },
+        20_000,
+        "the sweep's confirmation",
+      );
+      const session = await site(0).session(booked.body.id).expect(200);
+      expect(session.body.booking.status).toBe('confirmed');
+      expect(confirmations().filter((entry) => entry.status === 200)).toHaveLength(1);
+      expect([...(await world.apps[0].redisContents()).keys()].filter((key) => key.endsWith('follow-ups:due'))).toEqual([]);
     });
   });
 

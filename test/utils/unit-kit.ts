@@ -10,6 +10,7 @@ import { MemoryKeyValueStore } from '../../src/redis/memory-key-value-store';
 import { ProductEventBus } from '../../src/common/events/product-event-bus';
 import { GuestCreateWrite } from '../../src/journal/kinds/guest-create.write-kind';
 import { InvoiceItemWrite } from '../../src/journal/kinds/invoice-item.write-kind';
+import { FollowUps } from '../../src/journal/follow-ups';
 import { CardsOnFile, PaymentMethodWrite } from '../../src/journal/kinds/payment-method.write-kind';
 import { ReservationCreateWrite } from '../../src/journal/kinds/reservation-create.write-kind';
 import { ReservationStatusWrite } from '../../src/journal/kinds/reservation-status.write-kind';
@@ -105,15 +106,16 @@ export function journalWorld(
   const guesty = seams.guesty ?? NO_UPSTREAM;
   const cardsOnFile = new CardsOnFile(store, keys, outbox);
   const ciphers = new AtRestCiphers('unit-secret');
+  const followUps = new FollowUps(store, keys, clock, metrics);
   const kinds = {
     'reservation-create': new ReservationCreateWrite(guesty, keys, store, clock, config),
     'guest-create': new GuestCreateWrite(guesty, ciphers),
     'reservation-status': new ReservationStatusWrite(guesty),
-    'payment-method': new PaymentMethodWrite(guesty, cardsOnFile, (seams.events ?? NO_EVENTS) as ProductEventBus, clock, keys),
+    'payment-method': new PaymentMethodWrite(guesty, cardsOnFile, (seams.events ?? NO_EVENTS) as ProductEventBus, clock, keys, followUps),
     'invoice-item': new InvoiceItemWrite(guesty),
   } satisfies WriteKindsByName;
   const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config, { ...kinds, ...seams.kinds });
-  return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal, kinds, cardsOnFile };
+  return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal, kinds, cardsOnFile, followUps };
 }
 
 /** Nest's testing module prints errors unless told otherwise; unit specs read outcomes, not logs. */
@@ -146,6 +148,7 @@ export async function unitModule(
     { provide: ReservationLeases, useValue: world.leases },
     { provide: WriteJournal, useValue: world.journal },
     { provide: CardsOnFile, useValue: world.cardsOnFile },
+    { provide: FollowUps, useValue: world.followUps },
     { provide: ReservationCreateWrite, useValue: world.kinds['reservation-create'] },
     { provide: GuestCreateWrite, useValue: world.kinds['guest-create'] },
     { provide: ReservationStatusWrite, useValue: world.kinds['reservation-status'] },

@@ -10,6 +10,7 @@ import { PaymentMethodOnFile } from '../../upstream/platform-results';
 import { forSession, Reconciliation, sessionRefOf, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { TargetRecord } from '../write-journal';
 import { JournaledWrite } from '../write-kind';
+import { FollowUps } from '../follow-ups';
 import { HoldEnd, holdOnPlatform } from './booking-hold';
 import { currentCard, replaceableCard } from './card-replacement';
 
@@ -116,6 +117,8 @@ export interface PaymentMethodPayload {
   replacing: boolean;
   /** A booking's session: its reservation, read for the hold, is the attach's snapshot in place of the methods list. */
   hold?: BookingHold;
+  /** The booking is confirmed once its card is on file: recorded with the card, carried out even if this replica dies. */
+  confirmsBooking?: boolean;
 }
 
 /**
@@ -183,12 +186,13 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     private readonly events: ProductEventBus,
     private readonly clock: Clock,
     private readonly keys: RedisKeys,
+    private readonly followUps: FollowUps,
   ) {
     super(guesty);
   }
 
   describe(_target: WriteTarget, payload: PaymentMethodPayload) {
-    const { session, attemptId, tokenId, paymentProviderId, last4, brand } = payload;
+    const { session, attemptId, tokenId, paymentProviderId, last4, brand, confirmsBooking } = payload;
     return {
       request: {
         guestId: session.guestId,
@@ -198,7 +202,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
         last4,
         ...(brand ? { brand } : {}),
       },
-      context: { ...forSession(session.id), attemptId },
+      context: { ...forSession(session.id), attemptId, ...(confirmsBooking ? { confirmsBooking: true as const } : {}) },
     };
   }
 
@@ -283,7 +287,10 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     const reservationId = reservationOf(intent.target);
     const sessionRef = sessionRefOf(intent.context);
     const card = sessionRef ? this.cards.recordStep(reservationId, { paymentMethodId: outcome.paymentMethodId, sessionRef }) : [];
-    return [...card, { op: 'delete', key: this.keys.paymentStatus(reservationId).answer }];
+    // The booking's confirmation is due from the step the card lands in, not from this replica's memory.
+    const confirm =
+      sessionRef && intent.context.confirmsBooking ? [this.followUps.step({ kind: 'confirm-booking', reservationId, sessionRef })] : [];
+    return [...card, ...confirm, { op: 'delete', key: this.keys.paymentStatus(reservationId).answer }];
   }
 
   /** The sweep (or another request) settled an attach its own request could not: its session is told. */

@@ -1,0 +1,72 @@
+import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
+import { FOLLOW_UP_GRACE_MS, FollowUp, FollowUpOutcome } from './follow-ups';
+
+const CONFIRM: FollowUp = { kind: 'confirm-booking', reservationId: 'res-1', sessionRef: 'ref-1' };
+
+beforeAll(quietLogs);
+
+/** The follow-ups of one Redis, with a handler that answers what the test lines up (and counts its calls). */
+function setUp(outcomes: (FollowUpOutcome | Error)[]) {
+  const world = journalWorld();
+  const calls: FollowUp[] = [];
+  world.followUps.handle('confirm-booking', (followUp) => {
+    calls.push(followUp);
+    const next = outcomes.shift() ?? 'done';
+    return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
+  });
+  // As the card's landing step records it.
+  const record = () => world.store.batch([world.followUps.step(CONFIRM)]);
+  const due = () => world.store.indexDue(world.keys.followUps().due, Number.MAX_SAFE_INTEGER, 10);
+  return { world, calls, record, due };
+}
+
+describe('FollowUps (writes that must follow a landed one)', () => {
+  it('is due only after its grace: the request that caused it goes first', async () => {
+    const { world, calls, record } = setUp([]);
+    await record();
+    expect(await world.followUps.runDue(10)).toBe(0);
+    expect(calls).toEqual([]);
+    world.clock.time += FOLLOW_UP_GRACE_MS;
+    expect(await world.followUps.runDue(10)).toBe(1);
+    expect(calls).toEqual([CONFIRM]);
+  });
+
+  it('done by its request, it is no longer due: the sweep never sends it again', async () => {
+    const { world, calls, record, due } = setUp([]);
+    await record();
+    expect(await world.followUps.run(CONFIRM)).toBe('done');
+    expect(await due()).toEqual([]);
+    world.clock.time += FOLLOW_UP_GRACE_MS;
+    await world.followUps.runDue(10);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('a try that failed (its replica died, the platform dropped it) stays due and is tried again until it lands', async () => {
+    const { world, calls, record, due } = setUp([new Error('the platform answered 503'), 'retry', 'done']);
+    await record();
+    expect(await world.followUps.run(CONFIRM)).toBe('retry');
+    world.clock.time += 60_000;
+    expect(await world.followUps.runDue(10)).toBe(0);
+    world.clock.time += 60_000;
+    expect(await world.followUps.runDue(10)).toBe(1);
+    expect(calls).toHaveLength(3);
+    expect(await due()).toEqual([]);
+  });
+
+  it('refused by the platform for good: no longer tried, and the operator is told by a metric', async () => {
+    const { world, record, due } = setUp(['refused']);
+    await record();
+    expect(await world.followUps.run(CONFIRM)).toBe('refused');
+    expect(await due()).toEqual([]);
+    const metric = await world.metrics.registry.getSingleMetricAsString('journal_follow_ups_refused_total');
+    expect(metric).toContain('journal_follow_ups_refused_total{kind="confirm-booking"} 1');
+  });
+
+  it('an entry it cannot read is dropped, never a loop', async () => {
+    const { world, calls, due } = setUp([]);
+    await world.store.indexAdd(world.keys.followUps().due, '["unknown-kind","res-1","ref-1"]', 0);
+    await world.followUps.runDue(10);
+    expect(calls).toEqual([]);
+    expect(await due()).toEqual([]);
+  });
+});

@@ -1,0 +1,115 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { MetricsService } from '../metrics/metrics.service';
+import { BatchStep, KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+
+/** The writes that must follow another once it landed. */
+export type FollowUpKind = 'confirm-booking';
+
+/** One write to follow: what, on which reservation, for which session (by its ref, never its id). */
+export interface FollowUp {
+  kind: FollowUpKind;
+  reservationId: string;
+  sessionRef: string;
+}
+
+/** `done`: it landed (or was not needed); `refused`: the platform said no for good; `retry`: not now. */
+export type FollowUpOutcome = 'done' | 'refused' | 'retry';
+export type FollowUpHandler = (followUp: FollowUp) => Promise<FollowUpOutcome>;
+
+/** The request that caused it usually does it at once; the sweep looks only after this. */
+export const FOLLOW_UP_GRACE_MS = 10_000;
+const RETRY_EVERY_MS = 15_000;
+const KINDS: readonly FollowUpKind[] = ['confirm-booking'];
+
+function memberOf({ kind, reservationId, sessionRef }: FollowUp): string {
+  return JSON.stringify([kind, reservationId, sessionRef]);
+}
+
+function followUpOf(member: string): FollowUp | null {
+  try {
+    const [kind, reservationId, sessionRef] = JSON.parse(member) as unknown[];
+    if (!KINDS.includes(kind as FollowUpKind) || typeof reservationId !== 'string' || typeof sessionRef !== 'string') return null;
+    return { kind: kind as FollowUpKind, reservationId, sessionRef };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes that must follow a landed one (docs/write-journal.md, "Follow-ups"), kept in Redis from the
+ * step that records the first write landed, never in a replica's memory: the request that caused
+ * one carries it out at once, and the journal's sweep, on any replica, carries out whatever is
+ * still due, until it lands or the platform refuses it (then the operator is told by log and metric).
+ * Each is one journaled write of its own, so doing it twice sends it once.
+ */
+@Injectable()
+export class FollowUps {
+  private readonly logger = new Logger('FollowUps');
+  private readonly handlers = new Map<FollowUpKind, FollowUpHandler>();
+  private readonly due: string;
+
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    keys: RedisKeys,
+    private readonly clock: Clock,
+    private readonly metrics: MetricsService,
+  ) {
+    this.due = keys.followUps().due;
+  }
+
+  /** The room that knows how to carry a kind out registers it when the app starts. */
+  handle(kind: FollowUpKind, handler: FollowUpHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** The step, in the batch that records the write it follows, that makes it due. */
+  step(followUp: FollowUp): BatchStep {
+    return { op: 'indexAdd', key: this.due, member: memberOf(followUp), score: this.clock.now() + FOLLOW_UP_GRACE_MS, otherSlot: true };
+  }
+
+  /** Carries one out now (the request's own try): done or refused, it is no longer due; otherwise the sweep tries again. */
+  async run(followUp: FollowUp): Promise<FollowUpOutcome> {
+    const handler = this.handlers.get(followUp.kind);
+    if (!handler) return 'retry';
+    let outcome: FollowUpOutcome;
+    try {
+      outcome = await handler(followUp);
+    } catch (error) {
+      this.logger.warn(
+        { err: error, kind: followUp.kind, reservationId: followUp.reservationId },
+        'a follow-up write failed; it is tried again',
+      );
+      outcome = 'retry';
+    }
+    const member = memberOf(followUp);
+    if (outcome === 'retry') {
+      await this.store.indexAdd(this.due, member, this.clock.now() + RETRY_EVERY_MS);
+      return outcome;
+    }
+    if (outcome === 'refused') {
+      this.metrics.followUpsRefused.inc({ kind: followUp.kind });
+      this.logger.error(
+        { kind: followUp.kind, reservationId: followUp.reservationId },
+        'the platform refused a write that had to follow a landed one: the operator must see to this reservation',
+      );
+    }
+    await this.store.indexRemove(this.due, member);
+    return outcome;
+  }
+
+  /** The sweep's part (under its lock): every follow-up due now, one after another. Answers how many ended. */
+  async runDue(limit: number): Promise<number> {
+    let ended = 0;
+    for (const member of await this.store.indexDue(this.due, this.clock.now(), limit)) {
+      const followUp = followUpOf(member);
+      if (!followUp) {
+        await this.store.indexRemove(this.due, member);
+        continue;
+      }
+      if ((await this.run(followUp).catch(() => 'retry' as const)) !== 'retry') ended += 1;
+    }
+    return ended;
+  }
+}
