@@ -75,6 +75,7 @@ export class Balancer {
 const STILL_OPEN = new Set([
   'outcome_pending',
   'idempotency_in_progress',
+  'step_in_progress',
   'store_unavailable',
   'rate_limited',
   'not_ready',

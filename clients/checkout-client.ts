@@ -101,7 +101,7 @@ export interface WatchOptions {
 
 /** A payment due within this long of now is being charged: its outcome is worth waiting for. */
 const CHARGING_WINDOW_MS = 60_000;
-const RETRYABLE_WRITE_CODES = new Set(['outcome_pending', 'idempotency_in_progress']);
+const RETRYABLE_WRITE_CODES = new Set(['outcome_pending', 'idempotency_in_progress', 'step_in_progress']);
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -329,7 +329,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "unauthorized" | "not_found" | "session_not_found" | "reservation_not_found" | "listing_not_found" | "method_not_allowed" | "idempotency_in_progress" | "invalid_state" | "already_paid" | "quote_not_found" | "dates_unavailable" | "booking_refused" | "quote_used" | "hold_expired" | "stay_not_allowed" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "card_declined" | "rate_limited" | "internal_error" | "payment_account_unavailable" | "upstream_error" | "upstream_forbidden" | "upstream_unavailable" | "token_budget_exhausted" | "store_unavailable" | "outcome_pending" | "not_ready" | "shutting_down";
+            code: "validation_failed" | "malformed_json" | "unauthorized" | "not_found" | "session_not_found" | "reservation_not_found" | "listing_not_found" | "method_not_allowed" | "idempotency_in_progress" | "invalid_state" | "step_in_progress" | "already_paid" | "quote_not_found" | "dates_unavailable" | "booking_refused" | "quote_used" | "hold_expired" | "stay_not_allowed" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "card_declined" | "rate_limited" | "internal_error" | "payment_account_unavailable" | "upstream_error" | "upstream_forbidden" | "upstream_unavailable" | "token_budget_exhausted" | "store_unavailable" | "outcome_pending" | "not_ready" | "shutting_down";
             errors?: components["schemas"]["FieldErrorDto"][];
             /** @example 6f1c2a9e-1d7b-4c55-9d0e-2b1f3f7a9c10 */
             requestId: string;
@@ -1161,6 +1161,8 @@ export interface operations {
              *     `dates_unavailable`: The dates were taken meanwhile: let the guest choose other dates.
              *
              *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
+             *
+             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
              */
             409: {
                 headers: {
@@ -1476,13 +1478,15 @@ export interface operations {
                 };
             };
             /**
-             * @description `invalid_state`: The session (or reservation) does not allow this step now, e.g. a card on a session that already succeeded, extras before the card, or another step for the reservation still running (then with Retry-After).
+             * @description `invalid_state`: The session (or reservation) does not allow this step: a card on a session that already succeeded, extras before the card, a reservation with nothing left to pay. A refusal: pressing again changes nothing.
              *
              *     `already_paid`: This service already put a card on the reservation; no second one is sent. Read payment-status for the money side.
              *
              *     `hold_expired`: The reservation no longer holds its dates: its hold ended before the card came, or the platform shows it canceled, declined or expired (read from the platform before the card is tokenized). Nothing was tokenized, charged or attached. Start again with a new quote.
              *
              *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
+             *
+             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
              */
             409: {
                 headers: {
@@ -2008,9 +2012,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `invalid_state`: The session (or reservation) does not allow this step now, e.g. a card on a session that already succeeded, extras before the card, or another step for the reservation still running (then with Retry-After).
+             * @description `invalid_state`: The session (or reservation) does not allow this step: a card on a session that already succeeded, extras before the card, a reservation with nothing left to pay. A refusal: pressing again changes nothing.
              *
              *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
+             *
+             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
              */
             409: {
                 headers: {
@@ -2211,9 +2217,11 @@ export interface operations {
                 };
             };
             /**
-             * @description `invalid_state`: The session (or reservation) does not allow this step now, e.g. a card on a session that already succeeded, extras before the card, or another step for the reservation still running (then with Retry-After).
+             * @description `invalid_state`: The session (or reservation) does not allow this step: a card on a session that already succeeded, extras before the card, a reservation with nothing left to pay. A refusal: pressing again changes nothing.
              *
              *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
+             *
+             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
              */
             409: {
                 headers: {

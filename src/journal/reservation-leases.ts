@@ -46,7 +46,7 @@ export interface LeaseOptions {
 const DEFAULT_WAIT_MS = 0;
 
 function busy(): DomainError {
-  return new DomainError('invalid_state', 'Another payment step for this reservation is still running; try again in a moment.', {
+  return new DomainError('step_in_progress', 'Another payment step for this reservation is still running; try again in a moment.', {
     retryAfterSeconds: 1,
   });
 }

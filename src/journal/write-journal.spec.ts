@@ -343,7 +343,7 @@ describe('WriteJournal', () => {
   it('sends nothing once the lease is lost', async () => {
     const world = setUp();
     const lost: ReservationLease = { target: TARGET, owner: 'writer-1', held: () => false };
-    await expect(world.write(lost, 'l')).rejects.toMatchObject({ code: 'invalid_state' });
+    await expect(world.write(lost, 'l')).rejects.toMatchObject({ code: 'step_in_progress' });
     expect(world.sends).toEqual([]);
   });
 
@@ -367,7 +367,7 @@ describe('WriteJournal', () => {
         })();
         await taken;
       };
-      await expect(world.write(world.lease, 'a-card')).rejects.toMatchObject({ code: 'invalid_state', status: 409 });
+      await expect(world.write(world.lease, 'a-card')).rejects.toMatchObject({ code: 'step_in_progress', status: 409 });
       await expect(taken).resolves.toBe('made-b-card');
       expect(world.sends).toEqual(['b-card']);
       expect(await world.stored('a-card')).toMatchObject({ state: 'fenced' });
@@ -377,7 +377,7 @@ describe('WriteJournal', () => {
     it('the lease lapsed before the writer prepared: nothing is written over the reservation, nothing sent', async () => {
       const world = setUp();
       await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, 'writer-1');
-      await expect(world.write(world.lease, 'o')).rejects.toMatchObject({ code: 'invalid_state' });
+      await expect(world.write(world.lease, 'o')).rejects.toMatchObject({ code: 'step_in_progress' });
       expect(world.sends).toEqual([]);
       expect(await world.openPointer()).toBeNull();
     });
@@ -389,7 +389,7 @@ describe('WriteJournal', () => {
         world.clock.time += ms;
         await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, 'writer-1');
       };
-      await expect(world.write(world.lease, 'p')).rejects.toMatchObject({ code: 'invalid_state' });
+      await expect(world.write(world.lease, 'p')).rejects.toMatchObject({ code: 'step_in_progress' });
       expect(world.sends).toEqual([]);
       expect(await world.stored('p')).toMatchObject({ state: 'prepared' });
       // Its own retry, under a new lease: the prepared intent is fenced at once and the write goes.
@@ -588,7 +588,7 @@ describe('ReservationLeases', () => {
     let release!: () => void;
     const first = world.leases.withLease(TARGET, () => new Promise<void>((resolve) => (release = resolve)));
     await expect(world.leases.withLease(TARGET, () => Promise.resolve('second'), { waitMs: 0 })).rejects.toMatchObject({
-      code: 'invalid_state',
+      code: 'step_in_progress',
       status: 409,
     });
     release();

@@ -85,9 +85,13 @@ export function fromDueMember(member: string): { target: WriteTarget; intentId: 
 }
 
 function tookOver(): DomainError {
-  return new DomainError('invalid_state', 'Another payment step for this reservation took over; nothing was sent. Try again in a moment.', {
-    retryAfterSeconds: 1,
-  });
+  return new DomainError(
+    'step_in_progress',
+    'Another payment step for this reservation took over; nothing was sent. Try again in a moment.',
+    {
+      retryAfterSeconds: 1,
+    },
+  );
 }
 
 function pending(cause?: unknown): DomainError {

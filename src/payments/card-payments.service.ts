@@ -488,7 +488,7 @@ export class CardPayments {
 
   private async attachFailed(session: CheckoutSession, error: unknown): Promise<never> {
     if (error instanceof HoldEnded) await this.bookingEnded(session, error);
-    if (hasCode(error, 'already_paid') || hasCode(error, 'store_unavailable') || hasCode(error, 'invalid_state')) throw error;
+    if (['already_paid', 'store_unavailable', 'invalid_state', 'step_in_progress'].some((code) => hasCode(error, code))) throw error;
     if (hasCode(error, 'outcome_pending')) {
       await this.markProcessing(session.id);
       throw error;

@@ -146,7 +146,7 @@ export class CheckoutSessionsStore {
       const written = { ...this.checkedMove(current, next), version: current.version + 1 };
       if (await this.write(current.version, written, current.status)) return written;
     }
-    throw new DomainError('invalid_state', 'The checkout session changed meanwhile; try again.', { retryAfterSeconds: 1 });
+    throw new DomainError('step_in_progress', 'The checkout session changed meanwhile; try again.', { retryAfterSeconds: 1 });
   }
 
   /**

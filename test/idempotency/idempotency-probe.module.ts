@@ -46,7 +46,7 @@ async function work(): Promise<{ status: number; body: { run: number; accepted: 
     case 'upstream':
       throw new DomainError('upstream_unavailable', 'The booking platform is unavailable.', { retryAfterSeconds: 5 });
     case 'busy':
-      throw new DomainError('invalid_state', 'Another payment step is still running.', { retryAfterSeconds: 1 });
+      throw new DomainError('step_in_progress', 'Another payment step is still running.', { retryAfterSeconds: 1 });
     case 'crash':
       throw new Error('lost the connection half way');
     default:

@@ -52,7 +52,10 @@ describe('exactly once: card attaches and extras under faults', () => {
     // Past the 1 s lease: only its renewal keeps the second submission out.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const second = await site(1).submit(sessionId, cardBody('5555555555554444'), randomUUID());
+    // "Wait and press again", never a refusal's code: the site's client retries it with the same key.
     expect(second.status).toBe(409);
+    expect(second.body.code).toBe('step_in_progress');
+    expect(Number(second.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     const firstAnswer = await first;
     expect(firstAnswer.status).toBe(200);
     expect(firstAnswer.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });

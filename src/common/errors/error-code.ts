@@ -45,9 +45,15 @@ export const ERROR_CODES = {
   invalid_state: {
     status: 409,
     title: 'The session does not allow this now',
+    meaning:
+      'The session (or reservation) does not allow this step: a card on a session that already succeeded, extras before the card, a reservation with nothing left to pay. A refusal: pressing again changes nothing.',
+  },
+  step_in_progress: {
+    status: 409,
+    title: 'Another payment step for this reservation is running',
     retryAfter: true,
     meaning:
-      'The session (or reservation) does not allow this step now, e.g. a card on a session that already succeeded, extras before the card, or another step for the reservation still running (then with Retry-After).',
+      'Another step on this reservation (another press, another tab, or the service settling an earlier attempt) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.',
   },
   already_paid: {
     status: 409,
@@ -168,4 +174,13 @@ const BY_STATUS: Record<number, ErrorCode> = {
 
 export function errorCodeForStatus(status: number): ErrorCode {
   return BY_STATUS[status] ?? (status >= 500 ? 'internal_error' : 'validation_failed');
+}
+
+/**
+ * Every answer says whether to try again (docs/product-spec.md §3): Retry-After comes only with a
+ * code the table marks retryable, so a refusal never invites a retry, whatever raised it.
+ */
+export function retryAfterOf(code: string, seconds: number | undefined): number | undefined {
+  const entry = (ERROR_CODES as Record<string, ErrorCodeEntry | undefined>)[code];
+  return entry?.retryAfter ? seconds : undefined;
 }

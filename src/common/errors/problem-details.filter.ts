@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from './domain-error';
-import { ERROR_CODES, ErrorCode, errorCodeForStatus } from './error-code';
+import { ERROR_CODES, ErrorCode, errorCodeForStatus, retryAfterOf } from './error-code';
 import { PROBLEM_CONTENT_TYPE, problemDetails } from './problem-details';
 
 interface Translated {
@@ -55,7 +55,7 @@ function translate(exception: unknown): Translated {
       detail: exception.detail,
       status: exception.status,
       errors: exception.errors,
-      retryAfterSeconds: exception.retryAfterSeconds,
+      retryAfterSeconds: retryAfterOf(exception.code, exception.retryAfterSeconds),
       unexpected: exception.status >= 500 && exception.code === 'internal_error',
     };
   }

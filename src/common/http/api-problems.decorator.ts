@@ -68,6 +68,7 @@ export const IDEMPOTENCY_PROBLEMS = [
   'idempotency_in_progress',
   'idempotency_conflict',
   'outcome_pending',
+  'step_in_progress',
 ] as const satisfies RouteProblem[];
 
 /** Any route that calls the platform: its errors, its refusal, its unavailability, the shared budgets, the shared state. */

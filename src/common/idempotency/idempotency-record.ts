@@ -1,3 +1,4 @@
+import { retryAfterOf } from '../errors/error-code';
 import { SealedValue } from '../../redis/at-rest-cipher';
 import { DomainError, FieldError } from '../errors/domain-error';
 import { ERROR_CODES, ErrorCode } from '../errors/error-code';
@@ -50,7 +51,12 @@ export function isRefusal(error: unknown): error is DomainError {
 }
 
 export function isFinalError(error: unknown): error is DomainError {
-  return error instanceof DomainError && error.status < 500 && error.status !== 429 && error.retryAfterSeconds === undefined;
+  return (
+    error instanceof DomainError &&
+    error.status < 500 &&
+    error.status !== 429 &&
+    retryAfterOf(error.code, error.retryAfterSeconds) === undefined
+  );
 }
 
 export function storedError(error: DomainError): StoredError {
