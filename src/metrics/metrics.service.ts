@@ -66,7 +66,7 @@ export class MetricsService {
 
   readonly webhookEvents = new Counter({
     name: 'webhook_events_total',
-    help: 'Platform webhooks received, by event type (unknown for unsigned or unreadable ones) and outcome (accepted, duplicate, bad_signature, ignored)',
+    help: 'Platform webhooks received, by event type (unknown for unsigned or unreadable ones) and outcome (accepted, duplicate, bad_signature, malformed, ignored)',
     labelNames: ['type', 'outcome'] as const,
     registers: [this.registry],
   });

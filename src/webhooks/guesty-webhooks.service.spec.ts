@@ -25,7 +25,7 @@ async function setUp() {
   const webhooks = module.get(GuestyWebhooks);
   let sent = 0;
   /** A message as the platform signs and sends it, with the `svix-*` headers. */
-  const deliver = (payload: object, { id = `msg_${(sent += 1)}`, secret = SECRET, at = new Date() } = {}) => {
+  const deliver = (payload: unknown, { id = `msg_${(sent += 1)}`, secret = SECRET, at = new Date() } = {}) => {
     const body = JSON.stringify(payload);
     const signature = new Webhook(secret).sign(id, at, body);
     return webhooks.receive(SECRET, Buffer.from(body), {
@@ -38,6 +38,18 @@ async function setUp() {
 }
 
 describe('GuestyWebhooks', () => {
+  it.each([
+    ['null', null],
+    ['an array', [{ event: 'reservation.updated' }]],
+    ['a number', 42],
+    ['a string', 'reservation.updated'],
+  ])('refuses a signed body that is %s with 400 validation_failed, claiming and publishing nothing', async (_shape, payload) => {
+    const { deliver, heard, refreshed, world } = await setUp();
+    await expect(deliver(payload, { id: 'msg_odd' })).rejects.toMatchObject({ code: 'validation_failed', status: 400 });
+    expect([...heard, ...refreshed]).toEqual([]);
+    expect(await world.store.get(world.keys.webhookMessage('msg_odd'))).toBeNull();
+  });
+
   it('publishes a reservation event as reservation.changed, with the ids only', async () => {
     const { deliver, heard } = await setUp();
     await expect(

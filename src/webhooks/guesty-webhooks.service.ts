@@ -139,6 +139,11 @@ export class GuestyWebhooks {
       this.logger.warn({ reason: why }, 'webhook refused: signature missing, bad or stale');
       throw new DomainError('unauthorized', 'The webhook signature is missing, does not verify, or is too old.');
     }
+    // Signed is not well formed: a body that is no JSON object names no event (a 400, never a 500).
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      this.metrics.webhookEvents.inc({ type: 'unknown', outcome: 'malformed' });
+      throw DomainError.validation([], 'A webhook body is a JSON object.');
+    }
     const type = eventOf(body);
     const claimed = await this.store
       .set(this.keys.webhookMessage(signed['webhook-id']), '1', { ifAbsent: true, ttlMs: HANDLED_TTL_MS })
