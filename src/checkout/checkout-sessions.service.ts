@@ -5,10 +5,9 @@ import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { alreadyPaid, CardsOnFile, PaymentMethodWrite } from '../journal/kinds/payment-method.write-kind';
-import { isOpen, onReservation } from '../journal/write-intent';
+import { onReservation } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
 import { GuestyClient } from '../upstream/guesty-client';
-import { attachKey } from '../sessions/attach-key';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
@@ -102,15 +101,14 @@ export class CheckoutSessions {
   }
 
   /**
-   * A 3-D Secure return sends the browser on before its attach is settled; if the replica carrying it
-   * dies mid-send, the session still reads `requires_action` until the journal settles the attach.
-   * While that attach is open the guest is told `processing`, never sent back to the issuer.
+   * A card on its way to the reservation (an attach the journal holds open: sent, or waiting for the
+   * sweep after its replica died) makes any session on it not yet paid read `processing`, on every
+   * replica, whatever its own record says: never "add a card" for a card that may be on the platform,
+   * never back to the issuer. A store that cannot tell leaves the record's word.
    */
   private async attachUnderWay(session: CheckoutSession): Promise<boolean> {
-    if (session.status !== 'requires_action' || !session.pendingAttempt) return false;
-    const intent = await this.journal
-      .load(onReservation(session.reservationId), this.paymentMethods, attachKey(session.id, `attempt:${session.pendingAttempt.id}`))
-      .catch(() => null);
-    return intent !== null && isOpen(intent.state);
+    if (session.status === 'succeeded' || session.status === 'processing') return false;
+    const intent = await this.journal.openIntent(onReservation(session.reservationId), this.paymentMethods).catch(() => null);
+    return intent !== null;
   }
 }

@@ -131,6 +131,14 @@ export class WriteJournal {
     return this.loadById(target, intentIdOf(kind.name, key)) as Promise<IntentOf<K> | null>;
   }
 
+  /** The target's open intent of this kind, as the journal holds it now (its pointer, then the intent); null when none. */
+  async openIntent(target: WriteTarget, kind: AnyWriteKind): Promise<WriteIntent | null> {
+    const { openIntentId } = await this.peek(target, []);
+    if (!openIntentId) return null;
+    const intent = await this.loadById(target, openIntentId);
+    return intent && intent.kind === kind.name && isOpen(intent.state) ? intent : null;
+  }
+
   /**
    * In one round trip: the intents of these kinds and keys, the target's open intent pointer, and
    * the record a kind keeps beside its writes (e.g. the card on file), when asked for.

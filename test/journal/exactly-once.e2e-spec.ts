@@ -49,6 +49,9 @@ describe('exactly once: card attaches and extras under faults', () => {
       .submit(sessionId, cardBody(CARDS.noThreeDs), randomUUID())
       .then((res) => res);
     await waitUntil(() => Promise.resolve(attachRequests() > before), 10_000, 'the first attach to reach the platform');
+    // The card may be on the platform already: the other replica never says "add a card" meanwhile.
+    const during = await site(1).getSession(sessionId).expect(200);
+    expect(during.body.status).toBe('processing');
     // Past the 1 s lease: only its renewal keeps the second submission out.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const second = await site(1).submit(sessionId, cardBody('5555555555554444'), randomUUID());
