@@ -179,7 +179,7 @@ export class Bookings implements QuoteBookings, OnModuleInit {
       }
     });
     try {
-      return await this.openSession(quote, plan.total, booked.record, booked.sessionId);
+      return await this.openSession(quote, plan.total, booked.record, booked.sessionId, this.limits.holdNetworkOf(clientIp));
     } catch (error) {
       // No card can follow this reservation: it must not hold the dates for nobody (docs/product-spec.md §3.1).
       if (error instanceof DomainError && error.code === 'payment_account_unavailable') {
@@ -269,7 +269,13 @@ export class Bookings implements QuoteBookings, OnModuleInit {
     return provider;
   }
 
-  private async openSession(quote: StoredQuote, quoted: number, record: BookingRecord, sessionId: string): Promise<CheckoutSessionView> {
+  private async openSession(
+    quote: StoredQuote,
+    quoted: number,
+    record: BookingRecord,
+    sessionId: string,
+    holdNetwork: string,
+  ): Promise<CheckoutSessionView> {
     const { reservation } = record;
     const existing = await this.sessions.pointedAt(record).catch(() => null);
     if (existing) return toView(existing);
@@ -290,6 +296,7 @@ export class Bookings implements QuoteBookings, OnModuleInit {
       checkIn: reservation.checkIn,
       checkOut: reservation.checkOut,
       ...(reservation.holdExpiresAt ? { holdExpiresAt: reservation.holdExpiresAt } : {}),
+      holdNetwork,
     };
     const session = await this.sessions.open({
       id: sessionId,
@@ -327,7 +334,7 @@ export class Bookings implements QuoteBookings, OnModuleInit {
 
   private confirmLater(session: CheckoutSession): void {
     this.limits
-      .unpaidHoldEnded(session.listingId, RedisKeys.sessionRef(session.id))
+      .unpaidHoldEnded(session.listingId, RedisKeys.sessionRef(session.id), session.booking?.holdNetwork)
       .catch((error: unknown) =>
         this.logger.warn({ err: error }, 'a paid hold still counts among its listing’s unpaid holds until its hold ends'),
       );

@@ -170,12 +170,13 @@ export class RedisKeys {
    * card on file and counts the session in one step (a batch's takeSlot). So do a reservation's card
    * attempts: a card submission counts one in the step that takes the reservation's lease.
    */
-  requestLimit(limit: RequestLimitName, subject: string): { window: string; pause: string } {
+  requestLimit(limit: RequestLimitName, subject: string, digested = false): { window: string; pause: string } {
     if (limit === 'sessions' || limit === 'card-attempts') {
       const base = `${this.prefix}{reservation:${subject}}:limit:${limit}`;
       return { window: `${base}:w`, pause: `${base}:pause` };
     }
-    const tagged = `${this.prefix}{limit:${limit === 'reservation-misses' ? 'client-ip' : limit}:${RedisKeys.digest(subject)}}`;
+    // `digested`: the subject is RedisKeys.digest of one already (a network kept by digest, never in the clear).
+    const tagged = `${this.prefix}{limit:${limit === 'reservation-misses' ? 'client-ip' : limit}:${digested ? subject : RedisKeys.digest(subject)}}`;
     const base = limit === 'reservation-misses' ? `${tagged}:reservation-misses` : tagged;
     return { window: `${base}:w`, pause: `${base}:pause` };
   }

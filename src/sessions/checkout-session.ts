@@ -24,6 +24,8 @@ export interface SessionBooking {
   checkOut: string;
   /** When the reservation stops holding its dates unless paid (ISO time); absent: no limit. */
   holdExpiresAt?: string;
+  /** The booking network's slot among its unpaid holds (BOOKING_HOLDS_PER_IP), by digest: given back once paid. Never shown. */
+  holdNetwork?: string;
 }
 
 /** A booking whose hold ended before a card was on file: it no longer holds its dates. */
@@ -108,9 +110,13 @@ export function toView(session: CheckoutSession): CheckoutSessionView {
     ...(session.nextAction ? { nextAction: session.nextAction } : {}),
     ...(session.paymentMethod ? { paymentMethod: session.paymentMethod } : {}),
     ...(session.lastError ? { lastError: session.lastError } : {}),
-    ...(session.booking ? { booking: session.booking } : {}),
+    ...(session.booking ? { booking: bookingView(session.booking) } : {}),
     ...(session.charge && session.status === 'succeeded' ? { charge: session.charge } : {}),
   };
+}
+
+function bookingView({ holdNetwork: _network, ...booking }: SessionBooking): Omit<SessionBooking, 'holdNetwork'> {
+  return booking;
 }
 
 /** 404 for a session id that names no session (unknown, or expired). */

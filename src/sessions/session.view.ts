@@ -119,7 +119,7 @@ export class CheckoutSessionResponse implements CheckoutSessionView {
 }
 
 const _sessionFields: SameFields<CheckoutSessionResponse, CheckoutSessionView> = true;
-const _bookingFields: SameFields<SessionBookingView, SessionBooking> = true;
+const _bookingFields: SameFields<SessionBookingView, Omit<SessionBooking, 'holdNetwork'>> = true;
 
 const SESSION_BASE = {
   id: 'cs_3q2Jw9sXbQ0nT4kLmV7yZa',

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { newGuest, stay } from '../booking/booking-client';
 import { cardBody, upstreamRequests } from '../utils/checkout-client';
 import { keysAdded } from '../utils/keys-added';
+import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 const MAX_NIGHTS = 7;
@@ -104,5 +105,66 @@ describe('unpaid holds are bounded per address, per listing and in nights', () =
       .expect(200);
     expect(paid.body.status).toBe('succeeded');
     expect((await other.book(quote.id)).status).toBe(201);
+  });
+});
+
+describe('the per-network count is of bookings waiting for payment: a paid one gives its slot back', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(2, {
+      env: {
+        BOOKING_HOLDS_PER_IP: '2/h',
+        BOOKING_UNPAID_HOLDS_PER_LISTING: '10',
+        TRUST_PROXY: '1',
+        CHECKOUT_IP_RATE_LIMIT: '10000/m',
+        CHECKOUT_IP_READ_LIMIT: '10000/m',
+        UPSTREAM_ANONYMOUS_SHARE: '100',
+        UPSTREAM_RATE_LIMITS: '1000/s,10000/m,100000/h',
+      },
+      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 1000, perMinute: 10_000, perHour: 100_000 } },
+    });
+  });
+
+  afterAll(() => world.close());
+
+  it('books and pays three times from one office network, then holds two unpaid; only the third unpaid is refused', async () => {
+    let daysAhead = 200;
+    const book = async (replica: number) => {
+      const url = world.apps[replica].url;
+      const quote = await request(url)
+        .post('/checkout/quotes')
+        .set('X-Forwarded-For', '203.0.113.40')
+        .send({ listingId: 'lst-seaside', ...stay(daysAhead, 2), guestsCount: 2 })
+        .expect(201);
+      daysAhead += 3;
+      return request(url)
+        .post('/checkout/sessions')
+        .set('X-Forwarded-For', '203.0.113.40')
+        .set('Idempotency-Key', randomUUID())
+        .send({ quoteId: quote.body.id, guest: newGuest() });
+    };
+    for (let paid = 0; paid < 3; paid += 1) {
+      const booked = await book(paid % 2);
+      expect(booked.status).toBe(201);
+      expect(booked.body.booking).not.toHaveProperty('holdNetwork');
+      const card = await request(world.apps[0].url)
+        .post(`/checkout/sessions/${booked.body.id}/payment-method`)
+        .set('Idempotency-Key', randomUUID())
+        .send(cardBody())
+        .expect(200);
+      expect(card.body.status).toBe('succeeded');
+      // The slot is given back once the card is on file (behind the answer): the next booking waits for it.
+      await waitUntil(
+        async () => (await request(world.apps[0].url).get(`/checkout/sessions/${booked.body.id}`)).body.booking?.status === 'confirmed',
+        10_000,
+        'the paid booking confirmed',
+      );
+    }
+    expect((await book(0)).status).toBe(201);
+    expect((await book(1)).status).toBe(201);
+    const third = await book(0);
+    expect(third.status).toBe(429);
+    expect(third.body.detail).toMatch(/bookings waiting for payment from your network/);
   });
 });

@@ -220,9 +220,18 @@ export class RequestLimits {
     }
   }
 
-  /** The hold no longer blocks its listing: its card is on file, or it was never made. */
-  async unpaidHoldEnded(listingId: string, holdId: string): Promise<void> {
+  /** The network a hold is counted under, by digest: what a booking keeps to give its slot back (unpaidHoldEnded). */
+  holdNetworkOf(ip: string): string {
+    return RedisKeys.digest(clientNetwork(ip));
+  }
+
+  /**
+   * The hold no longer blocks its listing, nor counts among its network's bookings waiting for
+   * payment (`network`, when the booking kept it): its card is on file, or it was never made.
+   */
+  async unpaidHoldEnded(listingId: string, holdId: string, network?: string): Promise<void> {
     await this.releaseSlot('unpaid-holds', listingId, holdId);
+    if (network) await this.store.releaseSlot([this.keys.requestLimit('booking-holds', network, true).window], holdId);
   }
 
   private async releaseSlot(limit: RequestLimitName, subject: string, member: string): Promise<void> {
