@@ -2453,6 +2453,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            429: {
+                headers: {
+                    /** @description the request id, also in problem bodies and log lines */
+                    "X-Request-Id"?: string;
+                    /** @description seconds to wait before retrying (with the same Idempotency-Key for writes) */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetailsDto"];
+                };
+            };
             /**
              * @description `upstream_error`: The booking platform answered with an error we cannot pass on; report the requestId.
              *

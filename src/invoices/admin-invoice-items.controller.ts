@@ -2,7 +2,7 @@ import { Body, Controller, Headers, Param, Post, UseGuards } from '@nestjs/commo
 import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminKeyGuard } from '../common/admin/admin-key.guard';
 import { DomainError } from '../common/errors/domain-error';
-import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
+import { ADMIN_PROBLEMS, ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { Idempotency } from '../common/idempotency/idempotency.service';
 import { RedisKeys } from '../redis/redis-keys';
@@ -32,16 +32,7 @@ export class AdminInvoiceItemsController {
       'Through the current upstream endpoint, or the deprecated one when configured (which refuses realizationDates). A write that fails without an answer is checked by re-reading the reservation before answering.',
   })
   @ApiCreatedResponse({ type: InvoiceItemResponse })
-  @ApiProblems(
-    ...BODY_PROBLEMS,
-    'unauthorized',
-    'not_found',
-    'reservation_not_found',
-    'invalid_state',
-    'rate_limited',
-    ...IDEMPOTENCY_PROBLEMS,
-    ...UPSTREAM_PROBLEMS,
-  )
+  @ApiProblems(...BODY_PROBLEMS, ...ADMIN_PROBLEMS, 'reservation_not_found', 'invalid_state', ...IDEMPOTENCY_PROBLEMS, ...UPSTREAM_PROBLEMS)
   async add(
     @Param('reservationId') reservationId: string,
     @Headers('idempotency-key') idempotencyKey: string | undefined,

@@ -59,7 +59,7 @@ export class MetricsService {
 
   readonly requestLimitRefusals = new Counter({
     name: 'request_limit_refusals_total',
-    help: 'Requests refused by an abuse guard (client_ip, client_ip_read, card_attempts, sessions, reservation_misses, booking_holds, unpaid_holds), by limit',
+    help: 'Requests refused by an abuse guard (client_ip, client_ip_read, card_attempts, sessions, reservation_misses, booking_holds, unpaid_holds, admin_keys), by limit',
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });
@@ -121,6 +121,12 @@ export class MetricsService {
   readonly tokenClaimReleases = new Counter({
     name: 'upstream_token_claim_releases_total',
     help: 'Re-mint claims given back because the mint failed (the next request may try again)',
+    registers: [this.registry],
+  });
+
+  readonly adminKeyFailures = new Counter({
+    name: 'admin_key_failures_total',
+    help: 'Operator routes called with a wrong or missing operator key',
     registers: [this.registry],
   });
 

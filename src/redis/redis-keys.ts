@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
  * no reservation), card attempts and sessions per reservation, reservations held without a card per
  * client network and per listing.
  */
-export type RequestLimitName = 'client-ip' | 'card-attempts' | 'sessions' | 'reservation-misses' | 'booking-holds' | 'unpaid-holds';
+export type RequestLimitName =
+  'client-ip' | 'card-attempts' | 'sessions' | 'reservation-misses' | 'booking-holds' | 'unpaid-holds' | 'admin-keys';
 
 /**
  * Every Redis key the service uses is built here, under the configured prefix, so that several

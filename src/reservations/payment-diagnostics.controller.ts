@@ -1,7 +1,7 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AdminKeyGuard } from '../common/admin/admin-key.guard';
-import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
+import { ADMIN_PROBLEMS, ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { PaymentDiagnosisResponse } from './dto/payment-diagnosis.view';
 import { PaymentDiagnosis } from './payment-diagnosis';
 import { PaymentDiagnostics } from './payment-diagnostics.service';
@@ -20,7 +20,7 @@ export class PaymentDiagnosticsController {
     description: 'Paid, provider mismatch, processor error, attached and waiting, or never attached; with a message saying what to do.',
   })
   @ApiOkResponse({ type: PaymentDiagnosisResponse })
-  @ApiProblems('unauthorized', 'not_found', 'reservation_not_found', ...UPSTREAM_PROBLEMS)
+  @ApiProblems(...ADMIN_PROBLEMS, 'reservation_not_found', ...UPSTREAM_PROBLEMS)
   diagnose(@Param('reservationId') reservationId: string): Promise<PaymentDiagnosis> {
     // Operator reads yield the shared upstream budget to guests' checkouts.
     return this.diagnostics.forReservation(reservationId, {}, 'background');

@@ -68,7 +68,7 @@ describe('operator key (ADMIN_API_KEY)', () => {
   let keyless: TestApp;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(1, { env: { ADMIN_API_KEY: ADMIN_KEY } });
+    world = await startSandboxedApps(1, { env: { ADMIN_API_KEY: ADMIN_KEY, TRUST_PROXY: '1' } });
     keyless = await startTestApp();
   });
 
@@ -103,6 +103,31 @@ describe('operator key (ADMIN_API_KEY)', () => {
     expect(res.body.code).toBe('unauthorized');
     expect(res.headers['www-authenticate']).toBe('Bearer');
     await state.verify();
+  });
+
+  it('counts wrong keys and pauses a network that sends more than 10 a minute, right key or not; other networks go on', async () => {
+    const guess = (address: string, key: string) =>
+      request(world.apps[0].url)
+        .get('/admin/reservations/res-checkout-usd/payment-diagnostics')
+        .set('X-Forwarded-For', address)
+        .set('Authorization', `Bearer ${key}`);
+    const answers = [];
+    for (let i = 0; i < 12; i += 1) answers.push(await guess('203.0.113.77', `guess-${i}-0123456789abcdef`));
+    expect(answers.map((answer) => answer.status)).toEqual([...Array<number>(10).fill(401), 429, 429]);
+    expect(Number(answers[11].headers['retry-after'])).toBeGreaterThan(0);
+    expect(answers[11].body.code).toBe('rate_limited');
+    // Paused: the right key from that network waits too, so a guessing run cannot tell a hit.
+    expect((await guess('203.0.113.77', ADMIN_KEY)).status).toBe(429);
+    expect((await guess('198.18.5.5', ADMIN_KEY)).status).toBe(200);
+    const metrics = (await request(world.apps[0].url).get('/metrics')).text;
+    expect(metrics).toMatch(/^admin_key_failures_total \d+/m);
+    expect(Number(/^admin_key_failures_total (\d+)/m.exec(metrics)![1])).toBeGreaterThanOrEqual(11);
+    // Nest's logger is one per process: the line reaches the app that set it up last.
+    const logged = [...world.apps[0].logs.entries(), ...keyless.logs.entries()].filter(
+      (entry) => entry.msg === 'an operator route was called with a wrong or missing key',
+    );
+    expect(logged.length).toBeGreaterThanOrEqual(11);
+    expect(JSON.stringify(logged)).not.toContain('guess-');
   });
 
   it('lets the right key through', async () => {

@@ -17,6 +17,9 @@ import { clientNetwork } from '../http/client-ip';
  * The read guard counts locally meanwhile (each replica the whole allowance), because the reads it
  * guards keep working without Redis and the outbound budget still bounds what they cost.
  */
+/** Wrong operator keys a network may send before every admin request from it waits (adminKeyFailed). */
+export const ADMIN_KEY_FAILURES: RateLimit = { limit: 10, windowMs: 60_000, text: 'wrong operator keys a minute' };
+
 /** The one window member every check of a network's reservation misses writes (see reservationLookup). */
 const RESERVATION_MISS_CHECK = 'check';
 
@@ -234,6 +237,31 @@ export class RequestLimits {
     if (network) await this.store.releaseSlot([this.keys.requestLimit('booking-holds', network, true).window], holdId);
   }
 
+  /**
+   * Before an operator key is compared: a network that sent more than ADMIN_KEY_FAILURES wrong keys
+   * waits (429) until its pause ends, right key or not, so a guessing run is slowed to that pace.
+   * Counted locally while the store cannot (each replica then holds the allowance).
+   */
+  async adminKeyAdmitted(ip: string): Promise<void> {
+    const { pause } = this.keys.requestLimit('admin-keys', clientNetwork(ip));
+    const [left] = await this.store.batch([{ op: 'ttl', key: pause }]).catch(() => this.local.batch([{ op: 'ttl', key: pause }]));
+    if (typeof left === 'number' && left > 0) {
+      this.refuse('admin_keys', { granted: false, retryAfterMs: left }, 'Too many wrong operator keys from your network. Please wait.');
+    }
+  }
+
+  /** A wrong or missing operator key: counted for its network; past the allowance the network is paused (429). */
+  async adminKeyFailed(ip: string): Promise<void> {
+    const request = this.slotRequest('admin-keys', clientNetwork(ip), ADMIN_KEY_FAILURES);
+    const store = await this.store.takeSlot(request).then(
+      (answer) => ({ answer, store: this.store }),
+      async () => ({ answer: await this.local.takeSlot(request), store: this.local }),
+    );
+    if (store.answer.granted) return;
+    await store.store.pauseSlots(request.pauseKey, store.answer.retryAfterMs).catch(() => undefined);
+    this.refuse('admin_keys', store.answer, 'Too many wrong operator keys from your network. Please wait.');
+  }
+
   private async releaseSlot(limit: RequestLimitName, subject: string, member: string): Promise<void> {
     await this.store.releaseSlot([this.keys.requestLimit(limit, subject).window], member);
   }
@@ -263,7 +291,15 @@ export class RequestLimits {
   }
 
   private refuse(
-    limit: 'client_ip' | 'client_ip_read' | 'card_attempts' | 'sessions' | 'reservation_misses' | 'booking_holds' | 'unpaid_holds',
+    limit:
+      | 'client_ip'
+      | 'client_ip_read'
+      | 'card_attempts'
+      | 'sessions'
+      | 'reservation_misses'
+      | 'booking_holds'
+      | 'unpaid_holds'
+      | 'admin_keys',
     answer: SlotAnswer,
     detail: string,
   ): never {

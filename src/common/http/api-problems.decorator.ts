@@ -63,6 +63,9 @@ export const BODY_PROBLEMS = [
   'unsupported_media_type',
 ] as const satisfies RouteProblem[];
 
+/** An operator route: the key guard's answers (a wrong key, a network paused after too many wrong keys). */
+export const ADMIN_PROBLEMS = ['unauthorized', 'not_found', 'rate_limited'] as const satisfies RouteProblem[];
+
 /** A write with an Idempotency-Key (docs/product-spec.md §3). */
 export const IDEMPOTENCY_PROBLEMS = [
   'idempotency_in_progress',
