@@ -295,10 +295,15 @@ export class CardPayments {
     return { status: 'processing', counted: 'duplicate' };
   }
 
-  /** A return that may do nothing: it reports what the session shows. */
+  /**
+   * A return that may do nothing (a forged, swapped or stale state): it reports what the session
+   * shows. A session still waiting for its own return is never told `failed`: `processing` sends the
+   * page to read the session, which still offers the issuer's page.
+   */
   private async refusedReturn(sessionId: string): Promise<ReturnAnswer> {
     const session = await this.sessionForReturn(sessionId);
-    const status = session?.status === 'succeeded' ? 'succeeded' : session?.status === 'processing' ? 'processing' : 'failed';
+    const waiting = session?.status === 'processing' || session?.status === 'requires_action';
+    const status = session?.status === 'succeeded' ? 'succeeded' : waiting ? 'processing' : 'failed';
     return { status, counted: 'refused' };
   }
 

@@ -232,7 +232,12 @@ describe('exactly once: card attaches and extras under faults', () => {
     const forged = new URL(`${world.apps[1].url}/checkout/3ds/${sessionId}/success${failureUrl.search}`);
     const answer = await fetch(forged, { redirect: 'manual' });
     expect(answer.status).toBe(303);
-    expect(new URL(answer.headers.get('location')!).searchParams.get('status')).toBe('failed');
+    // The session still waits for its own return: never "failed" for it, the page reads the session.
+    expect(new URL(answer.headers.get('location')!).searchParams.get('status')).toBe('processing');
+    await site(0)
+      .getSession(sessionId)
+      .expect(200)
+      .expect((res) => expect(res.body.status).toBe('requires_action'));
     expect(attachRequests()).toBe(before);
     expect(methodsOn(guestId, reservationId)).toHaveLength(0);
     // The state still opens its own path.
