@@ -195,11 +195,11 @@ export class GuestyClient {
   }
 
   /** The listing's active payment provider; the apiKey is dropped here and never travels further. */
-  async getPaymentProvider(listingId: string): Promise<PaymentProvider | null> {
+  async getPaymentProvider(listingId: string, priority: Priority = 'checkout'): Promise<PaymentProvider | null> {
     const answer = await this.openApi({
       operation: 'getPaymentProvider',
       kind: 'read',
-      priority: 'checkout',
+      priority,
       method: 'GET',
       path: '/payment-providers/provider-by-listing',
       query: { listingId },

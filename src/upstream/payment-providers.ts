@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { GuestyClient } from './guesty-client';
+import { Priority } from './outbound-rate-limiter';
 import { PaymentProvider } from './guesty.types';
 import { SharedReadCache } from '../redis/shared-read-cache';
 
-/** A replica keeps its own copy for a minute: a checkout reads the provider twice (session, card), Redis once at most. */
-const PROVIDER_CACHE = { ttlMs: 5 * 60_000, localTtlMs: 60_000 };
+/**
+ * A replica keeps its own copy for a minute: a checkout reads the provider twice (session, card),
+ * Redis once at most. A listing without a provider is remembered for a minute too, so a flood of
+ * bookings on it reads the platform once, not once a booking.
+ */
+const PROVIDER_CACHE = { ttlMs: 5 * 60_000, localTtlMs: 60_000, missTtlMs: 60_000 };
 
 /**
  * The payment provider of a listing: tokenization must use it (a card tokenized under another
@@ -18,8 +23,9 @@ export class PaymentProviders {
     private readonly cache: SharedReadCache,
   ) {}
 
-  forListing(listingId: string, options: { fresh?: boolean } = {}): Promise<PaymentProvider | null> {
-    if (options.fresh) return this.guesty.getPaymentProvider(listingId);
-    return this.cache.getOrLoad('provider', listingId, PROVIDER_CACHE, () => this.guesty.getPaymentProvider(listingId));
+  /** `priority`: a booking not yet paid reads at the anonymous share, never the share real checkouts need. */
+  forListing(listingId: string, options: { fresh?: boolean; priority?: Priority } = {}): Promise<PaymentProvider | null> {
+    if (options.fresh) return this.guesty.getPaymentProvider(listingId, options.priority);
+    return this.cache.getOrLoad('provider', listingId, PROVIDER_CACHE, () => this.guesty.getPaymentProvider(listingId, options.priority));
   }
 }
