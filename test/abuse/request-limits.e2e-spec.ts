@@ -77,12 +77,12 @@ describe('per-IP limit with TRUST_PROXY=1: the proxy-given address counts', () =
     expectLimited(await limited(apps[0], '198.51.100.9, 203.0.113.50'), 60);
   });
 
-  it('counts an IPv6 client by its /64', async () => {
+  it('counts an IPv6 client by its /48: changing /64 within the site does not step around the limit', async () => {
     await limited(apps[0], '2001:db8:1:2::1').expect(201);
-    await limited(apps[1], '2001:db8:1:2::2').expect(201);
-    await limited(apps[0], '2001:db8:1:2:aaaa::3').expect(201);
-    expectLimited(await limited(apps[1], '2001:db8:1:2::4'), 60);
-    await limited(apps[0], '2001:db8:1:3::1').expect(201);
+    await limited(apps[1], '2001:db8:1:3::2').expect(201);
+    await limited(apps[0], '2001:db8:1:ff:aaaa::3').expect(201);
+    expectLimited(await limited(apps[1], '2001:db8:1:4::4'), 60);
+    await limited(apps[0], '2001:db8:2:2::1').expect(201);
   });
 });
 

@@ -2,8 +2,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 
 /**
  * The network a per-IP limit counts a client by: an IPv4 address as it is (IPv4-mapped IPv6
- * included), an IPv6 address by its /64, because one subscriber usually holds a whole /64 and could
- * otherwise step around the limit by changing addresses.
+ * included), an IPv6 address by its /48, the block one site is usually given: a client holding it
+ * could otherwise step around a limit through 65 536 /64s by changing addresses.
  */
 export function clientNetwork(ip: string): string {
   const address = ip.split('%', 1)[0].toLowerCase();
@@ -13,9 +13,9 @@ export function clientNetwork(ip: string): string {
     return [groups[6] >> 8, groups[6] & 0xff, groups[7] >> 8, groups[7] & 0xff].join('.');
   }
   return `${groups
-    .slice(0, 4)
+    .slice(0, 3)
     .map((group) => group.toString(16))
-    .join(':')}::/64`;
+    .join(':')}::/48`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address ("::" expanded, a dotted IPv4 tail converted). */
