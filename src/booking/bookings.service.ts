@@ -259,7 +259,7 @@ export class Bookings implements QuoteBookings, OnModuleInit {
 
   /** The listing's payment provider, when cards can be paid with it (docs/product-spec.md §3.1). */
   private async paymentAccount(listingId: string): Promise<PaymentProvider> {
-    const provider = await this.providers.forListing(listingId, { priority: 'anonymous' });
+    const provider = await this.providers.forListing(listingId);
     if (!provider || provider.status !== 'ACTIVE') {
       throw new DomainError(
         'payment_account_unavailable',

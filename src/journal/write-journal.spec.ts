@@ -1,3 +1,4 @@
+import { UpstreamError } from '../upstream/upstream-error';
 import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
 import { DomainError } from '../common/errors/domain-error';
 import { ReservationLease } from './reservation-leases';
@@ -146,6 +147,16 @@ describe('WriteJournal', () => {
     expect(await world.due()).toEqual([]);
     await expect(world.write(world.lease, 'a')).resolves.toBe('made-a');
     expect(world.sends).toEqual(['a']);
+  });
+
+  it('keeps nothing of a write whose request never left (the budget refused it): no intent, pointer or sweep entry', async () => {
+    const world = setUp();
+    const unsent = new UpstreamError('rate_limited', 'The booking platform is busy.', { operation: 'addInvoiceItem', maybeSent: false });
+    await expect(world.write(world.lease, 'u', () => Promise.reject(unsent))).rejects.toBe(unsent);
+    expect(await world.stored('u')).toBeNull();
+    expect(await world.openPointer()).toBeNull();
+    expect(await world.due()).toEqual([]);
+    await expect(world.write(world.lease, 'u')).resolves.toBe('made-u');
   });
 
   it('records a refusal, rethrows it, and lets the same id be sent again (nothing happened)', async () => {

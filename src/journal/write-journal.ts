@@ -5,6 +5,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { RECONCILE_DELAYS_MS } from '../config/timing-rules';
 import { MetricsService } from '../metrics/metrics.service';
+import { UpstreamError } from '../upstream/upstream-error';
 import { BatchStep, KeyValueStore, SlotAnswer, SlotRequest, slotAnswerOf, slotStep } from '../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
@@ -302,7 +303,9 @@ export class WriteJournal {
       outcome = await inSpan('journal send', { 'journal.kind': kind.name }, () => kind.send(target, payload, snapshot));
     } catch (error) {
       if (kind.refusedBeforeEffect(error)) {
-        await this.settle(intent, 'refused', { reason: error instanceof DomainError ? error.detail : 'refused' });
+        // Never sent (the budget refused the slot, the deadline passed): nothing to remember, so nothing is kept.
+        if (error instanceof UpstreamError && !error.maybeSent) await this.discard(intent);
+        else await this.settle(intent, 'refused', { reason: error instanceof DomainError ? error.detail : 'refused' });
         throw error;
       }
       this.logger.warn(
@@ -494,6 +497,25 @@ export class WriteJournal {
     });
     if (written) ending?.endsWithWrite?.released();
     return next;
+  }
+
+  /**
+   * An intent whose request never left: removed with its pointer and its sweep entry in one step,
+   * so a refusal leaves no record (a retry starts afresh, as after a refusal). A store that fails
+   * here leaves it to the sweep, which finds nothing on the platform and settles it not landed.
+   */
+  private async discard(intent: WriteIntent): Promise<void> {
+    const writes = this.leases.writesOf(intent.target);
+    this.metrics.journalIntents.inc({ kind: intent.kind, state: 'refused' });
+    await this.store
+      .batch([
+        { op: 'delete', key: writes.intent(intent.id) },
+        { op: 'deleteIfEquals', key: writes.openIntent, value: intent.id },
+        { op: 'indexRemove', key: this.keys.journal().due, member: dueMember(intent.target, intent.id) },
+      ])
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error, intentId: intent.id }, 'an intent never sent could not be removed; the sweep settles it'),
+      );
   }
 
   /**

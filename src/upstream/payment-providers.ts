@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { GuestyClient } from './guesty-client';
-import { Priority } from './outbound-rate-limiter';
 import { PaymentProvider } from './guesty.types';
 import { SharedReadCache } from '../redis/shared-read-cache';
 
@@ -23,9 +22,12 @@ export class PaymentProviders {
     private readonly cache: SharedReadCache,
   ) {}
 
-  /** `priority`: a booking not yet paid reads at the anonymous share, never the share real checkouts need. */
-  forListing(listingId: string, options: { fresh?: boolean; priority?: Priority } = {}): Promise<PaymentProvider | null> {
-    if (options.fresh) return this.guesty.getPaymentProvider(listingId, options.priority);
-    return this.cache.getOrLoad('provider', listingId, PROVIDER_CACHE, () => this.guesty.getPaymentProvider(listingId, options.priority));
+  /**
+   * At checkout priority whoever asks: a read in flight is shared by every caller of this listing (a
+   * real checkout among them), so it must not wait behind an anonymous flood.
+   */
+  forListing(listingId: string, options: { fresh?: boolean } = {}): Promise<PaymentProvider | null> {
+    if (options.fresh) return this.guesty.getPaymentProvider(listingId);
+    return this.cache.getOrLoad('provider', listingId, PROVIDER_CACHE, () => this.guesty.getPaymentProvider(listingId));
   }
 }

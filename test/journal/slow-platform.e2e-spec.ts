@@ -220,7 +220,7 @@ describe('3-D Secure returns that arrive twice or on the wrong path', () => {
     const other = await authenticated();
     const misrouted = new URL(mine.successUrl);
     misrouted.pathname = misrouted.pathname.replace(mine.sessionId, other.sessionId);
-    expect(await statusOf(misrouted, world.apps[0].url)).toBe('failed');
+    expect(await statusOf(misrouted, world.apps[0].url)).toBe('processing');
     expect((await site(0).getSession(other.sessionId).expect(200)).body.status).toBe('requires_action');
     expect((await site(0).getSession(mine.sessionId).expect(200)).body.status).toBe('requires_action');
     expect(world.sandbox.control.getPaymentMethods(mine.guestId)).toHaveLength(0);
