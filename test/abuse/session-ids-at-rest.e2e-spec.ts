@@ -18,9 +18,15 @@ describe('session ids at rest', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
+    // A budget this file's sessions, cards and bookings cannot spend in its minute (6 calls a checkout on the current surface).
     world = await startSandboxedApps(1, {
-      env: { CHECKOUT_EXTRAS: JSON.stringify(CATALOGUE), CHECKOUT_IP_RATE_LIMIT: '1000/m', UPSTREAM_ANONYMOUS_SHARE: '100' },
-      sandbox: { paymentVisibilityDelayMs: 0 },
+      env: {
+        CHECKOUT_EXTRAS: JSON.stringify(CATALOGUE),
+        CHECKOUT_IP_RATE_LIMIT: '1000/m',
+        UPSTREAM_ANONYMOUS_SHARE: '100',
+        UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
+      },
+      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100_000 } },
     });
   });
 
