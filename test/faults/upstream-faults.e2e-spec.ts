@@ -88,9 +88,11 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
         CHECKOUT_IP_RATE_LIMIT: '100000/m',
         CHECKOUT_IP_READ_LIMIT: '100000/m',
         CHECKOUT_CARD_ATTEMPTS: '1000/h',
-        UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
+        // The faults, not the budget, are under test: a loaded machine's retries must not meet a share or the second's window.
+        UPSTREAM_ANONYMOUS_SHARE: '100',
+        UPSTREAM_RATE_LIMITS: '1000/s,60000/m,1000000/h',
       },
-      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100000 } },
+      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 1000, perMinute: 60_000, perHour: 1_000_000 } },
     });
     // The token and the providers' cache are in place: the faults below meet only the reads and writes under test.
     await paidSession(0);
