@@ -8,6 +8,23 @@ import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 const MAX_NIGHTS = 7;
 
+/** Two replicas that hold two unpaid bookings per address an hour, with `bounds` of the file's own. */
+function holdsWorld(bounds: Record<string, string>): Promise<SandboxedApps> {
+  return startSandboxedApps(2, {
+    env: {
+      BOOKING_HOLDS_PER_IP: '2/h',
+      TRUST_PROXY: '1',
+      CHECKOUT_IP_RATE_LIMIT: '10000/m',
+      CHECKOUT_IP_READ_LIMIT: '10000/m',
+      UPSTREAM_ANONYMOUS_SHARE: '100',
+      // The bounds here are the holds', not the budget's: a fast machine's burst of bookings must not meet the 15/s window.
+      UPSTREAM_RATE_LIMITS: '1000/s,10000/m,100000/h',
+      ...bounds,
+    },
+    sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 1000, perMinute: 10_000, perHour: 100_000 } },
+  });
+}
+
 /**
  * docs/product-spec.md §7: reservations held without a card are bounded per address
  * (BOOKING_HOLDS_PER_IP), per listing (BOOKING_UNPAID_HOLDS_PER_LISTING, at once) and in length
@@ -20,20 +37,7 @@ describe('unpaid holds are bounded per address, per listing and in nights', () =
   const held: string[] = [];
 
   beforeAll(async () => {
-    world = await startSandboxedApps(2, {
-      env: {
-        BOOKING_HOLDS_PER_IP: '2/h',
-        BOOKING_UNPAID_HOLDS_PER_LISTING: '3',
-        BOOKING_MAX_NIGHTS: String(MAX_NIGHTS),
-        TRUST_PROXY: '1',
-        CHECKOUT_IP_RATE_LIMIT: '10000/m',
-        CHECKOUT_IP_READ_LIMIT: '10000/m',
-        UPSTREAM_ANONYMOUS_SHARE: '100',
-        // The bounds here are the holds', not the budget's: a fast machine's burst of bookings must not meet the 15/s window.
-        UPSTREAM_RATE_LIMITS: '1000/s,10000/m,100000/h',
-      },
-      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 1000, perMinute: 10_000, perHour: 100_000 } },
-    });
+    world = await holdsWorld({ BOOKING_UNPAID_HOLDS_PER_LISTING: '3', BOOKING_MAX_NIGHTS: String(MAX_NIGHTS) });
   });
 
   afterAll(() => world.close());
@@ -112,18 +116,7 @@ describe('the per-network count is of bookings waiting for payment: a paid one g
   let world: SandboxedApps;
 
   beforeAll(async () => {
-    world = await startSandboxedApps(2, {
-      env: {
-        BOOKING_HOLDS_PER_IP: '2/h',
-        BOOKING_UNPAID_HOLDS_PER_LISTING: '10',
-        TRUST_PROXY: '1',
-        CHECKOUT_IP_RATE_LIMIT: '10000/m',
-        CHECKOUT_IP_READ_LIMIT: '10000/m',
-        UPSTREAM_ANONYMOUS_SHARE: '100',
-        UPSTREAM_RATE_LIMITS: '1000/s,10000/m,100000/h',
-      },
-      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 1000, perMinute: 10_000, perHour: 100_000 } },
-    });
+    world = await holdsWorld({ BOOKING_UNPAID_HOLDS_PER_LISTING: '10' });
   });
 
   afterAll(() => world.close());

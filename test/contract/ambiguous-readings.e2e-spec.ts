@@ -2,8 +2,7 @@ import request from 'supertest';
 import { startingReadings, type SandboxReadings } from '../../sandbox/types';
 import { ADMIN_KEY, adminClient, invoiceItemsAt } from '../invoices/invoice-test-helpers';
 import { awaitCharge } from '../utils/charges';
-import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
-import { SandboxClient } from '../sandbox/sandbox-helpers';
+import { CARDS, cardBody, checkoutClient, expectSecondCardRefused, freshReservation } from '../utils/checkout-client';
 import { startSandboxedApps, type SandboxedApps } from '../utils/sandboxed-apps';
 
 const SETTLE_DELAY_MS = 300;
@@ -42,7 +41,6 @@ describe.each(READINGS)('the platform read %s', (_name, readings) => {
     world.sandbox.control.setReadings(readings);
   });
   afterAll(() => world.close());
-  afterEach(() => world.sandbox.control.holdCharges(false));
 
   const site = (replica = 0) => checkoutClient(world.apps[replica].url);
 
@@ -55,23 +53,7 @@ describe.each(READINGS)('the platform read %s', (_name, readings) => {
     expect(status.body).toMatchObject({ state: 'failed', diagnosis: { code: 'processor_error' } });
   });
 
-  it('refuses a second card for a reservation that has one at the platform, attaching nothing', async () => {
-    const reservation = freshReservation(world, 300);
-    const platform = new SandboxClient(world.sandbox);
-    // Another channel put a card on the reservation at the platform; this service never saw it. Its
-    // charge is held: a reservation already paid would be refused as having nothing left to pay.
-    world.sandbox.control.holdCharges(true);
-    await platform.payWithCard(reservation.reservationId, CARDS.noThreeDs);
-    const methods = () => world.sandbox.control.getPaymentMethods(reservation.guestId).length;
-    expect(methods()).toBe(1);
-
-    // Refused on opening, or on the card if the session opened: either way before anything is attached.
-    const created = await site(0).createSession(reservation.reservationId, reservation.guestEmail);
-    const refused = created.status === 201 ? await site(1).submit(created.body.id, cardBody('5555555555554444')) : created;
-    expect(refused.status).toBe(409);
-    expect(refused.body.code).toBe('already_paid');
-    expect(methods()).toBe(1);
-  });
+  it('refuses a second card for a reservation that has one at the platform, attaching nothing', () => expectSecondCardRefused(world));
 
   it("answers an operator's invoice item with the platform's id for it, whatever the endpoint answered", async () => {
     const reservation = freshReservation(world, 300);

@@ -1,4 +1,4 @@
-import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { CARDS, cardBody, checkoutClient, expectSecondCardRefused, freshReservation } from '../utils/checkout-client';
 import { SandboxClient } from '../sandbox/sandbox-helpers';
 import { startSandboxedApps, type SandboxedApps } from '../utils/sandboxed-apps';
 
@@ -68,18 +68,7 @@ describe.each([
     expect(methods.filter((method) => method.reservationId === earlier.reservationId)).toHaveLength(1);
   });
 
-  it('still refuses a second card where this booking has one at the platform, attaching nothing', async () => {
-    const reservation = freshReservation(world, 300);
-    const platform = new SandboxClient(world.sandbox);
-    await platform.payWithCard(reservation.reservationId, CARDS.noThreeDs);
-    const methods = () => world.sandbox.control.getPaymentMethods(reservation.guestId).length;
-    expect(methods()).toBe(1);
-    const created = await site(0).createSession(reservation.reservationId, reservation.guestEmail);
-    const refused = created.status === 201 ? await site(1).submit(created.body.id, cardBody('5555555555554444')) : created;
-    expect(refused.status).toBe(409);
-    expect(refused.body.code).toBe('already_paid');
-    expect(methods()).toBe(1);
-  });
+  it('still refuses a second card where this booking has one at the platform, attaching nothing', () => expectSecondCardRefused(world));
 
   it('answers a reservation the current read cannot find without spending a card, and says nothing of the email', async () => {
     const reservation = freshReservation(world, 300);

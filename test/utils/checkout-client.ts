@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { SandboxClient } from '../sandbox/sandbox-helpers';
 import { SandboxedApps } from './sandboxed-apps';
 
 export const CARDS = {
@@ -56,4 +57,29 @@ export async function sessionsStoredFor(world: SandboxedApps, reservationId: str
   const contents = await world.apps[0].redisContents();
   return [...contents].filter(([key, value]) => /session:\{[^}]+\}$/.test(key) && value.includes(`"reservationId":"${reservationId}"`))
     .length;
+}
+
+/**
+ * Another channel put a card on a fresh reservation at the platform; this service never saw it. A
+ * second card, whichever replica opens the session and which takes the card, is refused (409
+ * already_paid on opening, or on the card if the session opened) before anything is attached. The
+ * other card's charge is held meanwhile: a reservation already paid would be refused as having
+ * nothing left to pay instead.
+ */
+export async function expectSecondCardRefused(world: SandboxedApps): Promise<void> {
+  const reservation = freshReservation(world, 300);
+  world.sandbox.control.holdCharges(true);
+  try {
+    await new SandboxClient(world.sandbox).payWithCard(reservation.reservationId, CARDS.noThreeDs);
+    const methods = () => world.sandbox.control.getPaymentMethods(reservation.guestId).length;
+    expect(methods()).toBe(1);
+    const created = await checkoutClient(world.apps[0].url).createSession(reservation.reservationId, reservation.guestEmail);
+    const refused =
+      created.status === 201 ? await checkoutClient(world.apps[1].url).submit(created.body.id, cardBody('5555555555554444')) : created;
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('already_paid');
+    expect(methods()).toBe(1);
+  } finally {
+    world.sandbox.control.holdCharges(false);
+  }
 }

@@ -253,13 +253,14 @@ export class RequestLimits {
   /** A wrong or missing operator key: counted for its network; past the allowance the network is paused (429). */
   async adminKeyFailed(ip: string): Promise<void> {
     const request = this.slotRequest('admin-keys', clientNetwork(ip), ADMIN_KEY_FAILURES);
-    const store = await this.store.takeSlot(request).then(
-      (answer) => ({ answer, store: this.store }),
-      async () => ({ answer: await this.local.takeSlot(request), store: this.local }),
+    // The pause goes where the count was taken: Redis, or this replica's own store while Redis fails.
+    const counted = await this.store.takeSlot(request).then(
+      (answer) => ({ answer, by: this.store }),
+      async () => ({ answer: await this.local.takeSlot(request), by: this.local }),
     );
-    if (store.answer.granted) return;
-    await store.store.pauseSlots(request.pauseKey, store.answer.retryAfterMs).catch(() => undefined);
-    this.refuse('admin_keys', store.answer, 'Too many wrong operator keys from your network. Please wait.');
+    if (counted.answer.granted) return;
+    await counted.by.pauseSlots(request.pauseKey, counted.answer.retryAfterMs).catch(() => undefined);
+    this.refuse('admin_keys', counted.answer, 'Too many wrong operator keys from your network. Please wait.');
   }
 
   private async releaseSlot(limit: RequestLimitName, subject: string, member: string): Promise<void> {
