@@ -71,6 +71,8 @@ export function serviceEnvironment(urls: SandboxUrls, redisUrl: string, prefix: 
     GUESTY_API_URL: urls.apiUrl,
     GUESTY_PAY_URL: urls.payUrl,
     CHECKOUT_RETURN_URL: 'http://localhost:8080/done',
+    // The simulator starts with the run: no write sent before this store can land.
+    WRITE_HOLD_ON_NEW_STORE: 'false',
     // The platform's surface the sandbox serves follows the same variable (sandbox/types.ts startingReadings).
     ...(process.env.GUESTY_API_SURFACE ? { GUESTY_API_SURFACE: process.env.GUESTY_API_SURFACE } : {}),
   };

@@ -1162,7 +1162,7 @@ export interface operations {
              *
              *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
              *
-             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
+             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt, which after a loss of its shared state may take up to WRITE_SETTLE_SECONDS) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
              */
             409: {
                 headers: {
@@ -1486,7 +1486,7 @@ export interface operations {
              *
              *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
              *
-             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
+             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt, which after a loss of its shared state may take up to WRITE_SETTLE_SECONDS) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
              */
             409: {
                 headers: {
@@ -2016,7 +2016,7 @@ export interface operations {
              *
              *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
              *
-             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
+             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt, which after a loss of its shared state may take up to WRITE_SETTLE_SECONDS) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
              */
             409: {
                 headers: {
@@ -2221,7 +2221,7 @@ export interface operations {
              *
              *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
              *
-             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
+             *     `step_in_progress`: Another step on this reservation (another press, another tab, or the service settling an earlier attempt, which after a loss of its shared state may take up to WRITE_SETTLE_SECONDS) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.
              */
             409: {
                 headers: {

@@ -72,6 +72,12 @@ export interface RedisConfig {
   /** Absent only outside production: the in-process store is used instead. */
   url?: string;
   keyPrefix: string;
+  /**
+   * REDIS_WAIT_REPLICAS, REDIS_WAIT_TIMEOUT_MS: replicas that must acknowledge a write's intent
+   * (Redis WAIT) before the write is sent, so a failover cannot drop it (0: none asked).
+   */
+  waitReplicas: number;
+  waitTimeoutMs: number;
 }
 
 export interface CheckoutConfig {
@@ -93,6 +99,11 @@ export interface ReservationWritesConfig {
   leaseMs: number;
   /** WRITE_SETTLE_SECONDS: how long after its send a write may still land; only past it may "not there" be believed. */
   settleMs: number;
+  /**
+   * WRITE_HOLD_ON_NEW_STORE: a Redis with no journal generation (a first start, or one that lost its
+   * data) takes writes only once the settle horizon has passed since it was first seen.
+   */
+  holdOnNewStore: boolean;
 }
 
 export interface AppConfig {

@@ -30,7 +30,7 @@ describe('parseConfiguration', () => {
       corsOrigins: [],
       docsEnabled: true,
     });
-    expect(config.redis).toEqual({ url: undefined, keyPrefix: 'checkout:' });
+    expect(config.redis).toEqual({ url: undefined, keyPrefix: 'checkout:', waitReplicas: 0, waitTimeoutMs: 500 });
     expect(config.checkout.returnUrl).toBe('http://localhost:3000/demo');
     expect(config.checkout.ipRateLimit).toEqual({ limit: 60, windowMs: 60_000, text: '60/m' });
     expect(config.checkout.reservationMissesPerIp).toEqual({ limit: 3, windowMs: 3_600_000, text: '3/h' });
@@ -49,7 +49,27 @@ describe('parseConfiguration', () => {
   });
 
   it('spaces and leases reservation writes by default (docs/product-spec.md §2, §6.3)', () => {
-    expect(parseConfiguration({}).reservationWrites).toEqual({ spacingMs: 1_500, leaseMs: 10_000, settleMs: 120_000 });
+    expect(parseConfiguration({}).reservationWrites).toEqual({
+      spacingMs: 1_500,
+      leaseMs: 10_000,
+      settleMs: 120_000,
+      holdOnNewStore: false,
+    });
+  });
+
+  it('holds writes on a new store outside the sandbox, and asks replicas for acknowledgements only of one primary', () => {
+    const production = {
+      SANDBOX: 'false',
+      GUESTY_CLIENT_ID: 'id',
+      GUESTY_CLIENT_SECRET: 'secret',
+      CHECKOUT_RETURN_URL: 'http://localhost/done',
+    };
+    expect(parseConfiguration(production).reservationWrites.holdOnNewStore).toBe(true);
+    expect(parseConfiguration({ ...production, WRITE_HOLD_ON_NEW_STORE: 'false' }).reservationWrites.holdOnNewStore).toBe(false);
+    expect(problemsOf({ REDIS_WAIT_REPLICAS: '1', REDIS_URL: 'redis+cluster://127.0.0.1:7000' })).toEqual([
+      expect.stringMatching(/^REDIS_WAIT_REPLICAS needs one Redis primary/),
+    ]);
+    expect(problemsOf({ REDIS_WAIT_REPLICAS: '1', REDIS_URL: 'redis://127.0.0.1:6379' })).toEqual([]);
   });
 
   it('refuses a settle horizon that a write may outlive, naming the variable and what it must exceed', () => {

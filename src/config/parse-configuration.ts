@@ -308,7 +308,12 @@ export function parseConfiguration(env: Environment): AppConfig {
       requestTimeoutMs: read.integer('UPSTREAM_TIMEOUT_MS', 8_000, 100, 60_000),
       callDeadlineMs: read.integer('UPSTREAM_DEADLINE_MS', 10_000, 500, 120_000),
     },
-    redis: { url: redisUrl, keyPrefix },
+    redis: {
+      url: redisUrl,
+      keyPrefix,
+      waitReplicas: read.integer('REDIS_WAIT_REPLICAS', 0, 0, 10),
+      waitTimeoutMs: read.integer('REDIS_WAIT_TIMEOUT_MS', 500, 10, 900),
+    },
     checkout: {
       returnUrl: returnUrl ?? '',
       extras: parseExtras(read),
@@ -323,6 +328,8 @@ export function parseConfiguration(env: Environment): AppConfig {
       spacingMs: read.integer('RESERVATION_WRITE_SPACING_MS', 1_500, 0, 60_000),
       leaseMs: read.integer('RESERVATION_LEASE_MS', 10_000, 1, 120_000),
       settleMs: read.integer('WRITE_SETTLE_SECONDS', 120, 1, 86_400) * 1000,
+      // The sandbox's platform starts with the process: nothing sent before it can land.
+      holdOnNewStore: read.boolean('WRITE_HOLD_ON_NEW_STORE', !sandbox),
     },
     admin: { apiKey: read.text('ADMIN_API_KEY') },
     logging: { level: read.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'), pretty: read.boolean('LOG_PRETTY', !production && nodeEnv !== 'test') },
@@ -352,6 +359,12 @@ export function parseConfiguration(env: Environment): AppConfig {
     writeSettleMs: config.reservationWrites.settleMs,
   })) {
     read.problems.push(problem);
+  }
+  if (config.redis.waitReplicas > 0 && (config.redis.url === undefined || isClusterUrl(config.redis.url))) {
+    read.problem(
+      'REDIS_WAIT_REPLICAS',
+      'needs one Redis primary (REDIS_URL redis:// or rediss://): a Redis Cluster or no Redis has no replicas to wait for',
+    );
   }
   if (config.admin.apiKey !== undefined && config.admin.apiKey.length < 16) {
     read.problem('ADMIN_API_KEY', 'must be at least 16 characters');

@@ -8,6 +8,7 @@ import { CardsOnFile, PaymentMethodWrite } from './kinds/payment-method.write-ki
 import { ReservationCreateWrite } from './kinds/reservation-create.write-kind';
 import { ReservationStatusWrite } from './kinds/reservation-status.write-kind';
 import { ReservationLeases } from './reservation-leases';
+import { StoreGeneration } from './store-generation';
 import { WRITE_KINDS, WriteKindsByName } from './write-kind';
 import { WriteJournal } from './write-journal';
 
@@ -22,6 +23,7 @@ const KINDS = [ReservationCreateWrite, GuestCreateWrite, ReservationStatusWrite,
   imports: [UpstreamModule],
   providers: [
     ReservationLeases,
+    StoreGeneration,
     WriteJournal,
     JournalSweep,
     FollowUps,

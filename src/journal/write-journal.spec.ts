@@ -59,7 +59,7 @@ const id = (key: string) => intentIdOf('invoice-item', key);
 
 function setUp(options: { spacingMs?: number } = {}) {
   const reconciler = new ScriptedWrite({} as GuestyClient);
-  const { clock, store, keys, outbox, leases, journal } = journalWorld(
+  const { clock, store, keys, outbox, leases, journal, generation } = journalWorld(
     { RESERVATION_WRITE_SPACING_MS: String(options.spacingMs ?? 0) },
     { kinds: { 'invoice-item': reconciler } },
   );
@@ -88,7 +88,7 @@ function setUp(options: { spacingMs?: number } = {}) {
   };
   const openPointer = () => store.get(keys.reservationWrites(RESERVATION).openIntent);
   const due = () => store.indexDue(keys.journal().due, Number.MAX_SAFE_INTEGER, 100);
-  return { clock, store, keys, outbox, leases, journal, reconciler, lease, holding, sends, write, stored, openPointer, due };
+  return { clock, store, keys, outbox, leases, journal, generation, reconciler, lease, holding, sends, write, stored, openPointer, due };
 }
 
 const lostAnswer = () => Promise.reject(new Error('socket hang up'));
@@ -302,6 +302,18 @@ describe('WriteJournal', () => {
       expect(world.reconciler.told.map((intent) => intent.state)).toEqual(['not_landed']);
     });
 
+    it('an unknown intent rewritten into a Redis that lost its pointer points the reservation at it again', async () => {
+      const world = setUp();
+      await diedAfterJournaling(world, 'lost-pointer', 'sending', 1_000);
+      await world.store.delete(world.keys.reservationWrites(RESERVATION).openIntent);
+      world.reconciler.answers = [{ unknown: 'not shown yet' }];
+      await expect(world.journal.reconcileDue(TARGET, id('lost-pointer'))).resolves.toBe('unknown');
+      await expect(world.openPointer()).resolves.toBe(id('lost-pointer'));
+      // A later writer on the reservation sees it: nothing else is sent while it is open.
+      await expect(world.write(world.lease, 'next')).rejects.toMatchObject({ code: 'outcome_pending' });
+      expect(world.sends).toEqual([]);
+    });
+
     it('an intent written before the fence existed (`sent`, named by its reservation id) is read as `sending` on its reservation', async () => {
       const world = setUp();
       await diedAfterJournaling(world, 'old', 'sent', 0);
@@ -459,6 +471,7 @@ describe('WriteJournal', () => {
 
     it('a write with nothing open and no spacing left: one step journals it ready to send (the fence step), one records its outcome', async () => {
       const world = setUp({ spacingMs: 1_500 });
+      await world.generation.onModuleInit();
       const calls = counting(world);
       reconcilerTitle(world, 'one');
       await expect(
@@ -476,6 +489,7 @@ describe('WriteJournal', () => {
     it('a card submission: its lease with what it reads, its intent, its outcome with the lease released — three round trips', async () => {
       const world = setUp();
       await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
+      await world.generation.onModuleInit();
       const calls = counting(world);
       reconcilerTitle(world, 'card');
       let leaseAfterWrite: string | null = 'unread';

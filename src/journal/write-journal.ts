@@ -13,6 +13,7 @@ import { LeaseOptions, ReservationLease, ReservationLeases } from './reservation
 import { IntentKind, IntentState, Reconciliation, WriteIntent, WriteTarget, canMove, isOpen, mayResend, readIntent } from './write-intent';
 import { AnyWriteKind, WRITE_KINDS, WriteKind, WriteKindsByName } from './write-kind';
 import { inSpan } from '../common/telemetry/in-span';
+import { StoreGeneration } from './store-generation';
 
 /** Re-reads right after a write without a clear answer: the upstream shows a write after a moment (a request's length counts them). */
 export { RECONCILE_DELAYS_MS } from '../config/timing-rules';
@@ -113,6 +114,8 @@ export class WriteJournal {
   private readonly logger = new Logger('WriteJournal');
   /** WRITE_SETTLE_SECONDS: until this long after its send, a write may still land (docs/write-journal.md). */
   readonly settleMs: number;
+  /** REDIS_WAIT_REPLICAS and REDIS_WAIT_TIMEOUT_MS: acknowledgements of an intent asked for before its send. */
+  private readonly replicaAcks: { replicas: number; timeoutMs: number };
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -123,8 +126,11 @@ export class WriteJournal {
     private readonly metrics: MetricsService,
     config: ConfigService<AppConfig, true>,
     @Inject(WRITE_KINDS) private readonly kinds: WriteKindsByName,
+    private readonly generation: StoreGeneration,
   ) {
     this.settleMs = config.get('reservationWrites', { infer: true }).settleMs;
+    const redis = config.get('redis', { infer: true });
+    this.replicaAcks = { replicas: redis.waitReplicas, timeoutMs: redis.waitTimeoutMs };
   }
 
   /** The intent of this kind and key on the target, if any. */
@@ -286,18 +292,21 @@ export class WriteJournal {
     // Journal first: if this fails, nothing was sent. With no spacing left, the same step is the fence step.
     const recorded = await inSpan('journal record intent', { 'journal.kind': kind.name }, async (span) => {
       const step = await this.storeCall(() => this.prepare(prepared, now + RECHECK_AFTER_MS[0], lease.owner));
-      span.setAttribute('journal.fenced', step === 'sending');
+      span.setAttribute('journal.fenced', step !== 'lost' && step.step === 'sending');
       return step;
     });
     if (recorded === 'lost') throw tookOver();
     let intent: WriteIntent<Request, Outcome>;
-    if (recorded === 'sending') {
+    let generation: unknown;
+    if (recorded.step === 'sending') {
       this.metrics.journalIntents.inc({ kind: prepared.kind, state: 'sending' });
       intent = { ...prepared, state: 'sending' };
+      generation = recorded.generation;
     } else {
       await this.clock.sleep(recorded.spacingLeftMs);
-      intent = await inSpan('journal fence', { 'journal.kind': kind.name }, () => this.fence(lease, prepared));
+      [intent, generation] = await inSpan('journal fence', { 'journal.kind': kind.name }, () => this.fence(lease, prepared));
     }
+    await this.beforeSend(intent, generation);
     let outcome: Outcome;
     try {
       outcome = await inSpan('journal send', { 'journal.kind': kind.name }, () => kind.send(target, payload, snapshot));
@@ -323,19 +332,48 @@ export class WriteJournal {
   }
 
   /**
+   * The last checks before a request leaves, on an intent already `sending` in Redis: the store
+   * still holds this replica's journal (StoreGeneration), and, when asked for, replicas acknowledged
+   * the intent (Redis WAIT), so a failover cannot drop it. Either failing sends nothing and removes
+   * the intent; the answer says to try again.
+   */
+  private async beforeSend(intent: WriteIntent, generation: unknown): Promise<void> {
+    try {
+      await this.generation.admit(generation);
+    } catch (error) {
+      await this.discard(intent);
+      throw error instanceof DomainError ? error : DomainError.storeUnavailable(error);
+    }
+    const { replicas, timeoutMs } = this.replicaAcks;
+    if (replicas === 0) return;
+    const acknowledged = await this.store.replicated(replicas, timeoutMs).catch(() => 0);
+    if (acknowledged >= replicas) return;
+    this.metrics.intentsUnreplicated.inc({});
+    this.logger.warn(
+      { target: intent.target, kind: intent.kind, intentId: intent.id, acknowledged, replicas },
+      'Redis replicas did not acknowledge a write intent in time; the write was not sent',
+    );
+    await this.discard(intent);
+    throw new DomainError('store_unavailable', 'Shared state could not keep this step safely; nothing was sent. Try again shortly.', {
+      retryAfterSeconds: 1,
+    });
+  }
+
+  /**
    * The fence step, one atomic Redis step right before the request leaves: only while this writer's
    * lease is still the one in Redis, and its intent is still the `prepared` one it wrote (not fenced
    * by a later lease holder), does the intent become `sending`. Otherwise nothing is sent.
    */
-  private async fence<R, O>(lease: ReservationLease, prepared: WriteIntent<R, O>): Promise<WriteIntent<R, O>> {
+  private async fence<R, O>(lease: ReservationLease, prepared: WriteIntent<R, O>): Promise<[WriteIntent<R, O>, unknown]> {
     const writes = this.leases.writesOf(prepared.target);
     const now = this.clock.now();
     const sending: WriteIntent<R, O> = { ...prepared, state: 'sending', sentAt: now, updatedAt: now };
-    const [leaseHeld, stillPrepared] = await this.storeCall(() =>
+    const [leaseHeld, stillPrepared, , generation] = await this.storeCall(() =>
       this.store.batch([
         { op: 'requireEquals', key: writes.lease, value: lease.owner },
         { op: 'requireEquals', key: writes.intent(prepared.id), value: JSON.stringify(prepared) },
         { op: 'set', key: writes.intent(prepared.id), value: JSON.stringify(sending), ttlMs: OPEN_TTL_MS },
+        this.generation.step(),
       ]),
     );
     if (leaseHeld !== true || stillPrepared !== true) {
@@ -346,7 +384,7 @@ export class WriteJournal {
       throw tookOver();
     }
     this.metrics.journalIntents.inc({ kind: prepared.kind, state: 'sending' });
-    return sending;
+    return [sending, generation];
   }
 
   /**
@@ -523,17 +561,18 @@ export class WriteJournal {
    * not point the target at its intent over another writer's): the `prepared` intent, the target's
    * pointer to it and when the sweep should look at it (a `prepared` intent in the index is fenced by
    * the sweep once its writer is gone); then, when no write spacing is left, the move to `sending`
-   * (this step is then also the fence step: the request leaves right after it). Answers `lost`
-   * when the lease was not ours, `sending`, or the spacing left (the fence step comes after it).
+   * (this step is then also the fence step: the request leaves right after it), and the journal's
+   * generation read last. Answers `lost` when the lease was not ours, `sending` with the generation
+   * read, or the spacing left (the fence step comes after it).
    */
   private async prepare(
     intent: WriteIntent,
     recheckAt: number,
     leaseOwner: string,
-  ): Promise<'lost' | 'sending' | { spacingLeftMs: number }> {
+  ): Promise<'lost' | { step: 'sending'; generation: unknown } | { step: 'spacing'; spacingLeftMs: number }> {
     const writes = this.leases.writesOf(intent.target);
     const sending: WriteIntent = { ...intent, state: 'sending' };
-    const [held, , , , spacingLeft, spaced] = await this.store.batch([
+    const [held, , , , spacingLeft, spaced, , generation] = await this.store.batch([
       { op: 'requireEquals', key: writes.lease, value: leaseOwner },
       { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
       { op: 'set', key: writes.openIntent, value: intent.id, ttlMs: OPEN_TTL_MS },
@@ -541,20 +580,26 @@ export class WriteJournal {
       { op: 'ttl', key: writes.lastWrite },
       { op: 'requireAbsent', key: writes.lastWrite },
       { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(sending), ttlMs: OPEN_TTL_MS },
+      // Last: on a Redis Cluster a step of another slot runs after the rest, and only when every guard held.
+      this.generation.step(),
     ]);
     if (held !== true) return 'lost';
-    if (spaced === true) return 'sending';
-    return { spacingLeftMs: typeof spacingLeft === 'number' ? spacingLeft : this.leases.spacingMs };
+    if (spaced === true) return { step: 'sending', generation };
+    return { step: 'spacing', spacingLeftMs: typeof spacingLeft === 'number' ? spacingLeft : this.leases.spacingMs };
   }
 
   /**
-   * An open intent's new state and when the sweep should look at it again. The target's pointer
-   * is left as it is: it was set when the intent was prepared, and only settling clears it.
+   * An open intent's new state and when the sweep should look at it again, and the target's pointer
+   * to it when the pointer is gone (a Redis that lost it, or an outcome kept in memory while Redis
+   * was down): whatever makes later writers on the target see it. A pointer to another intent is
+   * left: only settling clears a pointer.
    */
   private async rewriteOpen(intent: WriteIntent, recheckAt: number): Promise<void> {
+    const writes = this.leases.writesOf(intent.target);
     await this.store.batch([
-      { op: 'set', key: this.leases.writesOf(intent.target).intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
+      { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
       { op: 'indexAdd', key: this.keys.journal().due, member: dueMember(intent.target, intent.id), score: recheckAt },
+      { op: 'set', key: writes.openIntent, value: intent.id, ttlMs: OPEN_TTL_MS, ifAbsent: true },
     ]);
   }
 

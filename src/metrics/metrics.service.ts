@@ -137,6 +137,18 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly storeLosses = new Counter({
+    name: 'journal_store_losses_total',
+    help: 'Times this replica found Redis had lost the journal (restarted empty): writes waited for the settle horizon',
+    registers: [this.registry],
+  });
+
+  readonly intentsUnreplicated = new Counter({
+    name: 'journal_intents_unreplicated_total',
+    help: 'Writes not sent because no Redis replica acknowledged their intent in time (REDIS_WAIT_REPLICAS)',
+    registers: [this.registry],
+  });
+
   readonly tokenRefusalsKept = new Counter({
     name: 'upstream_token_refusals_kept_total',
     help: "401/403 answers taken as the platform's refusal, not the token's: no token minted (the day's re-mint was spent)",

@@ -192,5 +192,10 @@ export abstract class KeyValueStore {
    * depends on read in the same atomic step, in one round trip. Both keys must share one hash slot.
    */
   abstract claimBeside(key: string, value: string, ttlMs: number, besideKey: string): Promise<BesideClaim>;
+  /**
+   * Waits until `replicas` replicas acknowledged every write sent so far (Redis WAIT), at most
+   * `timeoutMs`: answers how many did.
+   */
+  abstract replicated(replicas: number, timeoutMs: number): Promise<number>;
   abstract close(): Promise<void>;
 }

@@ -254,6 +254,11 @@ export class MemoryKeyValueStore extends KeyValueStore {
     return Promise.resolve({ beside, claimed: existing === null, existing });
   }
 
+  /** One process's memory has no replicas. */
+  replicated(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
   close(): Promise<void> {
     this.entries.clear();
     this.logs.clear();

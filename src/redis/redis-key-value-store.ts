@@ -448,6 +448,13 @@ export class RedisKeyValueStore extends KeyValueStore {
     return { beside: String(reply[0]), claimed, existing: claimed || reply[2] == null ? null : String(reply[2]) };
   }
 
+  async replicated(replicas: number, timeoutMs: number): Promise<number> {
+    const client = this.client;
+    // Configuration refuses REDIS_WAIT_REPLICAS with a Cluster: WAIT answers for one node's connection.
+    if (client instanceof Cluster) throw new Error('WAIT is not available on a Redis Cluster');
+    return this.failFast(() => client.wait(replicas, timeoutMs));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     try {

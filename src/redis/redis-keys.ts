@@ -121,9 +121,9 @@ export class RedisKeys {
   }
 
   /** The journal's index of open intents the sweep looks at, by next check time, and the sweep's lock. */
-  journal(): { due: string; sweepLock: string } {
+  journal(): { due: string; sweepLock: string; generation: string } {
     const base = `${this.prefix}journal`;
-    return { due: `${base}:due`, sweepLock: `${base}:sweep-lock` };
+    return { due: `${base}:due`, sweepLock: `${base}:sweep-lock`, generation: `${base}:generation` };
   }
 
   /** The writes that must follow a landed one (a booking's confirmation after its card), by when they are due. */

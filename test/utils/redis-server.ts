@@ -26,6 +26,8 @@ export interface OwnRedisOptions {
    * Without it the server keeps nothing: a restart is an empty Redis.
    */
   persistent?: boolean;
+  /** A replica of the server on this port (`--replicaof`): started once it has synchronised with it. */
+  replicaOf?: number;
 }
 
 export function pingRedis(port: number, timeoutMs = 300): Promise<boolean> {
@@ -42,6 +44,26 @@ export function pingRedis(port: number, timeoutMs = 300): Promise<boolean> {
   });
 }
 
+/** Whether a replica's link to its primary is up (INFO replication). */
+function replicationUp(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    let text = '';
+    const done = (up: boolean) => {
+      socket.destroy();
+      resolve(up);
+    };
+    socket.setTimeout(300, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('INFO replication\r\n'));
+    socket.on('data', (data) => {
+      text += data.toString();
+      if (text.includes('master_link_status:up')) done(true);
+      else if (text.includes('master_link_status:') || text.includes('role:master')) done(false);
+    });
+  });
+}
+
 export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -53,14 +75,23 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
 
 export async function startOwnRedis(options: OwnRedisOptions = {}): Promise<OwnRedis> {
   const port = await freePort();
-  const dataDir = options.persistent ? mkdtempSync(path.join(os.tmpdir(), 'own-redis-')) : undefined;
-  const persistence = dataDir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dataDir] : ['--appendonly', 'no'];
+  // Its own directory even without persistence: a primary writes a snapshot there to sync a replica.
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'own-redis-'));
+  const persistence = options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
   let child: ChildProcess | undefined;
   const start = async () => {
     // Already running: a second server could not bind the port, and the first would be orphaned.
     if (child && child.exitCode === null && child.signalCode === null) return;
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence], { stdio: 'ignore' });
+    const replication = options.replicaOf ? ['--replicaof', '127.0.0.1', String(options.replicaOf)] : [];
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dataDir, ...persistence, ...replication],
+      {
+        stdio: 'ignore',
+      },
+    );
     await waitUntil(() => pingRedis(port), 5000, `redis-server on port ${port}`);
+    if (options.replicaOf) await waitUntil(() => replicationUp(port), 10_000, `the replica on ${port} to synchronise`);
   };
   const stop = async () => {
     const running = child;
@@ -82,7 +113,7 @@ export async function startOwnRedis(options: OwnRedisOptions = {}): Promise<OwnR
     resume: () => child?.kill('SIGCONT'),
     dispose: async () => {
       await stop();
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

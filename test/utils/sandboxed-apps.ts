@@ -23,6 +23,8 @@ export function pointedAtSandbox(urls: SandboxUrls): Record<string, string> {
     GUESTY_API_URL: urls.apiUrl,
     GUESTY_PAY_URL: urls.payUrl,
     CHECKOUT_RETURN_URL: 'http://localhost:8080/checkout/done',
+    // The simulator starts with the test: no write sent before this store can land (store-loss tests turn it on).
+    WRITE_HOLD_ON_NEW_STORE: 'false',
     REDIS_KEY_PREFIX: testKeyPrefix(),
   };
 }

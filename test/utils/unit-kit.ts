@@ -14,6 +14,7 @@ import { FollowUps } from '../../src/journal/follow-ups';
 import { CardsOnFile, PaymentMethodWrite } from '../../src/journal/kinds/payment-method.write-kind';
 import { ReservationCreateWrite } from '../../src/journal/kinds/reservation-create.write-kind';
 import { ReservationStatusWrite } from '../../src/journal/kinds/reservation-status.write-kind';
+import { StoreGeneration } from '../../src/journal/store-generation';
 import { ReservationLeases } from '../../src/journal/reservation-leases';
 import { WriteKindsByName } from '../../src/journal/write-kind';
 import { WriteJournal } from '../../src/journal/write-journal';
@@ -114,8 +115,9 @@ export function journalWorld(
     'payment-method': new PaymentMethodWrite(guesty, cardsOnFile, (seams.events ?? NO_EVENTS) as ProductEventBus, clock, keys, followUps),
     'invoice-item': new InvoiceItemWrite(guesty),
   } satisfies WriteKindsByName;
-  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config, { ...kinds, ...seams.kinds });
-  return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal, kinds, cardsOnFile, followUps };
+  const generation = new StoreGeneration(store, keys, clock, metrics, config);
+  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config, { ...kinds, ...seams.kinds }, generation);
+  return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal, kinds, cardsOnFile, followUps, generation };
 }
 
 /** Nest's testing module prints errors unless told otherwise; unit specs read outcomes, not logs. */

@@ -53,7 +53,7 @@ export const ERROR_CODES = {
     title: 'Another payment step for this reservation is running',
     retryAfter: true,
     meaning:
-      'Another step on this reservation (another press, another tab, or the service settling an earlier attempt) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.',
+      'Another step on this reservation (another press, another tab, or the service settling an earlier attempt, which after a loss of its shared state may take up to WRITE_SETTLE_SECONDS) is running; this request sent nothing. Retry after Retry-After with the same Idempotency-Key and body: never a refusal, never a new key.',
   },
   already_paid: {
     status: 409,

@@ -1,0 +1,118 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { randomUUID } from 'node:crypto';
+import { Clock } from '../common/clock';
+import { DomainError } from '../common/errors/domain-error';
+import { AppConfig } from '../config/app-config';
+import { MetricsService } from '../metrics/metrics.service';
+import { BatchStep, KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+
+/** The journal's generation: which store life this is, and the first moment writes may be sent in it. */
+interface Generation {
+  id: string;
+  writesFrom: number;
+}
+
+function readGeneration(raw: string): Generation | null {
+  try {
+    const parsed = JSON.parse(raw) as Partial<Generation>;
+    return typeof parsed.id === 'string' && typeof parsed.writesFrom === 'number' ? { id: parsed.id, writesFrom: parsed.writesFrom } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Knows whether Redis still holds the journal this replica wrote to (docs/write-journal.md, "When
+ * Redis loses data"). A Redis restarted empty has lost every intent, pointer and lease: a write sent
+ * before the loss may still land, and nothing in Redis says so. So a store without the generation
+ * key, or with another one than this replica knew, takes no write until the settle horizon has
+ * passed since the loss was seen: by then every earlier write has landed or never will, and the
+ * platform's record, read in each write's snapshot, decides.
+ */
+@Injectable()
+export class StoreGeneration implements OnModuleInit {
+  private readonly logger = new Logger('StoreGeneration');
+  private readonly key: string;
+  private readonly settleMs: number;
+  private readonly holdOnNewStore: boolean;
+  /** The generation as this replica last read it (raw, to compare with what a step reads). */
+  private known: string | null = null;
+
+  constructor(
+    @Inject(KeyValueStore) private readonly store: KeyValueStore,
+    keys: RedisKeys,
+    private readonly clock: Clock,
+    private readonly metrics: MetricsService,
+    config: ConfigService<AppConfig, true>,
+  ) {
+    this.key = keys.journal().generation;
+    const writes = config.get('reservationWrites', { infer: true });
+    this.settleMs = writes.settleMs;
+    this.holdOnNewStore = writes.holdOnNewStore;
+  }
+
+  /** Learns the generation at start; a store that does not answer yet is judged at the first write. */
+  async onModuleInit(): Promise<void> {
+    try {
+      await this.judge(await this.store.get(this.key));
+    } catch {
+      // Redis unreachable or writes held: the first write's step reads it again.
+    }
+  }
+
+  /** A step for a write's prepare batch: the generation as the store holds it in that very step. */
+  step(): BatchStep {
+    return { op: 'get', key: this.key, otherSlot: true };
+  }
+
+  /**
+   * Judges what `step` read: nothing when it is the generation this replica knows and writes are
+   * open; otherwise learns the store's generation (starting one after a loss) and throws
+   * `step_in_progress` with the seconds left while writes wait for the horizon. Nothing was sent.
+   */
+  async admit(found: unknown): Promise<void> {
+    const raw = typeof found === 'string' ? found : null;
+    const generation = raw !== null && raw === this.known ? readGeneration(raw) : await this.judge(raw);
+    const waitMs = (generation?.writesFrom ?? 0) - this.clock.now();
+    if (waitMs > 0) {
+      throw new DomainError(
+        'step_in_progress',
+        'The service is making sure no earlier payment step is still landing before it sends another; nothing was sent. Try again in a moment.',
+        { retryAfterSeconds: Math.ceil(waitMs / 1000) },
+      );
+    }
+  }
+
+  private async judge(raw: string | null): Promise<Generation | null> {
+    const knew = this.known === null ? null : readGeneration(this.known);
+    let current = raw === null ? null : readGeneration(raw);
+    const lostWhileRunning = knew !== null && current?.id !== knew.id;
+    if (current === null) {
+      const writesFrom = lostWhileRunning || this.holdOnNewStore ? this.clock.now() + this.settleMs : 0;
+      const fresh = JSON.stringify({ id: randomUUID(), writesFrom });
+      // One generation for every replica: the first to write it wins, the others read it.
+      const wrote = await this.store.set(this.key, fresh, { ifAbsent: true });
+      const stored = wrote ? fresh : await this.store.get(this.key);
+      current = stored === null ? null : readGeneration(stored);
+      if (current === null) return null;
+    }
+    if (lostWhileRunning && current.writesFrom < this.clock.now() + this.settleMs) {
+      // Another replica started this generation as a new store's; this one knows writes were in flight.
+      current = { id: current.id, writesFrom: this.clock.now() + this.settleMs };
+      await this.store.set(this.key, JSON.stringify(current));
+    }
+    if (lostWhileRunning || (knew === null && current.writesFrom > this.clock.now())) {
+      this.metrics.storeLosses.inc();
+      this.logger.error(
+        { waitMs: Math.max(0, current.writesFrom - this.clock.now()) },
+        lostWhileRunning
+          ? 'Redis lost the write journal (it came back empty): no upstream write is sent until every earlier one has settled'
+          : 'Redis holds no write journal yet (a new store, or one that lost its data): no upstream write is sent until every earlier one has settled',
+      );
+    }
+    this.known = JSON.stringify(current);
+    return current;
+  }
+}

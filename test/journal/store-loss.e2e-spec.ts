@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
+import request from 'supertest';
+import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { OwnRedis, startOwnRedis, waitUntil } from '../utils/redis-server';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { startTestApp, TestApp } from '../utils/test-app';
+import { testConfig } from '../utils/test-config';
+
+/**
+ * docs/write-journal.md, "When Redis loses data": a Redis that comes back empty, or a failover that
+ * drops the latest writes, must never let a second card reach a reservation while an earlier attach
+ * may still land. Scaled down: the service times out after 1 s, the settle horizon is 6 s, and the
+ * platform acts on the first attach only when the test says so (`actNow`).
+ */
+const ENV = {
+  UPSTREAM_TIMEOUT_MS: '1000',
+  UPSTREAM_DEADLINE_MS: '1000',
+  RESERVATION_LEASE_MS: '1000',
+  WRITE_SETTLE_SECONDS: '6',
+  RESERVATION_WRITE_SPACING_MS: '0',
+  CHECKOUT_CARD_ATTEMPTS: '100/h',
+  CHECKOUT_IP_RATE_LIMIT: '1000/m',
+};
+const ACTS_AFTER_MS = 120_000;
+
+type Site = ReturnType<typeof checkoutClient>;
+
+/** Presses again as the site's client does: after each Retry-After, while the answer says "try again". */
+async function pressUntilAnswered(press: () => Promise<request.Response>, within: number): Promise<request.Response> {
+  let answer = await press();
+  await waitUntil(
+    async () => {
+      if (!['step_in_progress', 'outcome_pending', 'store_unavailable', 'idempotency_in_progress'].includes(answer.body.code as string))
+        return true;
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after']) * 1000));
+      answer = await press();
+      return false;
+    },
+    within,
+    'an answer that is not "try again"',
+  );
+  return answer;
+}
+
+describe('a Redis that loses data mid-attach never lets a second card through', () => {
+  let redis: OwnRedis;
+  let world: SandboxedApps;
+  const site = (): Site => checkoutClient(world.apps[0].url);
+  const attachRequests = () => world.sandbox.control.counters.requests.paymentMethods ?? 0;
+  const methodsOn = (guestId: string, reservationId: string) =>
+    world.sandbox.control.getPaymentMethods(guestId).filter((method) => method.reservationId === reservationId);
+
+  beforeAll(async () => {
+    // No persistence: a restart is an empty Redis.
+    redis = await startOwnRedis();
+    world = await startSandboxedApps(1, { env: { ...ENV, REDIS_URL: redis.url }, sandbox: { paymentVisibilityDelayMs: 0 } });
+  });
+  afterEach(() => world.sandbox.control.clearFaults());
+  afterAll(async () => {
+    await world.close();
+    await redis.dispose();
+  });
+
+  it('restarted empty while the platform is slow to act: the next card waits for the horizon, then the platform says already paid', async () => {
+    const reservation = freshReservation(world, 300);
+    const first = (await site().createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
+    world.sandbox.control.slowWrite('paymentMethods', { actAfterMs: ACTS_AFTER_MS, answerAfterMs: ACTS_AFTER_MS + 500, times: 1 });
+    const acted = world.sandbox.control.whenActed('paymentMethods');
+    const pending = await site().submit(first, cardBody(CARDS.noThreeDs), randomUUID());
+    expect(pending.body.code).toBe('outcome_pending');
+
+    await redis.stop();
+    await redis.start();
+    // The guest reopens the checkout: the empty Redis knows no session, no intent, no card.
+    let reopened: request.Response | undefined;
+    await waitUntil(
+      async () => {
+        reopened = await site().createSession(reservation.reservationId, reservation.guestEmail);
+        return reopened.status === 201;
+      },
+      10_000,
+      'a session on the restarted Redis',
+    );
+    const second = reopened!.body.id as string;
+    const secondKey = randomUUID();
+    const held = await site().submit(second, cardBody('5555555555554444'), secondKey);
+    expect(held.status).toBe(409);
+    expect(held.body.code).toBe('step_in_progress');
+    expect(Number(held.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(attachRequests()).toBe(1);
+
+    expect(world.sandbox.control.actNow('paymentMethods')).toBe(1);
+    await acted;
+    const answered = await pressUntilAnswered(() => site().submit(second, cardBody('5555555555554444'), secondKey), 20_000);
+    expect(answered.status).toBe(409);
+    expect(answered.body.code).toBe('already_paid');
+    expect(methodsOn(reservation.guestId, reservation.reservationId)).toHaveLength(1);
+    expect(attachRequests()).toBe(1);
+  }, 40_000);
+});
+
+describe('a failover that drops the latest writes never lets the same key attach twice (REDIS_WAIT_REPLICAS)', () => {
+  let primary: OwnRedis;
+  let replica: OwnRedis;
+  let world: SandboxedApps;
+  const extra: TestApp[] = [];
+  const attachRequests = () => world.sandbox.control.counters.requests.paymentMethods ?? 0;
+
+  beforeAll(async () => {
+    primary = await startOwnRedis();
+    replica = await startOwnRedis({ replicaOf: primary.port });
+    world = await startSandboxedApps(1, {
+      env: { ...ENV, REDIS_URL: primary.url, REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '300' },
+      sandbox: { paymentVisibilityDelayMs: 0 },
+    });
+  });
+  afterEach(() => world.sandbox.control.clearFaults());
+  afterAll(async () => {
+    for (const app of extra) await app.close();
+    // The first replica's Redis was killed: it closes against one that answers.
+    await primary.start();
+    await world.close();
+    replica.resume();
+    await replica.dispose();
+    await primary.dispose();
+  });
+
+  it('a replica that does not acknowledge the intent: nothing is sent, the answer says try again, and the retry attaches once', async () => {
+    const reservation = freshReservation(world, 300);
+    const site = checkoutClient(world.apps[0].url);
+    const sessionId = (await site.createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
+    const key = randomUUID();
+    replica.pause();
+    const refused = await site.submit(sessionId, cardBody(CARDS.noThreeDs), key);
+    replica.resume();
+    expect(refused.status).toBe(503);
+    expect(refused.body.code).toBe('store_unavailable');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(attachRequests()).toBe(0);
+    const paid = await pressUntilAnswered(() => site.submit(sessionId, cardBody(CARDS.noThreeDs), key), 10_000);
+    expect(paid.status).toBe(200);
+    expect(world.sandbox.control.getPaymentMethods(reservation.guestId)).toHaveLength(1);
+  });
+
+  it('the primary dies after the attach left and the replica takes over: the same key finds its intent and sends nothing', async () => {
+    const reservation = freshReservation(world, 300);
+    const site = checkoutClient(world.apps[0].url);
+    const sessionId = (await site.createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
+    world.sandbox.control.slowWrite('paymentMethods', { actAfterMs: ACTS_AFTER_MS, answerAfterMs: ACTS_AFTER_MS + 500, times: 1 });
+    const acted = world.sandbox.control.whenActed('paymentMethods');
+    const key = randomUUID();
+    const before = attachRequests();
+    const pending = await site.submit(sessionId, cardBody(CARDS.noThreeDs), key);
+    expect(pending.body.code).toBe('outcome_pending');
+    // What the primary acknowledged before the send is on the replica (the platform has not acted yet): the failover keeps it.
+    const onReplica = new Redis(replica.url);
+    const intents = await onReplica.keys(`${world.env.REDIS_KEY_PREFIX}{reservation:${reservation.reservationId}}:intent:*`);
+    await onReplica.quit();
+    expect(intents).toHaveLength(1);
+    await primary.stop();
+    const promote = new Redis(replica.url);
+    await promote.replicaof('NO', 'ONE');
+    await promote.quit();
+    const survivor = await startTestApp(
+      {},
+      { config: testConfig({ ...world.env, ...ENV, REDIS_URL: replica.url, REDIS_WAIT_REPLICAS: '0', PORT: '0' }) },
+    );
+    extra.push(survivor);
+    const site2 = checkoutClient(survivor.url);
+    const retried = await site2.submit(sessionId, cardBody(CARDS.noThreeDs), key);
+    expect(['outcome_pending', 'idempotency_in_progress', 'step_in_progress']).toContain(retried.body.code);
+    expect(world.sandbox.control.actNow('paymentMethods')).toBe(1);
+    await acted;
+    const answered = await pressUntilAnswered(() => site2.submit(sessionId, cardBody(CARDS.noThreeDs), key), 20_000);
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
+    expect(world.sandbox.control.getPaymentMethods(reservation.guestId)).toHaveLength(1);
+    expect(attachRequests()).toBe(before + 1);
+  }, 40_000);
+});
