@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
 import { OwnRedis, startOwnRedis, waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
-import { BUILT_MAIN, ServiceProcess, spawnService } from '../utils/service-process';
+import { ServiceProcess, spawnReplica } from '../utils/service-process';
 
 /**
  * docs/product-spec.md §6.6: nothing acknowledged is lost. Redis killed while an attach is on the wire, and a
@@ -86,17 +86,9 @@ describe('exactly once when Redis or a replica dies mid-attach (own redis-server
   });
 
   it("a replica killed while its attach is on the wire: another replica's sweep finds the card and the session succeeds", async () => {
-    const service = spawnService(BUILT_MAIN, {
-      ...world.env,
-      REDIS_URL: redis.url,
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      LOG_PRETTY: 'false',
-      NODE_ENV: 'test',
-    });
+    const service = await spawnReplica(world.env, redis.url);
     spawned.push(service);
-    const listening = await service.waitForLog((entry) => entry.msg === 'booking checkout service listening', 20_000);
-    const doomed = checkoutClient(`http://127.0.0.1:${listening.port as number}`);
+    const doomed = checkoutClient(service.url);
     const reservation = freshReservation(world, 300);
     const sessionId = (await doomed.createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
     world.sandbox.control.setRouteDelay('paymentMethods', 1_500);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import request from 'supertest';
-import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { CARDS, cardBody, checkoutClient, freshReservation, SCALED_DOWN_WRITES } from '../utils/checkout-client';
 import { OwnRedis, startOwnRedis, waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { startTestApp, TestApp } from '../utils/test-app';
@@ -13,15 +13,7 @@ import { testConfig } from '../utils/test-config';
  * may still land. Scaled down: the service times out after 1 s, the settle horizon is 6 s, and the
  * platform acts on the first attach only when the test says so (`actNow`).
  */
-const ENV = {
-  UPSTREAM_TIMEOUT_MS: '1000',
-  UPSTREAM_DEADLINE_MS: '1000',
-  RESERVATION_LEASE_MS: '1000',
-  WRITE_SETTLE_SECONDS: '6',
-  RESERVATION_WRITE_SPACING_MS: '0',
-  CHECKOUT_CARD_ATTEMPTS: '100/h',
-  CHECKOUT_IP_RATE_LIMIT: '1000/m',
-};
+const ENV = SCALED_DOWN_WRITES;
 const ACTS_AFTER_MS = 120_000;
 
 type Site = ReturnType<typeof checkoutClient>;

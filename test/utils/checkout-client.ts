@@ -28,6 +28,20 @@ export function cardBody(
 }
 
 /** The website's side of the checkout, against one replica. */
+/**
+ * Writes at the smallest scale the timing rules allow: a 1 s timeout and lease, a 6 s settle
+ * horizon, no spacing, limits no test meets.
+ */
+export const SCALED_DOWN_WRITES = {
+  UPSTREAM_TIMEOUT_MS: '1000',
+  UPSTREAM_DEADLINE_MS: '1000',
+  RESERVATION_LEASE_MS: '1000',
+  WRITE_SETTLE_SECONDS: '6',
+  RESERVATION_WRITE_SPACING_MS: '0',
+  CHECKOUT_CARD_ATTEMPTS: '100/h',
+  CHECKOUT_IP_RATE_LIMIT: '1000/m',
+};
+
 export function checkoutClient(url: string) {
   return {
     createSession: (reservationId: string, email: string) => request(url).post('/checkout/sessions').send({ reservationId, email }),

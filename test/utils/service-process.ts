@@ -72,3 +72,20 @@ export function spawnService(script: string, env: Record<string, string>): Servi
 
   return { child, stdout, stderr, waitForLog, exited };
 }
+
+/**
+ * Another replica of a test world as a process of its own (to be killed with SIGKILL), on `redisUrl`,
+ * once it listens: its process and its address.
+ */
+export async function spawnReplica(env: Record<string, string>, redisUrl: string): Promise<ServiceProcess & { url: string }> {
+  const service = spawnService(BUILT_MAIN, {
+    ...env,
+    REDIS_URL: redisUrl,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    LOG_PRETTY: 'false',
+    NODE_ENV: 'test',
+  });
+  const listening = await service.waitForLog((entry) => entry.msg === 'booking checkout service listening', 20_000);
+  return { ...service, url: `http://127.0.0.1:${listening.port as number}` };
+}
