@@ -83,7 +83,10 @@ const STILL_OPEN = new Set([
   'internal_error',
 ]);
 
-export type Verdict = 'landed' | 'refused' | 'open';
+/** `lost`: the session or quote is gone from the service (only a Redis that lost its data does that here): the guest starts again. */
+export type Verdict = 'landed' | 'refused' | 'open' | 'lost';
+
+const GONE = new Set(['session_not_found', 'quote_not_found']);
 
 /** What an answer tells the guest about a write: it landed, it did not (any final refusal), or not yet known. */
 export function verdictOf(answer: Answer): Verdict {
@@ -91,6 +94,7 @@ export function verdictOf(answer: Answer): Verdict {
   if (answer.status >= 200 && answer.status < 300) return 'landed';
   if (answer.code !== undefined && STILL_OPEN.has(answer.code)) return 'open';
   if (answer.status >= 500 && answer.code === undefined) return 'open';
+  if (answer.code !== undefined && GONE.has(answer.code)) return 'lost';
   return 'refused';
 }
 

@@ -1,5 +1,5 @@
 import { Balancer } from './balancer';
-import { awaitSettledSessions, checkInvariants, type Violation } from './invariants';
+import { awaitConfirmedBookings, awaitSettledSessions, checkInvariants, type Violation } from './invariants';
 import { Ledger } from './ledger';
 import { runOperation } from './operations';
 import {
@@ -37,6 +37,9 @@ export interface CampaignReport {
   violations: Violation[];
   durationMs: number;
 }
+
+/** How often the sweep tries a follow-up again (src/journal/follow-ups.ts). */
+const FOLLOW_UP_RETRY_MS = 15_000;
 
 /** The sweep runs every 5 s (plus up to 1 s of jitter): an intent settles by its next pass after the horizon. */
 const SWEEP_MS = 6_000;
@@ -84,6 +87,8 @@ export async function runCampaign(world: ChaosWorld, options: CampaignOptions): 
     world.sandbox.control.clearFaults();
   }
   await awaitSettledSessions(balancer, ledger, openLimitMs);
+  // A confirmation left to the sweep is due its grace after the card, then tried every 15 s.
+  await awaitConfirmedBookings(world, ledger, openLimitMs + FOLLOW_UP_RETRY_MS);
   const violations = await checkInvariants(world, balancer, ledger);
   return {
     seed: options.seed,
@@ -107,10 +112,28 @@ async function inject(world: ChaosWorld, step: FaultStep): Promise<void> {
       control.slowWrite(step.route, { actAfterMs: step.actAfterMs, dropAnswer: true, times: 1 });
       return;
     case 'redis_restart':
-      await world.redis.stop();
+      await world.redis.primary.stop();
       await pause(step.downMs);
-      await world.redis.start();
+      await world.redis.primary.start();
       return;
+    case 'redis_emptied':
+      await world.redis.primary.restartEmpty();
+      return;
+    case 'redis_failover': {
+      const { primary, replica, proxy } = world.redis;
+      // Replication is asynchronous: what the primary takes while its replica lags is lost with it.
+      replica.pause();
+      await pause(step.lagMs);
+      await primary.stop();
+      replica.resume();
+      await replica.follow(null);
+      proxy.pointAt(replica.port);
+      await primary.start();
+      await primary.follow(replica.port);
+      world.redis.primary = replica;
+      world.redis.replica = primary;
+      return;
+    }
     case 'replica_frozen': {
       const replica = world.replicas[step.replica];
       replica.freeze();

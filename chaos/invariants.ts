@@ -1,5 +1,6 @@
 import type { Balancer } from './balancer';
-import type { Ledger } from './ledger';
+import { ERROR_CODES, type ErrorCode } from '../src/common/errors/error-code';
+import type { Ledger, Told } from './ledger';
 import { Random } from './random';
 import type { ChaosWorld } from './world';
 
@@ -11,6 +12,8 @@ export const INVARIANTS = [
   'told_failed_but_landed',
   'settled_within_horizon',
   'session_agrees_with_platform',
+  'told_retry_never_succeeded',
+  'paid_but_not_confirmed',
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
@@ -36,6 +39,27 @@ function linesOn(world: ChaosWorld, reservationId: string, title: string): numbe
 
 const story = (told: { said: string }[]) => told.map((entry) => entry.said).join(' → ');
 
+/** The error table's word on a code: whether it means "press again after Retry-After". */
+function retryable(code: string | undefined): boolean {
+  return code !== undefined && code in ERROR_CODES && 'retryAfter' in ERROR_CODES[code as ErrorCode];
+}
+
+/**
+ * Every answer says whether to try again (docs/product-spec.md §3): a retryable code carries
+ * Retry-After, a refusal never does; and a guest who pressed again as told reached an answer.
+ */
+function retryRuleBroken(told: Told[], outcome: string): string | undefined {
+  const wrong = told.find(
+    (entry) =>
+      entry.code !== undefined &&
+      ((retryable(entry.code) && entry.retryAfterSeconds === undefined) ||
+        (entry.verdict === 'refused' && entry.retryAfterSeconds !== undefined)),
+  );
+  if (wrong) return `answered ${wrong.said} ${wrong.retryAfterSeconds === undefined ? 'without' : 'with'} Retry-After`;
+  if (outcome === 'open' && told.some((entry) => retryable(entry.code))) return 'told to try again, and no press ever got an answer';
+  return undefined;
+}
+
 /** Every invariant over everything the guests did; the sessions are read as a page would, through the balancer. */
 export async function checkInvariants(world: ChaosWorld, balancer: Balancer, ledger: Ledger): Promise<Violation[]> {
   const violations: Violation[] = [];
@@ -48,6 +72,23 @@ export async function checkInvariants(world: ChaosWorld, balancer: Balancer, led
         'one_card_per_reservation',
         reservation.operation,
         `${reservation.reservationId} holds ${cards.length} cards (${cards.join(', ')}), ${reservation.cardsAllowed} allowed`,
+      );
+    }
+  }
+
+  const everyTold = [
+    ...ledger.cards.map((entry) => ({ ...entry, what: `card …${entry.last4} on ${entry.reservationId}` })),
+    ...ledger.extras.map((entry) => ({ ...entry, what: `"${entry.title}" on ${entry.reservationId}` })),
+    ...ledger.bookings.map((entry) => ({ ...entry, what: `booking by ${entry.email}` })),
+  ];
+  for (const entry of everyTold) {
+    const broken = retryRuleBroken(entry.told, entry.outcome);
+    if (broken) found('told_retry_never_succeeded', entry.operation, `${entry.what}: ${broken}: ${story(entry.told)}`);
+    if (!ledger.storeLost() && entry.told.some((told) => told.verdict === 'lost')) {
+      found(
+        'session_agrees_with_platform',
+        entry.operation,
+        `${entry.what}: a session or quote vanished while Redis kept its data: ${story(entry.told)}`,
       );
     }
   }
@@ -105,7 +146,8 @@ export async function checkInvariants(world: ChaosWorld, balancer: Balancer, led
       );
     }
     const live = reservations.filter((reservation) => LIVE_RESERVATION.has(reservation.status));
-    if (request.outcome !== 'landed' && live.length > 0) {
+    // `lost`: Redis lost the quote with the booking; the guest was told to start again, not that nothing was booked.
+    if (request.outcome !== 'landed' && request.outcome !== 'lost' && live.length > 0) {
       found(
         'told_failed_but_landed',
         request.operation,
@@ -113,11 +155,24 @@ export async function checkInvariants(world: ChaosWorld, balancer: Balancer, led
       );
     }
     if (request.outcome === 'open') found('settled_within_horizon', request.operation, `booking still open: ${story(request.told)}`);
+    // A booking whose card is on file is confirmed on the platform (BOOKING_CONFIRMATION=instant), whatever failed between them.
+    for (const reservation of reservations) {
+      const paid = cardsOn(world, guest._id as string, reservation._id).length > 0;
+      if (paid && reservation.status !== 'confirmed') {
+        found(
+          'paid_but_not_confirmed',
+          request.operation,
+          `${reservation._id} holds a card and is ${reservation.status}; the guest was told ${story(request.told)}`,
+        );
+      }
+    }
   }
 
   const reader = new Random(0, 7);
   for (const session of ledger.sessions) {
     const answer = await balancer.send(reader, 'GET', `/checkout/sessions/${session.id}`);
+    // A Redis that lost its data lost sessions with it: the guest was told to start again.
+    if (answer.code === 'session_not_found' && ledger.storeLost()) continue;
     if (answer.status !== 200) {
       found('session_agrees_with_platform', session.operation, `session of ${session.reservationId} answers ${answer.status}`);
       continue;
@@ -163,9 +218,27 @@ export async function awaitSettledSessions(balancer: Balancer, ledger: Ledger, l
     let open = 0;
     for (const session of ledger.sessions) {
       const answer = await balancer.send(reader, 'GET', `/checkout/sessions/${session.id}`);
-      if (answer.status !== 200 || answer.body.status === 'processing') open += 1;
+      const gone = answer.code === 'session_not_found' && ledger.storeLost();
+      if (!gone && (answer.status !== 200 || answer.body.status === 'processing')) open += 1;
     }
     if (open === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+/**
+ * Waits until every booking whose card is on the platform is confirmed there (or the limit passed):
+ * a confirmation the platform dropped is tried again by the sweep (docs/write-journal.md, "Follow-ups").
+ */
+export async function awaitConfirmedBookings(world: ChaosWorld, ledger: Ledger, limitMs: number): Promise<void> {
+  const giveUpAt = Date.now() + limitMs;
+  const unconfirmed = () =>
+    ledger.bookings.some((request) => {
+      const guest = world.sandbox.control.getGuestsByEmail(request.email)[0];
+      if (!guest) return false;
+      return world.sandbox.control
+        .getGuestReservations(guest._id as string)
+        .some((reservation) => reservation.status !== 'confirmed' && cardsOn(world, guest._id as string, reservation._id).length > 0);
+    });
+  while (Date.now() < giveUpAt && unconfirmed()) await new Promise((resolve) => setTimeout(resolve, 500));
 }

@@ -11,6 +11,9 @@ export interface Told {
   /** Which replica path answered, and what (for the violation's story). */
   said: string;
   verdict: Verdict;
+  /** The answer's code and Retry-After, when it was an HTTP answer: the retry rule is checked on them. */
+  code?: string;
+  retryAfterSeconds?: number;
 }
 
 export interface CardSubmission {
@@ -66,6 +69,11 @@ export class Ledger {
   /** Operations that ended before their write (a read that never answered, dates taken): not a finding. */
   readonly abandoned: { operation: number; why: string }[] = [];
   readonly completed = new Map<string, number>();
+
+  /** Whether Redis lost data during the campaign (emptied, or a failover): sessions and quotes may be gone. */
+  storeLost(): boolean {
+    return (this.faults.get('redis_emptied') ?? 0) + (this.faults.get('redis_failover') ?? 0) > 0;
+  }
 
   countFault(kind: FaultKind): void {
     this.faults.set(kind, (this.faults.get(kind) ?? 0) + 1);

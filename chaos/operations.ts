@@ -58,6 +58,10 @@ function luhn(number: string): boolean {
   return sum % 10 === 0;
 }
 
+function toldOf(answer: Answer): Told {
+  return { said: describeAnswer(answer), verdict: verdictOf(answer), code: answer.code, retryAfterSeconds: answer.retryAfterSeconds };
+}
+
 /** Presses (one replica, or two at once for a duplicate submission) until the answer is not open or the guest gives up. */
 async function pressUntilSettled(
   ctx: OperationContext,
@@ -70,8 +74,10 @@ async function pressUntilSettled(
   for (;;) {
     const answers = first ? await Promise.all([send(), pause(20).then(send)]) : [await send()];
     first = false;
-    for (const answer of answers) told.push({ said: describeAnswer(answer), verdict: verdictOf(answer) });
-    const settled = answers.find((answer) => verdictOf(answer) === 'landed') ?? answers.find((answer) => verdictOf(answer) === 'refused');
+    for (const answer of answers) told.push(toldOf(answer));
+    const settled =
+      answers.find((answer) => verdictOf(answer) === 'landed') ??
+      answers.find((answer) => verdictOf(answer) === 'refused' || verdictOf(answer) === 'lost');
     if (settled) return { ...settled, verdict: verdictOf(settled) };
     if (Date.now() > giveUpAt) return { ...answers[0], verdict: 'open' };
     await pause(PRESS_AGAIN_MS);
@@ -94,6 +100,7 @@ async function sessionOnceSettled(ctx: OperationContext, sessionId: string): Pro
   for (;;) {
     const answer = await read(ctx, 'GET', `/checkout/sessions/${sessionId}`);
     if (answer.status === 200 && answer.body.status !== 'processing') return answer.body;
+    if (answer.code === 'session_not_found') return { status: 'gone' };
     if (Date.now() > giveUpAt) return answer.status === 200 ? answer.body : undefined;
     await pause(PRESS_AGAIN_MS);
   }
@@ -161,9 +168,11 @@ async function outcomeFromSession(ctx: OperationContext, submission: CardSubmiss
   const verdict: Verdict =
     !session || session.status === 'processing'
       ? 'open'
-      : session.status === 'succeeded' && last4 === submission.last4
-        ? 'landed'
-        : 'refused';
+      : session.status === 'gone'
+        ? 'lost'
+        : session.status === 'succeeded' && last4 === submission.last4
+          ? 'landed'
+          : 'refused';
   submission.told.push({ said: `session ${String(session?.status)}`, verdict });
   return verdict;
 }
@@ -251,9 +260,15 @@ async function addExtras(ctx: OperationContext, sessionId: string, reservationId
 
 async function checkout(ctx: OperationContext, firstCard?: string): Promise<void> {
   const { reservationId, guestId, email } = freshReservation(ctx);
-  const sessionId = await openSession(ctx, reservationId, email, guestId);
+  let sessionId = await openSession(ctx, reservationId, email, guestId);
   if (!sessionId) return;
-  const verdict = await payByCard(ctx, sessionId, reservationId, firstCard);
+  let verdict = await payByCard(ctx, sessionId, reservationId, firstCard);
+  if (verdict === 'lost') {
+    // Redis lost the session: the guest opens the checkout again and pays with another card.
+    sessionId = await openSession(ctx, reservationId, email, guestId);
+    if (!sessionId) return;
+    verdict = await payByCard(ctx, sessionId, reservationId, undefined);
+  }
   if (verdict === 'landed' && ctx.plan.extras) await addExtras(ctx, sessionId, reservationId);
 }
 

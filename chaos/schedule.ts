@@ -22,7 +22,15 @@ export interface OperationPlan {
   random: Random;
 }
 
-export const FAULT_KINDS = ['slow_write', 'answer_dropped', 'redis_restart', 'replica_frozen', 'replica_killed'] as const;
+export const FAULT_KINDS = [
+  'slow_write',
+  'answer_dropped',
+  'redis_restart',
+  'redis_emptied',
+  'redis_failover',
+  'replica_frozen',
+  'replica_killed',
+] as const;
 export type TimelineFaultKind = (typeof FAULT_KINDS)[number];
 /** Faults a guest's own behaviour injects, counted beside the timeline's. */
 export type GuestFaultKind = 'duplicate_submission' | 'duplicate_3ds_return' | 'two_sessions';
@@ -42,6 +50,10 @@ export type FaultStep =
   | { kind: 'slow_write'; afterMs: number; route: WriteRoute; actAfterMs: number; answerAfterMs: number }
   | { kind: 'answer_dropped'; afterMs: number; route: WriteRoute; actAfterMs: number }
   | { kind: 'redis_restart'; afterMs: number; downMs: number }
+  /** The primary killed and started again with no data (its replica follows it, empty). */
+  | { kind: 'redis_emptied'; afterMs: number }
+  /** The replica stops taking the primary's writes for `lagMs`, the primary dies, the replica is promoted. */
+  | { kind: 'redis_failover'; afterMs: number; lagMs: number }
   | { kind: 'replica_frozen'; afterMs: number; replica: number; frozenMs: number }
   | { kind: 'replica_killed'; afterMs: number; replica: number; downMs: number };
 
@@ -94,6 +106,8 @@ export function* faultTimeline(
     slow_write: 4,
     answer_dropped: 3,
     redis_restart: 1,
+    redis_emptied: 0.25,
+    redis_failover: 0.5,
     replica_frozen: 2,
     replica_killed: 1,
   };
@@ -111,6 +125,10 @@ export function* faultTimeline(
       yield { kind, afterMs, route, actAfterMs: Math.round(random.between(0, 20_000) * scale) };
     } else if (kind === 'redis_restart') {
       yield { kind, afterMs, downMs: Math.round(random.between(200, 1_500)) };
+    } else if (kind === 'redis_emptied') {
+      yield { kind, afterMs };
+    } else if (kind === 'redis_failover') {
+      yield { kind, afterMs, lagMs: Math.round(random.between(100, 800)) };
     } else if (kind === 'replica_frozen') {
       yield { kind, afterMs, replica: random.int(3), frozenMs: Math.round(timing.leaseMs * random.between(1.2, 2.5)) };
     } else {
@@ -127,6 +145,10 @@ export function describeStep(step: FaultStep): string {
       return `+${step.afterMs} ms answer_dropped ${step.route}: acts at ${step.actAfterMs} ms, no answer`;
     case 'redis_restart':
       return `+${step.afterMs} ms redis_restart: down ${step.downMs} ms`;
+    case 'redis_emptied':
+      return `+${step.afterMs} ms redis_emptied: the primary back with no data`;
+    case 'redis_failover':
+      return `+${step.afterMs} ms redis_failover: the replica ${step.lagMs} ms behind, then promoted`;
     case 'replica_frozen':
       return `+${step.afterMs} ms replica_frozen r${step.replica}: ${step.frozenMs} ms`;
     case 'replica_killed':

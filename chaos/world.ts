@@ -4,7 +4,10 @@ import { serviceEnvironment } from '../bench/bench-world';
 import { freePort, waitForOk } from '../bench/processes';
 import { startSandbox } from '../sandbox/start-sandbox';
 import type { RunningSandbox } from '../sandbox/types';
+import Redis from 'ioredis';
+import { RedisKeys } from '../src/redis/redis-keys';
 import { type OwnRedis, startOwnRedis } from '../test/utils/redis-server';
+import { RedisProxy } from './redis-proxy';
 import { Replica, replicaLog } from './replica';
 import { CAMPAIGN_TIMING, type CampaignTiming } from './schedule';
 
@@ -21,12 +24,14 @@ const PLENTY = { perSecond: 1_000, perMinute: 60_000, perHour: 1_000_000 };
 
 /**
  * Three replicas of the built service (`node dist/src/main.js`) behind a balancer the campaign plays,
- * one redis-server of the campaign's own (AOF, fsync always: a killed server comes back with what it
- * acknowledged) and the sandbox as the platform, its record the judge.
+ * a Redis primary and its replica of the campaign's own (AOF, fsync always: a killed server comes
+ * back with what it acknowledged) behind an address that follows the primary (a failover moves it),
+ * and the sandbox as the platform, its record the judge.
  */
 export interface ChaosWorld {
   sandbox: RunningSandbox;
-  redis: OwnRedis;
+  /** The primary now and its replica: a failover swaps them. */
+  redis: { primary: OwnRedis; replica: OwnRedis; proxy: RedisProxy };
   replicas: Replica[];
   timing: CampaignTiming;
   /** A stay no earlier booking took: listing and dates. */
@@ -43,9 +48,13 @@ export interface ChaosWorldOptions {
   logDir?: string;
 }
 
-export function replicaEnvironment(sandbox: RunningSandbox, redis: OwnRedis, timing: CampaignTiming): Record<string, string> {
+export function replicaEnvironment(sandbox: RunningSandbox, redisUrl: string, timing: CampaignTiming): Record<string, string> {
   return {
-    ...serviceEnvironment(sandbox.urls, redis.url, 'chaos:'),
+    ...serviceEnvironment(sandbox.urls, redisUrl, 'chaos:'),
+    // As production runs: a store found empty holds writes, and an intent is on the Redis replica before its send.
+    WRITE_HOLD_ON_NEW_STORE: 'true',
+    REDIS_WAIT_REPLICAS: '1',
+    REDIS_WAIT_TIMEOUT_MS: '300',
     PUBLIC_BASE_URL: BALANCER_URL,
     CHECKOUT_RETURN_URL: SITE_RETURN_URL,
     DOCS_ENABLED: 'false',
@@ -68,10 +77,18 @@ export function replicaEnvironment(sandbox: RunningSandbox, redis: OwnRedis, tim
 
 export async function startChaosWorld(options: ChaosWorldOptions): Promise<ChaosWorld> {
   const timing = options.timing ?? CAMPAIGN_TIMING;
-  const redis = await startOwnRedis({ persistent: true });
+  const primary = await startOwnRedis({ persistent: true });
+  const replica = await startOwnRedis({ persistent: true, replicaOf: primary.port });
+  const proxy = new RedisProxy(primary.port);
+  await proxy.start();
+  const redis = { primary, replica, proxy };
+  // A store in service before the guests come: its generation is there, so writes are open at once.
+  const seeding = new Redis(primary.url);
+  await seeding.set(new RedisKeys('chaos:').journal().generation, JSON.stringify({ id: 'chaos', writesFrom: 0 }));
+  await seeding.quit();
   const sandbox = await startSandbox({ paymentVisibilityDelayMs: 0, chargeSettleDelayMs: 300, rateLimits: PLENTY, tokensPerDay: 1_000 });
   // Kept logs are read after a failing seed: they say what each request did (info), not only what went wrong.
-  const env = { ...replicaEnvironment(sandbox, redis, timing), ...(options.logDir ? { LOG_LEVEL: 'info' } : {}) };
+  const env = { ...replicaEnvironment(sandbox, proxy.url, timing), ...(options.logDir ? { LOG_LEVEL: 'info' } : {}) };
   if (options.logDir) mkdirSync(options.logDir, { recursive: true });
   const replicas: Replica[] = [];
   for (let index = 0; index < (options.replicas ?? 3); index += 1) {
@@ -93,10 +110,12 @@ export async function startChaosWorld(options: ChaosWorldOptions): Promise<Chaos
       return { listingId: 'lst-seaside', checkIn: day(offset), checkOut: day(offset + 2) };
     },
     async close() {
-      await redis.start();
+      await world.redis.primary.start();
       await Promise.all(replicas.map((replica) => replica.stop()));
       await sandbox.stop();
-      await redis.dispose();
+      await world.redis.proxy.stop();
+      await world.redis.primary.dispose();
+      await world.redis.replica.dispose();
     },
   };
   try {

@@ -6,16 +6,19 @@ import { BUILT_MAIN } from '../utils/service-process';
 
 /**
  * docs/product-spec.md §6 under a seeded random schedule of faults (docs/write-journal.md): three
- * replicas of the built service, a redis-server of the campaign's own and the sandbox, whose record
+ * replicas of the built service, a Redis primary and replica of the campaign's own and the sandbox, whose record
  * is the judge. A few fixed seeds run here; `npm run chaos` runs long campaigns. A failing seed
  * replays its schedule: `npm run chaos -- --operations N --seed S --trace`.
  */
-// Chosen for their schedules, not their outcomes: eight operations of every kind, with a duplicate
-// submission and a duplicate 3-D Secure return, and every fault kind (a late attach among them)
-// within the first seven steps of the timeline.
+// Chosen for their schedules, not their outcomes: eight operations of every kind, with duplicate
+// submissions; 43 and 1609 bring a late attach, a frozen and a killed replica and a duplicate 3-D
+// Secure return early, 6009 and 10382 a Redis back empty and a failover that drops the latest writes
+// within their first four steps.
 const SEEDS: [seed: number, operations: number][] = [
   [43, 8],
   [1609, 8],
+  [6009, 8],
+  [10382, 8],
 ];
 
 describe('randomized fault campaign: checkouts, 3-D Secure, bookings, replacement cards and extras on three replicas', () => {

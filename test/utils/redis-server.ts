@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,10 @@ export interface OwnRedis {
   resume(): void;
   /** Stops the server for good and removes its data directory (persistent servers). */
   dispose(): Promise<void>;
+  /** Killed, its data removed, and started again: a Redis that comes back empty. */
+  restartEmpty(): Promise<void>;
+  /** Replicates the server on `primaryPort` from now on (REPLICAOF), or none (null: promoted to primary). */
+  follow(primaryPort: number | null): Promise<void>;
 }
 
 export interface OwnRedisOptions {
@@ -41,6 +45,23 @@ export function pingRedis(port: number, timeoutMs = 300): Promise<boolean> {
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));
     socket.once('data', (data) => done(data.toString().startsWith('+PONG')));
+  });
+}
+
+/** One command in Redis's inline protocol, answered with its first line. */
+function redisCommand(port: number, words: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.setTimeout(2_000, () => {
+      socket.destroy();
+      reject(new Error(`${words.join(' ')}: no answer from ${port}`));
+    });
+    socket.once('error', reject);
+    socket.once('connect', () => socket.write(`${words.join(' ')}\r\n`));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().split('\r\n')[0]);
+    });
   });
 }
 
@@ -78,11 +99,12 @@ export async function startOwnRedis(options: OwnRedisOptions = {}): Promise<OwnR
   // Its own directory even without persistence: a primary writes a snapshot there to sync a replica.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'own-redis-'));
   const persistence = options.persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no'];
+  let replicaOf = options.replicaOf;
   let child: ChildProcess | undefined;
   const start = async () => {
     // Already running: a second server could not bind the port, and the first would be orphaned.
     if (child && child.exitCode === null && child.signalCode === null) return;
-    const replication = options.replicaOf ? ['--replicaof', '127.0.0.1', String(options.replicaOf)] : [];
+    const replication = replicaOf ? ['--replicaof', '127.0.0.1', String(replicaOf)] : [];
     child = spawn(
       'redis-server',
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dataDir, ...persistence, ...replication],
@@ -91,7 +113,6 @@ export async function startOwnRedis(options: OwnRedisOptions = {}): Promise<OwnR
       },
     );
     await waitUntil(() => pingRedis(port), 5000, `redis-server on port ${port}`);
-    if (options.replicaOf) await waitUntil(() => replicationUp(port), 10_000, `the replica on ${port} to synchronise`);
   };
   const stop = async () => {
     const running = child;
@@ -104,6 +125,7 @@ export async function startOwnRedis(options: OwnRedisOptions = {}): Promise<OwnR
     });
   };
   await start();
+  if (replicaOf) await waitUntil(() => replicationUp(port), 10_000, `the replica on ${port} to synchronise`);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -114,6 +136,16 @@ export async function startOwnRedis(options: OwnRedisOptions = {}): Promise<OwnR
     dispose: async () => {
       await stop();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+    restartEmpty: async () => {
+      await stop();
+      for (const entry of readdirSync(dataDir)) rmSync(path.join(dataDir, entry), { recursive: true, force: true });
+      await start();
+    },
+    follow: async (primaryPort) => {
+      replicaOf = primaryPort ?? undefined;
+      await redisCommand(port, primaryPort === null ? ['REPLICAOF', 'NO', 'ONE'] : ['REPLICAOF', '127.0.0.1', String(primaryPort)]);
+      if (primaryPort !== null) await waitUntil(() => replicationUp(port), 10_000, `the replica on ${port} to synchronise`);
     },
   };
 }
