@@ -75,6 +75,7 @@ export class Bookings implements QuoteBookings, OnModuleInit {
 
   onModuleInit(): void {
     this.followUps.handle('confirm-booking', (followUp) => this.confirm(followUp));
+    this.followUps.handle('cancel-orphan', (followUp) => this.cancelOrphan(followUp));
   }
 
   /** The quote and its rate plan, found before the booking's Idempotency-Key is claimed. */
@@ -183,22 +184,38 @@ export class Bookings implements QuoteBookings, OnModuleInit {
     } catch (error) {
       // No card can follow this reservation: it must not hold the dates for nobody (docs/product-spec.md §3.1).
       if (error instanceof DomainError && error.code === 'payment_account_unavailable') {
-        await this.cancelOrphan(booked.record.reservation.reservationId, quote.view.listingId, RedisKeys.sessionRef(booked.sessionId));
+        await this.followUps
+          .recordAndRun({
+            kind: 'cancel-orphan',
+            reservationId: booked.record.reservation.reservationId,
+            sessionRef: RedisKeys.sessionRef(booked.sessionId),
+            listingId: quote.view.listingId,
+          })
+          .catch((cause: unknown) =>
+            this.logger.error(
+              { err: cause, reservationId: booked.record.reservation.reservationId },
+              'a reservation no session could follow is not canceled yet',
+            ),
+          );
       }
       throw error;
     }
   }
 
-  /** Cancels, through the journal, a reservation no session can follow; its unpaid hold stops counting. */
-  private async cancelOrphan(reservationId: string, listingId: string, holdId: string): Promise<void> {
+  /**
+   * Cancels, through the journal, a reservation no session can follow (a follow-up, FollowUps: the
+   * sweep tries again while the outcome is not clear); its unpaid hold stops counting.
+   */
+  private async cancelOrphan({ reservationId, sessionRef, listingId }: FollowUp): Promise<FollowUpOutcome> {
     try {
       await this.setStatus(reservationId, 'canceled');
-      await this.limits.unpaidHoldEnded(listingId, holdId);
-      this.logger.warn({ reservationId }, 'a reservation no session could follow was canceled');
-    } catch (cause) {
-      // Unknown stays unknown: the journal's sweep settles the cancel; the hold ends on its own at the latest.
-      this.logger.error({ err: cause, reservationId }, 'a reservation no session could follow is not canceled yet');
+    } catch (error) {
+      if (error instanceof UpstreamError && refusedForGood(error.upstreamStatus)) return 'refused';
+      throw error;
     }
+    if (listingId !== undefined) await this.limits.unpaidHoldEnded(listingId, sessionRef);
+    this.logger.warn({ reservationId }, 'a reservation no session could follow was canceled');
+    return 'done';
   }
 
   /** A reservation's status change through the journal, once per reservation and status. */

@@ -4,14 +4,19 @@ import { MetricsService } from '../metrics/metrics.service';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 
-/** The writes that must follow another once it landed. */
-export type FollowUpKind = 'confirm-booking';
+/**
+ * The writes that must follow another once it landed: a paid booking's confirmation, and the cancel
+ * of a reservation no card can follow (its session could not be opened).
+ */
+export type FollowUpKind = 'confirm-booking' | 'cancel-orphan';
 
 /** One write to follow: what, on which reservation, for which session (by its ref, never its id). */
 export interface FollowUp {
   kind: FollowUpKind;
   reservationId: string;
   sessionRef: string;
+  /** The listing whose unpaid hold it ends (cancel-orphan). */
+  listingId?: string;
 }
 
 /** `done`: it landed (or was not needed); `refused`: the platform said no for good; `retry`: not now. */
@@ -21,17 +26,17 @@ export type FollowUpHandler = (followUp: FollowUp) => Promise<FollowUpOutcome>;
 /** The request that caused it usually does it at once; the sweep looks only after this. */
 export const FOLLOW_UP_GRACE_MS = 10_000;
 const RETRY_EVERY_MS = 15_000;
-const KINDS: readonly FollowUpKind[] = ['confirm-booking'];
+const KINDS: readonly FollowUpKind[] = ['confirm-booking', 'cancel-orphan'];
 
-function memberOf({ kind, reservationId, sessionRef }: FollowUp): string {
-  return JSON.stringify([kind, reservationId, sessionRef]);
+function memberOf({ kind, reservationId, sessionRef, listingId }: FollowUp): string {
+  return JSON.stringify(listingId === undefined ? [kind, reservationId, sessionRef] : [kind, reservationId, sessionRef, listingId]);
 }
 
 function followUpOf(member: string): FollowUp | null {
   try {
-    const [kind, reservationId, sessionRef] = JSON.parse(member) as unknown[];
+    const [kind, reservationId, sessionRef, listingId] = JSON.parse(member) as unknown[];
     if (!KINDS.includes(kind as FollowUpKind) || typeof reservationId !== 'string' || typeof sessionRef !== 'string') return null;
-    return { kind: kind as FollowUpKind, reservationId, sessionRef };
+    return { kind: kind as FollowUpKind, reservationId, sessionRef, ...(typeof listingId === 'string' ? { listingId } : {}) };
   } catch {
     return null;
   }
@@ -67,6 +72,15 @@ export class FollowUps {
   /** The step, in the batch that records the write it follows, that makes it due. */
   step(followUp: FollowUp): BatchStep {
     return { op: 'indexAdd', key: this.due, member: memberOf(followUp), score: this.clock.now() + FOLLOW_UP_GRACE_MS, otherSlot: true };
+  }
+
+  /**
+   * Records one whose cause is no write of the journal's (a session that could not be opened), then
+   * carries it out: recorded first, so a replica that dies meanwhile leaves it to the sweep.
+   */
+  async recordAndRun(followUp: FollowUp): Promise<FollowUpOutcome> {
+    await this.store.indexAdd(this.due, memberOf(followUp), this.clock.now() + FOLLOW_UP_GRACE_MS);
+    return this.run(followUp);
   }
 
   /** Carries one out now (the request's own try): done or refused, it is no longer due; otherwise the sweep tries again. */

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
+import { FOLLOW_UP_GRACE_MS } from '../../src/journal/follow-ups';
+import { JournalSweep } from '../../src/journal/journal-sweep';
 import { RedisKeys } from '../../src/redis/redis-keys';
 import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
@@ -28,6 +30,12 @@ describe('booking: a reservation whose session cannot follow is canceled', () =>
     });
     redis = new Redis(testRedisUrl());
   });
+
+  /** The service's cached reads of the account run out (its own copy after a minute, the shared one after five). */
+  async function forgetProvider(): Promise<void> {
+    world.clocks[0].advance(PAST_LOCAL_COPY_MS);
+    await redis.del(new RedisKeys(world.apps[0].config.redis.keyPrefix).cache('provider', LISTING));
+  }
 
   afterAll(async () => {
     redis.disconnect();
@@ -64,5 +72,44 @@ describe('booking: a reservation whose session cannot follow is canceled', () =>
     expect(reservations).toHaveLength(1);
     expect(reservations[0].status).toBe('canceled');
     expect(control.counters.requests.reservationStatus).toBe(1);
+  });
+
+  it('a cancel the platform drops is kept in Redis and carried out by the sweep', async () => {
+    const control = world.sandbox.control;
+    // The account is back, and no copy of the earlier test's INACTIVE read is left.
+    control.setProviderStatus(PROVIDER, 'ACTIVE');
+    await forgetProvider();
+    const site = bookingClient(world.apps[0].url);
+    const quote = await site.quote({ listingId: LISTING, ...stay(80, 2), guestsCount: 2 }).expect(201);
+    const guest = newGuest();
+    control.slowWrite('reservationFromQuote', { actAfterMs: 60_000, times: 1 });
+    const answer = site.book({ quoteId: quote.body.id, guest }, randomUUID()).then((response) => response);
+    const creates = control.counters.requests.reservationFromQuote ?? 0;
+    await waitUntil(
+      () => Promise.resolve((control.counters.requests.reservationFromQuote ?? 0) > creates),
+      10_000,
+      'the create to reach the platform',
+    );
+    control.setProviderStatus(PROVIDER, 'INACTIVE');
+    await forgetProvider();
+    // The request's own cancel fails at the platform.
+    control.forceStatus('reservationStatus', 503, { times: 1 });
+    control.actNow('reservationFromQuote');
+    expect((await answer).body.code).toBe('payment_account_unavailable');
+    const [booked] = control.getGuestsByEmail(guest.email);
+    const reservationId = control.getGuestReservations(booked._id as string)[0]._id as string;
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
+
+    await waitUntil(
+      async () => {
+        world.clocks[0].advance(FOLLOW_UP_GRACE_MS + 6_000);
+        await world.apps[0].app.get(JournalSweep).sweepOnce();
+        return control.getReservation(reservationId)?.status === 'canceled';
+      },
+      20_000,
+      "the sweep's cancel",
+    );
+    const dueLeft = await redis.zcard(new RedisKeys(world.apps[0].config.redis.keyPrefix).followUps().due);
+    expect(dueLeft).toBe(0);
   });
 });
