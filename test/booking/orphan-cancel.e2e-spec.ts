@@ -97,7 +97,7 @@ describe('booking: a reservation whose session cannot follow is canceled', () =>
     control.actNow('reservationFromQuote');
     expect((await answer).body.code).toBe('payment_account_unavailable');
     const [booked] = control.getGuestsByEmail(guest.email);
-    const reservationId = control.getGuestReservations(booked._id as string)[0]._id as string;
+    const reservationId = control.getGuestReservations(booked._id as string)[0]._id;
     expect(control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
 
     await waitUntil(
