@@ -146,3 +146,41 @@ describe('only misses spend the allowance', () => {
     expect(reads() - before).toBeLessThanOrEqual(MISSES_PER_ADDRESS);
   });
 });
+
+describe('misses from many addresses read at anonymous priority once their shared allowance is spent', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, {
+      env: { TRUST_PROXY: '1', CHECKOUT_RESERVATION_MISSES_AT_CHECKOUT: '2/m' },
+      sandbox: { paymentVisibilityDelayMs: 0 },
+    });
+  });
+
+  afterAll(() => world.close());
+
+  /** Upstream calls the instance's budget granted at this priority so far (one per grant). */
+  async function granted(priority: string): Promise<number> {
+    const text = await (await fetch(`${world.apps[0].url}/metrics`)).text();
+    const line = new RegExp(`^upstream_limiter_wait_seconds_count\\{priority="${priority}"\\} (\\d+)`, 'm').exec(text);
+    return line ? Number(line[1]) : 0;
+  }
+
+  it('guesses from rotating addresses spend the checkout share only up to the allowance; a real checkout still pays at checkout priority', async () => {
+    const anonymousBefore = await granted('anonymous');
+    const checkoutBefore = await granted('checkout');
+    for (let i = 0; i < 6; i += 1) {
+      const answer = await open(world.apps[0].url, `198.18.${20 + i}.1`, madeUpReservationId(), 'someone@example.com');
+      expect(answer.body.code).toBe('reservation_not_found');
+    }
+    // Two misses at checkout priority, the four after them at anonymous priority.
+    expect((await granted('checkout')) - checkoutBefore).toBe(2);
+    expect((await granted('anonymous')) - anonymousBefore).toBe(4);
+
+    const { reservationId, guestEmail } = freshReservation(world);
+    const session = await open(world.apps[0].url, '198.18.40.1', reservationId, guestEmail);
+    expect(session.status).toBe(201);
+    const paid = await checkoutClient(world.apps[0].url).submit(session.body.id as string, cardBody());
+    expect(paid.body.status).toBe('succeeded');
+  });
+});
