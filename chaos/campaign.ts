@@ -56,7 +56,8 @@ export async function runCampaign(world: ChaosWorld, options: CampaignOptions): 
   const ledger = new Ledger();
   const balancer = new Balancer(world);
   const horizonMs = world.timing.settleSeconds * 1_000;
-  const openLimitMs = horizonMs + SWEEP_MS + world.timing.upstreamTimeoutMs * 2;
+  // A Redis that lost data holds writes for a horizon, and a write unknown after that takes one more.
+  const openLimitMs = 2 * horizonMs + SWEEP_MS + world.timing.upstreamTimeoutMs * 2;
   const plans = planOperations(options.seed, options.operations, options.operationKinds ?? OPERATION_KINDS);
 
   let guestsDone = false;

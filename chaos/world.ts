@@ -54,7 +54,6 @@ export function replicaEnvironment(sandbox: RunningSandbox, redisUrl: string, ti
     // As production runs: a store found empty holds writes, and an intent is on the Redis replica before its send.
     WRITE_HOLD_ON_NEW_STORE: 'true',
     REDIS_WAIT_REPLICAS: '1',
-    REDIS_WAIT_TIMEOUT_MS: '300',
     PUBLIC_BASE_URL: BALANCER_URL,
     CHECKOUT_RETURN_URL: SITE_RETURN_URL,
     DOCS_ENABLED: 'false',

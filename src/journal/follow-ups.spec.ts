@@ -69,4 +69,21 @@ describe('FollowUps (writes that must follow a landed one)', () => {
     expect(calls).toEqual([]);
     expect(await due()).toEqual([]);
   });
+
+  it('kept in the memory of the replica that recorded it: a Redis that lost the index does not lose it', async () => {
+    const { world, calls, record, due } = setUp([new Error('the platform answered 503'), 'done']);
+    await record();
+    expect(await world.followUps.run(CONFIRM)).toBe('retry');
+    // Redis comes back empty: the index is gone.
+    await world.store.delete(world.keys.followUps().due);
+    world.clock.time += 60_000;
+    expect(await world.followUps.runDue(10)).toBe(0);
+    expect(await world.followUps.runRemembered()).toBe(1);
+    expect(calls).toHaveLength(2);
+    expect(await due()).toEqual([]);
+    // Ended: nothing is left to carry out.
+    world.clock.time += 60_000;
+    expect(await world.followUps.runRemembered()).toBe(0);
+    expect(calls).toHaveLength(2);
+  });
 });

@@ -27,6 +27,9 @@ export type FollowUpHandler = (followUp: FollowUp) => Promise<FollowUpOutcome>;
 export const FOLLOW_UP_GRACE_MS = 10_000;
 const RETRY_EVERY_MS = 15_000;
 const KINDS: readonly FollowUpKind[] = ['confirm-booking', 'cancel-orphan'];
+/** Follow-ups a replica keeps in memory besides Redis (see remember): at most this many, for at most this long. */
+const REMEMBERED_AT_MOST = 10_000;
+const REMEMBERED_FOR_MS = 24 * 3_600_000;
 
 function memberOf({ kind, reservationId, sessionRef, listingId }: FollowUp): string {
   return JSON.stringify(listingId === undefined ? [kind, reservationId, sessionRef] : [kind, reservationId, sessionRef, listingId]);
@@ -54,6 +57,12 @@ export class FollowUps {
   private readonly logger = new Logger('FollowUps');
   private readonly handlers = new Map<FollowUpKind, FollowUpHandler>();
   private readonly due: string;
+  /**
+   * The follow-ups this replica recorded, until they end: a Redis that lost `follow-ups:due` (back
+   * empty, or a failover that dropped the latest writes) does not lose them while this replica
+   * lives, since each replica carries out its own when they fall due (runRemembered).
+   */
+  private readonly remembered = new Map<string, { followUp: FollowUp; dueAt: number; since: number }>();
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -71,7 +80,40 @@ export class FollowUps {
 
   /** The step, in the batch that records the write it follows, that makes it due. */
   step(followUp: FollowUp): BatchStep {
+    this.remember(followUp, this.clock.now() + FOLLOW_UP_GRACE_MS);
     return { op: 'indexAdd', key: this.due, member: memberOf(followUp), score: this.clock.now() + FOLLOW_UP_GRACE_MS, otherSlot: true };
+  }
+
+  private remember(followUp: FollowUp, dueAt: number): void {
+    const member = memberOf(followUp);
+    const known = this.remembered.get(member);
+    if (known) {
+      known.dueAt = dueAt;
+      return;
+    }
+    if (this.remembered.size >= REMEMBERED_AT_MOST) {
+      const oldest = this.remembered.keys().next().value;
+      if (oldest !== undefined) this.remembered.delete(oldest);
+    }
+    this.remembered.set(member, { followUp, dueAt, since: this.clock.now() });
+  }
+
+  /**
+   * Every replica's part, beside the sweep's: carries out the follow-ups it recorded itself that are
+   * due, putting each back in `follow-ups:due` when a Redis that lost data no longer holds it.
+   */
+  async runRemembered(): Promise<number> {
+    const now = this.clock.now();
+    let ended = 0;
+    for (const [member, { followUp, dueAt, since }] of [...this.remembered]) {
+      if (since + REMEMBERED_FOR_MS < now) {
+        this.remembered.delete(member);
+        continue;
+      }
+      if (dueAt > now) continue;
+      if ((await this.run(followUp).catch(() => 'retry' as const)) !== 'retry') ended += 1;
+    }
+    return ended;
   }
 
   /**
@@ -79,6 +121,7 @@ export class FollowUps {
    * carries it out: recorded first, so a replica that dies meanwhile leaves it to the sweep.
    */
   async recordAndRun(followUp: FollowUp): Promise<FollowUpOutcome> {
+    this.remember(followUp, this.clock.now() + FOLLOW_UP_GRACE_MS);
     await this.store.indexAdd(this.due, memberOf(followUp), this.clock.now() + FOLLOW_UP_GRACE_MS);
     return this.run(followUp);
   }
@@ -99,9 +142,12 @@ export class FollowUps {
     }
     const member = memberOf(followUp);
     if (outcome === 'retry') {
+      const remembered = this.remembered.get(member);
+      if (remembered) remembered.dueAt = this.clock.now() + RETRY_EVERY_MS;
       await this.store.indexAdd(this.due, member, this.clock.now() + RETRY_EVERY_MS);
       return outcome;
     }
+    this.remembered.delete(member);
     if (outcome === 'refused') {
       this.metrics.followUpsRefused.inc({ kind: followUp.kind });
       this.logger.error(

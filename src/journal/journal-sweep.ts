@@ -59,11 +59,12 @@ export class JournalSweep implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   private async pass(): Promise<number> {
+    // Every replica, lock or not: the follow-ups it recorded itself, which a Redis that lost data may no longer hold.
+    let settled = await this.followUps.runRemembered().catch(() => 0);
     const journal = this.keys.journal();
     const owner = randomUUID();
     const claimed = await this.store.set(journal.sweepLock, owner, { ifAbsent: true, ttlMs: SWEEP_LOCK_MS }).catch(() => false);
-    if (!claimed) return 0;
-    let settled = 0;
+    if (!claimed) return settled;
     try {
       const due = await this.store.indexDue(journal.due, this.clock.now(), BATCH);
       for (const member of due) {
