@@ -9,6 +9,8 @@ const CARD = {
 };
 const ADDRESSES = 8;
 const IN_FLIGHT_PER_ADDRESS = 2;
+/** Lanes whose every request comes from a fresh address: IPv4 anywhere, and IPv6 /64s of one /48. */
+const ROTATING_LANES = 4;
 const CHECKOUT_EVERY_MS = 4_000;
 const DAY_MS = 86_400_000;
 
@@ -84,7 +86,8 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 /**
  * Scenario 10 — a bounded flood (docs/product-spec.md §7): for `seconds`, eight client
- * addresses each keep two requests in flight, cycling through anonymous reads (a summary of a made-up
+ * addresses each keep two requests in flight (and eight lanes more send each request from a fresh
+ * address: IPv4 anywhere, or an IPv6 /64 of one /48), cycling through anonymous reads (a summary of a made-up
  * listing, a calendar), anonymous bookings (a quote, then a booking with a made-up guest) and unknown
  * ids (a well-formed quote id that does not exist, a session id that does not exist, a card for it, a
  * reservation id that does not exist), under the default per-address limits; beside them, a real
@@ -169,7 +172,22 @@ export async function boundedFlood(options: { instances: number; seconds: number
         await once(operation, urls[(address + step) % urls.length], from).catch(() => count(operation, 'no answer'));
       }
     };
-    const flood = Array.from({ length: ADDRESSES * IN_FLIGHT_PER_ADDRESS }, (_, i) => attacker(i % ADDRESSES, Math.floor(i / ADDRESSES)));
+    const rotating = async (lane: number, version: 4 | 6) => {
+      for (let step = lane; Date.now() < end; step += ROTATING_LANES) {
+        const byte = () => Math.floor(Math.random() * 256);
+        const address =
+          version === 4
+            ? `11.${byte()}.${byte()}.${byte()}`
+            : `2001:db8:77:${((byte() << 8) | byte()).toString(16)}::${byte().toString(16)}`;
+        const operation = OPERATIONS[step % OPERATIONS.length];
+        await once(operation, urls[step % urls.length], { 'X-Forwarded-For': address }).catch(() => count(operation, 'no answer'));
+      }
+    };
+    const flood = [
+      ...Array.from({ length: ADDRESSES * IN_FLIGHT_PER_ADDRESS }, (_, i) => attacker(i % ADDRESSES, Math.floor(i / ADDRESSES))),
+      ...Array.from({ length: ROTATING_LANES }, (_, lane) => rotating(lane, 4)),
+      ...Array.from({ length: ROTATING_LANES }, (_, lane) => rotating(lane, 6)),
+    ];
     const real: Promise<void>[] = [];
     for (let tick = 0; Date.now() < end; tick += 1) {
       real.push(checkoutOnce(urls[tick % urls.length]).catch(() => undefined));
@@ -185,7 +203,10 @@ export async function boundedFlood(options: { instances: number; seconds: number
     const families = [...new Set([...before.byFamily.keys(), ...after.byFamily.keys()])].sort();
     const rows: [string, string][] = [
       ['duration, instances', `${options.seconds} s, ${options.instances}`],
-      ['flood', `${ADDRESSES} addresses × ${IN_FLIGHT_PER_ADDRESS} in flight, default per-address limits; ${sent} requests answered`],
+      [
+        'flood',
+        `${ADDRESSES} addresses × ${IN_FLIGHT_PER_ADDRESS} in flight, and ${ROTATING_LANES} lanes each from a fresh IPv4 address per request and ${ROTATING_LANES} from fresh IPv6 /64s of one /48; default limits; ${sent} requests answered`,
+      ],
       ...(['quote', ...OPERATIONS] as const).map((operation): [string, string] => [
         `  ${operation}`,
         [...(answers.get(operation) ?? new Map<string, number>()).entries()]
