@@ -84,7 +84,11 @@ export interface CheckoutClientOptions {
   fetch?: typeof fetch;
   /** The service's PAYMENT_STATUS_REFRESH_SECONDS (default 10): payment-status is read at most this often. */
   paymentStatusRefreshSeconds?: number;
-  /** Retries of one write attempt, same key, after a lost answer, 503 outcome_pending or 409 idempotency_in_progress (default 2). */
+  /**
+   * Retries of one write attempt, same key, after a lost answer or an answer that says to press again
+   * after its Retry-After (503 outcome_pending, 409 idempotency_in_progress, 409 step_in_progress,
+   * 503 store_unavailable), default 2.
+   */
   writeRetries?: number;
   /** Waits between polls and retries (tests may shorten nothing: the bounds above are kept). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -101,7 +105,8 @@ export interface WatchOptions {
 
 /** A payment due within this long of now is being charged: its outcome is worth waiting for. */
 const CHARGING_WINDOW_MS = 60_000;
-const RETRYABLE_WRITE_CODES = new Set(['outcome_pending', 'idempotency_in_progress', 'step_in_progress']);
+/** The error table's "press again with the same key after Retry-After" answers of a write. */
+const RETRYABLE_WRITE_CODES = new Set(['outcome_pending', 'idempotency_in_progress', 'step_in_progress', 'store_unavailable']);
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CHECKOUT_ROUTES, CheckoutClient, CheckoutError, PaymentStatus } from '../../clients/checkout-client';
 import { newGuest, stay } from '../booking/booking-client';
-import { CARDS, cardBody } from '../utils/checkout-client';
+import { CARDS, cardBody, freshReservation } from '../utils/checkout-client';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { ROOT } from '../utils/service-process';
 
@@ -343,5 +343,38 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     const issuer = await fetch(`${issuerPage}/authenticate`, { method: 'POST', redirect: 'manual' });
     await fetch(issuer.headers.get('location')!, { redirect: 'manual' });
     expect((await site.session(session.id)).status).toBe('succeeded');
+  });
+
+  it('presses again with the same key after 503 store_unavailable (nothing was sent), as the error table says', async () => {
+    // The service's answer when no Redis replica acknowledged the intent in time (test/journal/store-loss.e2e-spec.ts),
+    // given here for the first press without sending it.
+    let answered = false;
+    const unavailableOnce: typeof fetch = async (input, init) => {
+      const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+      if (!answered && url.pathname.endsWith('/payment-method')) {
+        answered = true;
+        sent.push({ method: 'POST', path: url.pathname, key: new Headers(init?.headers).get('Idempotency-Key'), at: Date.now() });
+        const problem = {
+          type: 'urn:problem:checkout:store_unavailable',
+          title: 'Shared state is unavailable',
+          status: 503,
+          code: 'store_unavailable',
+        };
+        return new Response(JSON.stringify(problem), {
+          status: 503,
+          headers: { 'Content-Type': 'application/problem+json', 'Retry-After': '1' },
+        });
+      }
+      return recordingFetch()(input, init);
+    };
+    const site = new CheckoutClient({ baseUrl: world.apps[0].url, fetch: unavailableOnce, paymentStatusRefreshSeconds: REFRESH_SECONDS });
+    // A reservation the site already has (no quote): the fewest platform calls at the end of this file's budget.
+    const { reservationId, guestEmail } = freshReservation(world);
+    const session = await site.startSession({ reservationId, email: guestEmail });
+    const paid = await site.submitPaymentMethod(session.id, cardBody(CARDS.noThreeDs));
+    expect(paid.status).toBe('succeeded');
+    const submissions = sent.filter((entry) => entry.path.endsWith('/payment-method'));
+    expect(submissions).toHaveLength(2);
+    expect(submissions[1].key).toBe(submissions[0].key);
   });
 });

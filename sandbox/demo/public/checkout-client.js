@@ -25,7 +25,8 @@ export class CheckoutError extends Error {
 }
 /** A payment due within this long of now is being charged: its outcome is worth waiting for. */
 const CHARGING_WINDOW_MS = 60_000;
-const RETRYABLE_WRITE_CODES = new Set(['outcome_pending', 'idempotency_in_progress', 'step_in_progress']);
+/** The error table's "press again with the same key after Retry-After" answers of a write. */
+const RETRYABLE_WRITE_CODES = new Set(['outcome_pending', 'idempotency_in_progress', 'step_in_progress', 'store_unavailable']);
 function abortableSleep(ms, signal) {
     return new Promise((resolve, reject) => {
         if (signal?.aborted)
