@@ -175,7 +175,7 @@ export class Bookings implements QuoteBookings, OnModuleInit {
       } catch (error) {
         // Ended only when nothing may have been made: a write whose outcome is pending still holds the dates.
         if (!isPending(error) && refusedBeforeEffect(error))
-          await this.limits.unpaidHoldEnded(quote.view.listingId, holdId).catch(() => undefined);
+          await this.limits.unpaidHoldEnded(quote.view.listingId, holdId, this.limits.holdNetworkOf(clientIp)).catch(() => undefined);
         throw error;
       }
     });

@@ -13,6 +13,7 @@ export type RequestLimitName =
   | 'reservation-misses-at-checkout'
   | 'booking-holds'
   | 'unpaid-holds'
+  | 'listing-holds'
   | 'admin-keys';
 
 /**

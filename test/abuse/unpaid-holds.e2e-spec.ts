@@ -27,7 +27,7 @@ function holdsWorld(bounds: Record<string, string>): Promise<SandboxedApps> {
 
 /**
  * docs/product-spec.md §7: reservations held without a card are bounded per address
- * (BOOKING_HOLDS_PER_IP), per listing (BOOKING_UNPAID_HOLDS_PER_LISTING, at once) and in length
+ * (BOOKING_HOLDS_PER_IP), per listing beyond each network's first (BOOKING_UNPAID_HOLDS_PER_LISTING, at once) and in length
  * (BOOKING_MAX_NIGHTS); refusals come before anything is sent to the platform. Two replicas share the counts.
  */
 describe('unpaid holds are bounded per address, per listing and in nights', () => {
@@ -95,20 +95,31 @@ describe('unpaid holds are bounded per address, per listing and in nights', () =
     expect(answer.body.detail).toMatch(/bookings/i);
   });
 
-  it('refuses a fourth unpaid hold of one listing from another address; a hold paid by card stops counting', async () => {
-    // Holds so far: 1 (first test) + 2 (second test) = 3 unpaid on lst-seaside.
-    const other = from('198.51.100.3', 1);
-    const quote = await other.quote();
-    const refused = await refusedCleanly(() => other.book(quote.id), 429, 'rate_limited');
+  it("counts a network's further holds of a listing against its cap, never a network's first; a hold paid by card stops counting", async () => {
+    // Unpaid on lst-seaside so far: .1's first, .2's first and second; counted against the cap (3): .2's second.
+    for (const address of ['198.51.100.3', '198.51.100.4']) {
+      const guest = from(address, 1);
+      expect((await guest.book((await guest.quote()).id)).status).toBe(201);
+      expect((await guest.book((await guest.quote()).id)).status).toBe(201);
+    }
+    // Three counted now: a fifth network's second hold is refused by the listing's cap.
+    const fifth = from('198.51.100.5', 0);
+    expect((await fifth.book((await fifth.quote()).id)).status).toBe(201);
+    const quote = await fifth.quote();
+    const refused = await refusedCleanly(() => fifth.book(quote.id), 429, 'rate_limited');
     expect(refused.body.detail).toMatch(/property/i);
+    // A network that holds nothing on the listing is never kept out by the others' holds.
+    const sixth = from('198.51.100.6', 1);
+    expect((await sixth.book((await sixth.quote()).id)).status).toBe(201);
 
+    // .2's second hold (a counted one) is paid: it stops counting, and the fifth network's second goes through.
     const paid = await request(world.apps[0].url)
-      .post(`/checkout/sessions/${held[0]}/payment-method`)
+      .post(`/checkout/sessions/${held[2]}/payment-method`)
       .set('Idempotency-Key', randomUUID())
       .send(cardBody())
       .expect(200);
     expect(paid.body.status).toBe('succeeded');
-    expect((await other.book(quote.id)).status).toBe(201);
+    expect((await fifth.book(quote.id)).status).toBe(201);
   });
 });
 
@@ -159,5 +170,31 @@ describe('the per-network count is of bookings waiting for payment: a paid one g
     const third = await book(0);
     expect(third.status).toBe(429);
     expect(third.body.detail).toMatch(/bookings waiting for payment from your network/);
+  });
+
+  it('a booking the platform refused before anything was made gives its slot back: the network still books', async () => {
+    const url = world.apps[0].url;
+    // Guests in different numbers: two quotes of the same stay, not one reused.
+    const quoteFrom = async (address: string, daysAhead: number, guestsCount = 2) =>
+      (
+        await request(url)
+          .post('/checkout/quotes')
+          .set('X-Forwarded-For', address)
+          .send({ listingId: 'lst-seaside', ...stay(daysAhead, 2), guestsCount })
+          .expect(201)
+      ).body.id as string;
+    const bookFrom = (address: string, quoteId: string) =>
+      request(url)
+        .post('/checkout/sessions')
+        .set('X-Forwarded-For', address)
+        .set('Idempotency-Key', randomUUID())
+        .send({ quoteId, guest: newGuest() });
+    // Twice (the network's whole allowance): its quote's dates are taken by another guest before it books.
+    for (const daysAhead of [260, 263]) {
+      const late = await quoteFrom('203.0.113.50', daysAhead);
+      expect((await bookFrom('203.0.113.51', await quoteFrom('203.0.113.51', daysAhead, 3))).status).toBe(201);
+      expect((await bookFrom('203.0.113.50', late)).body.code).toBe('dates_unavailable');
+    }
+    expect((await bookFrom('203.0.113.50', await quoteFrom('203.0.113.50', 266))).status).toBe(201);
   });
 });

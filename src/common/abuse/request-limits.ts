@@ -22,6 +22,11 @@ import { clientNetwork } from '../http/client-ip';
 /** Wrong operator keys a network may send before every admin request from it waits (adminKeyFailed). */
 export const ADMIN_KEY_FAILURES: RateLimit = { limit: 10, windowMs: 60_000, text: 'wrong operator keys a minute' };
 
+/** The subject of a network's unpaid holds on one listing (the network by digest, never in the clear). */
+function listingHoldsOf(listingId: string, networkDigest: string): string {
+  return `${listingId} ${networkDigest}`;
+}
+
 /** How long a session open waits for a lookup of its network ahead of it to end and give its slot back. */
 export const RESERVATION_LOOKUP_WAIT_MS = 2_000;
 const LOOKUP_RETRY_MS = 50;
@@ -252,6 +257,15 @@ export class RequestLimits {
         'Too many bookings waiting for payment from your network. Please complete one, or wait before booking again.',
       );
     }
+    // A network's first unpaid hold on a listing is never refused by the listing's cap: a few
+    // networks' holds cannot keep the listing from everyone else. Only its further ones count.
+    const first = await this.take(
+      'listing-holds',
+      listingHoldsOf(listingId, RedisKeys.digest(network)),
+      { limit: 1, windowMs: holdMs, text: 'unpaid hold at once' },
+      holdId,
+    );
+    if (first.granted) return;
     const perListing = await this.take(
       'unpaid-holds',
       listingId,
@@ -279,7 +293,9 @@ export class RequestLimits {
    */
   async unpaidHoldEnded(listingId: string, holdId: string, network?: string): Promise<void> {
     await this.releaseSlot('unpaid-holds', listingId, holdId);
-    if (network) await this.store.releaseSlot([this.keys.requestLimit('booking-holds', network, true).window], holdId);
+    if (!network) return;
+    await this.store.releaseSlot([this.keys.requestLimit('booking-holds', network, true).window], holdId);
+    await this.releaseSlot('listing-holds', listingHoldsOf(listingId, network), holdId);
   }
 
   /**
