@@ -36,9 +36,9 @@ export class CheckoutSessions {
   async create(reservationId: string, email: string, clientIp: string, checked?: ReservationLookup): Promise<CheckoutSessionView> {
     // Checked by the route's guard beside the request's count when it could tell the body's shape.
     const lookup = checked ?? (await this.limits.reservationLookup(clientIp));
-    const priority = await lookup.admit();
+    await lookup.admit();
     // The allowance's slot was taken before the read: a miss keeps it, a find or a failed read gives it back.
-    const reservation = await this.guesty.getReservation(reservationId, 'checkout', undefined, priority).catch(async (error: unknown) => {
+    const reservation = await this.guesty.getReservation(reservationId).catch(async (error: unknown) => {
       await lookup.found();
       throw error;
     });

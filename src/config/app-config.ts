@@ -89,11 +89,6 @@ export interface CheckoutConfig {
   sessionsPerReservation: RateLimit;
   /** Session opens per client network that found no reservation (CHECKOUT_RESERVATION_MISSES_PER_IP). */
   reservationMissesPerIp: RateLimit;
-  /**
-   * Reservation misses of all networks together whose reads may spend checkout priority
-   * (CHECKOUT_RESERVATION_MISSES_AT_CHECKOUT); beyond it, lookups read at anonymous priority.
-   */
-  reservationMissesAtCheckout: RateLimit;
 }
 
 /** Writes to one reservation (docs/product-spec.md §6.3). */

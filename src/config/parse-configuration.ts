@@ -322,7 +322,6 @@ export function parseConfiguration(env: Environment): AppConfig {
       cardAttempts: read.rate('CHECKOUT_CARD_ATTEMPTS', '10/h'),
       sessionsPerReservation: read.rate('CHECKOUT_SESSIONS_PER_RESERVATION', '5/h'),
       reservationMissesPerIp: read.rate('CHECKOUT_RESERVATION_MISSES_PER_IP', '3/h'),
-      reservationMissesAtCheckout: read.rate('CHECKOUT_RESERVATION_MISSES_AT_CHECKOUT', '12/m'),
     },
     upstreamRateLimits: read.rates('UPSTREAM_RATE_LIMITS', '15/s,120/m,5000/h'),
     reservationWrites: {

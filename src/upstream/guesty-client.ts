@@ -216,21 +216,18 @@ export class GuestyClient {
    * email), `money` (totals and payments), `folio` (its invoice items). The legacy read answers them
    * all in one call; the current surface reads Reservations V3, then each part asked for (in
    * parallel), so a route pays only for what it reads (docs/upstream.md, "The surface of 2027").
-   * `findPriority`: the first read's, the one that may find nothing (a guess read at anonymous
-   * priority, the parts of a reservation it found at `priority`).
    */
   async getReservation(
     reservationId: string,
     priority: Priority = 'checkout',
     parts: readonly ReservationPart[] = ['guest', 'money'],
-    findPriority: Priority = priority,
   ): Promise<PlatformReservation | null> {
     if (this.surface() === 'legacy') {
-      const reservation = await this.getLegacyReservation(reservationId, findPriority);
+      const reservation = await this.getLegacyReservation(reservationId, priority);
       // The legacy read's payments name the method each charges: the cards on file, with no other call.
       return reservation && parts.includes('cards') ? { ...reservation, cardsOnFile: methodsPaying(reservation.money) } : reservation;
     }
-    const read = await this.reservationReads.load(reservationId, findPriority);
+    const read = await this.reservationReads.load(reservationId, priority);
     if (!read) return null;
     const [guestEmail, money, folio, cards] = await Promise.all([
       parts.includes('guest') && read.bookerId ? this.readGuestEmail(read.bookerId, priority) : undefined,

@@ -8,7 +8,6 @@ import type { RequestLimitName } from '../../redis/redis-keys';
 import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
 import { Clock } from '../clock';
-import type { Priority } from '../../upstream/outbound-rate-limiter';
 import { DomainError } from '../errors/domain-error';
 import { clientNetwork } from '../http/client-ip';
 
@@ -36,12 +35,8 @@ const LOOKUP_RETRY_MS = 50;
  * before the read is sent, and given back when the read found the reservation (or failed).
  */
 export interface ReservationLookup {
-  /**
-   * Throws 429 when the allowance is spent (after waiting for lookups in flight to give theirs
-   * back); otherwise answers the priority its read may spend: checkout, or anonymous once misses of
-   * all networks together spent CHECKOUT_RESERVATION_MISSES_AT_CHECKOUT (a flood from many addresses).
-   */
-  admit(): Promise<Priority>;
+  /** Throws 429 when the allowance is spent (after waiting for lookups in flight to give theirs back). */
+  admit(): Promise<void>;
   /** The read found the reservation, or never answered: the slot goes back. */
   found(): Promise<void>;
   /** The read found nothing: the slot stays spent. */
@@ -70,7 +65,6 @@ export class RequestLimits {
 
   /** This replica's reservation lookups whose read is on its way, by client network (see reservationLookup). */
   private readonly lookupsInFlight = new Map<string, number>();
-  private readonly missesAtCheckout: RateLimit;
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -84,7 +78,6 @@ export class RequestLimits {
     this.cardLimit = checkout.cardAttempts;
     this.sessionLimit = checkout.sessionsPerReservation;
     this.missLimit = checkout.reservationMissesPerIp;
-    this.missesAtCheckout = checkout.reservationMissesAtCheckout;
     this.readLimit = config.get('budget', { infer: true }).ipReadLimit;
     const booking = config.get('booking', { infer: true });
     this.holdLimit = booking.holdsPerIp;
@@ -196,7 +189,6 @@ export class RequestLimits {
 
   private lookupAnswered(network: string, member: string, first: SlotAnswer): ReservationLookup {
     let taken = first.granted;
-    let atCheckout = false;
     if (taken) this.lookupsInFlight.set(network, (this.lookupsInFlight.get(network) ?? 0) + 1);
     return {
       admit: async () => {
@@ -208,12 +200,7 @@ export class RequestLimits {
         }
         if (answer.granted && !taken) this.lookupsInFlight.set(network, (this.lookupsInFlight.get(network) ?? 0) + 1);
         taken = answer.granted;
-        if (taken) {
-          // The same reserve-then-give-back over every network: misses beyond it read at anonymous priority.
-          const shared = await this.take('reservation-misses-at-checkout', 'all', this.missesAtCheckout, member).catch(() => null);
-          atCheckout = shared?.granted ?? false;
-          return atCheckout ? 'checkout' : 'anonymous';
-        }
+        if (taken) return;
         this.refuse(
           'reservation_misses',
           answer,
@@ -225,7 +212,6 @@ export class RequestLimits {
         taken = false;
         this.landed(network);
         await this.releaseSlot('reservation-misses', network, member).catch(() => undefined);
-        if (atCheckout) await this.releaseSlot('reservation-misses-at-checkout', 'all', member).catch(() => undefined);
       },
       missed: () => {
         if (taken) this.landed(network);
