@@ -36,18 +36,13 @@ export class CheckoutSessions {
   async create(reservationId: string, email: string, clientIp: string, checked?: ReservationLookup): Promise<CheckoutSessionView> {
     // Checked by the route's guard beside the request's count when it could tell the body's shape.
     const lookup = checked ?? (await this.limits.reservationLookup(clientIp));
-    await lookup.admit();
-    // The allowance's slot was taken before the read: a miss keeps it, a find or a failed read gives it back.
-    const reservation = await this.guesty.getReservation(reservationId).catch(async (error: unknown) => {
-      await lookup.found();
-      throw error;
-    });
+    lookup.admit();
+    const reservation = await this.guesty.getReservation(reservationId);
     const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
     if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
-      lookup.missed();
+      await lookup.missed();
       throw new DomainError('reservation_not_found', NOT_FOUND);
     }
-    await lookup.found();
     const amount = reservation.money?.balanceDue;
     const currency = reservation.money?.currency;
     if (typeof amount !== 'number' || !currency) {

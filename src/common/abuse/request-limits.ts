@@ -7,7 +7,6 @@ import { KeyValueStore, SlotAnswer, SlotRequest } from '../../redis/key-value-st
 import type { RequestLimitName } from '../../redis/redis-keys';
 import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
-import { Clock } from '../clock';
 import { DomainError } from '../errors/domain-error';
 import { clientNetwork } from '../http/client-ip';
 
@@ -26,21 +25,13 @@ function listingHoldsOf(listingId: string, networkDigest: string): string {
   return `${listingId} ${networkDigest}`;
 }
 
-/** How long a session open waits for a lookup of its network ahead of it to end and give its slot back. */
-export const RESERVATION_LOOKUP_WAIT_MS = 2_000;
-const LOOKUP_RETRY_MS = 50;
+/** The one window member every check of a network's reservation misses writes (see reservationLookup). */
+const RESERVATION_MISS_CHECK = 'check';
 
-/**
- * A network's reservation lookup before a session opens: a slot of its miss allowance is taken
- * before the read is sent, and given back when the read found the reservation (or failed).
- */
+/** A network's reservation-miss check before a session opens: refuse when spent, count a miss once it happened. */
 export interface ReservationLookup {
-  /** Throws 429 when the allowance is spent (after waiting for lookups in flight to give theirs back). */
-  admit(): Promise<void>;
-  /** The read found the reservation, or never answered: the slot goes back. */
-  found(): Promise<void>;
-  /** The read found nothing: the slot stays spent. */
-  missed(): void;
+  admit(): void;
+  missed(): Promise<void>;
 }
 
 /**
@@ -63,15 +54,11 @@ export class RequestLimits {
   private readonly unpaidHoldsPerListing: number;
   private readonly local = new MemoryKeyValueStore();
 
-  /** This replica's reservation lookups whose read is on its way, by client network (see reservationLookup). */
-  private readonly lookupsInFlight = new Map<string, number>();
-
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     @Inject(RedisKeys) private readonly keys: RedisKeys,
     @Inject(ConfigService) config: ConfigService<AppConfig, true>,
     @Inject(MetricsService) private readonly metrics: MetricsService,
-    @Inject(Clock) private readonly clock: Clock,
   ) {
     const checkout = config.get('checkout', { infer: true });
     this.ipLimit = checkout.ipRateLimit;
@@ -156,18 +143,14 @@ export class RequestLimits {
 
   /**
    * A session about to be opened on a reservation the guest names by id and email, before the
-   * reservation is read (CHECKOUT_RESERVATION_MISSES_PER_IP): each lookup takes a slot of the
-   * network's miss allowance before its read is sent, and gives it back when the read finds the
-   * reservation (or fails): only misses stay spent, and parallel guesses send no more reads than
-   * the allowance. A lookup that finds every slot taken while this replica has lookups of the same
-   * network in flight waits up to RESERVATION_LOOKUP_WAIT_MS for them to give theirs back (guests
-   * behind one network on a slow platform); otherwise, or after the wait, `admit()` throws 429
-   * `rate_limited`.
+   * reservation is read (CHECKOUT_RESERVATION_MISSES_PER_IP): `admit()` throws 429 `rate_limited`
+   * when this client network has missed its allowance. Only a miss spends it, recorded once it
+   * happened (`missed()`): lookups in flight at once (a slow platform, guests behind one network)
+   * never refuse each other, and a lookup cut short by a fault leaves nothing counted.
    */
   async reservationLookup(ip: string): Promise<ReservationLookup> {
     const network = clientNetwork(ip);
-    const member = randomUUID();
-    return this.lookupAnswered(network, member, await this.take('reservation-misses', network, this.missLimit, member));
+    return this.lookupAnswered(network, await this.take('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK));
   }
 
   /**
@@ -177,54 +160,40 @@ export class RequestLimits {
    */
   async perClientIpOpeningSession(ip: string): Promise<ReservationLookup> {
     const network = clientNetwork(ip);
-    const member = randomUUID();
-    const [request, lookup] = await this.takeAll([
+    const [request, check] = await this.takeAll([
       this.slotRequest('client-ip', network, this.ipLimit),
-      this.slotRequest('reservation-misses', network, this.missLimit, member),
+      this.slotRequest('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK),
     ]);
     if (!request.granted) this.refuseRequest(request);
     // Tried, since the request before it was granted.
-    return this.lookupAnswered(network, member, lookup);
+    return this.lookupAnswered(network, check);
   }
 
-  private lookupAnswered(network: string, member: string, first: SlotAnswer): ReservationLookup {
-    let taken = first.granted;
-    if (taken) this.lookupsInFlight.set(network, (this.lookupsInFlight.get(network) ?? 0) + 1);
+  /**
+   * The window holds the network's misses and one member of the checks, which every check
+   * refreshes (the same member, so checks at once share it): full means the misses reached the
+   * allowance, and a check takes nothing a concurrent lookup needs.
+   */
+  private missWindow(): RateLimit {
+    return { ...this.missLimit, limit: this.missLimit.limit + 1 };
+  }
+
+  private lookupAnswered(network: string, check: SlotAnswer): ReservationLookup {
     return {
-      admit: async () => {
-        let answer = first;
-        const giveUpAt = this.clock.now() + RESERVATION_LOOKUP_WAIT_MS;
-        while (!answer.granted && (this.lookupsInFlight.get(network) ?? 0) > 0 && this.clock.now() < giveUpAt) {
-          await this.clock.sleep(LOOKUP_RETRY_MS);
-          answer = await this.take('reservation-misses', network, this.missLimit, member);
-        }
-        if (answer.granted && !taken) this.lookupsInFlight.set(network, (this.lookupsInFlight.get(network) ?? 0) + 1);
-        taken = answer.granted;
-        if (taken) return;
+      admit: () => {
+        if (check.granted) return;
         this.refuse(
           'reservation_misses',
-          answer,
+          check,
           'Too many reservations not found from your network. Please check the reservation id and email in your confirmation, wait, and try again, or contact us.',
         );
       },
-      found: async () => {
-        if (!taken) return;
-        taken = false;
-        this.landed(network);
-        await this.releaseSlot('reservation-misses', network, member).catch(() => undefined);
-      },
-      missed: () => {
-        if (taken) this.landed(network);
-        taken = false;
-      },
+      missed: () =>
+        this.take('reservation-misses', network, this.missWindow()).then(
+          () => undefined,
+          () => undefined,
+        ),
     };
-  }
-
-  /** A lookup of this replica's ended (found or missed): one fewer in flight for its network. */
-  private landed(network: string): void {
-    const left = (this.lookupsInFlight.get(network) ?? 1) - 1;
-    if (left > 0) this.lookupsInFlight.set(network, left);
-    else this.lookupsInFlight.delete(network);
   }
 
   /**
