@@ -59,8 +59,14 @@ describe('a booking retried after its create ended outcome_pending', () => {
 
   beforeAll(async () => {
     world = await startSandboxedApps(2, {
-      env: { ...ENV, BOOKING_UNPAID_HOLDS_PER_LISTING: '1' },
-      sandbox: { paymentVisibilityDelayMs: 0 },
+      // The bounds here are the holds', not the budget's: four bookings in a few seconds must not meet the 15/s window.
+      env: {
+        ...ENV,
+        BOOKING_UNPAID_HOLDS_PER_LISTING: '1',
+        UPSTREAM_RATE_LIMITS: '1000/s,10000/m,100000/h',
+        UPSTREAM_ANONYMOUS_SHARE: '100',
+      },
+      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 1000, perMinute: 10_000, perHour: 100_000 } },
     });
   });
   afterAll(() => world.close());
@@ -80,10 +86,15 @@ describe('a booking retried after its create ended outcome_pending', () => {
     const retried = await bookingClient(world.apps[1].url).book(body, key).expect(201);
     const sessionId = retried.body.id as string;
 
-    // BOOKING_UNPAID_HOLDS_PER_LISTING=1: the retried booking's hold is the listing's one unpaid hold.
-    const other = await booking.quote({ listingId: 'lst-city', ...stay(100, 2), guestsCount: 2 }).expect(201);
-    const otherBody = { quoteId: other.body.id as string, guest: newGuest() };
-    const refused = await booking.book(otherBody);
+    // BOOKING_UNPAID_HOLDS_PER_LISTING=1 counts a network's holds of the listing after its first: the
+    // retried booking is this network's first (its retry made no second), the next one fills the cap.
+    const quoteOf = async (daysAhead: number) => ({
+      quoteId: (await booking.quote({ listingId: 'lst-city', ...stay(daysAhead, 2), guestsCount: 2 }).expect(201)).body.id as string,
+      guest: newGuest(),
+    });
+    await booking.book(await quoteOf(100)).expect(201);
+    const thirdBody = await quoteOf(110);
+    const refused = await booking.book(thirdBody);
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 429, code: 'rate_limited' });
 
     // Paid: its hold ends, and the listing takes the next booking.
@@ -97,6 +108,6 @@ describe('a booking retried after its create ended outcome_pending', () => {
       15_000,
       'the paid reservation to be confirmed',
     );
-    await booking.book(otherBody).expect(201);
+    await booking.book(thirdBody).expect(201);
   });
 });
