@@ -37,17 +37,12 @@ export class CheckoutSessions {
     // Checked by the route's guard beside the request's count when it could tell the body's shape.
     const lookup = checked ?? (await this.limits.reservationLookup(clientIp));
     lookup.admit();
-    await lookup.send();
-    const reservation = await this.guesty.getReservation(reservationId).catch(async (error: unknown) => {
-      await lookup.ended();
-      throw error;
-    });
+    const reservation = await this.guesty.getReservation(reservationId);
     const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
     if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
       await lookup.missed();
       throw new DomainError('reservation_not_found', NOT_FOUND);
     }
-    await lookup.ended();
     const amount = reservation.money?.balanceDue;
     const currency = reservation.money?.currency;
     if (typeof amount !== 'number' || !currency) {

@@ -10,7 +10,7 @@ export type RequestLimitName =
   | 'card-attempts'
   | 'sessions'
   | 'reservation-misses'
-  | 'reservation-lookups'
+  | 'reservation-misses-at-checkout'
   | 'booking-holds'
   | 'unpaid-holds'
   | 'listing-holds'
@@ -185,10 +185,8 @@ export class RedisKeys {
       return { window: `${base}:w`, pause: `${base}:pause` };
     }
     // `digested`: the subject is RedisKeys.digest of one already (a network kept by digest, never in the clear).
-    // A network's reservation misses and lookups in flight share its request count's tag: one step takes them together.
-    const ofClient = limit === 'reservation-misses' || limit === 'reservation-lookups';
-    const tagged = `${this.prefix}{limit:${ofClient ? 'client-ip' : limit}:${digested ? subject : RedisKeys.digest(subject)}}`;
-    const base = ofClient ? `${tagged}:${limit}` : tagged;
+    const tagged = `${this.prefix}{limit:${limit === 'reservation-misses' ? 'client-ip' : limit}:${digested ? subject : RedisKeys.digest(subject)}}`;
+    const base = limit === 'reservation-misses' ? `${tagged}:reservation-misses` : tagged;
     return { window: `${base}:w`, pause: `${base}:pause` };
   }
 

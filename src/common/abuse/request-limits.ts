@@ -7,7 +7,6 @@ import { KeyValueStore, SlotAnswer, SlotRequest } from '../../redis/key-value-st
 import type { RequestLimitName } from '../../redis/redis-keys';
 import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
-import { Clock } from '../clock';
 import { DomainError } from '../errors/domain-error';
 import { clientNetwork } from '../http/client-ip';
 
@@ -29,29 +28,10 @@ function listingHoldsOf(listingId: string, networkDigest: string): string {
 /** The one window member every check of a network's reservation misses writes (see reservationLookup). */
 const RESERVATION_MISS_CHECK = 'check';
 
-/**
- * How many reservation lookups of one network may be on their way to the platform at once (its miss
- * allowance, at least this many), and how long a lookup waits for one of them to end. A lookup whose
- * replica died frees its place when the window ends.
- */
-const LOOKUPS_IN_FLIGHT_WINDOW_MS = 30_000;
-export const LOOKUP_WAIT_MS = 10_000;
-const LOOKUP_RETRY_MS = 50;
-
 /** A network's reservation-miss check before a session opens: refuse when spent, count a miss once it happened. */
 export interface ReservationLookup {
   admit(): void;
-  /**
-   * A place among the network's lookups in flight, taken right before the read is sent, with the
-   * misses checked again in the same step: parallel guesses send no more reads than the allowance.
-   * Waits while the places are taken (guests behind one address on a slow platform wait, never
-   * refuse each other); throws 429 when the misses are spent, 503 when no place came in time.
-   */
-  send(): Promise<void>;
-  /** The read found nothing: the miss is counted and the place given back. */
   missed(): Promise<void>;
-  /** The read found the reservation, or failed: the place is given back, nothing counted. */
-  ended(): Promise<void>;
 }
 
 /**
@@ -75,7 +55,6 @@ export class RequestLimits {
   private readonly local = new MemoryKeyValueStore();
 
   constructor(
-    @Inject(Clock) private readonly clock: Clock,
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     @Inject(RedisKeys) private readonly keys: RedisKeys,
     @Inject(ConfigService) config: ConfigService<AppConfig, true>,
@@ -200,59 +179,20 @@ export class RequestLimits {
   }
 
   private lookupAnswered(network: string, check: SlotAnswer): ReservationLookup {
-    const place = randomUUID();
-    let placed = false;
-    const refuseSpent = (answer: SlotAnswer) =>
-      this.refuse(
-        'reservation_misses',
-        answer,
-        'Too many reservations not found from your network. Please check the reservation id and email in your confirmation, wait, and try again, or contact us.',
-      );
-    const giveBack = async () => {
-      if (!placed) return;
-      placed = false;
-      await this.releaseSlot('reservation-lookups', network, place).catch(() => undefined);
-    };
     return {
       admit: () => {
-        if (!check.granted) refuseSpent(check);
+        if (check.granted) return;
+        this.refuse(
+          'reservation_misses',
+          check,
+          'Too many reservations not found from your network. Please check the reservation id and email in your confirmation, wait, and try again, or contact us.',
+        );
       },
-      send: async () => {
-        const inFlight: RateLimit = {
-          limit: Math.max(this.missLimit.limit, 1),
-          windowMs: LOOKUPS_IN_FLIGHT_WINDOW_MS,
-          text: 'reservation lookups at once',
-        };
-        const giveUpAt = this.clock.now() + LOOKUP_WAIT_MS;
-        for (;;) {
-          const [misses, slot] = await this.takeAll([
-            this.slotRequest('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK),
-            this.slotRequest('reservation-lookups', network, inFlight, place),
-          ]);
-          if (!misses.granted) refuseSpent(misses);
-          if (slot?.granted) {
-            placed = true;
-            return;
-          }
-          if (this.clock.now() >= giveUpAt) {
-            // Not the guest's misses: lookups of their network are still on their way (a slow platform).
-            throw new DomainError(
-              'rate_limited',
-              'Other reservations are being looked up from your network right now. Please try again in a moment.',
-              {
-                status: 503,
-                retryAfterSeconds: 1,
-              },
-            );
-          }
-          await this.clock.sleep(LOOKUP_RETRY_MS);
-        }
-      },
-      missed: async () => {
-        await this.take('reservation-misses', network, this.missWindow()).catch(() => undefined);
-        await giveBack();
-      },
-      ended: giveBack,
+      missed: () =>
+        this.take('reservation-misses', network, this.missWindow()).then(
+          () => undefined,
+          () => undefined,
+        ),
     };
   }
 
