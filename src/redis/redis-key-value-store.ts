@@ -218,6 +218,16 @@ export function requestPathClusterOptions(address: RedisClusterAddress): Cluster
   };
 }
 
+/** The store's Lua scripts, by the command name each is defined under on a connection. */
+const SCRIPTS = {
+  checkoutDeleteIfEquals: DELETE_IF_EQUALS,
+  checkoutExtendIfEquals: EXTEND_IF_EQUALS,
+  checkoutBatch: BATCH,
+  checkoutTakeSlots: TAKE_SLOTS,
+  checkoutPauseSlots: PAUSE_SLOTS,
+  checkoutClaimBeside: CLAIM_BESIDE,
+} as const;
+
 export class RedisKeyValueStore extends KeyValueStore {
   readonly kind = 'redis' as const;
 
@@ -231,6 +241,15 @@ export class RedisKeyValueStore extends KeyValueStore {
     private readonly onCommand: () => void = () => undefined,
   ) {
     super();
+    // Each script is sent once per connection and run by its SHA after (EVALSHA); ioredis sends it
+    // again by itself when Redis answers NOSCRIPT (a restart, a failover, SCRIPT FLUSH).
+    for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua });
+  }
+
+  /** One of SCRIPTS by its SHA, its keys first. */
+  private run(script: keyof typeof SCRIPTS, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    const command = (this.client as unknown as Record<keyof typeof SCRIPTS, (...words: (string | number)[]) => Promise<unknown>>)[script];
+    return this.failFast(() => command.call(this.client, keys.length, ...keys, ...args));
   }
 
   /**
@@ -316,12 +335,12 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   async deleteIfEquals(key: string, value: string): Promise<boolean> {
-    const deleted = await this.failFast(() => this.client.eval(DELETE_IF_EQUALS, 1, key, value));
+    const deleted = await this.run('checkoutDeleteIfEquals', [key], [value]);
     return deleted === 1;
   }
 
   async extendIfEquals(key: string, value: string, ttlMs: number): Promise<boolean> {
-    const extended = await this.failFast(() => this.client.eval(EXTEND_IF_EQUALS, 1, key, value, Math.max(1, Math.ceil(ttlMs))));
+    const extended = await this.run('checkoutExtendIfEquals', [key], [value, Math.max(1, Math.ceil(ttlMs))]);
     return extended === 1;
   }
 
@@ -378,7 +397,7 @@ export class RedisKeyValueStore extends KeyValueStore {
       keys.push(...stepKeys);
       args.push(step.op, stepKeys.length, stepArgs.length, ...stepArgs);
     }
-    const reply = (await this.failFast(() => this.client.eval(BATCH, keys.length, ...keys, ...args))) as (string | number | null)[];
+    const reply = (await this.run('checkoutBatch', keys, args)) as (string | number | null)[];
     return steps.map((step, index) => {
       // Past a guard that did not hold, the script returned early: those steps did nothing.
       if (index >= reply.length) return null;
@@ -422,7 +441,7 @@ export class RedisKeyValueStore extends KeyValueStore {
       request.windows.length,
       ...request.windows.flatMap((w) => [w.limit, Math.ceil(w.windowMs), w.reserve]),
     ]);
-    const reply = await this.failFast(() => this.client.eval(TAKE_SLOTS, keys.length, ...keys, ...args));
+    const reply = await this.run('checkoutTakeSlots', keys, args);
     if (!Array.isArray(reply) || reply.length === 0) throw new Error('takeSlot: unexpected reply from Redis');
     return (reply as unknown[]).map((answer) => {
       if (!Array.isArray(answer) || answer.length !== 2) throw new Error('takeSlot: unexpected reply from Redis');
@@ -436,11 +455,11 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   async pauseSlots(pauseKey: string, ms: number): Promise<void> {
-    await this.failFast(() => this.client.eval(PAUSE_SLOTS, 1, pauseKey, Math.max(1, Math.ceil(ms))));
+    await this.run('checkoutPauseSlots', [pauseKey], [Math.max(1, Math.ceil(ms))]);
   }
 
   async claimBeside(key: string, value: string, ttlMs: number, besideKey: string): Promise<BesideClaim> {
-    const reply = (await this.failFast(() => this.client.eval(CLAIM_BESIDE, 2, key, besideKey, value, Math.max(1, Math.ceil(ttlMs))))) as (
+    const reply = (await this.run('checkoutClaimBeside', [key, besideKey], [value, Math.max(1, Math.ceil(ttlMs))])) as (
       string | number | null
     )[];
     if (reply.length === 0) return { beside: null, claimed: false, existing: null };

@@ -2,6 +2,7 @@ import Redis from 'ioredis';
 import { describeKeyValueStoreContract } from './key-value-store.contract';
 import { MemoryKeyValueStore } from '../../src/redis/memory-key-value-store';
 import { RedisKeyValueStore } from '../../src/redis/redis-key-value-store';
+import { startOwnRedis } from '../utils/redis-server';
 import { testKeyPrefix, testRedisUrl } from '../utils/test-config';
 
 describeKeyValueStoreContract('Redis', async () => {
@@ -41,5 +42,37 @@ describe('Redis on the request path', () => {
       store.takeSlot({ windowKeys: ['{b}:w'], pauseKey: '{b}:pause', windows: [{ limit: 1, windowMs: 1_000, reserve: 0 }], member: 'm' }),
     ).rejects.toThrow(/enableOfflineQueue options is false/);
     await store.close();
+  });
+});
+
+describe('the store runs its scripts by SHA', () => {
+  it('sends each script once, then by SHA; after SCRIPT FLUSH (a restart, a failover) it sends it again by itself', async () => {
+    const own = await startOwnRedis();
+    const store = RedisKeyValueStore.connect(own.url);
+    const admin = new Redis(own.url);
+    try {
+      await store.whenConnected(3000);
+      const batch = () =>
+        store.batch([
+          { op: 'set', key: 'k', value: 'v', ttlMs: 60_000 },
+          { op: 'get', key: 'k' },
+        ]);
+      await expect(batch()).resolves.toEqual([true, 'v']);
+      await expect(batch()).resolves.toEqual([true, 'v']);
+      const calls = async (command: string) =>
+        Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(await admin.info('commandstats'))?.[1] ?? 0);
+      // The first call sends the script (EVAL), the next its SHA (EVALSHA).
+      expect(await calls('eval')).toBe(1);
+      expect(await calls('evalsha')).toBe(1);
+      await admin.script('FLUSH');
+      await expect(batch()).resolves.toEqual([true, 'v']);
+      // Its SHA answered NOSCRIPT, and the script was sent again: no error reached the caller.
+      expect(await calls('evalsha')).toBe(2);
+      expect(await calls('eval')).toBe(2);
+    } finally {
+      admin.disconnect();
+      await store.close();
+      await own.dispose();
+    }
   });
 });
