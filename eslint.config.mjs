@@ -72,6 +72,18 @@ const boundaries = (files, patterns, paths = [...ONLY_UPSTREAM_HTTP, ...ONLY_STO
   },
 });
 
+const WRITE_METHODS = '/^(attachPaymentMethod|addInvoiceItem|createGuest|createReservationFromQuote|setReservationStatus)$/';
+const WRITE_SENT_ONLY_BY_ITS_KIND = 'an upstream write is sent only by its write kind, through the write journal (docs/write-journal.md)';
+const WRITE_SENDS = [
+  { selector: `MemberExpression[property.name=${WRITE_METHODS}]`, message: WRITE_SENT_ONLY_BY_ITS_KIND },
+  { selector: `MemberExpression[computed=true][property.value=${WRITE_METHODS}]`, message: WRITE_SENT_ONLY_BY_ITS_KIND },
+];
+const ACROSS_ROOMS = 'a room reaches another only by a static import, which the map of docs/architecture.md checks';
+const NO_DYNAMIC_IMPORTS = [
+  { selector: 'ImportExpression', message: ACROSS_ROOMS },
+  { selector: "CallExpression[callee.name='require'][arguments.0.value=/^\\./]", message: ACROSS_ROOMS },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'clients/dist/**', 'node_modules/**', 'coverage/**', 'test-results/**', 'test-artifacts/**'] },
   eslint.configs.recommended,
@@ -127,23 +139,22 @@ export default tseslint.config(
       ],
     ),
   ),
+  // Every upstream write goes through the write journal: only the files that declare a write kind
+  // (src/journal/kinds/*.write-kind.ts: its send, how to find it on the platform) call the upstream
+  // client's write methods, by name or by a computed name; a feature hands the journal a kind, a key
+  // and a payload. And no room reaches another by a dynamic import or a relative require, which the
+  // import rules above cannot see: only main.ts loads the simulator so, in sandbox mode.
   {
-    // Every upstream write goes through the write journal: only the files that declare a write kind
-    // (src/journal/kinds/*.write-kind.ts: its send, how to find it on the platform) call the upstream
-    // client's write methods; a feature hands the journal a kind, a key and a payload.
     files: ['src/**/*.ts'],
-    ignores: ['src/upstream/**', 'src/journal/kinds/*.write-kind.ts', '**/*.spec.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector:
-            'MemberExpression[property.name=/^(attachPaymentMethod|addInvoiceItem|createGuest|createReservationFromQuote|setReservationStatus)$/]',
-          message: 'an upstream write is sent only by its write kind, through the write journal (docs/write-journal.md)',
-        },
-      ],
-    },
+    ignores: ['src/upstream/**', 'src/journal/kinds/*.write-kind.ts', 'src/main.ts', '**/*.spec.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...WRITE_SENDS, ...NO_DYNAMIC_IMPORTS] },
   },
+  {
+    files: ['src/upstream/**/*.ts', 'src/journal/kinds/*.write-kind.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...NO_DYNAMIC_IMPORTS] },
+  },
+  { files: ['src/main.ts'], rules: { 'no-restricted-syntax': ['error', ...WRITE_SENDS] } },
   {
     // Plain ES modules the browser loads as they are: demo.js imports the compiled client (npm run client).
     files: ['sandbox/demo/public/**/*.js'],

@@ -121,6 +121,31 @@ const refusedWrites = writes.flatMap((call) =>
   ].map((file) => sends(file, call)),
 );
 const passedWrites = writes.map((call) => sends('src/journal/kinds/probe.write-kind.ts', call));
+/** The same sends by a computed name, which a rule on names alone would miss. */
+const refusedComputedWrites: Probe[] = ["['attachPaymentMethod'](request)", '["addInvoiceItem"]("res-1", item)'].map((call) => ({
+  file: 'src/payments/card-payments.service.ts',
+  imports: '../upstream/guesty-client',
+  text: `import { GuestyClient } from '../upstream/guesty-client';\nexport const send = (guesty: GuestyClient) => guesty${call};\n`,
+}));
+
+/** A room reaching another by a dynamic import or a relative require: the import rules cannot see it. */
+const refusedDynamic: Probe[] = [
+  { file: 'src/checkout/map-probe.ts', imports: '', text: "export const load = () => import('../booking/bookings.service');\n" },
+  {
+    file: 'src/journal/kinds/probe.write-kind.ts',
+    imports: '',
+    text: "export const load = () => import('../../payments/card-payments.service');\n",
+  },
+  {
+    file: 'src/reservations/map-probe.ts',
+    imports: '',
+    text: "// eslint-disable-next-line @typescript-eslint/no-require-imports\nexport const loaded: unknown = require('../invoices/invoices.module');\n",
+  },
+];
+const DYNAMIC_RULE = 'no-restricted-syntax: a room reaches another only by a static import, which the map of docs/architecture.md checks';
+const passedDynamic: Probe[] = [
+  { file: 'src/main.ts', imports: '', text: "export const load = () => import('../sandbox/sandbox-mode');\n" },
+];
 
 /** Every probe of this file in one ESLint run: its start-up in a child process is most of the spec's time. */
 function lintAll<Groups extends Record<string, Probe[]>>(groups: Groups): { [Name in keyof Groups]: string[][] } {
@@ -134,7 +159,7 @@ function lintAll<Groups extends Record<string, Probe[]>>(groups: Groups): { [Nam
   return answers as { [Name in keyof Groups]: string[][] };
 }
 
-const linted = lintAll({ forbidden, allowed, refusedWrites, passedWrites });
+const linted = lintAll({ forbidden, allowed, refusedWrites, passedWrites, refusedComputedWrites, refusedDynamic, passedDynamic });
 
 describe('the map of docs/architecture.md, enforced by lint', () => {
   const { forbidden: refusals, allowed: passes } = linted;
@@ -168,5 +193,16 @@ describe('every upstream write through the journal, enforced by lint (docs/archi
 
   it('passes a write-kind file that calls one', () => {
     expect(passes.filter((messages) => messages.length > 0)).toEqual([]);
+  });
+});
+
+describe('no way around the map or the journal that lint cannot see', () => {
+  it('fails a send by a computed method name (guesty["attachPaymentMethod"])', () => {
+    expect(linted.refusedComputedWrites.filter((messages) => !messages.includes(WRITE_RULE))).toEqual([]);
+  });
+
+  it('fails a dynamic import or a relative require from a room, and passes main.ts loading the simulator', () => {
+    expect(linted.refusedDynamic.filter((messages) => !messages.includes(DYNAMIC_RULE))).toEqual([]);
+    expect(linted.passedDynamic).toEqual([[]]);
   });
 });
