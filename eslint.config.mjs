@@ -112,7 +112,12 @@ export default tseslint.config(
   },
   // The wiring beside main.ts (src/*.ts) imports every room, auth/ among them.
   boundaries(['src/**/*.ts'], [], undefined, []),
-  boundaries(['src/{config,common,redis,metrics,health,docs}/**/*.ts'], [FLOOR]),
+  boundaries(['src/{common,redis,metrics,health,docs}/**/*.ts'], [FLOOR]),
+  // Configuration is read before any other room exists: config/ imports none of them.
+  boundaries(
+    ['src/config/**/*.ts'],
+    [FLOOR, forbid(['common', 'redis', 'metrics', 'health', 'docs', 'upstream'], 'config/ is read first and imports no other room')],
+  ),
   boundaries(['src/upstream/**/*.ts'], [FLOOR], ONLY_STORE_REDIS),
   boundaries(['src/redis/**/*.ts'], [FLOOR], ONLY_UPSTREAM_HTTP),
   // The shared token stands on the upstream's token call (only src/upstream speaks HTTP); the upstream never imports it.
@@ -155,6 +160,24 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', ...NO_DYNAMIC_IMPORTS] },
   },
   { files: ['src/main.ts'], rules: { 'no-restricted-syntax': ['error', ...WRITE_SENDS] } },
+  {
+    // The simulator stands beside the product: of src/ it reads only the configuration's shape and the
+    // invoice-item rules it shares with the service (docs/architecture.md, rule 6).
+    files: ['sandbox/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)src/(?!config/(app-config|invoice-item-rules)$)',
+              message: 'sandbox/ reaches src/ only through config/app-config and config/invoice-item-rules (docs/architecture.md)',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     // Plain ES modules the browser loads as they are: demo.js imports the compiled client (npm run client).
     files: ['sandbox/demo/public/**/*.js'],

@@ -70,6 +70,8 @@ const forbidden: Probe[] = [
   ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, 'axios')),
   ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'redis').map((from) => probe(from, 'ioredis')),
   probe('common/errors', '../../sessions/checkout-session'),
+  // Configuration is read first: it imports no other room (the loop config ↔ redis is gone).
+  ...['common', 'redis', 'metrics', 'health', 'docs', 'upstream'].map((to) => probe('config', into(to))),
   // Only the sessions' owner writes them: no other room reaches their store.
   ...FEATURES.map((from) => probe(from, '../sessions/checkout-sessions.store')),
   { file: 'src/app.module.ts', imports: './sessions/checkout-sessions.store' },
@@ -78,6 +80,9 @@ const forbidden: Probe[] = [
   ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, WIRE_TYPES)),
   { file: 'src/journal/kinds/payment-method.write-kind.ts', imports: '../../upstream/guesty.types' },
   { file: 'src/app.module.ts', imports: './upstream/guesty.types' },
+  // The simulator reads only the configuration's shape and the invoice-item rules of src/.
+  { file: 'sandbox/open-api/map-probe.ts', imports: '../../src/redis/redis-keys' },
+  { file: 'sandbox/map-probe.ts', imports: '../src/journal/write-journal' },
 ];
 
 const allowed: Probe[] = [
@@ -94,6 +99,8 @@ const allowed: Probe[] = [
   { file: 'src/upstream/guesty-client.ts', imports: './guesty.types' },
   ...FEATURES.map((from) => probe(from, '../upstream/platform-results')),
   { file: 'src/journal/kinds/payment-method.write-kind.ts', imports: '../../upstream/platform-results' },
+  { file: 'sandbox/map-probe.ts', imports: '../src/config/app-config' },
+  { file: 'sandbox/open-api/map-probe.ts', imports: '../../src/config/invoice-item-rules' },
 ];
 
 /** A probe calling one of the upstream client's write methods, from `file`. */

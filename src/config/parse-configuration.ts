@@ -1,6 +1,6 @@
 import { AppConfig, BOOKING_HOLDS, ExtraDefinition, LogLevel, RateLimit } from './app-config';
 import { isInvoiceItemNormalType, secondIdentifierProblem } from './invoice-item-rules';
-import { isClusterUrl, parseClusterUrl } from '../redis/redis-address';
+import { isClusterUrl, parseClusterUrl } from './redis-address';
 import { timingProblems } from './timing-rules';
 
 /** The platform's surface the service calls unless told otherwise: the one that stays after 2027-03-01. */

@@ -1,5 +1,5 @@
 import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
-import { RedisClusterAddress, isClusterUrl, parseClusterUrl } from './redis-address';
+import { RedisClusterAddress, isClusterUrl, parseClusterUrl } from '../config/redis-address';
 import {
   BatchAnswer,
   BatchStep,
@@ -283,7 +283,7 @@ export class RedisKeyValueStore extends KeyValueStore {
     probe();
   }
 
-  /** A redis:// or rediss:// URL, or a redis+cluster:// / rediss+cluster:// one (see redis-address.ts). */
+  /** A redis:// or rediss:// URL, or a redis+cluster:// / rediss+cluster:// one (see config/redis-address.ts). */
   static connect(url: string, onCommand?: () => void): RedisKeyValueStore {
     const client = isClusterUrl(url) ? connectCluster(url) : new Redis(url, REQUEST_PATH_REDIS_OPTIONS);
     // Errors surface on the commands that fail and in readiness; without a listener ioredis would

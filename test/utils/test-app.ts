@@ -4,7 +4,7 @@ import Redis from 'ioredis';
 import { createApp } from '../../src/app.factory';
 import { Clock } from '../../src/common/clock';
 import { AppConfig } from '../../src/config/app-config';
-import { isClusterUrl } from '../../src/redis/redis-address';
+import { isClusterUrl } from '../../src/config/redis-address';
 import { DemoModule } from '../../sandbox/demo/demo.module';
 import { RunningSandbox } from '../../sandbox/types';
 import { contractDrift } from './contract-drift';
