@@ -4,11 +4,11 @@ import { AbuseModule } from '../common/abuse/abuse.module';
 import { JournalModule } from '../journal/journal.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UpstreamModule } from '../upstream/upstream.module';
-import { Bookings } from './bookings.service';
+import { BookingsService } from './bookings.service';
 import { CalendarController } from './calendar.controller';
-import { CalendarCache } from './calendar.service';
+import { CalendarService } from './calendar.service';
 import { QuotesController } from './quotes.controller';
-import { Quotes } from './quotes.service';
+import { QuotesService } from './quotes.service';
 
 /**
  * Booking from dates (docs/product-spec.md §3.1): the calendar, quotes, and reservations made from quotes.
@@ -18,7 +18,7 @@ import { Quotes } from './quotes.service';
 @Module({
   imports: [UpstreamModule, AbuseModule, JournalModule, SessionsModule],
   controllers: [CalendarController, QuotesController],
-  providers: [CalendarCache, Quotes, Bookings, { provide: QuoteBookings, useExisting: Bookings }],
-  exports: [CalendarCache, QuoteBookings],
+  providers: [CalendarService, QuotesService, BookingsService, { provide: QuoteBookings, useExisting: BookingsService }],
+  exports: [CalendarService, QuoteBookings],
 })
 export class BookingModule {}

@@ -7,10 +7,10 @@ import { SESSION_PROVIDERS } from '../sessions/sessions.module';
 import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProvider } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
-import { Bookings } from './bookings.service';
-import { CalendarCache } from './calendar.service';
+import { BookingsService } from './bookings.service';
+import { CalendarService } from './calendar.service';
 import { StoredQuote } from './quote';
-import { Quotes } from './quotes.service';
+import { QuotesService } from './quotes.service';
 
 beforeAll(quietLogs);
 
@@ -87,21 +87,21 @@ async function setUp(providerStatuses: PaymentProvider['status'][]) {
         status: statuses.length > 1 ? statuses.shift()! : statuses[0],
       } as PaymentProvider),
   };
-  const quotes: Pick<Quotes, 'load' | 'booked'> = { load: () => Promise.resolve(QUOTE), booked: () => Promise.resolve() };
-  const calendar: Pick<CalendarCache, 'nightsTaken'> = { nightsTaken: () => Promise.resolve() };
+  const quotes: Pick<QuotesService, 'load' | 'booked'> = { load: () => Promise.resolve(QUOTE), booked: () => Promise.resolve() };
+  const calendar: Pick<CalendarService, 'nightsTaken'> = { nightsTaken: () => Promise.resolve() };
   const events: Pick<ProductEventBus, 'publish'> = { publish: () => Promise.resolve() };
   const module = await unitModule(
     world,
-    [Bookings, ...SESSION_PROVIDERS, RequestLimits],
+    [BookingsService, ...SESSION_PROVIDERS, RequestLimits],
     [
       [PaymentProviders, providers],
-      [Quotes, quotes],
-      [CalendarCache, calendar],
+      [QuotesService, quotes],
+      [CalendarService, calendar],
       [ProductEventBus, events],
       [GuestyClient, platform.asClient()],
     ],
   );
-  const bookings = module.get(Bookings);
+  const bookings = module.get(BookingsService);
   const book = async (key: string) =>
     (
       await bookings.admit({ quoteId: 'quote-1', guest: { firstName: 'Ada', lastName: 'Guest', email: 'ada@example.com' } }, '203.0.113.9')

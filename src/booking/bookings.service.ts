@@ -30,9 +30,9 @@ import { AtRestCipher, AtRestCiphers } from '../redis/at-rest-cipher';
 import { RedisKeys } from '../redis/redis-keys';
 import { PaymentProvider } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
-import { CalendarCache } from './calendar.service';
+import { CalendarService } from './calendar.service';
 import { RatePlanView, StoredQuote } from './quote';
-import { Quotes } from './quotes.service';
+import { QuotesService } from './quotes.service';
 
 /** The confirmation waits this long for the attach's lease to be released. */
 const CONFIRM_LEASE_WAIT_MS = 15_000;
@@ -48,14 +48,14 @@ function quoteUsed(): DomainError {
  * never a second of either; a session opened on it; once the card is on file, `instant` confirms it.
  */
 @Injectable()
-export class Bookings implements QuoteBookings, OnModuleInit {
+export class BookingsService implements QuoteBookings, OnModuleInit {
   private readonly logger = new Logger('Bookings');
   /** Seals the session id a booking's intents keep for its retries: never in the clear at rest (§7). */
   private readonly sessionSeal: AtRestCipher;
 
   constructor(
-    private readonly quotes: Quotes,
-    private readonly calendar: CalendarCache,
+    private readonly quotes: QuotesService,
+    private readonly calendar: CalendarService,
     private readonly sessions: SessionState,
     private readonly providers: PaymentProviders,
     private readonly limits: RequestLimits,

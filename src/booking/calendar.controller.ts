@@ -7,7 +7,7 @@ import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.deco
 import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
 import { HotReads } from '../common/http/hot-reads';
 import { sendPublicJson } from '../common/http/public-answer';
-import { CalendarCache } from './calendar.service';
+import { CalendarService } from './calendar.service';
 import { CalendarResponse } from './dto/calendar.view';
 import { dayNumber, isCalendarDate } from './stay-dates';
 
@@ -18,7 +18,7 @@ const MAX_DAYS = 366;
 @Controller('checkout/listings')
 export class CalendarController implements OnModuleInit {
   constructor(
-    private readonly calendar: CalendarCache,
+    private readonly calendar: CalendarService,
     private readonly hot: HotReads,
   ) {}
 

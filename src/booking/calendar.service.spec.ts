@@ -6,7 +6,7 @@ import { SharedFetches } from '../redis/shared-fetches';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
 import { CalendarDay } from '../upstream/platform-results';
-import { CalendarCache, CalendarDayView } from './calendar.service';
+import { CalendarService, CalendarDayView } from './calendar.service';
 
 beforeAll(quietLogs);
 
@@ -38,7 +38,7 @@ class FakeCalendar {
 }
 
 /** The answer a site reads, as the route sends it (JSON text joined from the cached months). */
-async function daysOf(calendar: CalendarCache, listingId: string, from: string, to: string) {
+async function daysOf(calendar: CalendarService, listingId: string, from: string, to: string) {
   return JSON.parse(await calendar.daysText(listingId, from, to)) as {
     listingId: string;
     currency: string | null;
@@ -51,11 +51,11 @@ async function setUp() {
   const platform = new FakeCalendar();
   const module = await unitModule(
     world,
-    [CalendarCache, SharedReadCache, SharedFetches],
+    [CalendarService, SharedReadCache, SharedFetches],
     [[GuestyClient, platform.asClient()]],
     [ProductEventsModule],
   );
-  return { world, platform, calendar: module.get(CalendarCache), events: module.get(ProductEventBus) };
+  return { world, platform, calendar: module.get(CalendarService), events: module.get(ProductEventBus) };
 }
 
 describe('CalendarCache', () => {

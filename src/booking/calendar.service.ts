@@ -61,7 +61,7 @@ function dayView(day: CalendarDay): CalendarDayView {
  * months instead (`nightsTaken`), so a booking does not turn the next visitor's read into a miss.
  */
 @Injectable()
-export class CalendarCache {
+export class CalendarService {
   private readonly logger = new Logger('CalendarCache');
   private readonly ttlMs: number;
   /** Each month copy's days as JSON text: a hot read joins text instead of serialising objects. */

@@ -5,12 +5,12 @@ import { ApiProblems, BODY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/ap
 import { QuoteRequestDto } from './dto/quote-request.dto';
 import { QuoteResponse } from './dto/quote.view';
 import { QuoteView } from './quote';
-import { Quotes } from './quotes.service';
+import { QuotesService } from './quotes.service';
 
 @ApiTags('booking')
 @Controller('checkout/quotes')
 export class QuotesController {
-  constructor(private readonly quotes: Quotes) {}
+  constructor(private readonly quotes: QuotesService) {}
 
   @Post()
   @UseGuards(ClientIpLimitGuard)

@@ -29,7 +29,7 @@ function ratePlanView(plan: RatePlanOffer, index: number): RatePlanView {
  * browsing dates does not spend a write per click; quotes are anonymous traffic (§7).
  */
 @Injectable()
-export class Quotes {
+export class QuotesService {
   private readonly inFlight = new Map<string, Promise<QuoteView>>();
 
   constructor(

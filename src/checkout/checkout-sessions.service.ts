@@ -16,7 +16,7 @@ import { SessionState } from '../sessions/session-state';
 const NOT_FOUND = 'No reservation matches this id and email.';
 
 @Injectable()
-export class CheckoutSessions {
+export class CheckoutSessionsService {
   constructor(
     private readonly guesty: GuestyClient,
     private readonly providers: PaymentProviders,

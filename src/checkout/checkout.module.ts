@@ -4,14 +4,14 @@ import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { JournalModule } from '../journal/journal.module';
 import { SessionsModule } from '../sessions/sessions.module';
-import { CheckoutSessions } from './checkout-sessions.service';
-import { ListingSummaries } from './listing-summaries.service';
+import { CheckoutSessionsService } from './checkout-sessions.service';
+import { ListingSummariesService } from './listing-summaries.service';
 import { ListingsController } from './listings.controller';
 import { SessionsController } from './sessions.controller';
 
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, JournalModule, SessionsModule],
   controllers: [SessionsController, ListingsController],
-  providers: [CheckoutSessions, ListingSummaries],
+  providers: [CheckoutSessionsService, ListingSummariesService],
 })
 export class CheckoutModule {}

@@ -31,7 +31,7 @@ export function summarise(listing: PlatformListing): ListingSummary {
 }
 
 @Injectable()
-export class ListingSummaries {
+export class ListingSummariesService {
   /** Each summary copy's JSON text and its ETag, made once per copy this replica keeps. */
   private readonly texts = new WeakMap<ListingSummary, { text: string; etag: string }>();
 

@@ -7,7 +7,7 @@ import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
 import { HotReads } from '../common/http/hot-reads';
 import { sendPublicJson } from '../common/http/public-answer';
 import { DomainError } from '../common/errors/domain-error';
-import { ListingSummaries, SUMMARY_CACHING } from './listing-summaries.service';
+import { ListingSummariesService, SUMMARY_CACHING } from './listing-summaries.service';
 import { ListingSummary } from './listing-summary';
 
 const LISTING_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -16,7 +16,7 @@ const LISTING_ID = /^[A-Za-z0-9_-]{1,64}$/;
 @Controller('checkout/listings')
 export class ListingsController implements OnModuleInit {
   constructor(
-    private readonly summaries: ListingSummaries,
+    private readonly summaries: ListingSummariesService,
     private readonly hot: HotReads,
   ) {}
 

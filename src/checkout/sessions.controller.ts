@@ -5,10 +5,10 @@ import { SessionOpenLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
-import { Idempotency } from '../common/idempotency/idempotency.service';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { CheckoutSessionView } from '../sessions/checkout-session';
 import { BookingRequest, QuoteBookings } from '../sessions/quote-bookings';
-import { CheckoutSessions } from './checkout-sessions.service';
+import { CheckoutSessionsService } from './checkout-sessions.service';
 import { CreateSessionDto } from './dto/create-session.dto';
 import { CheckoutSessionResponse, SESSION_EXAMPLES } from '../sessions/session.view';
 
@@ -39,8 +39,8 @@ function sessionShape(body: CreateSessionDto): SessionShape {
 @Controller('checkout/sessions')
 export class SessionsController {
   constructor(
-    private readonly sessions: CheckoutSessions,
-    private readonly idempotency: Idempotency,
+    private readonly sessions: CheckoutSessionsService,
+    private readonly idempotency: IdempotencyService,
     private readonly bookings: QuoteBookings,
   ) {}
 

@@ -4,12 +4,12 @@ import { AdminKeyGuard } from '../common/admin/admin-key.guard';
 import { DomainError } from '../common/errors/domain-error';
 import { ADMIN_PROBLEMS, ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
-import { Idempotency } from '../common/idempotency/idempotency.service';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { RedisKeys } from '../redis/redis-keys';
 import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
 import { InvoiceItemDto } from './dto/invoice-item.dto';
 import { InvoiceItemResponse } from './dto/invoice-item.view';
-import { InvoiceItems } from './invoice-items.service';
+import { InvoiceItemsService } from './invoice-items.service';
 
 const RESERVATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -19,8 +19,8 @@ const RESERVATION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 @UseGuards(AdminKeyGuard)
 export class AdminInvoiceItemsController {
   constructor(
-    private readonly invoiceItems: InvoiceItems,
-    private readonly idempotency: Idempotency,
+    private readonly invoiceItems: InvoiceItemsService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   @Post(':reservationId/invoice-items')

@@ -4,7 +4,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
 import { PublicCaching, sendPublicJson } from '../common/http/public-answer';
 import { ExtrasCatalogueView } from './dto/extras-catalogue.view';
-import { Extras } from './extras.service';
+import { ExtrasService } from './extras.service';
 
 /** How long a browser or CDN may keep the catalogue: it changes only with the configuration (a deployment). */
 const CATALOGUE_CACHING: PublicCaching = { maxAgeSeconds: 300, staleWhileRevalidateSeconds: 300 };
@@ -13,7 +13,7 @@ const CATALOGUE_CACHING: PublicCaching = { maxAgeSeconds: 300, staleWhileRevalid
 @ApiTags('checkout')
 @Controller('checkout/extras')
 export class ExtrasCatalogueController {
-  constructor(private readonly extras: Extras) {}
+  constructor(private readonly extras: ExtrasService) {}
 
   @Get()
   @ApiOperation({

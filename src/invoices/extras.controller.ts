@@ -5,12 +5,12 @@ import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } f
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtrasView } from './dto/extras.view';
-import { Extras } from './extras.service';
+import { ExtrasService } from './extras.service';
 
 @ApiTags('checkout')
 @Controller('checkout/sessions')
 export class ExtrasController {
-  constructor(private readonly extras: Extras) {}
+  constructor(private readonly extras: ExtrasService) {}
 
   @Post(':id/extras')
   @UseGuards(ClientIpLimitGuard)

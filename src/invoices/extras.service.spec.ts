@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { RedisKeys } from '../redis/redis-keys';
 import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
-import { Idempotency } from '../common/idempotency/idempotency.service';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { InvoiceItemRequest } from '../upstream/platform-results';
-import { InvoiceItems } from '../invoices/invoice-items.service';
+import { InvoiceItemsService } from '../invoices/invoice-items.service';
 import { SessionMove } from '../sessions/session-moves';
 import { SessionState } from '../sessions/session-state';
 import { SESSION_PROVIDERS } from '../sessions/sessions.module';
-import { Extras } from './extras.service';
+import { ExtrasService } from './extras.service';
 
 const RESERVATION = 'res-1';
 const KEY = randomUUID();
@@ -21,7 +21,7 @@ async function setUp() {
   });
   /** The lines the platform holds, as the fake invoice-items room added them. */
   const lines: InvoiceItemRequest[] = [];
-  const invoiceItems: Pick<InvoiceItems, 'addEach'> = {
+  const invoiceItems: Pick<InvoiceItemsService, 'addEach'> = {
     addEach: (_lease, items) => {
       lines.push(...items);
       return Promise.resolve(items.map((item, index) => ({ ...item, _id: `ii_${lines.length - items.length + index + 1}` })));
@@ -30,9 +30,9 @@ async function setUp() {
   const events: Pick<ProductEventBus, 'publish'> = { publish: () => Promise.resolve() };
   const module = await unitModule(
     world,
-    [Extras, ...SESSION_PROVIDERS, Idempotency],
+    [ExtrasService, ...SESSION_PROVIDERS, IdempotencyService],
     [
-      [InvoiceItems, invoiceItems],
+      [InvoiceItemsService, invoiceItems],
       [ProductEventBus, events],
     ],
   );
@@ -53,7 +53,7 @@ async function setUp() {
     for (const move of moves) session = await sessions.move(session.id, move);
     return session;
   };
-  const extras = module.get(Extras);
+  const extras = module.get(ExtrasService);
   const press = (sessionId: string, key: string) => extras.add(sessionId, { items: [{ code: 'late-checkout' }] }, key);
   return { lines, sessions, newSession, press, cards: world.cardsOnFile };
 }

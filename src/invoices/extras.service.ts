@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ProductEventBus } from '../common/events/product-event-bus';
-import { Idempotency } from '../common/idempotency/idempotency.service';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { AppConfig, ExtraDefinition } from '../config/app-config';
 // How long a press waits for another step on the reservation (a confirmation, a reconciliation) before 409.
 import { LONGEST_LEASE_WAIT_MS } from '../config/timing-rules';
 import { InvoiceItemRequest } from '../upstream/platform-results';
 import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
-import { InvoiceItems } from './invoice-items.service';
+import { InvoiceItemsService } from './invoice-items.service';
 import { ReservationLeases } from '../journal/reservation-leases';
 import { onReservation } from '../journal/write-intent';
 import { RedisKeys } from '../redis/redis-keys';
@@ -54,14 +54,14 @@ function view({ definition, quantity }: ExtraLine, item: AddedInvoiceItem): Adde
 
 /** Checkout extras (docs/product-spec.md §3): catalogue items the guest adds to a reservation whose payment method is attached. */
 @Injectable()
-export class Extras {
+export class ExtrasService {
   private readonly catalogue: Map<string, ExtraDefinition>;
 
   constructor(
     config: ConfigService<AppConfig, true>,
     private readonly sessions: SessionState,
-    private readonly invoiceItems: InvoiceItems,
-    private readonly idempotency: Idempotency,
+    private readonly invoiceItems: InvoiceItemsService,
+    private readonly idempotency: IdempotencyService,
     private readonly leases: ReservationLeases,
     private readonly events: ProductEventBus,
     private readonly cards: CardsOnFile,

@@ -3,7 +3,7 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { InvoiceItemRequest, InvoiceLine } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { onReservation } from '../journal/write-intent';
-import { InvoiceItems } from './invoice-items.service';
+import { InvoiceItemsService } from './invoice-items.service';
 
 const RESERVATION = 'res-1';
 const LATE_CHECKOUT: InvoiceItemRequest = { normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', title: 'Late checkout', amount: 40 };
@@ -63,7 +63,7 @@ async function setUp() {
   const folio = new FakeFolio();
   const world = journalWorld({}, { guesty: folio.asClient() });
   const { clock, store, outbox, leases } = world;
-  const items = (await unitModule(world, [InvoiceItems])).get(InvoiceItems);
+  const items = (await unitModule(world, [InvoiceItemsService])).get(InvoiceItemsService);
   const add = (lines: InvoiceItemRequest[], scope: string) =>
     leases.withLease(onReservation(RESERVATION), (lease) => items.addEach(lease, lines, 'checkout', scope));
   return { clock, store, outbox, folio, add };

@@ -27,7 +27,7 @@ function refusal(error: UpstreamError): DomainError {
  * is lost, never sent twice for one line of one request.
  */
 @Injectable()
-export class InvoiceItems {
+export class InvoiceItemsService {
   constructor(
     private readonly config: ConfigService<AppConfig, true>,
     private readonly leases: ReservationLeases,

@@ -7,8 +7,8 @@ import { SessionsModule } from '../sessions/sessions.module';
 import { AdminInvoiceItemsController } from './admin-invoice-items.controller';
 import { ExtrasCatalogueController } from './extras-catalogue.controller';
 import { ExtrasController } from './extras.controller';
-import { Extras } from './extras.service';
-import { InvoiceItems } from './invoice-items.service';
+import { ExtrasService } from './extras.service';
+import { InvoiceItemsService } from './invoice-items.service';
 
 /**
  * Invoice items on reservations: a checkout session's extras (its guest's own choices, with their public
@@ -17,6 +17,6 @@ import { InvoiceItems } from './invoice-items.service';
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, JournalModule, SessionsModule],
   controllers: [ExtrasController, ExtrasCatalogueController, AdminInvoiceItemsController],
-  providers: [InvoiceItems, Extras],
+  providers: [InvoiceItemsService, ExtrasService],
 })
 export class InvoicesModule {}

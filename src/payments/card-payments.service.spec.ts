@@ -5,7 +5,7 @@ import { ProductEventBus } from '../common/events/product-event-bus';
 import { GuestyClient } from '../upstream/guesty-client';
 import { AttachPaymentMethodRequest, PaymentMethodOnFile, PlatformPayment } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
-import { CardPayments } from './card-payments.service';
+import { CardPaymentsService } from './card-payments.service';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
 import { SESSION_PROVIDERS } from '../sessions/sessions.module';
@@ -107,14 +107,14 @@ async function setUp(env: Record<string, string> = {}) {
   // No booking room here: CardPayments attaches cards without it.
   const module = await unitModule(
     world,
-    [CardPayments, ...SESSION_PROVIDERS, ThreeDsStates, RequestLimits],
+    [CardPaymentsService, ...SESSION_PROVIDERS, ThreeDsStates, RequestLimits],
     [
       [GuestyClient, platform.asClient()],
       [PaymentProviders, providers],
       [ProductEventBus, events],
     ],
   );
-  const cards = module.get(CardPayments);
+  const cards = module.get(CardPaymentsService);
   const sessions = module.get(SessionState);
   const newSession = () =>
     sessions.open({

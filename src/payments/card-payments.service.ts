@@ -88,7 +88,7 @@ function hasCode(error: unknown, code: string): error is DomainError {
  * Card data passes through to the tokenization host and is never kept; only last4 and brand are.
  */
 @Injectable()
-export class CardPayments {
+export class CardPaymentsService {
   private readonly logger = new Logger('CardPayments');
 
   constructor(
@@ -308,7 +308,7 @@ export class CardPayments {
   }
 
   /**
-   * The session a submission is for, as its Idempotency-Key's claim reads it (Idempotency.runOnSession):
+   * The session a submission is for, as its Idempotency-Key's claim reads it (IdempotencyService.runOnSession):
    * 404 before anything is written, the key included; 409 for a booking whose hold ended.
    */
   knownSession(sessionId: string): { ref: string; key: string; admit(stored: string | null): Promise<CheckoutSession> } {

@@ -4,11 +4,11 @@ import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError } from '../common/errors/domain-error';
 import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
-import { Idempotency } from '../common/idempotency/idempotency.service';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { stepsVia } from '../redis/key-value-store';
 import { CheckoutSession, CheckoutSessionView } from '../sessions/checkout-session';
 import { CheckoutSessionResponse, SESSION_EXAMPLES } from '../sessions/session.view';
-import { CardPayments } from './card-payments.service';
+import { CardPaymentsService } from './card-payments.service';
 import { PaymentMethodDto } from './dto/payment-method.dto';
 
 /** Exactly one body shape: the card with its billing details, or a token alone. */
@@ -47,8 +47,8 @@ const PAYMENT_METHOD_EXAMPLES = {
 @Controller('checkout/sessions')
 export class PaymentMethodController {
   constructor(
-    private readonly cards: CardPayments,
-    private readonly idempotency: Idempotency,
+    private readonly cards: CardPaymentsService,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   @Post(':id/payment-method')

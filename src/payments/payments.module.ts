@@ -4,7 +4,7 @@ import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { JournalModule } from '../journal/journal.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UpstreamModule } from '../upstream/upstream.module';
-import { CardPayments } from './card-payments.service';
+import { CardPaymentsService } from './card-payments.service';
 import { PaymentMethodController } from './payment-method.controller';
 import { ThreeDsController } from './three-ds.controller';
 import { ThreeDsStates } from './three-ds-states';
@@ -17,6 +17,6 @@ import { ThreeDsStates } from './three-ds-states';
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, JournalModule, SessionsModule],
   controllers: [PaymentMethodController, ThreeDsController],
-  providers: [CardPayments, ThreeDsStates],
+  providers: [CardPaymentsService, ThreeDsStates],
 })
 export class PaymentsModule {}

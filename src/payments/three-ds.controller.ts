@@ -2,7 +2,7 @@ import { Controller, Get, Logger, Param, Post, Query, Redirect } from '@nestjs/c
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/app-config';
-import { CardPayments, ThreeDsOutcome } from './card-payments.service';
+import { CardPaymentsService, ThreeDsOutcome } from './card-payments.service';
 
 /**
  * Where the issuer sends the browser after 3-D Secure. Both outcomes answer 303 to the configured
@@ -31,7 +31,7 @@ export class ThreeDsController {
   private readonly logger = new Logger('ThreeDsController');
 
   constructor(
-    private readonly cards: CardPayments,
+    private readonly cards: CardPaymentsService,
     private readonly config: ConfigService<AppConfig, true>,
   ) {}
 

@@ -4,14 +4,14 @@ import { AdminKeyGuard } from '../common/admin/admin-key.guard';
 import { ADMIN_PROBLEMS, ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { PaymentDiagnosisResponse } from './dto/payment-diagnosis.view';
 import { PaymentDiagnosis } from './payment-diagnosis';
-import { PaymentDiagnostics } from './payment-diagnostics.service';
+import { PaymentDiagnosticsService } from './payment-diagnostics.service';
 
 @ApiTags('admin')
 @ApiBearerAuth('admin')
 @Controller('admin/reservations')
 @UseGuards(AdminKeyGuard)
 export class PaymentDiagnosticsController {
-  constructor(private readonly diagnostics: PaymentDiagnostics) {}
+  constructor(private readonly diagnostics: PaymentDiagnosticsService) {}
 
   @Get(':reservationId/payment-diagnostics')
   @ApiParam({ name: 'reservationId', example: 'res-failed' })

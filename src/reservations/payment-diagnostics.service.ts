@@ -36,7 +36,7 @@ const RE_READ_DELAYS_MS = [250, 750, 1_500];
  * a card attached whose payment is still to show; or no card at all.
  */
 @Injectable()
-export class PaymentDiagnostics {
+export class PaymentDiagnosticsService {
   private readonly logger = new Logger('PaymentDiagnostics');
 
   private readonly acceptable: (url: string) => boolean;

@@ -11,7 +11,7 @@ import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { forGuest } from './guest-diagnosis';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
-import { PaymentDiagnostics } from './payment-diagnostics.service';
+import { PaymentDiagnosticsService } from './payment-diagnostics.service';
 import { Priority } from '../upstream/guesty-client';
 import { SessionCharges } from './session-charges';
 
@@ -36,7 +36,7 @@ export class PaymentStatusPolls {
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     private readonly keys: RedisKeys,
-    private readonly diagnostics: PaymentDiagnostics,
+    private readonly diagnostics: PaymentDiagnosticsService,
     private readonly metrics: MetricsService,
     config: ConfigService<AppConfig, true>,
     private readonly sessionCharges: SessionCharges,

@@ -4,7 +4,7 @@ import { AbuseModule } from '../common/abuse/abuse.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { PaymentDiagnosticsController } from './payment-diagnostics.controller';
-import { PaymentDiagnostics } from './payment-diagnostics.service';
+import { PaymentDiagnosticsService } from './payment-diagnostics.service';
 import { PaymentStatusController } from './payment-status.controller';
 import { PaymentStatusPolls } from './payment-status-polls';
 import { SessionCharges } from './session-charges';
@@ -16,6 +16,6 @@ import { SessionCharges } from './session-charges';
 @Module({
   imports: [UpstreamModule, AbuseModule, SessionsModule, JournalModule],
   controllers: [PaymentStatusController, PaymentDiagnosticsController],
-  providers: [PaymentDiagnostics, PaymentStatusPolls, SessionCharges],
+  providers: [PaymentDiagnosticsService, PaymentStatusPolls, SessionCharges],
 })
 export class ReservationsModule {}

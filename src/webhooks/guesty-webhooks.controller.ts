@@ -4,7 +4,7 @@ import { ApiExcludeEndpoint } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
-import { GuestyWebhooks } from './guesty-webhooks.service';
+import { GuestyWebhooksService } from './guesty-webhooks.service';
 
 /** Larger than any platform event; a bigger body is refused before it is verified. */
 const WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024;
@@ -14,7 +14,7 @@ export class GuestyWebhooksController {
   private readonly secret?: string;
 
   constructor(
-    private readonly webhooks: GuestyWebhooks,
+    private readonly webhooks: GuestyWebhooksService,
     config: ConfigService<AppConfig, true>,
   ) {
     this.secret = config.get('guesty', { infer: true }).webhookSecret;

@@ -3,7 +3,7 @@ import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { DomainError } from '../common/errors/domain-error';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { ProductEvents } from '../common/events/product-events';
-import { GuestyWebhooks } from './guesty-webhooks.service';
+import { GuestyWebhooksService } from './guesty-webhooks.service';
 
 const SECRET = `whsec_${Buffer.from('a webhook secret of the platform').toString('base64')}`;
 
@@ -21,8 +21,8 @@ async function setUp() {
           : heard.push(event as ProductEvents['reservation.changed'])),
       ),
   };
-  const module = await unitModule(world, [GuestyWebhooks], [[ProductEventBus, bus]]);
-  const webhooks = module.get(GuestyWebhooks);
+  const module = await unitModule(world, [GuestyWebhooksService], [[ProductEventBus, bus]]);
+  const webhooks = module.get(GuestyWebhooksService);
   let sent = 0;
   /** A message as the platform signs and sends it, with the `svix-*` headers. */
   const deliver = (payload: unknown, { id = `msg_${(sent += 1)}`, secret = SECRET, at = new Date() } = {}) => {

@@ -110,7 +110,7 @@ function listingNamed(body: WebhookBody): string | undefined {
  * reservation.* and calendar events are published as `reservation.changed`. Nothing in the payload is taken as fact.
  */
 @Injectable()
-export class GuestyWebhooks {
+export class GuestyWebhooksService {
   private readonly logger = new Logger('GuestyWebhooks');
 
   constructor(

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { GuestyWebhooksController } from './guesty-webhooks.controller';
-import { GuestyWebhooks } from './guesty-webhooks.service';
+import { GuestyWebhooksService } from './guesty-webhooks.service';
 
 /**
  * The platform's webhooks (POST /webhooks/guesty). They reach the rooms that cache what they change
@@ -8,6 +8,6 @@ import { GuestyWebhooks } from './guesty-webhooks.service';
  */
 @Module({
   controllers: [GuestyWebhooksController],
-  providers: [GuestyWebhooks],
+  providers: [GuestyWebhooksService],
 })
 export class WebhooksModule {}

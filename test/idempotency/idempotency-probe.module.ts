@@ -2,7 +2,7 @@ import { Body, Controller, Headers, Module, Param, Post, Res } from '@nestjs/com
 import { FastifyReply } from 'fastify';
 import { DomainError } from '../../src/common/errors/domain-error';
 import { IdempotencyModule } from '../../src/common/idempotency/idempotency.module';
-import { Idempotency } from '../../src/common/idempotency/idempotency.service';
+import { IdempotencyService } from '../../src/common/idempotency/idempotency.service';
 
 export type ProbeOutcome = 'answer' | 'declined' | 'invalid' | 'upstream' | 'crash' | 'busy';
 
@@ -54,10 +54,10 @@ async function work(): Promise<{ status: number; body: { run: number; accepted: 
   }
 }
 
-/** A write route behind Idempotency.run, scoped by the path's target, as a checkout route would be. */
+/** A write route behind IdempotencyService.run, scoped by the path's target, as a checkout route would be. */
 @Controller('test')
 class IdempotentProbeController {
-  constructor(private readonly idempotency: Idempotency) {}
+  constructor(private readonly idempotency: IdempotencyService) {}
 
   @Post('idempotent/:target')
   async run(

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { Idempotency } from './idempotency.service';
+import { IdempotencyService } from './idempotency.service';
 
 /** Idempotency-Key handling for write routes; the store, keys, config and metrics are global. */
 @Module({
-  providers: [Idempotency],
-  exports: [Idempotency],
+  providers: [IdempotencyService],
+  exports: [IdempotencyService],
 })
 export class IdempotencyModule {}

@@ -4,7 +4,7 @@ import { idempotencyClaimMs, requestMayRunMs } from '../../config/timing-rules';
 import { KeyValueStore } from '../../redis/key-value-store';
 import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
 import { DomainError } from '../errors/domain-error';
-import { Idempotency, StoredAnswer } from './idempotency.service';
+import { IdempotencyService, StoredAnswer } from './idempotency.service';
 
 /** The fault campaign's clocks (chaos/schedule.ts): a 2 s timeout and lease, a 10 s horizon. */
 const CAMPAIGN = { UPSTREAM_TIMEOUT_MS: '2000', UPSTREAM_DEADLINE_MS: '2000', RESERVATION_LEASE_MS: '2000', WRITE_SETTLE_SECONDS: '10' };
@@ -35,19 +35,19 @@ function deployment(env: Record<string, string>) {
     // Each replica its own floor (metrics, outbox), built by Nest's injector as the app builds it, on the one store.
     const module = await unitModule(
       journalWorld(env),
-      [Idempotency],
+      [IdempotencyService],
       [
         [KeyValueStore, store],
         [ConfigService, config],
       ],
     );
-    return Object.assign(module.get(Idempotency), { kill: () => (dead = true) });
+    return Object.assign(module.get(IdempotencyService), { kill: () => (dead = true) });
   };
   return { config, replica };
 }
 
 /** The guest pressing again on `replica` until its own work runs there: how long that took, or null when `limitMs` passed first. */
-async function pressUntilRun(replica: Idempotency, limitMs: number): Promise<number | null> {
+async function pressUntilRun(replica: IdempotencyService, limitMs: number): Promise<number | null> {
   const started = Date.now();
   while (Date.now() - started <= limitMs) {
     try {

@@ -45,7 +45,7 @@ const CLAIM_ATTEMPTS = 3;
  * running again; another body under the key is a 422, and a retry while the first still runs a 409.
  */
 @Injectable()
-export class Idempotency {
+export class IdempotencyService {
   private readonly fingerprints: BodyFingerprint;
   private readonly answers: AtRestCipher;
   private readonly logger = new Logger('Idempotency');

@@ -15,7 +15,7 @@ function secondIdentifierMessage(value: unknown): string | null {
 /**
  * `secondIdentifier`'s shape and the platform's values. Whether it is required or refused for the
  * item's `normalType` depends on the endpoint the service uses (INVOICE_ITEMS_ENDPOINT), so
- * InvoiceItems.assertSendable checks that, before the Idempotency-Key is claimed.
+ * InvoiceItemsService.assertSendable checks that, before the Idempotency-Key is claimed.
  */
 export function MatchesNormalType(options?: ValidationOptions): PropertyDecorator {
   return (target, propertyName) =>

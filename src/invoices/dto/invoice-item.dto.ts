@@ -23,7 +23,7 @@ import { Omittable } from '../../common/http/omittable';
  * (open-api-docs "Add invoice item to a reservation", collected in shared/docs/upstream.md "Invoice
  * items"): title, amount and normalType required; normalType from the documented set, without the
  * accommodation fare AF; secondIdentifier from the reference's values (whether it is required is
- * the endpoint's rule, InvoiceItems.assertSendable). Of the reference's
+ * the endpoint's rule, InvoiceItemsService.assertSendable). Of the reference's
  * realizationDates shapes, the product takes `{date}` (docs/upstream-seed.md §2.4, docs/product-spec.md §4).
  */
 
