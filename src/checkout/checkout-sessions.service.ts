@@ -14,9 +14,18 @@ import { SessionState } from '../sessions/session-state';
 
 // One answer for an unknown reservation and a wrong email: a session must not reveal which it was.
 const NOT_FOUND = 'No reservation matches this id and email.';
+/**
+ * A reservation id the platform did not know is remembered this long by the replica, so the same
+ * guess sent again (from any address) costs no platform read; at most this many are kept.
+ */
+const UNKNOWN_RESERVATION_MS = 30_000;
+const UNKNOWN_RESERVATIONS_KEPT = 10_000;
 
 @Injectable()
 export class CheckoutSessionsService {
+  /** Reservation ids the platform answered it does not know, until when (UNKNOWN_RESERVATION_MS). */
+  private readonly unknownReservations = new Map<string, number>();
+
   constructor(
     private readonly guesty: GuestyClient,
     private readonly providers: PaymentProviders,
@@ -37,7 +46,9 @@ export class CheckoutSessionsService {
     // Checked by the route's guard beside the request's count when it could tell the body's shape.
     const lookup = checked ?? (await this.limits.reservationLookup(clientIp));
     lookup.admit();
-    const reservation = await this.guesty.getReservation(reservationId);
+    const remembered = this.knownUnknown(reservationId);
+    const reservation = remembered ? null : await this.guesty.getReservation(reservationId);
+    if (!reservation && !remembered) this.rememberUnknown(reservationId);
     const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
     if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
       await lookup.missed();
@@ -110,5 +121,21 @@ export class CheckoutSessionsService {
     if (session.status === 'succeeded' || session.status === 'processing') return false;
     const intent = await this.journal.openIntent(onReservation(session.reservationId), this.paymentMethods).catch(() => null);
     return intent !== null;
+  }
+
+  private knownUnknown(reservationId: string): boolean {
+    const until = this.unknownReservations.get(reservationId);
+    if (until === undefined) return false;
+    if (until > this.clock.now()) return true;
+    this.unknownReservations.delete(reservationId);
+    return false;
+  }
+
+  private rememberUnknown(reservationId: string): void {
+    if (this.unknownReservations.size >= UNKNOWN_RESERVATIONS_KEPT) {
+      const oldest = this.unknownReservations.keys().next().value;
+      if (oldest !== undefined) this.unknownReservations.delete(oldest);
+    }
+    this.unknownReservations.set(reservationId, this.clock.now() + UNKNOWN_RESERVATION_MS);
   }
 }

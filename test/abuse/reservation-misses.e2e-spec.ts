@@ -125,4 +125,17 @@ describe('only misses spend the allowance', () => {
     }
     expect((await open(world.apps[0].url, address, madeUpReservationId(), 'someone@example.com')).status).toBe(429);
   });
+
+  it('an unknown reservation id is remembered briefly: the same guess from other addresses reads the platform once, and still counts as their miss', async () => {
+    const reads = () => world.sandbox.control.requestLog.filter((entry) => entry.route === 'reservation').length;
+    const guess = madeUpReservationId();
+    const before = reads();
+    for (const address of ['198.18.9.80', '198.18.9.81', '198.18.9.82']) {
+      expect((await open(world.apps[0].url, address, guess, 'someone@example.com')).body.code).toBe('reservation_not_found');
+    }
+    expect(reads() - before).toBe(1);
+    // Each address spent a miss: its allowance ends as if each guess had been read.
+    for (let i = 1; i < MISSES_PER_ADDRESS; i += 1) await open(world.apps[0].url, '198.18.9.80', guess, 'someone@example.com');
+    expect((await open(world.apps[0].url, '198.18.9.80', guess, 'someone@example.com')).status).toBe(429);
+  });
 });
