@@ -6,7 +6,7 @@
  * (sandbox/demo/public/checkout-client.js). The source itself runs under Node's type stripping.
  * Card data passes through here to the service only; nothing is stored or logged.
  */
-import type { components } from './openapi-types';
+import type { components } from './openapi-types.js';
 
 /** Every route this client calls: method and OpenAPI path (a test checks each is in docs/openapi.json). */
 export const CHECKOUT_ROUTES = {

@@ -146,6 +146,47 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     });
     expect(JSON.parse(printed)).toMatchObject({ status: 'succeeded', booking: 'confirmed', code: expect.any(String) });
     expect(world.sandbox.control.getGuestsByEmail(guest.email)).toHaveLength(1);
+
+    // A TypeScript site type-checks against the package's declarations under each resolution a
+    // site may use (nodenext is what tsc --init gives), with and without skipLibCheck, and a wrong
+    // field fails to compile: the declarations resolve, so no type silently becomes any.
+    writeFileSync(
+      path.join(site, 'site.ts'),
+      "import { CheckoutClient } from '@booking-checkout/client';\nconst client = new CheckoutClient({ baseUrl: 'https://checkout.example.com' });\nexport const quoted = client.quote({ listingId: 'L1', checkIn: '2030-01-01', checkOut: '2030-01-03', guestsCount: 2 });\n",
+    );
+    writeFileSync(
+      path.join(site, 'wrong.ts'),
+      "import { CheckoutClient } from '@booking-checkout/client';\nconst client = new CheckoutClient({ baseUrl: 'https://checkout.example.com' });\nexport const quoted = client.quote({ listingId: 'L1', checkIn: '2030-01-01', checkOut: '2030-01-03', guests: 2 });\n",
+    );
+    const resolutions = [
+      { module: 'nodenext', moduleResolution: 'nodenext' },
+      { module: 'node16', moduleResolution: 'node16' },
+      { module: 'esnext', moduleResolution: 'bundler' },
+    ];
+    const compile = (file: string, options: Record<string, unknown>) => {
+      writeFileSync(
+        path.join(site, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: { target: 'es2022', lib: ['es2022', 'dom'], types: [], strict: true, noEmit: true, ...options },
+          files: [file],
+        }),
+      );
+      try {
+        execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', site], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        return '';
+      } catch (error) {
+        return String((error as { stdout?: string }).stdout ?? error);
+      }
+    };
+    for (const resolution of resolutions) {
+      for (const skipLibCheck of [false, true]) {
+        const options = { ...resolution, skipLibCheck };
+        expect({ options, errors: compile('site.ts', options) }).toEqual({ options, errors: '' });
+        expect(compile('wrong.ts', options)).toMatch(
+          /wrong\.ts.*error TS2353: Object literal may only specify known properties, and 'guests' does not exist/,
+        );
+      }
+    }
     // A compile, a pack and an install: minutes on a busy machine, not the 30 s of a request.
   }, 240_000);
 
