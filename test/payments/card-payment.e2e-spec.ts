@@ -47,6 +47,14 @@ describe('paying with a card', () => {
       .expect((res) => expect(res.body.status).toBe('succeeded'));
   });
 
+  it('takes the American Express test card of the site guide, with its 4-digit code', async () => {
+    const { sessionId } = await newSession();
+    const paid = await site(1)
+      .submit(sessionId, cardBody('378282246310005', { card: { cvc: '1234' } }))
+      .expect(200);
+    expect(paid.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '0005', brand: 'amex' } });
+  });
+
   it('refuses another card for a session that already succeeded', async () => {
     const { sessionId } = await newSession();
     await site(0).submit(sessionId, cardBody()).expect(200);
