@@ -79,7 +79,7 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     if (readFileSync(out, 'utf8') !== readFileSync(path.join(ROOT, 'clients/openapi-types.ts'), 'utf8'))
       throw new Error('clients/openapi-types.ts is stale: run npm run client');
     expect(readFileSync(path.join(ROOT, 'clients/checkout-client.ts'), 'utf8')).toContain(
-      "import type { components } from './openapi-types';",
+      "import type { components } from './openapi-types.js';",
     );
   });
 
