@@ -37,8 +37,8 @@ export class StoreGeneration implements OnModuleInit {
   private readonly key: string;
   private readonly settleMs: number;
   private readonly holdOnNewStore: boolean;
-  /** The generation as this replica last read it (raw, to compare with what a step reads). */
-  private known: string | null = null;
+  /** The generation as this replica last saw it in the store: its text (to compare with what a step reads) and its reading. */
+  private known: { raw: string; generation: Generation } | null = null;
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -74,7 +74,7 @@ export class StoreGeneration implements OnModuleInit {
    */
   async admit(found: unknown): Promise<void> {
     const raw = typeof found === 'string' ? found : null;
-    const generation = raw !== null && raw === this.known ? readGeneration(raw) : await this.judge(raw);
+    const generation = raw !== null && raw === this.known?.raw ? this.known.generation : await this.judge(raw);
     const waitMs = (generation?.writesFrom ?? 0) - this.clock.now();
     if (waitMs > 0) {
       throw new DomainError(
@@ -86,22 +86,24 @@ export class StoreGeneration implements OnModuleInit {
   }
 
   private async judge(raw: string | null): Promise<Generation | null> {
-    const knew = this.known === null ? null : readGeneration(this.known);
-    let current = raw === null ? null : readGeneration(raw);
+    const knew = this.known?.generation ?? null;
+    let text = raw;
+    let current = text === null ? null : readGeneration(text);
     const lostWhileRunning = knew !== null && current?.id !== knew.id;
     if (current === null) {
       const writesFrom = lostWhileRunning || this.holdOnNewStore ? this.clock.now() + this.settleMs : 0;
       const fresh = JSON.stringify({ id: randomUUID(), writesFrom });
       // One generation for every replica: the first to write it wins, the others read it.
       const wrote = await this.store.set(this.key, fresh, { ifAbsent: true });
-      const stored = wrote ? fresh : await this.store.get(this.key);
-      current = stored === null ? null : readGeneration(stored);
-      if (current === null) return null;
+      text = wrote ? fresh : await this.store.get(this.key);
+      current = text === null ? null : readGeneration(text);
+      if (text === null || current === null) return null;
     }
     if (lostWhileRunning && current.writesFrom < this.clock.now() + this.settleMs) {
       // Another replica started this generation as a new store's; this one knows writes were in flight.
       current = { id: current.id, writesFrom: this.clock.now() + this.settleMs };
-      await this.store.set(this.key, JSON.stringify(current));
+      text = JSON.stringify(current);
+      await this.store.set(this.key, text);
     }
     if (lostWhileRunning || (knew === null && current.writesFrom > this.clock.now())) {
       this.metrics.storeLosses.inc();
@@ -112,7 +114,7 @@ export class StoreGeneration implements OnModuleInit {
           : 'Redis holds no write journal yet (a new store, or one that lost its data): no upstream write is sent until every earlier one has settled',
       );
     }
-    this.known = JSON.stringify(current);
+    if (text !== null) this.known = { raw: text, generation: current };
     return current;
   }
 }
