@@ -1,5 +1,5 @@
 import type { Balancer } from './balancer';
-import { ERROR_CODES, type ErrorCode } from '../src/common/errors/error-code';
+import { isRetryable } from '../src/common/errors/error-code';
 import type { Ledger, Told } from './ledger';
 import { Random } from './random';
 import type { ChaosWorld } from './world';
@@ -39,11 +39,6 @@ function linesOn(world: ChaosWorld, reservationId: string, title: string): numbe
 
 const story = (told: { said: string }[]) => told.map((entry) => entry.said).join(' → ');
 
-/** The error table's word on a code: whether it means "press again after Retry-After". */
-function retryable(code: string | undefined): boolean {
-  return code !== undefined && code in ERROR_CODES && 'retryAfter' in ERROR_CODES[code as ErrorCode];
-}
-
 /**
  * Every answer says whether to try again (docs/product-spec.md §3): a retryable code carries
  * Retry-After, a refusal never does; and a guest who pressed again as told reached an answer.
@@ -52,11 +47,11 @@ function retryRuleBroken(told: Told[], outcome: string): string | undefined {
   const wrong = told.find(
     (entry) =>
       entry.code !== undefined &&
-      ((retryable(entry.code) && entry.retryAfterSeconds === undefined) ||
+      ((isRetryable(entry.code) && entry.retryAfterSeconds === undefined) ||
         (entry.verdict === 'refused' && entry.retryAfterSeconds !== undefined)),
   );
   if (wrong) return `answered ${wrong.said} ${wrong.retryAfterSeconds === undefined ? 'without' : 'with'} Retry-After`;
-  if (outcome === 'open' && told.some((entry) => retryable(entry.code))) return 'told to try again, and no press ever got an answer';
+  if (outcome === 'open' && told.some((entry) => isRetryable(entry.code))) return 'told to try again, and no press ever got an answer';
   return undefined;
 }
 

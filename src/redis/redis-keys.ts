@@ -6,15 +6,7 @@ import { createHash } from 'node:crypto';
  * client network and per listing.
  */
 export type RequestLimitName =
-  | 'client-ip'
-  | 'card-attempts'
-  | 'sessions'
-  | 'reservation-misses'
-  | 'reservation-misses-at-checkout'
-  | 'booking-holds'
-  | 'unpaid-holds'
-  | 'listing-holds'
-  | 'admin-keys';
+  'client-ip' | 'card-attempts' | 'sessions' | 'reservation-misses' | 'booking-holds' | 'unpaid-holds' | 'listing-holds' | 'admin-keys';
 
 /**
  * Every Redis key the service uses is built here, under the configured prefix, so that several

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { ERROR_CODES, type ErrorCode } from '../../src/common/errors/error-code';
+import { isRetryable } from '../../src/common/errors/error-code';
 import { FOLLOW_UP_GRACE_MS } from '../../src/journal/follow-ups';
 import { JournalSweep } from '../../src/journal/journal-sweep';
 import { bookingClient, newGuest, stay } from '../booking/booking-client';
@@ -17,8 +17,6 @@ import { testRedisUrl } from '../utils/test-config';
  * booking ends confirmed by the sweep. The replica runs the built service in a process of its own.
  */
 const ENV = SCALED_DOWN_WRITES;
-
-const retryable = (code: unknown) => typeof code === 'string' && code in ERROR_CODES && 'retryAfter' in ERROR_CODES[code as ErrorCode];
 
 describe('a replica killed mid-payment', () => {
   let world: SandboxedApps;
@@ -68,7 +66,7 @@ describe('a replica killed mid-payment', () => {
       async () => {
         const answer = await site.submit(sessionId, cardBody(CARDS.noThreeDs), key);
         told.push(answer);
-        if (!retryable(answer.body.code)) return true;
+        if (!isRetryable(answer.body.code)) return true;
         // As the site's client does: after the Retry-After the answer carries.
         await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after']) * 1000));
         return false;
@@ -80,7 +78,7 @@ describe('a replica killed mid-payment', () => {
     // The dead replica's lease and key claim last a moment: the first presses meet them.
     expect(waits.length).toBeGreaterThan(0);
     for (const answer of waits) {
-      expect(retryable(answer.body.code)).toBe(true);
+      expect(isRetryable(answer.body.code)).toBe(true);
       expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
     const final = told[told.length - 1];

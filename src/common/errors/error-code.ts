@@ -181,6 +181,10 @@ export function errorCodeForStatus(status: number): ErrorCode {
  * code the table marks retryable, so a refusal never invites a retry, whatever raised it.
  */
 export function retryAfterOf(code: string, seconds: number | undefined): number | undefined {
-  const entry = (ERROR_CODES as Record<string, ErrorCodeEntry | undefined>)[code];
-  return entry?.retryAfter ? seconds : undefined;
+  return isRetryable(code) ? seconds : undefined;
+}
+
+/** Whether the table marks the code "press again after Retry-After" (the site's, the client's and the campaign's one rule). */
+export function isRetryable(code: unknown): boolean {
+  return typeof code === 'string' && (ERROR_CODES as Record<string, ErrorCodeEntry | undefined>)[code]?.retryAfter === true;
 }
