@@ -11,6 +11,7 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { CalendarDay } from '../upstream/platform-results';
 import { isDayAvailable } from './day-availability';
 import { dayNumber, monthBounds, monthsBetween, today } from './stay-dates';
+import { setBounded } from '../common/bounded-map';
 
 export interface CalendarDayView {
   date: string;
@@ -140,9 +141,7 @@ export class CalendarService {
     if (!months) return undefined;
     const text = this.join(listingId, months, from, to, now);
     const answer = { text, etag: strongEtag(text) };
-    this.hotAnswers.delete(key);
-    if (this.hotAnswers.size >= HOT_ANSWERS) this.hotAnswers.delete(this.hotAnswers.keys().next().value as string);
-    this.hotAnswers.set(key, { names, months, now, answer });
+    setBounded(this.hotAnswers, key, { names, months, now, answer }, HOT_ANSWERS);
     return answer;
   }
 

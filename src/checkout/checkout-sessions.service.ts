@@ -11,6 +11,7 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
+import { setBounded } from '../common/bounded-map';
 
 // One answer for an unknown reservation and a wrong email: a session must not reveal which it was.
 const NOT_FOUND = 'No reservation matches this id and email.';
@@ -132,10 +133,6 @@ export class CheckoutSessionsService {
   }
 
   private rememberUnknown(reservationId: string): void {
-    if (this.unknownReservations.size >= UNKNOWN_RESERVATIONS_KEPT) {
-      const oldest = this.unknownReservations.keys().next().value;
-      if (oldest !== undefined) this.unknownReservations.delete(oldest);
-    }
-    this.unknownReservations.set(reservationId, this.clock.now() + UNKNOWN_RESERVATION_MS);
+    setBounded(this.unknownReservations, reservationId, this.clock.now() + UNKNOWN_RESERVATION_MS, UNKNOWN_RESERVATIONS_KEPT);
   }
 }

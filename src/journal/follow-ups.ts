@@ -3,6 +3,7 @@ import { Clock } from '../common/clock';
 import { MetricsService } from '../metrics/metrics.service';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
+import { setBounded } from '../common/bounded-map';
 
 /**
  * The writes that must follow another once it landed: a paid booking's confirmation, and the cancel
@@ -91,11 +92,7 @@ export class FollowUps {
       known.dueAt = dueAt;
       return;
     }
-    if (this.remembered.size >= REMEMBERED_AT_MOST) {
-      const oldest = this.remembered.keys().next().value;
-      if (oldest !== undefined) this.remembered.delete(oldest);
-    }
-    this.remembered.set(member, { followUp, dueAt, since: this.clock.now() });
+    setBounded(this.remembered, member, { followUp, dueAt, since: this.clock.now() }, REMEMBERED_AT_MOST);
   }
 
   /**

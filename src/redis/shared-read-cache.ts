@@ -5,6 +5,7 @@ import { CounterTally } from '../metrics/tallies';
 import { KeyValueStore } from './key-value-store';
 import { RedisKeys } from './redis-keys';
 import { SharedFetches } from './shared-fetches';
+import { setBounded } from '../common/bounded-map';
 
 export interface CachePolicy {
   /** How long Redis keeps a loaded value for every replica. */
@@ -136,8 +137,6 @@ export class SharedReadCache {
 
   private keepLocally(key: string, value: unknown, policy: CachePolicy): void {
     if (!policy.localTtlMs) return;
-    this.local.delete(key);
-    if (this.local.size >= LOCAL_ENTRIES) this.local.delete(this.local.keys().next().value as string);
-    this.local.set(key, { value, until: this.clock.now() + Math.min(policy.localTtlMs, policy.ttlMs) });
+    setBounded(this.local, key, { value, until: this.clock.now() + Math.min(policy.localTtlMs, policy.ttlMs) }, LOCAL_ENTRIES);
   }
 }
