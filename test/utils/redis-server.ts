@@ -48,11 +48,11 @@ export function pingRedis(port: number, timeoutMs = 300): Promise<boolean> {
   });
 }
 
-/** One command in Redis's inline protocol, answered with its first line. */
-function redisCommand(port: number, words: string[]): Promise<string> {
+/** One command in Redis's inline protocol, answered with the reply's first chunk (a short reply, whole). */
+function redisCommand(port: number, words: string[], timeoutMs = 2_000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: '127.0.0.1', port });
-    socket.setTimeout(2_000, () => {
+    socket.setTimeout(timeoutMs, () => {
       socket.destroy();
       reject(new Error(`${words.join(' ')}: no answer from ${port}`));
     });
@@ -60,29 +60,17 @@ function redisCommand(port: number, words: string[]): Promise<string> {
     socket.once('connect', () => socket.write(`${words.join(' ')}\r\n`));
     socket.once('data', (data) => {
       socket.destroy();
-      resolve(data.toString().split('\r\n')[0]);
+      resolve(data.toString());
     });
   });
 }
 
 /** Whether a replica's link to its primary is up (INFO replication). */
 function replicationUp(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    let text = '';
-    const done = (up: boolean) => {
-      socket.destroy();
-      resolve(up);
-    };
-    socket.setTimeout(300, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('INFO replication\r\n'));
-    socket.on('data', (data) => {
-      text += data.toString();
-      if (text.includes('master_link_status:up')) done(true);
-      else if (text.includes('master_link_status:') || text.includes('role:master')) done(false);
-    });
-  });
+  return redisCommand(port, ['INFO', 'replication'], 300).then(
+    (reply) => reply.includes('master_link_status:up'),
+    () => false,
+  );
 }
 
 export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
