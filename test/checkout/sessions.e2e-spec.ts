@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { CardsOnFile } from '../../src/journal/kinds/payment-method.write-kind';
 import { RedisKeys } from '../../src/redis/redis-keys';
 import { checkoutClient, freshReservation, sessionsStoredFor, upstreamRequests } from '../utils/checkout-client';
-import { waitUntil } from '../utils/redis-server';
+import { waitUntil, watchRedis } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { testRedisUrl } from '../utils/test-config';
 
@@ -87,19 +87,15 @@ describe('checkout sessions', () => {
   it('writes the session in the one Redis step that reads the card on file and counts the opening', async () => {
     const reservation = freshReservation(world);
     const keys = new RedisKeys(world.apps[0].config.redis.keyPrefix);
-    const commands: string[][] = [];
-    // `monitor()` opens a connection of its own: `watcher` stays free for commands.
-    const watcher = new Redis(testRedisUrl());
-    const monitor = await watcher.monitor();
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua') commands.push(args);
-    });
+    const watch = await watchRedis(testRedisUrl());
+    const marker = new Redis(testRedisUrl());
     try {
       const created = await site(0).createSession(reservation.reservationId, reservation.guestEmail).expect(201);
       // Redis shows its commands in the order it ran them: once the marker is seen, so is every command of the request.
-      const marker = `${keys.prefix}monitor-marker:${randomUUID()}`;
-      await watcher.get(marker);
-      await waitUntil(() => Promise.resolve(commands.some((args) => args.includes(marker))), 5_000, 'the monitor to show the request');
+      const markerKey = `${keys.prefix}monitor-marker:${randomUUID()}`;
+      await marker.get(markerKey);
+      const { commands } = watch;
+      await waitUntil(() => Promise.resolve(commands.some((args) => args.includes(markerKey))), 5_000, 'the monitor to show the request');
       const sessionKey = keys.checkoutSession(RedisKeys.sessionRef(created.body.id as string));
       const cardKey = keys.reservationWrites(reservation.reservationId).card;
       const tag = `{reservation:${reservation.reservationId}}`;
@@ -109,8 +105,8 @@ describe('checkout sessions', () => {
         .map((args) => args.filter((arg) => arg.startsWith(keys.prefix)));
       expect(touching).toEqual([expect.arrayContaining([cardKey, sessionKey])]);
     } finally {
-      monitor.disconnect();
-      watcher.disconnect();
+      watch.stop();
+      marker.disconnect();
     }
   });
 

@@ -73,6 +73,56 @@ function replicationUp(port: number): Promise<boolean> {
   );
 }
 
+/** The commands a Redis runs, as MONITOR shows them to a connection of their own. */
+export interface RedisWatch {
+  /** Each command's words, in the order Redis ran them; commands run inside a script are left out. */
+  commands: string[][];
+  stop(): void;
+}
+
+/**
+ * Watches a Redis with MONITOR on a plain socket: a client library's MONITOR can take another
+ * connection's command for its own reply when traffic arrives before its `OK`.
+ */
+export function watchRedis(url: string): Promise<RedisWatch> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: hostname, port: Number(port) });
+    const commands: string[][] = [];
+    let pending = '';
+    let started = false;
+    socket.once('error', reject);
+    socket.once('connect', () => socket.write('MONITOR\r\n'));
+    socket.on('data', (data) => {
+      pending += data.toString('latin1');
+      const lines = pending.split('\r\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!started) {
+          if (line !== '+OK') return reject(new Error(`MONITOR answered ${line}`));
+          started = true;
+          resolve({ commands, stop: () => socket.destroy() });
+          continue;
+        }
+        // "+<time> [<db> <source>] "word" "word"…": a script's commands name `lua` as their source.
+        const source = /^\+\S+ \[\d+ ([^\]]+)\] /.exec(line);
+        if (!source || source[1] === 'lua') continue;
+        commands.push(monitoredWords(line.slice(source[0].length)));
+      }
+    });
+  });
+}
+
+/** The quoted words of a MONITOR line, their escapes (\\, \", \xHH, \n…) undone. */
+function monitoredWords(text: string): string[] {
+  const escapes: Record<string, string> = { n: '\n', r: '\r', t: '\t', a: '\x07', b: '\b' };
+  return [...text.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map(([, word]) =>
+    word.replace(/\\(x[0-9a-f]{2}|.)/g, (_, escaped: string) =>
+      escaped.length === 3 ? String.fromCharCode(parseInt(escaped.slice(1), 16)) : (escapes[escaped] ?? escaped),
+    ),
+  );
+}
+
 export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
