@@ -526,9 +526,15 @@ describe('WriteJournal', () => {
         member,
       });
       const press = (key: string, member: string) =>
-        world.journal.leaseAndPeek(TARGET, [{ kind: world.reconciler, key }], undefined, (_lease, peeked) => Promise.resolve(peeked), {
-          alongside: { read: sessionKey, count: count(member) },
-        });
+        world.journal.leaseAndPeek(
+          TARGET,
+          [{ kind: world.reconciler, key }],
+          undefined,
+          async (_lease, peeked) => ({ ...peeked, read: await peeked.read?.() }),
+          {
+            alongside: { read: { key: sessionKey, open: (stored: string | null) => Promise.resolve(stored) }, count: count(member) },
+          },
+        );
       const calls = counting(world);
       const first = await press('a', 'm1');
       expect(calls).toEqual(['batch', 'deleteIfEquals']);
@@ -554,9 +560,12 @@ describe('WriteJournal', () => {
       const world = setUp();
       await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
       const sessionKey = world.keys.checkoutSession('ref-1');
-      const read = (_lease: ReservationLease, peeked: { read: string | null }) => Promise.resolve(peeked.read);
+      const read = async (_lease: ReservationLease, peeked: { read: (() => Promise<string | null>) | null }) =>
+        (await peeked.read?.()) ?? null;
       const press = () =>
-        world.journal.leaseAndPeek(TARGET, [{ kind: world.reconciler, key: 'a' }], undefined, read, { alongside: { read: sessionKey } });
+        world.journal.leaseAndPeek(TARGET, [{ kind: world.reconciler, key: 'a' }], undefined, read, {
+          alongside: { read: { key: sessionKey, open: (stored: string | null) => Promise.resolve(stored) } },
+        });
       // A Cluster runs the steps of the lease's slot as one script, then the session's as another: the first ran, the second failed.
       const batch = world.store.batch.bind(world.store);
       world.store.batch = (steps) => {

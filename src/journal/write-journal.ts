@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { RECONCILE_DELAYS_MS } from '../config/timing-rules';
 import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamError } from '../upstream/upstream-error';
-import { BatchStep, KeyValueStore, SlotAnswer, SlotRequest, slotAnswerOf, slotStep } from '../redis/key-value-store';
+import { BatchStep, KeyValueStore, RecordRead, SlotAnswer, SlotRequest, slotAnswerOf, slotStep } from '../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { LeaseOptions, ReservationLease, ReservationLeases } from './reservation-leases';
@@ -52,9 +52,9 @@ export interface Peeked<Writes extends readonly { kind: AnyWriteKind; key: strin
 }
 
 /** What a work does in the step that takes its lease besides the journal's reads (see leaseAndPeek). */
-export interface AlongsideLease {
-  /** A key of another hash slot read in that step (the session the work is for). */
-  read?: string;
+export interface AlongsideLease<S> {
+  /** A record of another hash slot read in that step (the session the work is for). */
+  read?: RecordRead<S>;
   /**
    * A limit's slot counted in that step, unless an intent of the writes asked for is there already (a
    * press that resumes its own write spends none) or, with `unlessRecord`, the kind's record is (a
@@ -64,9 +64,12 @@ export interface AlongsideLease {
   unlessRecord?: boolean;
 }
 
-/** leaseAndPeek's reads, with what was asked for alongside: the value read, the count's answer (null: not counted). */
-export type PeekedAlongside<Writes extends readonly { kind: AnyWriteKind; key: string }[], T> = Peeked<Writes, T> & {
-  read: string | null;
+/**
+ * leaseAndPeek's reads, with what was asked for alongside: the record read, opened when the work asks
+ * (null: none was asked for), and the count's answer (null: not counted).
+ */
+export type PeekedAlongside<Writes extends readonly { kind: AnyWriteKind; key: string }[], T, S = never> = Peeked<Writes, T> & {
+  read: (() => Promise<S>) | null;
   counted: SlotAnswer | null;
 };
 
@@ -166,18 +169,19 @@ export class WriteJournal {
    * Redis all of it is one atomic script; on a Redis Cluster the read of another slot and the count are
    * steps of their own, after the lease is taken. `endsWithWrite`: see LeaseOptions.
    */
-  leaseAndPeek<const Writes extends readonly { kind: AnyWriteKind; key: string }[], T, R>(
+  leaseAndPeek<const Writes extends readonly { kind: AnyWriteKind; key: string }[], T, R, S = never>(
     target: WriteTarget,
     writes: Writes,
     record: TargetRecord<T> | undefined,
-    work: (lease: ReservationLease, peeked: PeekedAlongside<Writes, T>) => Promise<R>,
-    options: Omit<LeaseOptions, 'alongside'> & { alongside?: AlongsideLease } = {},
+    work: (lease: ReservationLease, peeked: PeekedAlongside<Writes, T, S>) => Promise<R>,
+    options: Omit<LeaseOptions, 'alongside'> & { alongside?: AlongsideLease<S> } = {},
   ): Promise<R> {
     const { alongside = {}, ...leaseOptions } = options;
+    const { read } = alongside;
     const reads = this.peekKeys(target, writes, record);
     const steps: BatchStep[] = reads.map((key) => ({ op: 'get', key }));
     // The read first: a count that is denied or skipped stops the steps after it.
-    if (alongside.read !== undefined) steps.push({ op: 'get', key: alongside.read, otherSlot: true });
+    if (alongside.read !== undefined) steps.push({ op: 'get', key: alongside.read.key, otherSlot: true });
     if (alongside.count) {
       const settling = [...reads.slice(0, writes.length), ...(alongside.unlessRecord && record ? [reads[writes.length + 1]] : [])];
       steps.push(slotStep(alongside.count, settling));
@@ -188,7 +192,7 @@ export class WriteJournal {
         const counted = alongside.count ? answers[answers.length - 1] : undefined;
         return work(lease, {
           ...this.peeked(writes, record, answers),
-          read: alongside.read !== undefined ? textOf(answers[reads.length]) : null,
+          read: read ? () => read.open(textOf(answers[reads.length])) : null,
           counted: counted === undefined || counted === false ? null : slotAnswerOf(counted),
         });
       },

@@ -1,3 +1,4 @@
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { RedisKeys } from '../redis/redis-keys';
 import { RequestLimits } from '../common/abuse/request-limits';
@@ -107,7 +108,7 @@ async function setUp(env: Record<string, string> = {}) {
   // No booking room here: CardPayments attaches cards without it.
   const module = await unitModule(
     world,
-    [CardPaymentsService, ...SESSION_PROVIDERS, ThreeDsStates, RequestLimits],
+    [CardPaymentsService, ...SESSION_PROVIDERS, ThreeDsStates, RequestLimits, IdempotencyService],
     [
       [GuestyClient, platform.asClient()],
       [PaymentProviders, providers],

@@ -30,7 +30,8 @@ import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, sessio
 import { phaseOf, SessionMove } from '../sessions/session-moves';
 import { SessionState } from '../sessions/session-state';
 import { RedisKeys } from '../redis/redis-keys';
-import { StepsBeside, stepsVia } from '../redis/key-value-store';
+import { recordVia, StepsBeside, stepsVia } from '../redis/key-value-store';
+import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { cardBrand } from './dto/card-rules';
 import { BillingDetailsDto, CardDto } from './dto/payment-method.dto';
 import { PresentedState, ThreeDsOutcome, ThreeDsStates } from './three-ds-states';
@@ -105,6 +106,7 @@ export class CardPaymentsService {
     private readonly paymentMethods: PaymentMethodWrite,
     private readonly cards: CardsOnFile,
     private readonly events: ProductEventBus,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   submitCard(
@@ -308,18 +310,41 @@ export class CardPaymentsService {
   }
 
   /**
-   * The session a submission is for, as its Idempotency-Key's claim reads it (IdempotencyService.runOnSession):
-   * 404 before anything is written, the key included; 409 for a booking whose hold ended.
+   * A card (tokenized here) or a token submitted to a session under its Idempotency-Key. The session
+   * is read in the key's claim (404 before anything is written, the key included; 409 for a booking
+   * whose hold ended), and the answer is stored in the step that records the session's outcome.
    */
-  knownSession(sessionId: string): { ref: string; key: string; admit(stored: string | null): Promise<CheckoutSession> } {
-    const key = this.sessions.storedAt(sessionId);
-    if (key === null) throw sessionNotFound();
-    return { ref: RedisKeys.sessionRef(sessionId), key, admit: (stored) => this.admitted(sessionId, stored) };
+  async submitPaymentMethod(
+    sessionId: string,
+    idempotencyKey: string | undefined,
+    body: unknown,
+    method: { token: string } | CardSubmission,
+  ): Promise<CheckoutSessionView> {
+    const readable = this.sessions.readable(sessionId);
+    if (readable === null) throw sessionNotFound();
+    const read = recordVia(readable, (session) => this.admitted(session));
+    const answer = await this.idempotency.runOnSession<CheckoutSessionView, CheckoutSession>(
+      `payment-method:${sessionId}`,
+      idempotencyKey,
+      body,
+      { ref: RedisKeys.sessionRef(sessionId), read },
+      async (known, answering) => {
+        const answered = stepsVia(answering, (view: CheckoutSessionView) => ({ status: 200, body: view }));
+        // runOnSession() has checked the key by now.
+        const key = idempotencyKey!;
+        const view =
+          'token' in method
+            ? await this.submitToken(known, method.token, key, answered)
+            : await this.submitCard(known, method, key, answered);
+        return { status: 200, body: view };
+      },
+    );
+    return answer.body;
   }
 
-  private async admitted(sessionId: string, stored: string | null): Promise<CheckoutSession> {
-    const session = await this.sessions.fromStored(sessionId, stored);
+  private async admitted(session: CheckoutSession | null): Promise<CheckoutSession> {
     if (!session) throw sessionNotFound();
+    const sessionId = session.id;
     // A booking whose hold ended holds no dates any more: nothing is sent for it (docs/product-spec.md §3.1).
     if (holdEnded(session, this.clock.now())) {
       await this.sessions
@@ -342,6 +367,7 @@ export class CardPaymentsService {
   ): Promise<CheckoutSessionView> {
     const key = attachKey(known.id, `key:${idempotencyKey}`);
     const attempt = this.limits.cardAttempting(known.reservationId);
+    const readable = this.sessions.readable(known.id);
     // One step: the lease, what the journal holds for this key, the session as it is now (read
     // holding the lease), and the card-testing guard's count of both shapes (docs/product-spec.md §7),
     // before anything reaches the upstream. The attach is the last write under the lease.
@@ -351,7 +377,7 @@ export class CardPaymentsService {
       CARD_ON_FILE,
       async (lease, { intents: [earlier], openIntentId, record: card, read: stored, counted }) => {
         if (earlier && !mayResend(earlier.state)) return this.resume(known.id, { key, earlier, answered }, lease);
-        const session = await this.submittable(known.id, lease, { openIntentId, card, stored });
+        const session = await this.submittable(known.id, lease, { openIntentId, card, read: stored });
         // Not counted in that step (it found this key's intent, or a card on file), yet an attach goes
         // out: one resent after the earlier surely never happened, or a replacement the session turned
         // to meanwhile. It spends its attempt in a step of its own: the guard has no side door.
@@ -362,7 +388,7 @@ export class CardPaymentsService {
       {
         endsWithWrite: true,
         alongside: {
-          read: this.sessions.storedAt(known.id) ?? undefined,
+          read: readable ?? undefined,
           count: attempt.request,
           // A card on file refuses the press before it spends an attempt, unless the press replaces it.
           unlessRecord: phaseOf(known) !== 'replacing',
@@ -378,7 +404,7 @@ export class CardPaymentsService {
   private async submittable(
     sessionId: string,
     lease: ReservationLease,
-    standing: { openIntentId: string | null; card: CardOnFile | null; stored?: string | null },
+    standing: { openIntentId: string | null; card: CardOnFile | null; read?: (() => Promise<CheckoutSession | null>) | null },
   ): Promise<CheckoutSession> {
     if (standing.openIntentId) {
       const open = await this.journal.settleOpen(lease, standing.openIntentId);
@@ -393,9 +419,8 @@ export class CardPaymentsService {
       // Settling it may have put a card on file, and moved the session: both are read again.
       standing = { openIntentId: null, card: await this.cards.onFile(reservationOf(lease.target)) };
     }
-    // `stored`: the session's key as read with the lease (undefined: read it now).
-    const session =
-      standing.stored === undefined ? await this.sessions.require(sessionId) : await this.sessions.fromStored(sessionId, standing.stored);
+    // `read`: the session as read with the lease (none: read it now).
+    const session = standing.read ? await standing.read() : await this.sessions.require(sessionId);
     if (!session) throw sessionNotFound();
     if (phaseOf(session) === 'replacing') {
       // A failed charge mended (docs/product-spec.md §6.5): only when the platform, read now, still shows it.

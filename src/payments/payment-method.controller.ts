@@ -4,9 +4,7 @@ import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError } from '../common/errors/domain-error';
 import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
-import { IdempotencyService } from '../common/idempotency/idempotency.service';
-import { stepsVia } from '../redis/key-value-store';
-import { CheckoutSession, CheckoutSessionView } from '../sessions/checkout-session';
+import { CheckoutSessionView } from '../sessions/checkout-session';
 import { CheckoutSessionResponse, SESSION_EXAMPLES } from '../sessions/session.view';
 import { CardPaymentsService } from './card-payments.service';
 import { PaymentMethodDto } from './dto/payment-method.dto';
@@ -46,10 +44,7 @@ const PAYMENT_METHOD_EXAMPLES = {
 @ApiTags('checkout')
 @Controller('checkout/sessions')
 export class PaymentMethodController {
-  constructor(
-    private readonly cards: CardPaymentsService,
-    private readonly idempotency: IdempotencyService,
-  ) {}
+  constructor(private readonly cards: CardPaymentsService) {}
 
   @Post(':id/payment-method')
   @HttpCode(200)
@@ -81,26 +76,6 @@ export class PaymentMethodController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Body() body: PaymentMethodDto,
   ): Promise<CheckoutSessionView> {
-    const shape = paymentMethodShape(body);
-    // The session is read in the claim's own step; an unknown one answers 404 and writes nothing.
-    const answer = await this.idempotency.runOnSession<CheckoutSessionView, CheckoutSession>(
-      `payment-method:${id}`,
-      idempotencyKey,
-      body,
-      this.cards.knownSession(id),
-      async (known, answering) => {
-        // A card attached: the answer is stored in the step that records the session's outcome.
-        const answered = stepsVia(answering, (view: CheckoutSessionView) => ({ status: 200, body: view }));
-        return {
-          status: 200,
-          // runOnSession() has checked the key by now.
-          body:
-            'token' in shape
-              ? await this.cards.submitToken(known, shape.token, idempotencyKey!, answered)
-              : await this.cards.submitCard(known, shape, idempotencyKey!, answered),
-        };
-      },
-    );
-    return answer.body;
+    return this.cards.submitPaymentMethod(id, idempotencyKey, body, paymentMethodShape(body));
   }
 }

@@ -57,6 +57,20 @@ export function stepsVia<T, U>(beside: StepsBeside<T>, via: (written: U) => T): 
   return { steps: (written) => beside.steps(via(written)), written: () => beside.written() };
 }
 
+/**
+ * A record of another owner read inside someone else's step: its owner names the key and turns what
+ * the key held into the record, so the step's builder never handles the owner's key or text.
+ */
+export interface RecordRead<T> {
+  readonly key: string;
+  open(stored: string | null): Promise<T>;
+}
+
+/** The same read, its record made into what `via` makes of it (e.g. a session admitted to a request). */
+export function recordVia<T, U>(read: RecordRead<T>, via: (record: T) => Promise<U>): RecordRead<U> {
+  return { key: read.key, open: async (stored) => via(await read.open(stored)) };
+}
+
 /** A takeSlot step for `request`, unless one of `unlessPresent` holds a value. */
 export function slotStep(request: SlotRequest, unlessPresent: readonly string[] = []): BatchStep & { op: 'takeSlot' } {
   assertSlotRequest(request);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CheckoutSession, SessionPointer } from './checkout-session';
-import { StepsBeside } from '../redis/key-value-store';
+import { RecordRead, StepsBeside } from '../redis/key-value-store';
 import { CheckoutSessionsStore, SessionCreateStep } from './checkout-sessions.store';
 import { nextSession, SessionMove, SessionMoveRefused } from './session-moves';
 
@@ -33,14 +33,13 @@ export class SessionState {
     return this.records.load(id);
   }
 
-  /** Where the session of this id is kept (to be read in one step with a key of its slot); null for an id that names none. */
-  storedAt(id: string): string | null {
-    return this.records.storedAt(id);
-  }
-
-  /** The session of this id from what its key held, read by the caller (see storedAt); null when there is none. */
-  fromStored(id: string, raw: string | null): Promise<CheckoutSession | null> {
-    return this.records.fromStored(id, raw);
+  /**
+   * The session of this id, to be read in one step with a key of its slot (an Idempotency-Key's
+   * claim, a reservation's lease); null for an id that names none.
+   */
+  readable(id: string): RecordRead<CheckoutSession | null> | null {
+    const key = this.records.storedAt(id);
+    return key === null ? null : { key, open: (stored) => this.records.fromStored(id, stored) };
   }
 
   /** The session a record points at (the card on file, a booking), or null when there is none. */

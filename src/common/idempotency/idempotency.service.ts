@@ -6,7 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { idempotencyClaimMs, requestMayRunMs } from '../../config/timing-rules';
 import { MetricsService } from '../../metrics/metrics.service';
 import { AtRestCipher, AtRestCiphers } from '../../redis/at-rest-cipher';
-import { KeyValueStore, StepsBeside } from '../../redis/key-value-store';
+import { KeyValueStore, RecordRead, StepsBeside } from '../../redis/key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
 import { DomainError } from '../errors/domain-error';
@@ -97,7 +97,7 @@ export class IdempotencyService {
   /**
    * `run` for a route on one checkout session, whose record sits in the session's slot
    * (RedisKeys.sessionIdempotencyRecord): the session is read in the same atomic step as the key is
-   * claimed, one round trip for both, and `session.admit` judges what was read before anything runs
+   * claimed, one round trip for both, and `session.read` judges what was read before anything runs
    * or is replayed (404 for no session, 409 for a hold that ended); a claim it refuses is released.
    * A session that does not exist writes nothing.
    */
@@ -105,12 +105,12 @@ export class IdempotencyService {
     scope: string,
     idempotencyKey: string | undefined,
     body: unknown,
-    session: { ref: string; key: string; admit(stored: string | null): Promise<S> },
+    session: { ref: string; read: RecordRead<S> },
     work: (admitted: S, answering: AnswerBeside<T>) => Promise<StoredAnswer<T>>,
   ): Promise<IdempotentAnswer<T>> {
     if (!hasKeyForm(idempotencyKey)) {
       // An unknown session answers 404 whatever its key.
-      await session.admit(await this.storeCall(() => this.store.get(session.key)));
+      await session.read.open(await this.storeCall(() => this.store.get(session.read.key)));
     }
     const recordKey = this.keys.sessionIdempotencyRecord(session.ref, scope, checkedKey(idempotencyKey));
     let admitted: S;
@@ -120,9 +120,9 @@ export class IdempotencyService {
       body,
       (answering) => work(admitted, answering),
       async (claim) => {
-        const found = await this.storeCall(() => this.store.claimBeside(recordKey, claim, this.claimMs, session.key));
+        const found = await this.storeCall(() => this.store.claimBeside(recordKey, claim, this.claimMs, session.read.key));
         try {
-          admitted = await session.admit(found.beside);
+          admitted = await session.read.open(found.beside);
         } catch (error) {
           if (found.claimed) await this.release(recordKey, claim);
           throw error;
