@@ -12,6 +12,7 @@ import { installSecurityHeaders } from './common/http/security-headers';
 import { requestIdFor } from './common/http/request-id';
 import { createLogger } from './common/logging/create-logger';
 import { PinoLoggerService } from './common/logging/pino-logger.service';
+import { WriteKinds } from './journal/write-kinds';
 import { ProductEventBus } from './common/events/product-event-bus';
 import { setUpOpenApi } from './docs/openapi';
 import { ShutdownState } from './health/shutdown-state';
@@ -80,6 +81,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   });
   // A product event without its consumer is a wiring mistake: refuse to start rather than drop it.
   app.get(ProductEventBus).assertConsumed();
+  // An intent kind without its handler could never be settled by the sweep: refuse to start, naming it.
+  app.get(WriteKinds).assertHandled();
   wrongMethods.answer();
   await fastify.ready();
   return { app, logger };

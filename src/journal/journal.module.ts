@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { FollowUps } from './follow-ups';
 import { JournalSweep } from './journal-sweep';
@@ -9,7 +10,7 @@ import { ReservationCreateWrite } from './kinds/reservation-create.write-kind';
 import { ReservationStatusWrite } from './kinds/reservation-status.write-kind';
 import { ReservationLeases } from './reservation-leases';
 import { StoreGeneration } from './store-generation';
-import { WRITE_KINDS, WriteKindsByName } from './write-kind';
+import { WriteKinds } from './write-kinds';
 import { WriteJournal } from './write-journal';
 
 const KINDS = [ReservationCreateWrite, GuestCreateWrite, ReservationStatusWrite, PaymentMethodWrite, InvoiceItemWrite] as const;
@@ -20,33 +21,8 @@ const KINDS = [ReservationCreateWrite, GuestCreateWrite, ReservationStatusWrite,
  * `writeKindsByName` fails the type check, never an intent at run time.
  */
 @Module({
-  imports: [UpstreamModule],
-  providers: [
-    ReservationLeases,
-    StoreGeneration,
-    WriteJournal,
-    JournalSweep,
-    FollowUps,
-    CardsOnFile,
-    ...KINDS,
-    { provide: WRITE_KINDS, useFactory: writeKindsByName, inject: [...KINDS] },
-  ],
-  exports: [ReservationLeases, WriteJournal, JournalSweep, FollowUps, CardsOnFile, ...KINDS],
+  imports: [UpstreamModule, DiscoveryModule],
+  providers: [ReservationLeases, StoreGeneration, WriteJournal, JournalSweep, FollowUps, CardsOnFile, ...KINDS, WriteKinds],
+  exports: [ReservationLeases, WriteJournal, JournalSweep, FollowUps, WriteKinds, CardsOnFile, ...KINDS],
 })
 export class JournalModule {}
-
-export function writeKindsByName(
-  create: ReservationCreateWrite,
-  guest: GuestCreateWrite,
-  status: ReservationStatusWrite,
-  card: PaymentMethodWrite,
-  item: InvoiceItemWrite,
-): WriteKindsByName {
-  return {
-    'reservation-create': create,
-    'guest-create': guest,
-    'reservation-status': status,
-    'payment-method': card,
-    'invoice-item': item,
-  };
-}

@@ -16,8 +16,9 @@ import { RedisKeys } from '../redis/redis-keys';
  */
 export type IntentState = 'prepared' | 'sending' | 'landed' | 'refused' | 'unknown' | 'not_landed' | 'fenced';
 
-/** The upstream writes, each declared once as a write kind (src/journal/kinds/). */
-export type IntentKind = 'payment-method' | 'invoice-item' | 'reservation-create' | 'guest-create' | 'reservation-status';
+/** Every write kind the journal may hold an intent of: each needs its handler wired (WriteKinds.assertHandled). */
+export const INTENT_KINDS = ['payment-method', 'invoice-item', 'reservation-create', 'guest-create', 'reservation-status'] as const;
+export type IntentKind = (typeof INTENT_KINDS)[number];
 
 /**
  * What a write is on, and whose lease it takes: a reservation, or a quote before its reservation

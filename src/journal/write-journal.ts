@@ -11,7 +11,8 @@ import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { LeaseOptions, ReservationLease, ReservationLeases } from './reservation-leases';
 import { IntentKind, IntentState, Reconciliation, WriteIntent, WriteTarget, canMove, isOpen, mayResend, readIntent } from './write-intent';
-import { AnyWriteKind, WRITE_KINDS, WriteKind, WriteKindsByName } from './write-kind';
+import { AnyWriteKind, WriteKind } from './write-kind';
+import { WriteKinds } from './write-kinds';
 import { inSpan } from '../common/telemetry/in-span';
 import { StoreGeneration } from './store-generation';
 
@@ -128,7 +129,7 @@ export class WriteJournal {
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
     config: ConfigService<AppConfig, true>,
-    @Inject(WRITE_KINDS) private readonly kinds: WriteKindsByName,
+    private readonly kinds: WriteKinds,
     private readonly generation: StoreGeneration,
   ) {
     this.settleMs = config.get('reservationWrites', { infer: true }).settleMs;
@@ -416,7 +417,7 @@ export class WriteJournal {
   }
 
   private kindOf<R, O>(intent: WriteIntent<R, O>): WriteKind<unknown, R, O> | undefined {
-    return this.kinds[intent.kind] as WriteKind<unknown, R, O> | undefined;
+    return this.kinds.of(intent.kind) as WriteKind<unknown, R, O> | undefined;
   }
 
   /** Reads the upstream up to `reads` times (with the re-read delays) until the outcome is clear. */

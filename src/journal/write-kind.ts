@@ -34,11 +34,8 @@ export interface WriteKind<Payload = unknown, Request = unknown, Outcome = unkno
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyWriteKind = WriteKind<any, any, any>;
 
-/** Every write kind by its name: a kind left out fails the type check, so none can be left unreconciled. */
+/** Every write kind by its name (a unit spec's world builds them all): a kind left out fails the type check. */
 export type WriteKindsByName = { readonly [K in IntentKind]: AnyWriteKind & { readonly name: K } };
-
-/** The injection token of `WriteKindsByName` (JournalModule builds it from the kinds). */
-export const WRITE_KINDS = Symbol('WRITE_KINDS');
 
 /**
  * A write surely did nothing when it never left, or the platform answered it with a refusal (4xx,

@@ -17,6 +17,7 @@ import { ReservationStatusWrite } from '../../src/journal/kinds/reservation-stat
 import { StoreGeneration } from '../../src/journal/store-generation';
 import { ReservationLeases } from '../../src/journal/reservation-leases';
 import { WriteKindsByName } from '../../src/journal/write-kind';
+import { WriteKinds } from '../../src/journal/write-kinds';
 import { WriteJournal } from '../../src/journal/write-journal';
 import { GuestyClient } from '../../src/upstream/guesty-client';
 import { MetricsService } from '../../src/metrics/metrics.service';
@@ -116,7 +117,17 @@ export function journalWorld(
     'invoice-item': new InvoiceItemWrite(guesty),
   } satisfies WriteKindsByName;
   const generation = new StoreGeneration(store, keys, clock, metrics, config);
-  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config, { ...kinds, ...seams.kinds }, generation);
+  const journal = new WriteJournal(
+    store,
+    keys,
+    leases,
+    outbox,
+    clock,
+    metrics,
+    config,
+    WriteKinds.of(Object.values({ ...kinds, ...seams.kinds })),
+    generation,
+  );
   return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal, kinds, cardsOnFile, followUps, generation };
 }
 

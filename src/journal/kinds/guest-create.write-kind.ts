@@ -5,6 +5,7 @@ import { GuestRequest } from '../../upstream/platform-results';
 import { forSession, Reconciliation, WriteIntent, WriteTarget } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
 import { BEFORE_A_CARD } from './reservation-create.write-kind';
+import { JournaledWriteKind } from '../write-kinds';
 
 export interface GuestCreatePayload {
   guest: GuestRequest;
@@ -38,6 +39,7 @@ export interface CreatedGuest {
  * guests with the email sent (docs/upstream.md): a guest the platform has under that email is the
  * one the booking is made for, whether this create made it or the platform merged it into one it had.
  */
+@JournaledWriteKind()
 @Injectable()
 export class GuestCreateWrite extends JournaledWrite<GuestCreatePayload, GuestCreateRequest, CreatedGuest> {
   readonly name = 'guest-create';

@@ -5,6 +5,7 @@ import { InvoiceItemRequest, InvoiceLine } from '../../upstream/platform-results
 import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
 import { AddedInvoiceItem, addedItem, isLike, toAdded } from './added-invoice-item';
+import { JournaledWriteKind } from '../write-kinds';
 
 /**
  * The ids of a reservation's invoice items, read once when the first line of a request must be sent
@@ -27,6 +28,7 @@ export interface InvoiceItemPayload {
  * An invoice item on a reservation: sent to the current (or deprecated) endpoint; found by re-reading
  * the reservation's items for one like it (title, type, amount) that was not there before the write.
  */
+@JournaledWriteKind()
 @Injectable()
 export class InvoiceItemWrite extends JournaledWrite<InvoiceItemPayload, InvoiceItemRequest, AddedInvoiceItem> {
   readonly name = 'invoice-item';

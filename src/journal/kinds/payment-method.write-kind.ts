@@ -13,6 +13,7 @@ import { JournaledWrite } from '../write-kind';
 import { FollowUps } from '../follow-ups';
 import { HoldEnd, holdOnPlatform } from './booking-hold';
 import { currentCard, replaceableCard } from './card-replacement';
+import { JournaledWriteKind } from '../write-kinds';
 
 /**
  * The card this service attached to a reservation, and by which session: by its ref (a digest of
@@ -176,6 +177,7 @@ function unreadable(cause: unknown, before: string): DomainError {
  * with its last four digits when known. Landing puts the card on file and drops the cached
  * payment-status answer in the same step.
  */
+@JournaledWriteKind()
 @Injectable()
 export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, AttachRequest, AttachedMethod> {
   readonly name = 'payment-method';

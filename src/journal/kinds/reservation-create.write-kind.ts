@@ -11,6 +11,7 @@ import { Priority } from '../../upstream/outbound-rate-limiter';
 import { forSession, Reconciliation, WriteIntent, WriteTarget, quoteOf } from '../write-intent';
 import { TargetRecord } from '../write-journal';
 import { JournaledWrite } from '../write-kind';
+import { JournaledWriteKind } from '../write-kinds';
 
 /**
  * BOOKING_HOLD in the upstream's `reservedUntil` words, sent as strings: the reference types the field
@@ -93,6 +94,7 @@ export interface ReservationCreateRequest {
  * its intents). Found by re-reading the quote, which carries `reservationId` once a reservation was
  * made from it. Landing records the quote's booking beside it.
  */
+@JournaledWriteKind()
 @Injectable()
 export class ReservationCreateWrite extends JournaledWrite<ReservationCreatePayload, ReservationCreateRequest, CreatedReservation> {
   readonly name = 'reservation-create';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
 import { JournaledWrite } from '../write-kind';
+import { JournaledWriteKind } from '../write-kinds';
 
 export type ReservationStatus = 'confirmed' | 'canceled';
 
@@ -15,6 +16,7 @@ interface StatusRequest {
 }
 
 /** A reservation's status change (confirmed once paid, canceled when orphaned): found by re-reading its status. */
+@JournaledWriteKind()
 @Injectable()
 export class ReservationStatusWrite extends JournaledWrite<StatusChangePayload, StatusRequest, { status: string }> {
   readonly name = 'reservation-status';

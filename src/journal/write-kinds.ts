@@ -1,0 +1,54 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import { INTENT_KINDS, IntentKind } from './write-intent';
+import { AnyWriteKind } from './write-kind';
+
+const WRITE_KIND = Symbol('write kind');
+
+/**
+ * Marks a provider as the handler of its write kind: the feature that owns a write declares it beside
+ * its code, and the journal finds it at start (WriteKinds), as product events find their consumers.
+ */
+export const JournaledWriteKind = (): ClassDecorator => (target) => Reflect.defineMetadata(WRITE_KIND, true, target);
+
+/**
+ * The write kinds wired into the app, by name. The journal and its sweep settle an open intent by its
+ * kind's name, so a kind without its handler is refused at start (assertHandled), never met later.
+ */
+@Injectable()
+export class WriteKinds implements OnModuleInit {
+  private readonly byName = new Map<IntentKind, AnyWriteKind>();
+
+  constructor(private readonly discovery?: DiscoveryService) {}
+
+  /** A world without Nest (a unit spec) registers its kinds itself. */
+  static of(kinds: readonly AnyWriteKind[]): WriteKinds {
+    const registry = new WriteKinds();
+    for (const kind of kinds) registry.register(kind);
+    return registry;
+  }
+
+  onModuleInit(): void {
+    for (const { instance, metatype } of this.discovery?.getProviders() ?? []) {
+      if (instance && metatype && Reflect.getMetadata(WRITE_KIND, metatype)) this.register(instance as AnyWriteKind);
+    }
+  }
+
+  register(kind: AnyWriteKind): void {
+    const wired = this.byName.get(kind.name);
+    if (wired && wired !== kind)
+      throw new Error(`two handlers of the write kind ${kind.name}: ${wired.constructor.name}, ${kind.constructor.name}`);
+    this.byName.set(kind.name, kind);
+  }
+
+  of(name: IntentKind): AnyWriteKind | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Throws, naming them, when an intent kind has no handler: its feature's module is not wired into the app. */
+  assertHandled(): void {
+    const missing = INTENT_KINDS.filter((name) => !this.byName.has(name));
+    if (missing.length > 0)
+      throw new Error(`no room handles the write kind(s) ${missing.join(', ')}: open intents of them could never be settled`);
+  }
+}
