@@ -78,7 +78,7 @@ const forbidden: Probe[] = [
   { file: 'src/sessions/quote-bookings.ts', imports: './checkout-sessions.store' },
   // The platform's wire types stay inside upstream/: every other room, the wiring and the journal's kinds read GuestyClient's results.
   ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'upstream').map((from) => probe(from, WIRE_TYPES)),
-  { file: 'src/journal/kinds/payment-method.write-kind.ts', imports: '../../upstream/guesty.types' },
+  { file: 'src/payments/payment-method.write-kind.ts', imports: '../upstream/guesty.types' },
   { file: 'src/app.module.ts', imports: './upstream/guesty.types' },
   // The simulator reads only the configuration's shape and the invoice-item rules of src/.
   { file: 'sandbox/open-api/map-probe.ts', imports: '../../src/redis/redis-keys' },
@@ -98,7 +98,7 @@ const allowed: Probe[] = [
   { file: 'src/sessions/sessions.module.ts', imports: './checkout-sessions.store' },
   { file: 'src/upstream/guesty-client.ts', imports: './guesty.types' },
   ...FEATURES.map((from) => probe(from, '../upstream/platform-results')),
-  { file: 'src/journal/kinds/payment-method.write-kind.ts', imports: '../../upstream/platform-results' },
+  { file: 'src/payments/payment-method.write-kind.ts', imports: '../upstream/platform-results' },
   { file: 'sandbox/map-probe.ts', imports: '../src/config/app-config' },
   { file: 'sandbox/open-api/map-probe.ts', imports: '../../src/config/invoice-item-rules' },
 ];
@@ -127,7 +127,7 @@ const refusedWrites = writes.flatMap((call) =>
     'src/journal/write-journal.ts',
   ].map((file) => sends(file, call)),
 );
-const passedWrites = writes.map((call) => sends('src/journal/kinds/probe.write-kind.ts', call));
+const passedWrites = writes.map((call) => sends('src/booking/probe.write-kind.ts', call));
 /** The same sends by a computed name, which a rule on names alone would miss. */
 const refusedComputedWrites: Probe[] = ["['attachPaymentMethod'](request)", '["addInvoiceItem"]("res-1", item)'].map((call) => ({
   file: 'src/payments/card-payments.service.ts',
@@ -139,7 +139,7 @@ const refusedComputedWrites: Probe[] = ["['attachPaymentMethod'](request)", '["a
 const refusedDynamic: Probe[] = [
   { file: 'src/checkout/map-probe.ts', imports: '', text: "export const load = () => import('../booking/bookings.service');\n" },
   {
-    file: 'src/journal/kinds/probe.write-kind.ts',
+    file: 'src/booking/probe.write-kind.ts',
     imports: '',
     text: "export const load = () => import('../../payments/card-payments.service');\n",
   },

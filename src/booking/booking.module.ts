@@ -5,6 +5,9 @@ import { JournalModule } from '../journal/journal.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UpstreamModule } from '../upstream/upstream.module';
 import { BookingsService } from './bookings.service';
+import { GuestCreateWrite } from './guest-create.write-kind';
+import { ReservationCreateWrite } from './reservation-create.write-kind';
+import { ReservationStatusWrite } from './reservation-status.write-kind';
 import { CalendarController } from './calendar.controller';
 import { CalendarService } from './calendar.service';
 import { QuotesController } from './quotes.controller';
@@ -18,7 +21,15 @@ import { QuotesService } from './quotes.service';
 @Module({
   imports: [UpstreamModule, AbuseModule, JournalModule, SessionsModule],
   controllers: [CalendarController, QuotesController],
-  providers: [CalendarService, QuotesService, BookingsService, { provide: QuoteBookings, useExisting: BookingsService }],
+  providers: [
+    CalendarService,
+    QuotesService,
+    BookingsService,
+    ReservationCreateWrite,
+    GuestCreateWrite,
+    ReservationStatusWrite,
+    { provide: QuoteBookings, useExisting: BookingsService },
+  ],
   exports: [CalendarService, QuoteBookings],
 })
 export class BookingModule {}

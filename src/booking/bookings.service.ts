@@ -11,7 +11,7 @@ import { SessionState } from '../sessions/session-state';
 import { AdmittedBooking, BookingRequest, QuoteBookings } from '../sessions/quote-bookings';
 import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProviders } from '../upstream/payment-providers';
-import { GuestCreateWrite } from '../journal/kinds/guest-create.write-kind';
+import { GuestCreateWrite } from './guest-create.write-kind';
 import {
   BOOKING_RECORD,
   BookingRecord,
@@ -19,8 +19,8 @@ import {
   ReservationCreatePayload,
   ReservationCreateRequest,
   ReservationCreateWrite,
-} from '../journal/kinds/reservation-create.write-kind';
-import { ReservationStatus, ReservationStatusWrite } from '../journal/kinds/reservation-status.write-kind';
+} from './reservation-create.write-kind';
+import { ReservationStatus, ReservationStatusWrite } from './reservation-status.write-kind';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { onQuote, onReservation, WriteIntent } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';

@@ -4,9 +4,8 @@ import { RequestLimits, ReservationLookup } from '../common/abuse/request-limits
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
-import { alreadyPaid, CardsOnFile, PaymentMethodWrite } from '../journal/kinds/payment-method.write-kind';
-import { onReservation } from '../journal/write-intent';
-import { WriteJournal } from '../journal/write-journal';
+import { alreadyPaid, CardsOnFile } from '../sessions/cards-on-file';
+import { AttachProgress } from '../sessions/attach-progress';
 import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
@@ -35,8 +34,7 @@ export class CheckoutSessionsService {
     private readonly clock: Clock,
     private readonly cards: CardsOnFile,
     private readonly limits: RequestLimits,
-    private readonly journal: WriteJournal,
-    private readonly paymentMethods: PaymentMethodWrite,
+    private readonly attaches: AttachProgress,
   ) {}
 
   /**
@@ -120,8 +118,7 @@ export class CheckoutSessionsService {
    */
   private async attachUnderWay(session: CheckoutSession): Promise<boolean> {
     if (session.status === 'succeeded' || session.status === 'processing') return false;
-    const intent = await this.journal.openIntent(onReservation(session.reservationId), this.paymentMethods).catch(() => null);
-    return intent !== null;
+    return this.attaches.attachUnderWay(session.reservationId);
   }
 
   private knownUnknown(reservationId: string): boolean {

@@ -6,7 +6,7 @@ import { ADMIN_PROBLEMS, ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTR
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { RedisKeys } from '../redis/redis-keys';
-import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
+import { AddedInvoiceItem } from './added-invoice-item';
 import { InvoiceItemDto } from './dto/invoice-item.dto';
 import { InvoiceItemResponse } from './dto/invoice-item.view';
 import { InvoiceItemsService } from './invoice-items.service';

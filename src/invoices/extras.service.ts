@@ -7,14 +7,14 @@ import { AppConfig, ExtraDefinition } from '../config/app-config';
 // How long a press waits for another step on the reservation (a confirmation, a reconciliation) before 409.
 import { LONGEST_LEASE_WAIT_MS } from '../config/timing-rules';
 import { InvoiceItemRequest } from '../upstream/platform-results';
-import { AddedInvoiceItem } from '../journal/kinds/added-invoice-item';
+import { AddedInvoiceItem } from './added-invoice-item';
 import { InvoiceItemsService } from './invoice-items.service';
 import { ReservationLeases } from '../journal/reservation-leases';
 import { onReservation } from '../journal/write-intent';
 import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
-import { attachedBy, CardsOnFile } from '../journal/kinds/payment-method.write-kind';
+import { attachedBy, CardsOnFile } from '../sessions/cards-on-file';
 import { AddExtrasDto } from './dto/extras.dto';
 import { AddedExtraView, AddedExtrasView } from './dto/extras.view';
 import { ExtrasCatalogueView } from './dto/extras-catalogue.view';

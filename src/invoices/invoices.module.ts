@@ -9,6 +9,7 @@ import { ExtrasCatalogueController } from './extras-catalogue.controller';
 import { ExtrasController } from './extras.controller';
 import { ExtrasService } from './extras.service';
 import { InvoiceItemsService } from './invoice-items.service';
+import { InvoiceItemWrite } from './invoice-item.write-kind';
 
 /**
  * Invoice items on reservations: a checkout session's extras (its guest's own choices, with their public
@@ -17,6 +18,6 @@ import { InvoiceItemsService } from './invoice-items.service';
 @Module({
   imports: [UpstreamModule, IdempotencyModule, AbuseModule, JournalModule, SessionsModule],
   controllers: [ExtrasController, ExtrasCatalogueController, AdminInvoiceItemsController],
-  providers: [InvoiceItemsService, ExtrasService],
+  providers: [InvoiceItemsService, ExtrasService, InvoiceItemWrite],
 })
 export class InvoicesModule {}

@@ -10,16 +10,8 @@ import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamError } from '../upstream/upstream-error';
-import {
-  AttachedMethod,
-  BookingHold,
-  CARD_ON_FILE,
-  CardOnFile,
-  CardsOnFile,
-  HoldEnded,
-  PaymentMethodWrite,
-  alreadyPaid,
-} from '../journal/kinds/payment-method.write-kind';
+import { AttachedMethod, BookingHold, HoldEnded, PaymentMethodWrite } from './payment-method.write-kind';
+import { alreadyPaid, CARD_ON_FILE, CardOnFile, CardsOnFile } from '../sessions/cards-on-file';
 import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { mayResend, onReservation, reservationOf, sessionRefOf, WriteIntent } from '../journal/write-intent';
 import { Standing, WriteJournal } from '../journal/write-journal';
@@ -29,6 +21,7 @@ import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, sessionNotFound, toView } from '../sessions/checkout-session';
 import { phaseOf, SessionMove } from '../sessions/session-moves';
 import { SessionState } from '../sessions/session-state';
+import { AttachProgress } from '../sessions/attach-progress';
 import { RedisKeys } from '../redis/redis-keys';
 import { recordVia, StepsBeside, stepsVia } from '../redis/key-value-store';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
@@ -89,7 +82,7 @@ function hasCode(error: unknown, code: string): error is DomainError {
  * Card data passes through to the tokenization host and is never kept; only last4 and brand are.
  */
 @Injectable()
-export class CardPaymentsService {
+export class CardPaymentsService implements AttachProgress {
   private readonly logger = new Logger('CardPayments');
 
   constructor(
@@ -307,6 +300,12 @@ export class CardPaymentsService {
     const waiting = session?.status === 'processing' || session?.status === 'requires_action';
     const status = session?.status === 'succeeded' ? 'succeeded' : waiting ? 'processing' : 'failed';
     return { status, counted: 'refused' };
+  }
+
+  /** AttachProgress: an attach the journal holds open on the reservation (a store that cannot tell: none). */
+  async attachUnderWay(reservationId: string): Promise<boolean> {
+    const intent = await this.journal.openIntent(onReservation(reservationId), this.paymentMethods).catch(() => null);
+    return intent !== null;
   }
 
   /**

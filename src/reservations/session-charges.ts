@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { SessionCharge } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
-import { CardsOnFile } from '../journal/kinds/payment-method.write-kind';
+import { CardsOnFile } from '../sessions/cards-on-file';
 import { PaymentDiagnosis } from './payment-diagnosis';
 
 /** What the guest needs next, from what payment-status found; undefined when it says nothing new. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { SessionState } from './session-state';
+import { CardsOnFile } from './cards-on-file';
 
 /** What SessionState is built from; a unit spec lists these beside the services under test. */
 export const SESSION_PROVIDERS = [CheckoutSessionsStore, SessionState];
@@ -10,7 +11,7 @@ export const SESSION_PROVIDERS = [CheckoutSessionsStore, SessionState];
  * through it, and only SessionState is given to them (the store stays inside the room).
  */
 @Module({
-  providers: SESSION_PROVIDERS,
-  exports: [SessionState],
+  providers: [...SESSION_PROVIDERS, CardsOnFile],
+  exports: [SessionState, CardsOnFile],
 })
 export class SessionsModule {}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
-import { CardsOnFile } from '../../src/journal/kinds/payment-method.write-kind';
+import { CardsOnFile } from '../../src/sessions/cards-on-file';
 import { RedisKeys } from '../../src/redis/redis-keys';
 import { checkoutClient, freshReservation, sessionsStoredFor, upstreamRequests } from '../utils/checkout-client';
 import { waitUntil, watchRedis } from '../utils/redis-server';

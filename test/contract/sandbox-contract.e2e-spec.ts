@@ -430,7 +430,7 @@ const NO_ERROR_SCHEMA = [
 const KNOWN: Record<string, { answer?: string[]; fields?: string[]; why: string }> = {
   addInvoiceItemDeprecated: {
     fields: ['money.invoiceItems[].description'],
-    why: "the answer is the whole reservation (the reference's 200), whose invoice items the reference lists without a description; the product takes an item's description from the answer when it carries one, else the one it sent (src/journal/kinds/added-invoice-item.ts): the product's side, harmless when the field never comes",
+    why: "the answer is the whole reservation (the reference's 200), whose invoice items the reference lists without a description; the product takes an item's description from the answer when it carries one, else the one it sent (src/invoices/added-invoice-item.ts): the product's side, harmless when the field never comes",
   },
   getListings: {
     answer: ['/ must be array'],
@@ -461,7 +461,7 @@ const KNOWN: Record<string, { answer?: string[]; fields?: string[]; why: string 
   },
   getReservation: {
     fields: ['guest', 'guest.email', 'reservedExpiresAt', 'money.invoiceItems[].description'],
-    why: "the guest's email (checked against the one a guest gives at checkout) and an item description are read where the July 2024 schema does not name them, which names the guestId only; reservedExpiresAt is published on the Reservations V3 answers only, so a hold is judged by its status and, when a read carries it, by it (src/journal/kinds/booking-hold.ts works either way)",
+    why: "the guest's email (checked against the one a guest gives at checkout) and an item description are read where the July 2024 schema does not name them, which names the guestId only; reservedExpiresAt is published on the Reservations V3 answers only, so a hold is judged by its status and, when a read carries it, by it (src/payments/booking-hold.ts works either way)",
   },
   listPaymentMethods: {
     fields: ['reservationId'],

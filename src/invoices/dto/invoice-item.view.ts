@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { SameFields } from '../../common/http/same-fields';
-import { AddedInvoiceItem } from '../../journal/kinds/added-invoice-item';
+import { AddedInvoiceItem } from '../added-invoice-item';
 
 /** For the OpenAPI description: the invoice item as the upstream recorded it. */
 export class InvoiceItemResponse implements AddedInvoiceItem {

@@ -1,5 +1,5 @@
-import { InvoiceItemRequest, InvoiceLine } from '../../upstream/platform-results';
-import { InvoiceItemAnswer } from '../../upstream/invoice-item-answer';
+import { InvoiceItemRequest, InvoiceLine } from '../upstream/platform-results';
+import { InvoiceItemAnswer } from '../upstream/invoice-item-answer';
 
 /** An invoice item as the upstream recorded it (docs/product-spec.md §4): what the operator and extras routes answer. */
 export interface AddedInvoiceItem {

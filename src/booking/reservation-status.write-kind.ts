@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
-import { JournaledWrite } from '../write-kind';
-import { JournaledWriteKind } from '../write-kinds';
+import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../journal/write-intent';
+import { JournaledWrite } from '../journal/write-kind';
+import { JournaledWriteKind } from '../journal/write-kinds';
 
 export type ReservationStatus = 'confirmed' | 'canceled';
 

@@ -1,4 +1,4 @@
-import { PlatformReservation } from '../../upstream/platform-results';
+import { PlatformReservation } from '../upstream/platform-results';
 import { holdOnPlatform } from './booking-hold';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');

@@ -1,4 +1,4 @@
-import { PlatformReservation } from '../../upstream/platform-results';
+import { PlatformReservation } from '../upstream/platform-results';
 
 /** How a booking's hold ended on the platform. */
 export type HoldEnd = 'expired' | 'canceled';

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DomainError } from '../../common/errors/domain-error';
-import { Priority } from '../../upstream/guesty-client';
-import { InvoiceItemRequest, InvoiceLine } from '../../upstream/platform-results';
-import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
-import { JournaledWrite } from '../write-kind';
+import { DomainError } from '../common/errors/domain-error';
+import { Priority } from '../upstream/guesty-client';
+import { InvoiceItemRequest, InvoiceLine } from '../upstream/platform-results';
+import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } from '../journal/write-intent';
+import { JournaledWrite } from '../journal/write-kind';
 import { AddedInvoiceItem, addedItem, isLike, toAdded } from './added-invoice-item';
-import { JournaledWriteKind } from '../write-kinds';
+import { JournaledWriteKind } from '../journal/write-kinds';
 
 /**
  * The ids of a reservation's invoice items, read once when the first line of a request must be sent

@@ -1,102 +1,18 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { Clock } from '../../common/clock';
-import { DomainError } from '../../common/errors/domain-error';
-import { ProductEventBus } from '../../common/events/product-event-bus';
-import { BatchAnswer, BatchStep, KeyValueStore, SlotAnswer, SlotRequest, slotAnswerOf, slotStep } from '../../redis/key-value-store';
-import { RedisKeys, TargetWrites } from '../../redis/redis-keys';
-import { StoreOutbox } from '../../redis/store-outbox';
-import { GuestyClient } from '../../upstream/guesty-client';
-import { PaymentMethodOnFile } from '../../upstream/platform-results';
-import { forSession, Reconciliation, sessionRefOf, WriteIntent, WriteTarget, reservationOf } from '../write-intent';
-import { TargetRecord } from '../write-journal';
-import { JournaledWrite } from '../write-kind';
-import { FollowUps } from '../follow-ups';
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/clock';
+import { DomainError } from '../common/errors/domain-error';
+import { ProductEventBus } from '../common/events/product-event-bus';
+import { BatchStep } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { GuestyClient } from '../upstream/guesty-client';
+import { PaymentMethodOnFile } from '../upstream/platform-results';
+import { forSession, Reconciliation, sessionRefOf, WriteIntent, WriteTarget, reservationOf } from '../journal/write-intent';
+import { JournaledWrite } from '../journal/write-kind';
+import { FollowUps } from '../journal/follow-ups';
 import { HoldEnd, holdOnPlatform } from './booking-hold';
+import { alreadyPaid, CardsOnFile } from '../sessions/cards-on-file';
 import { currentCard, replaceableCard } from './card-replacement';
-import { JournaledWriteKind } from '../write-kinds';
-
-/**
- * The card this service attached to a reservation, and by which session: by its ref (a digest of
- * its id, docs/product-spec.md §7); a record written before the ref names it by its id.
- */
-export interface CardOnFile {
-  paymentMethodId: string;
-  sessionRef?: string;
-  sessionId?: string;
-}
-
-/** Whether this session attached the card on file. */
-export function attachedBy(card: CardOnFile | null, sessionId: string): boolean {
-  if (!card) return false;
-  return card.sessionRef ? card.sessionRef === RedisKeys.sessionRef(sessionId) : card.sessionId === sessionId;
-}
-
-/** Longer than any stay is paid for: the platform stays the record after it (docs/product-spec.md §6.8). */
-const CARD_ON_FILE_TTL_MS = 400 * 24 * 3_600_000;
-
-export function alreadyPaid(): DomainError {
-  return new DomainError('already_paid', 'A payment method is already on file for this reservation; no other card can be added here.');
-}
-
-/** The card on file as the journal keeps it beside a reservation's writes (`{reservation}:card`). */
-export const CARD_ON_FILE: TargetRecord<CardOnFile> = {
-  key: (writes: TargetWrites) => writes.card,
-  parse: (raw: string) => JSON.parse(raw) as CardOnFile,
-};
-
-/**
- * One card per reservation (docs/product-spec.md §6.5): what this service attached, shared by every
- * replica, so a second session on the reservation is refused before it spends a card attempt or a
- * tokenization. The platform's own list, read before every attach, guards the case where this record
- * was lost. Written beside the attach's outcome, or when the platform shows a card this record lacks.
- */
-@Injectable()
-export class CardsOnFile {
-  constructor(
-    @Inject(KeyValueStore) private readonly store: KeyValueStore,
-    private readonly keys: RedisKeys,
-    private readonly outbox: StoreOutbox,
-  ) {}
-
-  async onFile(reservationId: string): Promise<CardOnFile | null> {
-    const raw = await this.store.get(this.keys.reservationWrites(reservationId).card).catch((cause: unknown) => {
-      throw DomainError.storeUnavailable(cause);
-    });
-    return raw ? CARD_ON_FILE.parse(raw) : null;
-  }
-
-  /**
-   * The card on file, read in the step that takes `count` when there is none: the reservation's
-   * limits kept under its tag (RedisKeys.requestLimit), which a reservation with a card never spends.
-   * `whenCounted`: steps of one other hash slot (a session's write), run after the count in the same
-   * batch, only when it was granted with no card on file; `after` answers them in order (null: not run).
-   */
-  async onFileOrCounted(
-    reservationId: string,
-    count: SlotRequest,
-    whenCounted: BatchStep[] = [],
-  ): Promise<{ card: CardOnFile | null; counted: SlotAnswer; after: BatchAnswer[] }> {
-    const cardKey = this.keys.reservationWrites(reservationId).card;
-    const otherSlot = whenCounted.map((step) => ({ ...step, otherSlot: true as const }));
-    const [present, counted, ...after] = await this.store
-      .batch([{ op: 'get', key: cardKey }, slotStep(count, [cardKey]), ...otherSlot])
-      .catch((cause: unknown) => {
-        throw DomainError.storeUnavailable(cause);
-      });
-    return { card: typeof present === 'string' ? CARD_ON_FILE.parse(present) : null, counted: slotAnswerOf(counted), after };
-  }
-
-  /** Kept and retried while Redis is down: the card is on the reservation whatever Redis says. */
-  async record(reservationId: string, card: CardOnFile): Promise<void> {
-    const [step] = this.recordStep(reservationId, card);
-    await this.outbox.write(step.key, 'card on file', () => this.store.batch([step]).then(() => undefined));
-  }
-
-  /** The same record as a step of the journal's outcome write (one round trip with it). */
-  recordStep(reservationId: string, card: CardOnFile): [BatchStep & { op: 'set' }] {
-    return [{ op: 'set', key: this.keys.reservationWrites(reservationId).card, value: JSON.stringify(card), ttlMs: CARD_ON_FILE_TTL_MS }];
-  }
-}
+import { JournaledWriteKind } from '../journal/write-kinds';
 
 /** The session an attach is for, as far as the attach needs it. */
 export interface AttachingSession {

@@ -1,10 +1,10 @@
-import { journalWorld, quietLogs } from '../../../test/utils/unit-kit';
-import { BatchStep } from '../../redis/key-value-store';
-import { RedisKeys } from '../../redis/redis-keys';
-import { GuestyClient } from '../../upstream/guesty-client';
-import { PaymentMethodOnFile } from '../../upstream/platform-results';
-import { IntentContext, onReservation } from '../write-intent';
-import { dueMember, intentIdOf } from '../write-journal';
+import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
+import { BatchStep } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
+import { GuestyClient } from '../upstream/guesty-client';
+import { PaymentMethodOnFile } from '../upstream/platform-results';
+import { IntentContext, onReservation } from '../journal/write-intent';
+import { dueMember, intentIdOf } from '../journal/write-journal';
 
 const RESERVATION = 'res-1';
 const TARGET = onReservation(RESERVATION);

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { AtRestCipher, AtRestCiphers, SealedValue } from '../../redis/at-rest-cipher';
-import { GuestyClient } from '../../upstream/guesty-client';
-import { GuestRequest } from '../../upstream/platform-results';
-import { forSession, Reconciliation, WriteIntent, WriteTarget } from '../write-intent';
-import { JournaledWrite } from '../write-kind';
+import { AtRestCipher, AtRestCiphers, SealedValue } from '../redis/at-rest-cipher';
+import { GuestyClient } from '../upstream/guesty-client';
+import { GuestRequest } from '../upstream/platform-results';
+import { forSession, Reconciliation, WriteIntent, WriteTarget } from '../journal/write-intent';
+import { JournaledWrite } from '../journal/write-kind';
 import { BEFORE_A_CARD } from './reservation-create.write-kind';
-import { JournaledWriteKind } from '../write-kinds';
+import { JournaledWriteKind } from '../journal/write-kinds';
 
 export interface GuestCreatePayload {
   guest: GuestRequest;

@@ -1,4 +1,4 @@
-import { readInvoiceItemAnswer } from '../../upstream/invoice-item-answer';
+import { readInvoiceItemAnswer } from '../upstream/invoice-item-answer';
 import { addedItem, isLike, toAdded } from './added-invoice-item';
 
 const sent = { normalType: 'AFE', title: 'Pet fee', amount: 30, secondIdentifier: 'PET', description: 'One dog' };

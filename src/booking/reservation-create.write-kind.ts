@@ -1,17 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Clock } from '../../common/clock';
-import { AppConfig, BookingHold } from '../../config/app-config';
-import { SealedValue } from '../../redis/at-rest-cipher';
-import { BatchStep, KeyValueStore } from '../../redis/key-value-store';
-import { RedisKeys, TargetWrites } from '../../redis/redis-keys';
-import { GuestyClient } from '../../upstream/guesty-client';
-import { ReservedUntil } from '../../upstream/platform-results';
-import { Priority } from '../../upstream/outbound-rate-limiter';
-import { forSession, Reconciliation, WriteIntent, WriteTarget, quoteOf } from '../write-intent';
-import { TargetRecord } from '../write-journal';
-import { JournaledWrite } from '../write-kind';
-import { JournaledWriteKind } from '../write-kinds';
+import { Clock } from '../common/clock';
+import { AppConfig, BookingHold } from '../config/app-config';
+import { SealedValue } from '../redis/at-rest-cipher';
+import { BatchStep, KeyValueStore } from '../redis/key-value-store';
+import { RedisKeys, TargetWrites } from '../redis/redis-keys';
+import { GuestyClient } from '../upstream/guesty-client';
+import { ReservedUntil } from '../upstream/platform-results';
+import { Priority } from '../upstream/outbound-rate-limiter';
+import { forSession, Reconciliation, WriteIntent, WriteTarget, quoteOf } from '../journal/write-intent';
+import { TargetRecord } from '../journal/write-journal';
+import { JournaledWrite } from '../journal/write-kind';
+import { JournaledWriteKind } from '../journal/write-kinds';
 
 /**
  * BOOKING_HOLD in the upstream's `reservedUntil` words, sent as strings: the reference types the field

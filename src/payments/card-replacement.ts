@@ -1,4 +1,4 @@
-import { PaymentMethodOnFile, PlatformPayment } from '../../upstream/platform-results';
+import { PaymentMethodOnFile, PlatformPayment } from '../upstream/platform-results';
 
 /** Payments the platform will still charge on a card: scheduled, being charged or waiting for the guest. */
 const WAITING = new Set(['PENDING', 'PENDING_AUTH']);
