@@ -66,11 +66,10 @@ interface RefusalRemint {
 }
 
 /**
- * One access token for every replica (docs/product-spec.md §1): kept in Redis encrypted, copied locally,
- * minted by one replica at a time under a lock, refreshed ahead of expiry, and never beyond the 24 h
- * allowance less the reserve. Refusals (401/403) re-mint at most once a day: the platform cannot tell
- * us whether it refused the token or the request, and a refusal met again by a token minted for a
- * refusal is the platform's, so a day of refusals costs one token, never the day's budget.
+ * One access token for every replica (docs/product-spec.md §1): kept in Redis encrypted, minted by
+ * one replica at a time, never past the day's allowance less a reserve. A 401/403 re-mints at most
+ * once a day: the platform cannot say whether it refused the token or the request, and a refusal
+ * the new token meets again is the platform's.
  */
 @Injectable()
 export class SharedAccessTokens extends AccessTokens implements OnApplicationShutdown {

@@ -42,10 +42,10 @@ function quoteUsed(): DomainError {
 }
 
 /**
- * Reservations from quotes (docs/product-spec.md §3.1, §6): under a lease on the quote and through the
- * journal, the guest created (a lost answer is found among the platform's guests by email) and the
- * reservation created from the quote as `reserved` (found by re-reading the quote's `reservationId`),
- * never a second of either; a session opened on it; once the card is on file, `instant` confirms it.
+ * Reservations from quotes (docs/product-spec.md §3.1, §6): the guest and the reservation are
+ * created through the journal under a lease on the quote, so a retry never makes a second of either
+ * (a lost answer is found by the guest's email, or by the quote's `reservationId`). Once the card
+ * is on file, `instant` confirms the reservation.
  */
 @Injectable()
 export class BookingsService implements QuoteBookings, OnModuleInit {
@@ -254,10 +254,10 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
   }
 
   /**
-   * What the reservation made owes, as the platform states it (its folio's total: nothing was paid
-   * yet), which the session shows and 3-D Secure authenticates, whatever the quote said. The
-   * reservation exists by now, so a read that fails is `outcome_pending`, never a refusal's code: the
-   * same Idempotency-Key opens the session on it, where a new key would meet the quote used.
+   * What the new reservation owes as the platform states it (its folio's total), whatever the quote
+   * said: the session shows it and 3-D Secure authenticates it. The reservation exists by now, so a
+   * failed read is `outcome_pending`, never a refusal: the same Idempotency-Key opens the session,
+   * where a new key would meet the quote used.
    */
   private async owed(reservationId: string, quoted: number): Promise<number> {
     const pending = (cause?: unknown) =>

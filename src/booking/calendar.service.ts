@@ -55,11 +55,10 @@ function dayView(day: CalendarDay): CalendarDayView {
 }
 
 /**
- * A listing's calendar (docs/product-spec.md §3.1), cached in Redis by listing and month for
- * CALENDAR_CACHE_SECONDS and on each replica for a few seconds; the upstream is read with the
- * anonymous share of the budget. The platform's reservation and calendar webhooks drop the months
- * they touch (`invalidate`); the service's own bookings mark their nights taken in the cached
- * months instead (`nightsTaken`), so a booking does not turn the next visitor's read into a miss.
+ * A listing's calendar (docs/product-spec.md §3.1), cached by month in Redis and briefly on each
+ * replica, read upstream at the anonymous share. Webhooks drop the months they touch
+ * (`invalidate`); the service's own bookings mark their nights taken in the cached months instead
+ * (`nightsTaken`), so a booking does not turn the next visitor's read into a miss.
  */
 @Injectable()
 export class CalendarService {
@@ -102,10 +101,9 @@ export class CalendarService {
   }
 
   /**
-   * The days of `from`..`to` as the JSON text the route answers, joined from each cached month's day
-   * texts (made once per copy). A `from` before yesterday is refused (400), as a quote's past check-in
-   * is; yesterday is allowed (it is still today behind UTC) but, like any past day, answered as
-   * unavailable whatever the cached month says: the past is never offered.
+   * The days of `from`..`to` as the route's JSON text. A `from` before yesterday is refused (400),
+   * as a quote's past check-in is; yesterday passes because it is still today behind UTC, but every
+   * past day is answered unavailable whatever the cache says: the past is never offered.
    */
   async daysText(listingId: string, from: string, to: string): Promise<string> {
     const now = today(this.clock.now());
@@ -122,10 +120,9 @@ export class CalendarService {
   }
 
   /**
-   * The same answer from this replica's own copies of the months, when it holds every one of them
-   * (and `from` is not refused), with its ETag; undefined otherwise, and the read goes the usual way.
-   * `valid` says whether the request's listing id and range are acceptable at all; it is asked only
-   * for a range not answered before today (an answer is kept only for a request that passed it).
+   * The same answer from this replica's own month copies when it holds them all, with its ETag;
+   * undefined sends the read the usual way. `valid` is asked only for a range not answered yet
+   * today, since an answer is kept only for a request that passed it.
    */
   localDays(listingId: string, from: string, to: string, valid: () => boolean): { text: string; etag: string } | undefined {
     const now = this.today();

@@ -34,10 +34,10 @@ export interface CreatedGuest {
 }
 
 /**
- * The guest a booking is made for, created on the quote before its reservation (the quote's lease,
- * its intents), so a retried booking never makes a second guest record. Found by the platform's
- * guests with the email sent (docs/upstream.md): a guest the platform has under that email is the
- * one the booking is made for, whether this create made it or the platform merged it into one it had.
+ * The guest a booking is made for, created on the quote's lease before its reservation, so a
+ * retried booking never makes a second guest record. Found among the platform's guests by the email
+ * sent (docs/upstream.md): that guest is the booking's whether this create made it or the platform
+ * merged it into one it had.
  */
 @JournaledWriteKind()
 @Injectable()

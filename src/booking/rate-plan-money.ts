@@ -19,11 +19,10 @@ export function ratePlanTotal(money: RatePlanMoney): number | undefined {
 }
 
 /**
- * The breakdown of a rate plan's total from the platform's lines (`invoiceItems`) by `normalType`:
- * accommodation is the fare before any discount (the `AF` line plus the discount), cleaning the `CF`
- * lines, taxes every tax line, and fees whatever else the total holds — so that
- * accommodation − discount + cleaning + fees + taxes is the total to the cent. Without invoice items,
- * the rate plan's own fields stand in for them (the fees include the cleaning fee).
+ * A rate plan's total broken down by its lines' `normalType`, so that accommodation − discount +
+ * cleaning + fees + taxes is the total to the cent: accommodation is `AF` before the discount,
+ * cleaning `CF`, taxes every tax line, fees the rest. Without lines, the rate plan's own fields
+ * stand in (fees then include cleaning).
  */
 export function ratePlanMoney(money: RatePlanMoney): { total: number; breakdown: Breakdown } {
   const fare = amount(money.accommodationFare);

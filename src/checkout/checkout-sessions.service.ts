@@ -111,10 +111,10 @@ export class CheckoutSessionsService {
   }
 
   /**
-   * A card on its way to the reservation (an attach the journal holds open: sent, or waiting for the
-   * sweep after its replica died) makes any session on it not yet paid read `processing`, on every
-   * replica, whatever its own record says: never "add a card" for a card that may be on the platform,
-   * never back to the issuer. A store that cannot tell leaves the record's word.
+   * An attach the journal holds open on the reservation makes any unpaid session on it read
+   * `processing` on every replica, whatever its own record says: never "add a card", nor back to
+   * the issuer, for a card that may be on the platform. A store that cannot tell leaves the
+   * record's word.
    */
   private async attachUnderWay(session: CheckoutSession): Promise<boolean> {
     if (session.status === 'succeeded' || session.status === 'processing') return false;

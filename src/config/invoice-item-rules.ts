@@ -1,9 +1,8 @@
 /*
- * Invoice-item rules of the upstream's public reference (open-api-docs, "Add invoice item to a
- * reservation"; collected in docs/upstream.md, the schema in docs/upstream-reference/open-api-subset.json):
- * `title`, `amount`, `normalType` required; `normalType` from this set (the accommodation fare `AF`
- * is not allowed); `secondIdentifier` one of the reference's values, required when `normalType` is
- * `AFE` and refused otherwise on the current endpoint, required on every item on the deprecated one.
+ * Invoice-item rules of the upstream's public reference (docs/upstream.md "Invoice items", the
+ * schema in docs/upstream-reference/open-api-subset.json): `AF` is never sent; `secondIdentifier`
+ * is required for `AFE` and refused otherwise on the current endpoint, and required on every item
+ * on the deprecated one.
  */
 /** The normal types that are taxes, in the reference's order among the others. */
 const TAX_NORMAL_TYPES = ['LT', 'CT', 'VAT', 'GST', 'TT', 'TAX', 'ST', 'COT', 'OCT', 'TOT', 'HSHAT', 'HST', 'MAT'] as const;

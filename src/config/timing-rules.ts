@@ -50,10 +50,9 @@ export function writeMayLeaveMs(settings: Pick<TimingSettings, 'requestTimeoutMs
 }
 
 /**
- * The longest one keyed request may legitimately work: every upstream call it makes bounded like a
- * write (UPSTREAM_DEADLINE_MS × 1.5 + UPSTREAM_TIMEOUT_MS), the journal's re-read delays, a lease
- * wait, a token wait and its Redis steps. Its Idempotency-Key claim is renewed no longer than this:
- * work still running then is stuck, and the key is freed for the guest's retry, which meets the
+ * The longest one keyed request may legitimately work: each upstream call bounded like a write,
+ * plus the journal's re-reads, a lease wait, a token wait and Redis steps. Its Idempotency-Key
+ * claim is renewed no longer, so stuck work frees the key for the guest's retry, which meets the
  * write journal (docs/write-journal.md, "Idempotency-Key").
  */
 export function requestMayRunMs(settings: Pick<TimingSettings, 'requestTimeoutMs' | 'callDeadlineMs'>): number {

@@ -32,10 +32,10 @@ export function toAdded(item: InvoiceLine | InvoiceItemRequest): AddedInvoiceIte
 }
 
 /**
- * The item the upstream added. The current endpoint answers the updated folio (the reference: "The
- * updated folio with the new invoice item"): the new entry is the last one like the item sent whose
- * id was not among `before` (the ids read before the write). An answer that is the item itself is
- * taken as it is; with neither, the item as sent (without an id).
+ * The item the upstream added. The current endpoint answers the updated folio (docs/upstream.md
+ * "Invoice items"), so the new entry is the last one like the item sent whose id was not in
+ * `before`, the ids read before the write. An item answered alone is taken as is; with neither, the
+ * item as sent, without an id.
  */
 export function addedItem(answer: InvoiceItemAnswer, sent: InvoiceItemRequest, before: readonly string[] = []): AddedInvoiceItem {
   if ('folio' in answer) {

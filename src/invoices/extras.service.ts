@@ -95,10 +95,10 @@ export class ExtrasService {
   }
 
   /**
-   * A session whose record is not `succeeded` yet may still have its card on file: the card's
-   * outcome is recorded before the session follows it (a replica can freeze in between), and its
-   * key may already have told the guest `succeeded`. The card on file decides, so two presses of one
-   * key never get different answers for where the session record stood (docs/product-spec.md §6).
+   * The card on file decides, not the session record: the card's outcome is recorded before the
+   * session follows it (a replica can freeze in between), and the key may already have told the
+   * guest `succeeded`. So two presses of one key never get different answers
+   * (docs/product-spec.md §6).
    */
   private async cardOnFile(session: CheckoutSession): Promise<void> {
     const card = await this.cards.onFile(session.reservationId);

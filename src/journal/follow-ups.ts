@@ -47,11 +47,10 @@ function followUpOf(member: string): FollowUp | null {
 }
 
 /**
- * Writes that must follow a landed one (docs/write-journal.md, "Follow-ups"), kept in Redis from the
- * step that records the first write landed, never in a replica's memory: the request that caused
- * one carries it out at once, and the journal's sweep, on any replica, carries out whatever is
- * still due, until it lands or the platform refuses it (then the operator is told by log and metric).
- * Each is one journaled write of its own, so doing it twice sends it once.
+ * Writes that must follow a landed one (docs/write-journal.md, "Follow-ups"), kept in Redis from
+ * the step that records the first write landed, never only in a replica's memory, so the sweep on
+ * any replica finishes what the causing request did not. Each is a journaled write of its own, so
+ * doing it twice sends it once.
  */
 @Injectable()
 export class FollowUps {

@@ -13,10 +13,10 @@ const SWEEP_LOCK_MS = 60_000;
 const BATCH = 20;
 
 /**
- * Finishes what a replica that died (or a request that ended while the platform had not answered)
- * left open (docs/product-spec.md §6.6): every few seconds one replica at a time takes the due intents and
- * reconciles each under its reservation's lease, then carries out the due follow-ups (FollowUps). An intent whose writer is still at work is
- * skipped: the writer holds the lease.
+ * Finishes what a dead replica, or a request that ended before the platform answered, left open
+ * (docs/product-spec.md §6.6): one replica at a time reconciles the due intents under each
+ * reservation's lease, then runs the due follow-ups. An intent whose writer is still at work is
+ * skipped, since the writer holds the lease.
  */
 @Injectable()
 export class JournalSweep implements OnApplicationBootstrap, OnApplicationShutdown {

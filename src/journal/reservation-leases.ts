@@ -52,10 +52,10 @@ function busy(): DomainError {
 }
 
 /**
- * One writer per reservation (or per quote while its reservation is made) across replicas (docs/product-spec.md §6.3): a lease in Redis, renewed every third of
- * its length while the work runs, so it outlives the slowest call without a fixed guess; a replica
- * that dies stops renewing and the lease lapses within RESERVATION_LEASE_MS. (The journal spaces the
- * writes by RESERVATION_WRITE_SPACING_MS: back-to-back writes to one reservation race upstream.)
+ * One writer per reservation, or per quote while its reservation is made
+ * (docs/product-spec.md §6.3): a Redis lease renewed every third of its length while the work runs,
+ * so it outlives the slowest call without a fixed guess, and lapses within RESERVATION_LEASE_MS
+ * once its replica dies.
  */
 @Injectable()
 export class ReservationLeases {

@@ -25,11 +25,9 @@ function readGeneration(raw: string): Generation | null {
 
 /**
  * Knows whether Redis still holds the journal this replica wrote to (docs/write-journal.md, "When
- * Redis loses data"). A Redis restarted empty has lost every intent, pointer and lease: a write sent
- * before the loss may still land, and nothing in Redis says so. So a store without the generation
- * key, or with another one than this replica knew, takes no write until the settle horizon has
- * passed since the loss was seen: by then every earlier write has landed or never will, and the
- * platform's record, read in each write's snapshot, decides.
+ * Redis loses data"). A Redis back empty has lost every intent and lease while an earlier write may
+ * still land, so a store with no or another generation takes no write until the settle horizon has
+ * passed; then the platform's record, read in each write's snapshot, decides.
  */
 @Injectable()
 export class StoreGeneration implements OnModuleInit {

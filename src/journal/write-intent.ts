@@ -1,18 +1,10 @@
 import { RedisKeys } from '../redis/redis-keys';
 
 /**
- * One upstream write on a reservation, as the journal records it (docs/write-journal.md).
- *
- *   prepared ──fence step (lease still held)──▶ sending ──answer──▶ landed | refused
- *      │                                           └──no clear answer──▶ unknown
- *      └──a later lease holder──▶ fenced          sending | unknown ──reconciled──▶ landed
- *                                                 sending | unknown ──nothing shown past the horizon──▶ not_landed
- *
- * `prepared` is written before the writer waits for anything; a request can leave only after one
- * atomic step has found the writer's lease still in Redis and moved the intent to `sending` (with
- * nothing to wait for, the step that prepares it is that step). So a `prepared` intent found by
- * anyone else was never sent and can be fenced at once, while a `sending` one may still land until
- * the settle horizon has passed.
+ * One upstream write as the journal records it (docs/write-journal.md draws its states). A request
+ * leaves only after an atomic step found the writer's lease in Redis and moved the intent from
+ * `prepared` to `sending`: a `prepared` intent anyone else finds was never sent and is fenced at
+ * once; a `sending` one may land until the settle horizon.
  */
 export type IntentState = 'prepared' | 'sending' | 'landed' | 'refused' | 'unknown' | 'not_landed' | 'fenced';
 

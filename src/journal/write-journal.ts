@@ -109,9 +109,9 @@ function pending(cause?: unknown): DomainError {
 
 /**
  * The one door for upstream writes (docs/product-spec.md §6, docs/write-journal.md): an intent in
- * Redis before the request leaves, its outcome after, `unknown` until its kind's re-read has found it
+ * Redis before the request leaves, its outcome after, `unknown` until its kind's re-read finds it
  * on the platform. While an intent on a target is open, no other write on it is sent. Callers hold
- * the target's lease (ReservationLeases) around every call here, and name a write by its kind and key.
+ * the target's lease around every call.
  */
 @Injectable()
 export class WriteJournal {
@@ -165,10 +165,10 @@ export class WriteJournal {
   }
 
   /**
-   * Runs `work` holding the target's lease, with what `peek` would read, read in the very step that
-   * takes the lease (one round trip for both), and what `alongside` asks for in the same step: on one
-   * Redis all of it is one atomic script; on a Redis Cluster the read of another slot and the count are
-   * steps of their own, after the lease is taken. `endsWithWrite`: see LeaseOptions.
+   * Runs `work` holding the target's lease, with what `peek` and `alongside` ask for read in the
+   * step that takes it, one round trip for all. On one Redis that is one atomic script; on a Redis
+   * Cluster the other slot's read and the count follow the lease as steps of their own.
+   * `endsWithWrite`: see LeaseOptions.
    */
   leaseAndPeek<const Writes extends readonly { kind: AnyWriteKind; key: string }[], T, R, S = never>(
     target: WriteTarget,
@@ -241,10 +241,9 @@ export class WriteJournal {
 
   /**
    * Performs one write of `kind` exactly once: an earlier intent with the same key is answered from
-   * the journal (or reconciled), never sent again unless it surely did not happen. The intent is
-   * written `prepared`; the request leaves only after the fence step found this writer's lease
-   * still in Redis and moved it to `sending`. Throws the send's own error for a refusal, and
-   * `outcome_pending` whenever the request may have left without a clear answer.
+   * the journal (or reconciled), never sent again unless it surely did not happen. Throws the
+   * send's own error for a refusal, and `outcome_pending` whenever the request may have left
+   * without a clear answer.
    */
   perform<Payload, Request, Outcome>(
     lease: ReservationLease,
@@ -562,13 +561,10 @@ export class WriteJournal {
   }
 
   /**
-   * One atomic step, only while `leaseOwner` still holds the lease (a writer frozen before it must
-   * not point the target at its intent over another writer's): the `prepared` intent, the target's
-   * pointer to it and when the sweep should look at it (a `prepared` intent in the index is fenced by
-   * the sweep once its writer is gone); then, when no write spacing is left, the move to `sending`
-   * (this step is then also the fence step: the request leaves right after it), and the journal's
-   * generation read last. Answers `lost` when the lease was not ours, `sending` with the generation
-   * read, or the spacing left (the fence step comes after it).
+   * One atomic step, only while `leaseOwner` holds the lease, so a frozen writer cannot point the
+   * target at its intent over another's: the `prepared` intent, its pointer and index entry, then
+   * `sending` when no spacing is left (the step is then the fence step), the generation read last.
+   * Answers `lost`, `sending` with the generation, or the spacing left.
    */
   private async prepare(
     intent: WriteIntent,
@@ -594,10 +590,10 @@ export class WriteJournal {
   }
 
   /**
-   * An open intent's new state and when the sweep should look at it again, and the target's pointer
-   * to it when the pointer is gone (a Redis that lost it, or an outcome kept in memory while Redis
-   * was down): whatever makes later writers on the target see it. A pointer to another intent is
-   * left: only settling clears a pointer.
+   * An open intent's new state and next sweep time, and the target's pointer to it when the pointer
+   * is gone (a Redis that lost it, or an outcome kept in memory while Redis was down), so later
+   * writers on the target see it. A pointer to another intent is left: only settling clears a
+   * pointer.
    */
   private async rewriteOpen(intent: WriteIntent, recheckAt: number): Promise<void> {
     const writes = this.leases.writesOf(intent.target);

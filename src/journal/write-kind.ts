@@ -6,11 +6,10 @@ import { UpstreamError } from '../upstream/upstream-error';
 import { IntentContext, IntentKind, Reconciliation, WriteIntent, WriteTarget } from './write-intent';
 
 /**
- * One upstream write, declared once (docs/write-journal.md, "Write kinds"): how it is sent (the one
- * `GuestyClient` write it calls), how it is found on the platform when its answer is unclear, what
- * counts as refused before any effect, and what the target records beside it when it lands. A feature
- * hands the journal a kind, a key and the kind's payload under a lease on the target; the journal does
- * the rest (docs/write-journal.md, steps 1–7).
+ * One upstream write, declared once (docs/write-journal.md, "Write kinds"): how it is sent, how it
+ * is found on the platform when its answer is unclear, what counts as refused before any effect,
+ * and what the target records beside it when it lands. A feature hands the journal a kind, a key
+ * and a payload under the target's lease.
  */
 export interface WriteKind<Payload = unknown, Request = unknown, Outcome = unknown> {
   readonly name: IntentKind;

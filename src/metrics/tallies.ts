@@ -1,11 +1,10 @@
 import { Metric, Registry } from 'prom-client';
 
 /**
- * A counter and a histogram for figures recorded on every request. A label set is resolved once to
- * its tally, which the caller may keep: recording is then a few additions, where prom-client's own
- * metrics hash and check the labels on every call (more CPU than a hot read's answer itself).
- * Registered in the same registry and exposed in the same text format (the registry asks `get()`
- * at each scrape).
+ * A counter and a histogram for figures recorded on every request. A label set resolves once to a
+ * tally the caller may keep, so recording is a few additions, where prom-client's own metrics hash
+ * the labels on every call (more CPU than a hot read's answer). Exposed through the same registry,
+ * which asks `get()` at each scrape.
  */
 abstract class Tallied<Name extends string, T> {
   private readonly tallies = new Map<string, { labels: Record<Name, string>; tally: T }>();

@@ -75,11 +75,10 @@ function hasCode(error: unknown, code: string): error is DomainError {
 }
 
 /**
- * The card choreography of docs/product-spec.md §3: the listing's provider → tokenize (with 3-D Secure return URLs
- * carrying one-time states) → attach the payment method, now or after the issuer page. Every attach
- * goes through the write journal under the reservation's lease (docs/product-spec.md §6): one card per reservation,
- * never a second attach for one request, never "failed" for a card that landed.
- * Card data passes through to the tokenization host and is never kept; only last4 and brand are.
+ * The card choreography of docs/product-spec.md §3: the listing's provider → tokenize (3-D Secure
+ * return URLs carry one-time states) → attach, now or after the issuer page. Every attach goes
+ * through the write journal under the reservation's lease (§6), so one request never attaches twice
+ * nor says "failed" for a card that landed. Only last4 and brand are kept.
  */
 @Injectable()
 export class CardPaymentsService implements AttachProgress {

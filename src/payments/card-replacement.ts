@@ -19,10 +19,9 @@ export function currentCard(methods: PaymentMethodOnFile[], reservationId: strin
 }
 
 /**
- * The one way a second card reaches a reservation (docs/product-spec.md §6.5): the platform, read
- * fresh, shows a failed charge on the card the reservation is charged on now, and nothing still
- * waiting to be charged on it. Answers the id of the card to replace, or undefined when a
- * replacement is not allowed (no failure, or the failed card was already replaced).
+ * The one way a second card reaches a reservation (docs/product-spec.md §6.5): read fresh, the card
+ * charged now shows a failed charge and nothing still waiting on it. Answers that card's id, or
+ * undefined when no replacement is allowed (no failure, or the failed card was already replaced).
  */
 export function replaceableCard(methods: PaymentMethodOnFile[], payments: PlatformPayment[], reservationId: string): string | undefined {
   const card = currentCard(methods, reservationId);

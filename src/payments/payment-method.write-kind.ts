@@ -86,12 +86,10 @@ function unreadable(cause: unknown, before: string): DomainError {
 }
 
 /**
- * A payment method attached to a reservation (docs/product-spec.md §3, §6). Its snapshot is the
- * platform's word on one card per reservation: a method already on it refuses the attach (409
- * already_paid, recorded as the card on file), unless it is the card a replacement replaces. Found by
- * a method on the reservation that was not in the snapshot, under the provider it was tokenized with,
- * with its last four digits when known. Landing puts the card on file and drops the cached
- * payment-status answer in the same step.
+ * A payment method attached to a reservation (docs/product-spec.md §3, §6). The snapshot is the
+ * platform's word on one card per reservation: a method already there refuses the attach (409
+ * already_paid) unless a replacement replaces it. Found as a new method under the provider it was
+ * tokenized with; landing puts the card on file and drops the cached payment status.
  */
 @JournaledWriteKind()
 @Injectable()
@@ -249,10 +247,9 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
   }
 
   /**
-   * The card a replacement takes the place of: the card the reservation is charged on, with a
-   * failed charge and nothing else waiting on it, as the platform shows them now. Otherwise the
-   * platform's card is recorded as the one on file and the replacement is refused (409
-   * already_paid): the failed card was already replaced, or its charge did not fail.
+   * The card a replacement takes the place of: the reservation's current card, with a failed charge
+   * and nothing else waiting on it, as the platform shows them now. Otherwise the platform's card
+   * is recorded as the one on file and the replacement is refused (409 already_paid).
    */
   async replacedCard(session: AttachingSession): Promise<{ replaced: string; methods: PaymentMethodOnFile[] }> {
     let methods: PaymentMethodOnFile[];

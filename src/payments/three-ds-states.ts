@@ -24,12 +24,10 @@ interface StoredState {
 }
 
 /**
- * The one-time states carried by the 3-D Secure return URLs: 192 random bits each, one for the
- * success path and one for the failure path, stored server-side under a digest of the session, the
- * path and the value, and consumed once (GETDEL). A state opens only the path and the session it was
- * issued for (docs/product-spec.md §6.7): a forged, swapped, misrouted or expired state finds
- * nothing and consumes nothing. A used state is remembered for a while, so that the same return
- * arriving twice (a double submit) is told apart from a forged one.
+ * The one-time states of the 3-D Secure return URLs: 192 random bits, one per path, stored under a
+ * digest of session, path and value and consumed once (GETDEL), so a forged, swapped or expired
+ * state finds and consumes nothing (docs/product-spec.md §6.7). A used state is remembered a while,
+ * so a double submit is told apart from a forgery.
  */
 @Injectable()
 export class ThreeDsStates {

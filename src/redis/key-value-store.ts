@@ -6,11 +6,10 @@ export interface SetOptions {
 }
 
 /**
- * One step of a batch (see KeyValueStore.batch). `otherSlot`: the step's keys sit in another hash
- * slot than the batch's own. On one Redis it runs in the batch's atomic step like any other; a Redis
- * Cluster runs it as a step of its own, in its place in the order (and only when every guard before
- * it held). Mark a step so only where what it needs of the rest is its order, not their atomicity.
- * Marked steps next to each other run as one script there: they must share one slot.
+ * One step of a batch (KeyValueStore.batch). `otherSlot`: its keys sit in another hash slot; a
+ * Redis Cluster then runs it alone, in its place, only if every guard before it held. Mark only a
+ * step that needs the rest's order, not their atomicity; marked neighbours run as one script and
+ * share a slot.
  */
 export type BatchStep = (
   | { op: 'get'; key: string }
@@ -34,10 +33,9 @@ export type BatchStep = (
    */
   | { op: 'takeSlot'; key: string; request: SlotRequest; unlessPresent?: readonly string[] }
   /**
-   * A sorted index of another hash slot (see indexAdd, indexRemove). On one Redis these run in the
-   * batch's atomic step; a Redis Cluster refuses a script over several slots, so there an add is
-   * sent beside the batch (it runs even when a guard stops the batch) and a removal right after a
-   * batch that ran to its end. Readers of the index must bear an entry it holds for nothing.
+   * A sorted index of another hash slot. A Redis Cluster refuses a script over several slots, so
+   * there an add is sent beside the batch, even when a guard stops it, and a removal after a batch
+   * that ran to its end. Readers of the index must bear an entry that holds for nothing.
    */
   | { op: 'indexAdd'; key: string; member: string; score: number }
   | { op: 'indexRemove'; key: string; member: string }
@@ -96,9 +94,10 @@ export function isIndexStep(step: BatchStep): step is Extract<BatchStep, { op: '
 }
 
 /**
- * One answer per step: get → the value or null; set, delete, indexAdd, indexRemove → true (a set `ifAbsent`: whether it wrote); deleteIfEquals → whether it
- * deleted; ttl → ms left or null; requireEquals, requireAbsent, setIfAbsent, replaceIfVersion → whether it held (wrote); takeSlot →
- * true when granted, false when a key of `unlessPresent` held a value, the ms to wait when denied. Steps after a guard that failed answer null and did nothing.
+ * One answer per step: get → the value or null; ttl → ms left or null; deleteIfEquals and a set
+ * `ifAbsent` → whether it wrote; guards → whether they held; takeSlot → true, false when
+ * `unlessPresent` held, or the ms to wait; others → true. After a failed guard, steps answer null
+ * and do nothing.
  */
 export type BatchAnswer = string | number | boolean | null;
 
@@ -170,10 +169,10 @@ export abstract class KeyValueStore {
    */
   abstract replaceIfVersion(key: string, expectedVersion: number | null, value: string, ttlMs: number): Promise<boolean>;
   /**
-   * Runs the steps in order, atomically, in one round trip. Every key must share one hash slot (a
-   * Redis Cluster refuses a script over several): use keys of one hash tag; only index steps and
-   * steps marked `otherSlot` may name another (see BatchStep), and on a Cluster the batch is then
-   * one script per run of steps in one slot, in order.
+   * Runs the steps in order, atomically, in one round trip. A Redis Cluster refuses a script over
+   * several hash slots, so every key shares one hash tag except index steps and steps marked
+   * `otherSlot` (see BatchStep); on a Cluster such a batch runs as one script per run of same-slot
+   * steps, in order.
    */
   abstract batch(steps: BatchStep[]): Promise<BatchAnswer[]>;
   /** Adds or moves `member` of a sorted index to `score`. */

@@ -56,10 +56,10 @@ local function take(k, a, windows, member)
   return {1, 0}
 end`;
 
-// KEYS: each step's keys in turn. ARGV: per step its operation, its number of keys and of arguments,
-// then its arguments. A takeSlot step's keys: the keys that skip it, its windows' logs, its pause
-// key; its arguments: how many skip it, its number of windows, its member, then limit, windowMs,
-// reserve per window (the slot log of TAKE_SLOTS below). A guard that does not hold ends the script.
+// KEYS: each step's keys in turn. ARGV: per step its operation, key count and argument count, then
+// its arguments. A takeSlot step's keys: those that skip it, its window logs, its pause key; its
+// arguments: the skip count, window count, member, then limit, windowMs, reserve per window (as
+// TAKE_SLOTS). A failed guard ends the script.
 const BATCH = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -137,10 +137,9 @@ end
 return answers`;
 
 // KEYS: per request, one sorted-set log per window, then its pause key. ARGV: per request its
-// member and its number of windows, then limit, windowMs, reserve per window. Requests are taken
-// in order and the first denied ends the script: one answer {granted, wait} per request tried.
-// Atomic, so replicas never both take the last slot; TIME gives every replica one clock. Nothing
-// is added to a request's logs unless every one of its windows has room (all or none).
+// member and window count, then limit, windowMs, reserve per window. The first denied request ends
+// the script; one {granted, wait} per request tried. Atomic on Redis TIME, so replicas never both
+// take the last slot; a request takes all its windows or none.
 const TAKE_SLOTS = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -187,10 +186,9 @@ export const REQUEST_PATH_REDIS_OPTIONS: RedisOptions = {
 };
 
 /**
- * The same request-path behaviour for a Redis Cluster: no offline queue, each node's command
- * timeout, and few redirections so a node that is down fails a command within about a second
- * instead of after the default 16 retries. Writes and reads both go to masters: a replica may lag
- * behind a lock, a token or a limit that was just written.
+ * The same request-path behaviour for a Redis Cluster: no offline queue, a command timeout, and few
+ * redirections, so a node that is down fails a command within about a second, not after 16 retries.
+ * Reads go to masters too: a replica may lag behind a lock, a token or a limit just written.
  */
 export function requestPathClusterOptions(address: RedisClusterAddress): ClusterOptions {
   const { commandTimeout, connectTimeout, maxRetriesPerRequest, disconnectTimeout } = REQUEST_PATH_REDIS_OPTIONS;

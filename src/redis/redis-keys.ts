@@ -163,13 +163,10 @@ export class RedisKeys {
   }
 
   /**
-   * A request limit's sliding-window log and the pause key takeSlot requires (never set here), named
-   * by a digest of the subject (client network, reservation id); one hash tag keeps both in one slot.
-   * A network's reservation misses sit under the tag of its requests (`client-ip`): opening a session
-   * counts the request and checks the misses in one step (takeSlots). The sessions opened on a
-   * reservation sit under the reservation's own tag (`reservationWrites`): a session open reads the
-   * card on file and counts the session in one step (a batch's takeSlot). So do a reservation's card
-   * attempts: a card submission counts one in the step that takes the reservation's lease.
+   * A request limit's sliding-window log and pause key, named by a digest of the subject under one
+   * hash tag. Limits checked together share a slot, so one step covers both: a network's
+   * reservation misses sit under its `client-ip` tag, counted with its request; sessions and card
+   * attempts under the reservation's tag, counted with the card-on-file read or the lease.
    */
   requestLimit(limit: RequestLimitName, subject: string, digested = false): { window: string; pause: string } {
     if (limit === 'sessions' || limit === 'card-attempts') {

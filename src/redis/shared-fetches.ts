@@ -23,10 +23,9 @@ export interface SharedFetch<T> {
 }
 
 /**
- * One upstream fetch per key at any replica count: the replica that takes a short lock in Redis
- * fetches and publishes; the others look for its answer, backing off from 10 ms to 100 ms. The lock
- * lives no longer than the upstream deadline (plus a margin), so a fetcher that died holding it
- * stops the others for that long at most; a waiter that has waited that long fetches itself. While
+ * One upstream fetch per key across replicas: the one holding a short Redis lock fetches and
+ * publishes; the others poll for its answer (10 ms, backing off to 100 ms). The lock outlives the
+ * upstream deadline only by a margin, so a dead fetcher stalls the others that long at most. While
  * Redis fails, each replica fetches alone.
  */
 @Injectable()

@@ -27,11 +27,10 @@ export interface CachePolicy {
 const LOCAL_ENTRIES = 1000;
 
 /**
- * Upstream reads that many requests share (a listing's provider, its public summary), cached in
- * Redis for every replica. A miss is loaded once for every replica: concurrent misses in one replica
- * share one load, and one replica loads while the others wait for its answer (SharedFetches). A Redis failure is a
- * miss: the read goes upstream rather than failing. With `missTtlMs`, "not found" is cached too
- * (stored as JSON null).
+ * Upstream reads many requests share (a listing's provider, its public summary), cached in Redis
+ * for every replica and loaded once per miss across them (SharedFetches). A Redis failure is a
+ * miss: the read goes upstream rather than failing. With `missTtlMs`, "not found" is cached too, as
+ * JSON null.
  */
 @Injectable()
 export class SharedReadCache {

@@ -10,10 +10,10 @@ interface KeptWrite {
 }
 
 /**
- * Writes that record something that already happened upstream (a card attached, an item added):
- * they must reach the store even when it is down at that moment (docs/product-spec.md §6.6). A write that fails is
- * kept in this replica's memory, in order, and tried again until the store answers. Writes with the
- * same `slot` replace each other: only the latest state of one record is worth writing.
+ * Writes that record what already happened upstream (a card attached, an item added) must reach the
+ * store even when it is down (docs/product-spec.md §6.6): a failed one is kept in memory, in order,
+ * and retried until the store answers. Writes with the same `slot` replace each other: only a
+ * record's latest state is worth writing.
  */
 @Injectable()
 export class StoreOutbox implements OnApplicationShutdown {

@@ -205,10 +205,10 @@ export function scheduleVerdict(payments: PlatformPayment[], acceptable: (url: s
 }
 
 /**
- * What remains due that the platform has not scheduled on the card (docs/product-spec.md §3.2): the
- * card's payments all went through, none is pending, and the reservation still shows a balance, e.g.
- * an extra added after the schedule was paid. Nothing is being processed; the host collects it.
- * Undefined while the card shows no payment at all (its first payment may still be on its way).
+ * A balance the platform has not scheduled on the card (docs/product-spec.md §3.2): every card
+ * payment went through, none is pending, yet a balance remains (say, an extra added after the
+ * schedule was paid). Nothing is being processed; the host collects it. Undefined while the card
+ * shows no payment, as its first may still be on its way.
  */
 export function balanceDueVerdict(payments: PlatformPayment[], money: Money): Verdict | undefined {
   const { amountDue } = amountsOf(money);

@@ -21,12 +21,10 @@ function chargeOf(answer: PaymentDiagnosis): SessionCharge | undefined {
 }
 
 /**
- * The checkout session that put the card on file follows what the platform did with its charges
- * (docs/product-spec.md §3.2, §6.5): a failed charge shows as `lastError.code: charge_failed` on the
- * still-succeeded session, which then takes a replacement card. Set from every fresh payment-status
- * read (a poll or a webhook's refresh). The failure is cleared only by the replacement's attach, so
- * a read racing the replacement cannot make the session forget it waits for one; the submission
- * itself re-reads the platform before anything is sent.
+ * The session that put the card on file follows its charges (docs/product-spec.md §3.2, §6.5): a
+ * failed charge shows as `lastError.code: charge_failed` on the still-succeeded session, which then
+ * takes a replacement. Only the replacement's attach clears it, so a payment-status read racing the
+ * replacement cannot make the session forget it waits for one.
  */
 @Injectable()
 export class SessionCharges {

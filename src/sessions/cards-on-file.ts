@@ -38,9 +38,9 @@ export const CARD_ON_FILE: { key(writes: TargetWrites): string; parse(raw: strin
 
 /**
  * One card per reservation (docs/product-spec.md §6.5): what this service attached, shared by every
- * replica, so a second session on the reservation is refused before it spends a card attempt or a
- * tokenization. The platform's own list, read before every attach, guards the case where this record
- * was lost. Written beside the attach's outcome, or when the platform shows a card this record lacks.
+ * replica, so a second session is refused before it spends a card attempt or a tokenization. The
+ * platform's list, read before every attach, covers a lost record. Written beside the attach's
+ * outcome, or when the platform shows a card this record lacks.
  */
 @Injectable()
 export class CardsOnFile {
@@ -58,10 +58,10 @@ export class CardsOnFile {
   }
 
   /**
-   * The card on file, read in the step that takes `count` when there is none: the reservation's
-   * limits kept under its tag (RedisKeys.requestLimit), which a reservation with a card never spends.
-   * `whenCounted`: steps of one other hash slot (a session's write), run after the count in the same
-   * batch, only when it was granted with no card on file; `after` answers them in order (null: not run).
+   * The card on file, read in the step that takes `count` (a reservation limit under its tag) when
+   * there is none: a reservation with a card never spends its limits. `whenCounted`: steps of
+   * another hash slot, run in the batch only when the count was granted with no card on file;
+   * `after` answers them in order (null: not run).
    */
   async onFileOrCounted(
     reservationId: string,

@@ -150,12 +150,10 @@ export class CheckoutSessionsStore {
   }
 
   /**
-   * Records a change that follows an upstream write that landed: when Redis is down it is kept in
-   * memory and applied once Redis answers (docs/product-spec.md §6.6); `fallback` is written if the session is gone
-   * by then (a Redis that came back empty). `fallback` is also the session as the caller read it
-   * under its lease, tried first. `beside`: steps of the session's slot written in the same step as
-   * that first try (the request's stored answer), built from the session as written; told
-   * `written()` when they ran. Answers the session as this replica knows it.
+   * Records a change that follows a landed upstream write; while Redis is down it is kept in memory
+   * and applied later (docs/product-spec.md §6.6). `fallback`, the session the caller read under
+   * its lease, is tried first, and written if the session is gone by then. `beside`: same-slot
+   * steps written with that first try, told `written()` when they ran.
    */
   async recordOutcome(
     id: string,
@@ -262,10 +260,10 @@ export class CheckoutSessionsStore {
   }
 
   /**
-   * A session written under the key of an earlier version (docs/deploying.md): before the hash tag
-   * (its id sealed with that key), or before the digest (under its raw id, carrying it). Moved to
-   * `key` on first use, with its version and its remaining life, and the old key deleted, so one
-   * record stays. `id`: the one the guest presented, or null when only the ref is known.
+   * A session under an earlier version's key (docs/deploying.md): before the hash tag (its id
+   * sealed with that key) or before the digest (under its raw id). Moved to `key` on first use with
+   * its version and remaining life, the old key deleted, so one record stays. `id`: what the guest
+   * presented, or null when only the ref is known.
    */
   private async moveOlder(key: string, olderKey: string, id: string | null): Promise<string | null> {
     const raw = await this.read(olderKey);

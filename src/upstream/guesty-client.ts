@@ -118,12 +118,10 @@ function platformWords(answer: UpstreamAnswer): string {
 }
 
 /**
- * A 4xx answer to a quote or a reservation create, read as the booking's answer or not (null: the
- * token's or the request's). The platform's reference says both "decline (401)" unavailable dates
- * or broken terms, and a 401 may carry no more than "Unauthorized": only words that name a token
- * problem (or the account's permissions) make it the token's; words about dates or terms say which
- * refusal; anything else is a refusal of the booking when the same token was proven good within the
- * last minute (`tokenProven`), and the token's otherwise (docs/product-spec.md §3.1).
+ * A 4xx answer to a quote or reservation create: the booking's refusal, or null for the token's.
+ * The reference answers taken dates "decline (401)", and a 401 may say just "Unauthorized", so the
+ * words decide; words naming neither side make it the booking's only with a token proven good
+ * within a minute (docs/product-spec.md §3.1).
  */
 export function bookingRefusal(answer: UpstreamAnswer, tokenProven: boolean): BookingRefusal | null {
   if (answer.status < 400 || answer.status >= 500 || [404, 410, 429].includes(answer.status)) return null;
@@ -212,10 +210,10 @@ export class GuestyClient {
   }
 
   /**
-   * A reservation as the platform holds it now, with the parts a route needs: `guest` (the guest's
-   * email), `money` (totals and payments), `folio` (its invoice items). The legacy read answers them
-   * all in one call; the current surface reads Reservations V3, then each part asked for (in
-   * parallel), so a route pays only for what it reads (docs/upstream.md, "The surface of 2027").
+   * A reservation as the platform holds it now, with the parts a route asks for (`guest`, `money`,
+   * `folio`). The legacy read answers all in one call; the current surface reads Reservations V3,
+   * then each part asked for in parallel, so a route pays only for what it reads (docs/upstream.md,
+   * "The surface of 2027").
    */
   async getReservation(
     reservationId: string,
@@ -252,10 +250,10 @@ export class GuestyClient {
   }
 
   /**
-   * Up to 10 reservations in one `GET /reservations-v3` (the reference's limit), ids sent as
-   * `reservationIds[]`; the answer is a bare array (a `{results}` wrapper is read too). An id the
-   * platform answers nothing for is logged for the operator: a published support case shows this read
-   * answering `[]` for a reservation that exists, so the product never calls it "not found" on its own word.
+   * Up to 10 reservations in one `GET /reservations-v3` (the reference's limit); the answer is a
+   * bare array, or a `{results}` wrapper. An id answered with nothing is only logged: a published
+   * support case shows this read answering `[]` for a reservation that exists, so the product never
+   * calls it "not found" on this read's word.
    */
   async readReservations(reservationIds: string[], priority: Priority): Promise<(UpstreamReservationRead | null)[]> {
     if (reservationIds.length > 10) throw new RangeError('reservations-v3 reads at most 10 reservations a call');
@@ -412,11 +410,11 @@ export class GuestyClient {
   }
 
   /**
-   * The methods on this reservation: `GET /payment-methods?reservationId=` (current) or the guest's
-   * list asked with `reservationId` and `reuse=false` (legacy: `reuse` defaults to true, and the
-   * service attaches with `reuse: false`). The platform merges guests by email, so a list may carry
-   * the guest's cards of other bookings: a method counts only when it names this reservation, by its
-   * id or its confirmation code, whether or not the platform honoured the filter (docs/upstream.md).
+   * The methods on this reservation: `GET /payment-methods?reservationId=` (current), or the
+   * guest's list with `reuse=false` (legacy, where `reuse` defaults to true). The platform merges
+   * guests by email, so a list may carry the guest's cards of other bookings: a method counts only
+   * when it names this reservation by id or confirmation code, filter honoured or not
+   * (docs/upstream.md).
    */
   async listPaymentMethods(
     guestId: string,
@@ -525,11 +523,10 @@ export class GuestyClient {
   }
 
   /**
-   * The guests the platform has with this email: the re-read that settles a guest create whose
-   * answer was lost (docs/upstream.md). `GET /guests-crud` with `columns` and a `filters` object in
-   * the form of the reference's own example; its `results` are read as a list or as an object of
-   * guests (the reference types them `object`), and kept only where the email matches, so a
-   * platform that ignored the filter is not taken at its first page's word.
+   * The guests the platform has with this email, the re-read that settles a guest create whose
+   * answer was lost (docs/upstream.md). `results` is read as a list or an object (the reference
+   * types it `object`), and kept only where the email matches, so a platform that ignored the
+   * filter is not taken at its first page's word.
    */
   async findGuestsByEmail(email: string, priority: Priority = 'anonymous'): Promise<PlatformGuest[]> {
     const answer = await this.openApi({

@@ -57,9 +57,9 @@ export const LOCAL_FALLBACK_SHARE = 1 / 3;
 
 /**
  * The one outbound budget of the Open API, shared by every replica through the store: a caller
- * waits for a slot up to its deadline, then gets `rate_limited`. A 429 from the upstream pauses
- * every replica. While Redis is down, a local budget of a share of each window stands in, so reads
- * that need nothing but the cached token keep working.
+ * waits for a slot up to its deadline, then gets `rate_limited`, and an upstream 429 pauses every
+ * replica. While Redis is down a local share of each window stands in, so reads needing only the
+ * cached token keep working.
  */
 @Injectable()
 export class OutboundRateLimiter {

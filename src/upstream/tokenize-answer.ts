@@ -39,9 +39,9 @@ function detailsOf(body: TokenizeBody): Detail[] | undefined {
 
 /**
  * Reads the tokenization host's answer. The platform publishes no refusal body for it
- * (docs/upstream.md), so a refusal is read by its status: only field details, where they come,
- * add to it (scrubbed, they may quote card data); a decline's code or words never decide what the
- * guest is told, so a body in another shape, empty or not JSON gives the same answer.
+ * (docs/upstream.md), so a refusal is read by its status, with field details added where they come
+ * (scrubbed: they may quote card data). A body in another shape, empty or not JSON gives the guest
+ * the same answer.
  */
 export function readTokenizeAnswer(answer: UpstreamAnswer): TokenizeAnswer {
   const body: TokenizeBody = answer.data !== null && typeof answer.data === 'object' ? answer.data : {};

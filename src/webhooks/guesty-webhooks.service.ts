@@ -103,11 +103,10 @@ function listingNamed(body: WebhookBody): string | undefined {
 }
 
 /**
- * The platform's webhooks (Svix scheme), verified by the maintained Standard Webhooks library on the
- * raw body as received: its 5 min timestamp tolerance, `v1,` signatures (several may be listed).
- * Svix's `svix-*` headers are the same values as the scheme's `webhook-*` ones. A verified event is
- * a hint: payments.* make the service re-read that reservation's payments at background priority;
- * reservation.* and calendar events are published as `reservation.changed`. Nothing in the payload is taken as fact.
+ * The platform's webhooks (Svix scheme, whose `svix-*` headers carry the `webhook-*` values),
+ * verified on the raw body by the maintained Standard Webhooks library. A verified event is only a
+ * hint, its payload never taken as fact: payments.* re-read that reservation's payments at
+ * background priority; reservation.* and calendar events are published as `reservation.changed`.
  */
 @Injectable()
 export class GuestyWebhooksService {

@@ -11,11 +11,10 @@ import { DomainError } from '../errors/domain-error';
 import { clientNetwork } from '../http/client-ip';
 
 /**
- * Abuse guards of the checkout's routes, counted in the store so every replica shares them
- * (sliding-window logs: a burst at a window's edge cannot double the limit). The write guards fail
- * closed: when the store cannot count, the request is refused (503), never let through uncounted.
- * The read guard counts locally meanwhile (each replica the whole allowance), because the reads it
- * guards keep working without Redis and the outbound budget still bounds what they cost.
+ * Abuse guards of the checkout's routes, shared by every replica through sliding-window logs in the
+ * store (a burst at a window's edge cannot double a limit). Write guards fail closed (503) when the
+ * store cannot count. The read guard counts locally meanwhile: those reads work without Redis, and
+ * the outbound budget still bounds their cost.
  */
 /** Wrong operator keys a network may send before every admin request from it waits (adminKeyFailed). */
 export const ADMIN_KEY_FAILURES: RateLimit = { limit: 10, windowMs: 60_000, text: 'wrong operator keys a minute' };
@@ -142,11 +141,10 @@ export class RequestLimits {
   }
 
   /**
-   * A session about to be opened on a reservation the guest names by id and email, before the
-   * reservation is read (CHECKOUT_RESERVATION_MISSES_PER_IP): `admit()` throws 429 `rate_limited`
-   * when this client network has missed its allowance. Only a miss spends it, recorded once it
-   * happened (`missed()`): lookups in flight at once (a slow platform, guests behind one network)
-   * never refuse each other, and a lookup cut short by a fault leaves nothing counted.
+   * The check before a session opens on a reservation named by id and email
+   * (CHECKOUT_RESERVATION_MISSES_PER_IP): `admit()` throws 429 once the network's misses are spent.
+   * A miss is counted only after it happened (`missed()`), so lookups in flight at once never
+   * refuse each other and a lookup cut short by a fault counts nothing.
    */
   async reservationLookup(ip: string): Promise<ReservationLookup> {
     const network = clientNetwork(ip);

@@ -12,12 +12,10 @@ function digest(value: string): Buffer {
 }
 
 /**
- * `@UseGuards(AdminKeyGuard)` on `/admin` routes: `Authorization: Bearer <ADMIN_API_KEY>`. Without a
- * configured key the route does not exist (the very 404 of an unknown route, so a scan learns
- * nothing); a wrong or missing key is 401, counted (a metric, a log line) and, past
- * ADMIN_KEY_FAILURES a minute from one network, paused (429 for every key from it until the pause
- * ends). Keys are compared as SHA-256 digests in constant time: equal lengths for timingSafeEqual,
- * and no early exit that times how much of the key was right.
+ * `/admin` routes take `Authorization: Bearer <ADMIN_API_KEY>`. With no key configured they answer
+ * the 404 of an unknown route, so a scan learns nothing; a wrong key is 401, counted, and past
+ * ADMIN_KEY_FAILURES a minute pauses its network (docs/product-spec.md §2). Keys are compared as
+ * SHA-256 digests so timingSafeEqual gets equal lengths and no early exit leaks a prefix.
  */
 @Injectable()
 export class AdminKeyGuard implements CanActivate {

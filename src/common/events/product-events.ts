@@ -10,10 +10,9 @@ export interface ProductEvents {
   'reservation.changed': { type: string; reservationId?: string; listingId?: string; dates?: { from: string; to: string } };
   /**
    * A card was put on the reservation (first or replacement, answered or reconciled). The booking
-   * room consumes it: it confirms a reservation it made once its card is on file (without holding up
-   * the guest's answer). `booked`: the session carries a booking made from a quote, so only then does
-   * the booking room read it. (What payment-status served before is dropped by the attach's own
-   * journal step, not here: see PaymentMethodWrite.alongside.)
+   * room confirms a reservation it made, without holding up the guest's answer; `booked` says the
+   * session carries a booking, the only case it reads. The cached payment-status answer is dropped
+   * by the attach's journal step, not here (PaymentMethodWrite.alongside).
    */
   'card.attached': { reservationId: string; sessionId: string; booked: boolean };
   /**
@@ -43,10 +42,9 @@ export interface ProductEvents {
 export type ProductEventName = keyof ProductEvents;
 
 /**
- * The consumers the product needs for each event, by name: each consumer names itself on its method
- * (`@OnProductEvent(event, name)`), and the app refuses to start unless every one named here is wired,
- * so a wiring mistake cannot silently drop, say, the calendar refresh a reservation webhook asks for,
- * or the confirmation of a booked reservation once its card is on file.
+ * The consumers each event needs, by the name each gives itself (`@OnProductEvent(event, name)`).
+ * The app refuses to start unless all are wired, so a wiring mistake cannot silently drop, say, a
+ * webhook's calendar refresh or a booked reservation's confirmation.
  */
 export const PRODUCT_EVENT_CONSUMERS = {
   'reservation.changed': ['booking calendar'],

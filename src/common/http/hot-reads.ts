@@ -59,15 +59,10 @@ const REQUEST_ID_AT = SECURITY_HEAD.length + 1;
 const CORS_AT = REQUEST_ID_AT + 3;
 
 /**
- * The public reads a replica can answer from its own copy (a listing summary, calendar months), taken
- * before the framework sees the request: such an answer costs no Redis round trip and no upstream
- * call, so it needs none of the routing, guards, pipes and hooks around the route. Each reader is
- * attached to a route its controller declares (the path comes from the controller's own decorators);
- * whenever the reader has nothing, the request goes to that route as usual. The answer carries every
- * header the route's would: the request id, the security headers, CORS, ETag and Cache-Control, and it
- * is logged and counted in the HTTP metrics like any other. What does not change between requests
- * (the headers of one copy, the metrics' label sets) is made once, so a request costs a copy of a
- * short array and the socket write.
+ * Public reads a replica can answer from its own copy (a listing summary, calendar months), taken
+ * before the framework: such an answer needs no Redis, no upstream call, no guards or pipes. A
+ * reader with nothing passes the request to its route. The answer keeps the route's headers, logs
+ * and metrics; what never changes per request is built once.
  */
 @Injectable()
 export class HotReads {

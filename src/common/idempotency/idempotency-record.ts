@@ -18,11 +18,10 @@ export interface StoredError {
 }
 
 /**
- * The one value under an Idempotency-Key: claimed and running, then the answer it ended with; or
- * `unknown` when its upstream write has no known outcome yet: the key stays bound to the request,
- * and a retry with the same body runs it again, to find the outcome the write journal reconciles.
- * A done answer is sealed (docs/product-spec.md §7): it names the session it opened or paid, and
- * a session id is the guest's capability. `answer` in clear is what earlier versions wrote.
+ * The one value under an Idempotency-Key. `unknown`: its upstream write has no known outcome yet,
+ * so the key stays bound and a retry with the same body runs again to meet what the journal
+ * reconciled. A done answer is sealed (docs/product-spec.md §7) because it names the guest's
+ * session, a capability; `answer` in clear is what earlier versions wrote.
  */
 export type IdempotencyRecord =
   | { state: 'running'; fingerprint: string; owner: string }

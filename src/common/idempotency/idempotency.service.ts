@@ -95,11 +95,10 @@ export class IdempotencyService {
   }
 
   /**
-   * `run` for a route on one checkout session, whose record sits in the session's slot
-   * (RedisKeys.sessionIdempotencyRecord): the session is read in the same atomic step as the key is
-   * claimed, one round trip for both, and `session.read` judges what was read before anything runs
-   * or is replayed (404 for no session, 409 for a hold that ended); a claim it refuses is released.
-   * A session that does not exist writes nothing.
+   * `run` for a route on one checkout session, its record in the session's slot: the session is
+   * read in the atomic step that claims the key, one round trip for both, and `session.read`
+   * judges it before anything runs or is replayed (404, or 409 for a hold that ended), releasing a
+   * refused claim. A missing session writes nothing.
    */
   async runOnSession<T, S>(
     scope: string,

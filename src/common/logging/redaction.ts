@@ -1,9 +1,8 @@
 /*
- * Keeps card data and credentials out of logs, and nothing else: credentials and unambiguous card
- * fields are replaced wherever they sit in a logged object; a card's number and expiry only under
- * a `card` (a `number` or a `state` elsewhere is an operator's data: a diagnosis state, a count);
- * card-number-like digit runs, bearer credentials, JWTs and 3-D Secure states in URLs are blanked
- * in any free text (error messages, upstream bodies) that slips through.
+ * Keeps card data and credentials out of logs, and nothing else. Card number and expiry are
+ * redacted only under a `card`, since a `number` or `state` elsewhere is an operator's data. Free
+ * text that slips through (error messages, upstream bodies) has card-like digit runs, bearer
+ * credentials, JWTs and 3-D Secure states in URLs blanked.
  */
 
 export const REDACTED = '[REDACTED]';

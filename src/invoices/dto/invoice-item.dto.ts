@@ -19,12 +19,10 @@ import { IsCalendarDate, MatchesNormalType } from './invoice-item-validators';
 import { Omittable } from '../../common/http/omittable';
 
 /*
- * The invoice item of docs/upstream-seed.md §2.4, validated as the upstream's public reference describes it
- * (open-api-docs "Add invoice item to a reservation", collected in shared/docs/upstream.md "Invoice
- * items"): title, amount and normalType required; normalType from the documented set, without the
- * accommodation fare AF; secondIdentifier from the reference's values (whether it is required is
- * the endpoint's rule, InvoiceItemsService.assertSendable). Of the reference's
- * realizationDates shapes, the product takes `{date}` (docs/upstream-seed.md §2.4, docs/product-spec.md §4).
+ * The invoice item of docs/upstream-seed.md §2.4, validated by the upstream's public reference
+ * (docs/upstream.md "Invoice items"). Whether `secondIdentifier` is required depends on the
+ * endpoint, so InvoiceItemsService.assertSendable judges it; of the reference's realizationDates
+ * shapes, the product takes `{date}` (docs/product-spec.md §4).
  */
 
 export class RealizationDateDto {
