@@ -14,12 +14,10 @@ const post = (url: string, body: unknown, headers: Record<string, string> = {}) 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Scenario 6 — anonymous flood (docs/product-spec.md §7): for `seconds`, anonymous reads of random listing ids at
- * 10× the upstream's 120/min budget, each from a client address of its own (TRUST_PROXY=1, so the
- * per-IP read limit does not stop them and the budget share must), while a checkout (session and
- * card) runs once a second, and a quote then a booking with a made-up guest once a second, each from an
- * address of its own (a booking before a card is anonymous traffic). Then 100 payment-status polls of one paid session across the instances.
- * Everything on loopback; the load is bounded by the duration.
+ * Scenario 6, the anonymous flood (docs/benchmarks.md): anonymous reads of random listings at 10×
+ * the upstream's 120/min, each from its own address so the budget share, not the per-IP limit, must
+ * stop them; beside them a checkout and a booking each second (a booking before its card is
+ * anonymous). Then 100 payment-status polls of one paid session across the instances.
  */
 export async function anonymousFlood(options: { instances: number; seconds: number }): Promise<void> {
   const world = await startBenchWorld(options.instances, {

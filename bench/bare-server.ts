@@ -1,8 +1,8 @@
 /*
- * The bare baseline of the hot-read scenarios (4 and 7): a plain node:http server, in a process of
- * its own, that answers every request with one fixed answer — the service's own JSON with the
- * service's own response headers (BENCH_BARE_ANSWER), so both put the same bytes on the wire and a
- * ratio to it measures the service's work, not its header bytes. Sends its port to the parent.
+ * The bare baseline of the hot-read scenarios (4 and 7): a plain node:http server in its own
+ * process that answers every request with the service's own JSON and headers (BENCH_BARE_ANSWER),
+ * so both put the same bytes on the wire and the ratio measures the service's work, not its header
+ * bytes.
  */
 import { createServer } from 'node:http';
 

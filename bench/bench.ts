@@ -1,14 +1,8 @@
 /*
- * `npm run bench`: figures, not a test. Runs scenarios against the sandbox (fixed upstream
- * latency) with several service instances on one real Redis (REDIS_URL or 127.0.0.1:6379), and
- * prints a table per scenario. Scenarios 1 and 2 count upstream calls and run everything in this
- * process; 3 to 5 measure time, so there the instances and the sandbox run in processes of their own.
- * Scenario 6 floods the service with anonymous reads beside steady checkouts (budget shares, §7).
- * Scenario 7 counts the Open API calls of a complete booking and loads the cached calendar read.
- * Scenario 8 loads one read with tracing off and on (OTLP export of every span).
- * Scenario 9 counts upstream reads of identical reads across instances and the 429s of a stalled loop.
- * Scenario 10 floods with anonymous reads, bookings and unknown ids under the default limits and
- * reports what it leaves in Redis and the upstream calls by share.
+ * `npm run bench`: figures, not a test. Runs the scenarios against the sandbox with several
+ * instances on one real Redis (REDIS_URL or 127.0.0.1:6379) and prints a table per scenario.
+ * Scenarios 1 and 2 count calls in this process; 3 to 5 measure time, so instances and sandbox get
+ * processes of their own. docs/benchmarks.md lists every scenario and its options.
  */
 import { anonymousFlood } from './anonymous-flood';
 import { bookings } from './bookings';

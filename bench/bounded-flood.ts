@@ -85,15 +85,10 @@ async function grantsByPriority(urls: string[]): Promise<Record<string, number>>
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 /**
- * Scenario 10 — a bounded flood (docs/product-spec.md §7): for `seconds`, eight client
- * addresses each keep two requests in flight (and eight lanes more send each request from a fresh
- * address: IPv4 anywhere, or an IPv6 /64 of one /48), cycling through anonymous reads (a summary of a made-up
- * listing, a calendar), anonymous bookings (a quote, then a booking with a made-up guest) and unknown
- * ids (a well-formed quote id that does not exist, a session id that does not exist, a card for it, a
- * reservation id that does not exist), under the default per-address limits; beside them, a real
- * checkout every 4 s from an address of its own. Reports what the flood left in Redis (keys, the
- * keys' own memory, the server's used_memory, by family and by lifetime) and the upstream calls
- * granted by share.
+ * Scenario 10, a bounded flood (docs/benchmarks.md): eight addresses keep two requests each in
+ * flight (eight lanes more use a fresh address per request) through anonymous reads, bookings and
+ * unknown ids, under the default per-address limits, beside a real checkout every 4 s. Reports what
+ * the flood left in Redis and the upstream calls granted by share.
  */
 export async function boundedFlood(options: { instances: number; seconds: number }): Promise<void> {
   const world = await startBenchWorld(options.instances, { env: { TRUST_PROXY: '1' } });

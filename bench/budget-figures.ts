@@ -7,11 +7,10 @@ const READS = 200;
 const day = (daysAhead: number) => new Date(Date.now() + daysAhead * 86_400_000).toISOString().slice(0, 10);
 
 /**
- * Scenario 9 — the budget at any replica count (issue 24), everything in this process: upstream reads
- * for 200 concurrent identical reads spread over the instances (a 30-day calendar range, a quote, a
- * listing summary), counted at the sandbox; then, on the platform's published limits (15/s, 120/min),
- * 30 checkout sessions on one instance whose first second of granted calls is held until the next
- * second's are granted (what a stalled event loop does), and the upstream 429s that follow.
+ * Scenario 9, the budget at any replica count (issue 24; docs/benchmarks.md): upstream reads for
+ * 200 concurrent identical reads across the instances; then, at the published 15/s and 120/min, 30
+ * sessions on an instance whose granted calls are held back a second, as a stalled loop does, and
+ * the upstream 429s that follow.
  */
 export async function budgetFigures(options: { instances: number }): Promise<void> {
   const rows: [string, string][] = [];

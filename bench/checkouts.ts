@@ -20,12 +20,10 @@ type Reservation = { reservationId: string; guestId: string; guestEmail: string 
 type Checkout = (reservation: Reservation, index: number) => Promise<number>;
 
 /**
- * Scenario 3 — complete checkouts without 3-D Secure: session, card, attach. The sandbox and each
- * instance run in processes of their own, as in production, and the bench only sends requests.
- * Budgets are set high here (scenario 2 measures them). Each round sends `concurrency` checkouts
- * at once through the service, then the same upstream calls straight to the sandbox (reservation,
- * tokenize, attach), so both see the same machine; the difference of their percentiles is the
- * latency the service adds.
+ * Scenario 3, complete checkouts without 3-D Secure, with sandbox and instances in processes of
+ * their own as in production. Budgets are set high (scenario 2 measures them). Each round sends
+ * `concurrency` checkouts through the service, then the same upstream calls straight to the sandbox
+ * on the same machine: their percentiles' difference is the latency the service adds.
  */
 export async function checkouts(options: { instances: number; concurrency: number; rounds: number }): Promise<void> {
   const sandbox = await startSandboxProcess({ latencyMs: 20, rateLimits: PLENTY });

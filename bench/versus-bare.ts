@@ -46,11 +46,10 @@ export function wireAnswer(url: string): Promise<WireAnswer> {
 }
 
 /**
- * A bare node:http server (bench/bare-server.ts, its own process) beside the service's hot read at
- * `serviceUrl`, sending the answer the service sends — body and headers, the request id included —
- * so both put the same bytes on the wire; then both loaded in turns, bare first, `rounds` times.
- * Each round's ratio is the service's requests/s over the bare server's just before it; the figure
- * is their median, beside the lowest and highest.
+ * The service's hot read at `serviceUrl` against a bare node:http server (bench/bare-server.ts)
+ * sending the same answer, request id included, so both put the same bytes on the wire; loaded in
+ * turns, bare first, `rounds` times. Each round's ratio is the service's requests/s over the bare
+ * server's just before; the figure is their median, beside the extremes.
  */
 export async function versusBare(
   serviceUrl: string,

@@ -1,11 +1,8 @@
 /*
  * `npm run chaos -- --operations N --seed S`: a randomized fault campaign against three replicas of
- * the built service, one redis-server of its own and the sandbox (docs/write-journal.md). It prints
- * the seed first; the same seed replays the same schedule (`--trace` prints it as it runs).
- * Options: --concurrency C (guests at once, 3), --faults kind,kind (or none) and --kinds kind,kind
- * (narrow the schedule to shrink a failing seed), --logs DIR (each replica's log), --service FILE (another
- * build's dist/src/main.js, to hold two builds to the same seed).
- * Exits 1 when an invariant was violated.
+ * the built service, a redis-server of its own and the sandbox. The same seed replays the same
+ * schedule; docs/benchmarks.md, "Fault campaign", lists the options that trace, narrow and compare
+ * runs. Exits 1 when an invariant was violated.
  */
 import path from 'node:path';
 import { runCampaign } from './campaign';

@@ -1,10 +1,8 @@
 /*
- * A small, dependency-free client of the booking checkout API for the browser (and any runtime with
- * `fetch`). Its shapes are generated from docs/openapi.json (openapi-types.ts, by openapi-typescript);
- * `npm run client` regenerates them and compiles this file to an ES module with its declarations in
- * clients/dist/ (the package a site installs) and to the copy the demo page loads
- * (sandbox/demo/public/checkout-client.js). The source itself runs under Node's type stripping.
- * Card data passes through here to the service only; nothing is stored or logged.
+ * A small, dependency-free client of the booking checkout API for the browser or any runtime with
+ * `fetch`. Its shapes come from docs/openapi.json (openapi-types.ts); `npm run client` regenerates
+ * them and compiles this file for clients/dist/ and the demo page. The source runs under Node's
+ * type stripping. Card data passes through to the service only, never stored or logged.
  */
 import type { components } from './openapi-types.js';
 
@@ -204,11 +202,11 @@ export class CheckoutClient {
   }
 
   /**
-   * Opens the issuer's page for a charge that waits for the guest (payment-status `requires_authentication`,
-   * or `session.charge.next: authenticate`) in a new tab or window, so the site's page stays and keeps
-   * polling: `watchPaymentStatus` goes on reading while the guest authenticates. Call it from the
-   * guest's click (browsers block new windows opened without one). False when there is no page to
-   * open or the browser refused the new window (then offer the address as a link with target=_blank).
+   * Opens the issuer's page for a charge awaiting the guest (`requires_authentication`, or
+   * `session.charge.next: authenticate`) in a new window, so the site's page stays and
+   * `watchPaymentStatus` keeps polling. Call it from the guest's click: browsers block new windows
+   * without one. False when there is no page or the window was refused; then offer a link with
+   * target=_blank.
    */
   openAuthentication(answer: { nextAction?: { redirectUrl: string }; redirectUrl?: string }, open?: (url: string) => boolean): boolean {
     const url = answer.nextAction?.redirectUrl ?? answer.redirectUrl;

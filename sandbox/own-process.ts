@@ -1,10 +1,8 @@
 /**
- * The sandbox in a process of its own, driven over IPC by a parent that forked it: the platform counts
- * a request when it arrives on its own machine, so a test that judges the outbound budget must not
- * share its event loop with the service it judges (a stall there would bunch the arrivals it counts).
- * The options are JSON in argv[2]; the parent sends { id, member, args } and gets { id, value | error }.
- * Each request the reference refuses goes to the parent as { violation } when it is refused, before
- * its answer; { id, barrier: true } is answered { id } once every earlier message is on its way.
+ * The sandbox in its own process, over IPC: the platform counts a request on arrival, so a test
+ * judging the outbound budget must not share a loop with the service, whose stalls bunch arrivals.
+ * Options: JSON in argv[2]. `{id, member, args}` → `{id, value | error}`; `{violation}` before a
+ * refusal's answer; `{id, barrier: true}` → `{id}` once earlier messages left.
  */
 import { forwardViolations } from './open-api/contract-violations';
 import { startSandbox } from './start-sandbox';

@@ -21,10 +21,10 @@ export interface SandboxMode {
 }
 
 /**
- * Sandbox mode (docs/product-spec.md §5): the simulated upstream runs in this process on loopback ports and the
- * service is pointed at it with the sandbox's credentials, so it runs exactly the code paths it
- * runs against the real upstream. Production never gets here (configuration refuses it). `options`
- * are a test's (a test file that books more than the platform's minute allows raises both budgets).
+ * Sandbox mode (docs/product-spec.md §5): the simulated upstream runs in this process on loopback
+ * ports and the service reaches it with the sandbox's credentials, so it runs exactly the code
+ * paths of the real upstream. Configuration refuses it in production. `options` are a test's (one
+ * that books more than the platform's minute allows raises both budgets).
  */
 export async function startSandboxMode(config: AppConfig, options: SandboxOptions = {}): Promise<SandboxMode> {
   // The sandbox sends the platform's signed webhooks to this very process (docs/product-spec.md §5).

@@ -1,12 +1,9 @@
 'use strict';
 /*
- * The service, its tests and the bench run on Node 24: the project's `node` dev dependency, which
- * npm puts first on PATH for its scripts. Its binary comes from that package's preinstall, approved
- * in package.json's `allowScripts`; an install that skipped it (`npm ci --ignore-scripts`) leaves
- * the machine's Node on PATH instead. Rather than run on that version, this says so and stops.
- *
- * `node scripts/check-node.js` exits 1 with the explanation; `require('./check-node').requireNode()`
- * does the same inside a script. Plain CommonJS that any Node able to run npm can parse.
+ * The service, its tests and the bench run on Node 24, the `node` dev dependency npm puts first on
+ * PATH. An install that skipped its preinstall (`npm ci --ignore-scripts`) leaves the machine's
+ * Node there instead; rather than run on it, `node scripts/check-node.js` or `requireNode()` says
+ * so and exits 1. Plain CommonJS, so any Node that runs npm parses it.
  */
 const fs = require('node:fs');
 const path = require('node:path');

@@ -1,14 +1,9 @@
 #!/usr/bin/env node
 /*
  * The suite under load: a test that passes only on an idle machine is broken. Runs a command
- * several times (default 3) while CPU-bound processes spin beside it, and ends with each run's
- * "N passed, M failed" line, the load it ran at, and how many runs were green.
- *
- *   node scripts/loaded-runs.js                                     # 3 × `bash .ci/run`, in a fresh clone
- *   node scripts/loaded-runs.js --runs 3 -- npm test -- test/demo   # 3 × a subset
- *
- * --runs N (3) and --hogs N (1: one `node -e 'for(;;){}'` per hog) come before `--`; the command
- * after it. The hogs are stopped when the runs end or the script is interrupted.
+ * `--runs` times (3) beside `--hogs` CPU-bound processes (1) and ends with each run's "N passed, M
+ * failed", the load and how many runs were green. Options come before `--`, the command after
+ * (README, "Under load"); the hogs stop with the runs.
  */
 'use strict';
 const { spawn } = require('node:child_process');

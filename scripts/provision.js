@@ -1,12 +1,9 @@
 'use strict';
 /*
  * What the test suite needs from the machine, found or installed: a redis-server and Debian's
- * Chromium. Used by scripts/test.js (so `npm test` and .ci/run do the same set-up). One line says
- * what is done; when it cannot be done (not root, no apt-get, no network), one line says exactly
- * what to run instead.
- *
- * TEST_TOOLS_PATH: where to look for `redis-server` and `chromium` (a PATH-like list); default the
- * PATH and /usr/bin. Pointing it at an empty directory exercises the install path.
+ * Chromium, for scripts/test.js, so `npm test` and .ci/run set up alike. When it cannot install
+ * (not root, no apt-get, no network), one line says what to run instead. TEST_TOOLS_PATH
+ * (PATH-like) is where to look; an empty directory exercises the install path.
  */
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');

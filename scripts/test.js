@@ -1,14 +1,9 @@
 #!/usr/bin/env node
 /*
- * The one test command (README and .ci/run): provisions what the suite needs (scripts/provision.js),
- * runs jest once for unit and end-to-end specs, and prints "N passed, M failed" from jest's JSON
- * result. `--unit` runs the fast tier only (the specs beside the code: no Redis, no browser, no network).
- *
- * Redis: REDIS_URL (or TEST_REDIS_URL) if given; else 127.0.0.1:6379 if it answers (unless
- * TEST_OWN_REDIS=1); else a redis-server started here on a free port and stopped afterwards,
- * installed first when the machine has none (or one line saying how to install it).
- * Chromium (browser tests): Debian's package, installed when missing; when it cannot be, the
- * browser tests fail with that explanation.
+ * The one test command (README, "Tests"; .ci/run): provisions the machine (scripts/provision.js),
+ * runs jest once for both tiers and prints "N passed, M failed"; `--unit` runs the fast tier alone.
+ * Redis: REDIS_URL or TEST_REDIS_URL, else 127.0.0.1:6379 if it answers (unless TEST_OWN_REDIS=1),
+ * else a redis-server started here on a free port.
  */
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
@@ -126,10 +121,10 @@ async function main() {
   }
   const unit = process.argv.includes('--unit');
   const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--unit');
-  // --selectProjects takes every value after it: it goes last, so `npm run test:unit -- FILE` runs FILE.
-  // The unit tier keeps its workers: its specs share no Redis and no budget, so none inherits the
-  // state jest.config.js's fresh worker per file guards the end-to-end tier against, and a fresh
-  // worker per file (ts-jest and TypeScript loaded again each time) was most of the tier's CPU.
+  // --selectProjects takes every value after it, so it goes last and `npm run test:unit -- FILE`
+  // runs FILE. The unit tier keeps its workers: its specs share no Redis or budget state for a
+  // fresh worker to guard against, and reloading ts-jest and TypeScript per file was most of the
+  // tier's CPU.
   if (unit) process.exit(await runJest(['--workerIdleMemoryLimit=100%', ...jestArgs, '--selectProjects', 'unit'], {}));
   // Some end-to-end tests run the built service as its own process, exactly as `npm start` does;
   // `tsc -b` compiles only what changed since the last build.

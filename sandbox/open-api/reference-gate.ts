@@ -1,10 +1,8 @@
 /**
  * The platform's published reference (docs/upstream-reference/open-api-subset.json) as the gate of
- * every /v1 request: a request its parameters or body schema would refuse is refused here too, 400
- * with the Open API's parameter-validation answer, before the route's own rules, and recorded as a
- * contract violation. The e2e suite fails on any violation the product's own requests caused
- * (test/utils/contract-gate.ts), so a request that drifts from the reference cannot pass unseen.
- * Each operation's schemas compile once per process, on first use.
+ * every /v1 request: what its parameters or body schema would refuse is refused here too (400,
+ * before the route's own rules) and recorded as a contract violation, which fails the e2e suite
+ * (test/utils/contract-gate.ts), so a request drifting from the reference cannot pass unseen.
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,8 +1,7 @@
 /**
- * The booking side of the sandbox (docs/product-spec.md §5): calendars with prices, minimum nights
- * and booked or blocked days; quotes with rate plans, a cleaning fee, taxes and a coupon; holds that
- * expire at their `reservedUntil`. Kept beside the store (one state per store, so a reset starts it
- * afresh) rather than in it, so the payment side of the store stays as it is.
+ * The booking side of the sandbox (docs/sandbox.md, "Booking"): calendars, quotes with rate plans,
+ * and holds that expire at their `reservedUntil`. Kept beside the store, not in it, so the payment
+ * side of the store stays as it is; one state per store, so a reset starts it afresh.
  */
 import { isTaxType } from '../open-api/invoice-item-rules';
 import { roundMoney } from './money';

@@ -1,9 +1,9 @@
 /**
- * How the platform charges (docs/upstream.md, Guest payment method; docs/product-spec.md §5): attaching a card
- * charges nothing by itself. It moves the reservation's waiting auto-payments to the card and
- * schedules what is not yet covered by the listing's payment policy; each installment is charged
- * at its shouldBePaidAt, a moment after it is due (PENDING → SUCCEEDED / FAILED, or PENDING_AUTH
- * when the card needs the guest's authentication).
+ * How the platform charges (docs/upstream.md, "Guest payment method"): attaching a card charges
+ * nothing by itself. It moves the reservation's waiting auto-payments to the card and schedules
+ * what the listing's payment policy leaves uncovered; each installment is charged a moment after
+ * its shouldBePaidAt (PENDING → SUCCEEDED / FAILED, or PENDING_AUTH when the guest must
+ * authenticate).
  */
 import { authenticationRequiredAttempt, insufficientFundsAttempt } from './charges';
 import { outstandingBalance, roundMoney } from './money';

@@ -8,11 +8,10 @@ import { startSandboxedApps, type SandboxedApps } from '../utils/sandboxed-apps'
 const SETTLE_DELAY_MS = 300;
 
 /**
- * Where the platform's reference can be read two ways (docs/upstream.md "Guest payment method" and
- * "Reservation money"), the service works under both: payment statuses as its examples write them or
- * in lower case (the reference types them free text), `reuse=false` on the payment-method list as a
- * filter or as no filter, list items that name the reservation again or do not, and the current
- * invoice-item endpoint answering the updated folio (its words) or the item alone.
+ * Where the platform's reference reads two ways (docs/upstream.md, "Guest payment method" and
+ * "Reservation money"), the service works under both: payment statuses as written or in lower case,
+ * `reuse=false` as a filter or ignored, list items naming the reservation or not, and the current
+ * invoice-item endpoint answering the folio or the item alone.
  */
 const READINGS: [string, SandboxReadings][] = [
   ['as the sandbox reads the reference by default', startingReadings()],

@@ -641,14 +641,11 @@ describe('the sandbox answers as the published reference describes (contract)', 
   });
 
   it('names what the reference publishes no answer schema for, and what stands in for it', () => {
-    // Payment methods: the reference (July 2024 copy) describes their answers in prose only; the
-    // platform's changelog of 2026-05-21 added a schema not in this copy; a production item a public
-    // integration published stands in (examples/guest-payment-method.json). Tokenization and the token
-    // endpoint are not in the reference at all: the platform's published answers stand in
-    // (examples/tokenize-v2.json, examples/oauth2-token.json with RFC 6749 §5.1), and the token
-    // endpoint's refusals are RFC 6749 §5.2's (examples/oauth2-token-error.json). The refusals of the
-    // payment methods and tokenization have no published body at all: the product reads them by
-    // status, shown for five shapes by test/payments/refusal-shapes.e2e-spec.ts.
+    // What stands in where the reference (July 2024 copy) has no answer schema: payment methods, a
+    // production item a public integration published (examples/guest-payment-method.json);
+    // tokenization and the token endpoint, the platform's published answers and RFC 6749 §5.1–5.2.
+    // Refusals with no published body are read by status (docs/upstream.md, "Refusals nothing
+    // published settles").
     expect(REFERENCE.paths['/oauth2/token']).toBeUndefined();
     expect(REFERENCE.paths['/api/tokenize/v2']).toBeUndefined();
     expect(referenceSchema('post', '/guests/{id}/payment-methods', 201)).toBeUndefined();

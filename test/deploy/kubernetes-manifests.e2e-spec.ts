@@ -18,14 +18,10 @@ import { AppConfig } from '../../src/config/app-config';
 import { HealthController } from '../../src/health/health.controller';
 
 /*
- * deploy/kubernetes/ checked without a cluster: every YAML document validated against the
- * Kubernetes OpenAPI schema (kubernetes-models), then what the schema cannot know — that the
- * manifests fit this application (probe routes and port, the drain inside the grace period, the
- * ConfigMap accepted by the app's own configuration rules, no credential in any file, the
- * security context) and fit each other (selectors, names, the kustomization's file list).
- *
- * kubernetes-models does not reject unknown fields, so a misspelt field would pass the schema
- * silently; the assertions below read every field that matters by its correct name, which catches it.
+ * deploy/kubernetes/ checked without a cluster: each YAML document against the Kubernetes OpenAPI
+ * schema (kubernetes-models), then what the schema cannot know, that the manifests fit this app and
+ * each other. kubernetes-models accepts unknown fields, so the assertions read every field that
+ * matters by its correct name, which catches a misspelt one.
  */
 
 const ROOT = join(__dirname, '..', '..');

@@ -6,10 +6,10 @@ import { figures, latencySummary, Load, Shot, ShotRequest, shoot, startLoad, sta
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 /*
- * The service's own timeout and deadline are what end these requests (the platform is made slower
- * than the timeout, or fails every attempt): every request answered, with a bounded number of
- * attempts counted at the sandbox, is the proof. How long the answers took is printed as figures,
- * never asserted (on a loaded machine it is the machine's; `npm run bench` measures it).
+ * The service's own timeout and deadline end these requests (the platform is slower than the
+ * timeout, or fails every attempt): every request answered, with bounded attempts counted at the
+ * sandbox, is the proof. Durations are printed, never asserted: on a loaded machine they are the
+ * machine's (`npm run bench` measures them).
  */
 const TIMEOUT_MS = 300;
 const DEADLINE_MS = 1_500;

@@ -10,10 +10,10 @@ import { BUILT_MAIN, ServiceProcess, spawnService } from '../utils/service-proce
 const ADMIN_KEY = 'frozen-writer-admin-key-0123456789';
 
 /**
- * docs/write-journal.md, the fence: a replica frozen (SIGSTOP, as a GC or VM pause or CPU throttling
- * would) after it prepared its attach and while it waits out the write spacing, for longer than its
- * lease. Another replica takes the reservation over and attaches its card; the frozen one, resumed,
- * must send nothing. Scaled down: a 1 s lease, a 4 s write spacing.
+ * docs/write-journal.md, the fence: a replica frozen (SIGSTOP, as a GC or VM pause would) after it
+ * prepared its attach, while it waits out the write spacing, for longer than its lease. Another
+ * replica takes over and attaches its card; the frozen one, resumed, must send nothing. Scaled
+ * down: a 1 s lease, a 4 s spacing.
  */
 describe('a replica frozen past its lease sends nothing after another took over (SIGSTOP)', () => {
   let redis: OwnRedis;

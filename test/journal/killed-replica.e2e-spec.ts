@@ -11,10 +11,10 @@ import { ServiceProcess, spawnReplica } from '../utils/service-process';
 import { testRedisUrl } from '../utils/test-config';
 
 /**
- * A replica killed (SIGKILL) at the worst moments of a payment: while its attach is on the wire,
- * and between a booking's card and its confirmation. The guest's retries on the replica left are
- * only ever told "try again" (a retryable code with Retry-After) until the outcome, and the paid
- * booking ends confirmed by the sweep. The replica runs the built service in a process of its own.
+ * A replica killed (SIGKILL) at a payment's worst moments: its attach on the wire, and between a
+ * booking's card and its confirmation. The guest's retries on the other replica are only told "try
+ * again" (retryable, with Retry-After) until the outcome, and the sweep confirms the paid booking.
+ * The replica runs the built service in its own process.
  */
 const ENV = SCALED_DOWN_WRITES;
 

@@ -6,11 +6,10 @@ import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 /**
- * The platform slower than our timeout (docs/write-journal.md, "Unknown means unknown"): it carries a
- * write out after the service gave up waiting. Scaled down as the real world is shaped: the service
- * times out after 1 s and re-reads for 3.25 s more; the platform acts only once the first answer
- * is out (the test says when: `actNow`, so no load on the machine can move it), and the settle
- * horizon (WRITE_SETTLE_SECONDS, 30 s) is well past that.
+ * The platform slower than our timeout (docs/write-journal.md, "Unknown means unknown") carries a
+ * write out after the service gave up. Scaled down: a 1 s timeout and 3.25 s of re-reads; the
+ * platform acts only when the test says (`actNow`), so no load on the machine moves it, well inside
+ * the 30 s settle horizon.
  */
 const TIMEOUT_MS = 1_000;
 /** Longer than any test here: the platform acts when the test calls actNow. */

@@ -8,10 +8,10 @@ import { startTestApp, TestApp } from '../utils/test-app';
 import { testConfig } from '../utils/test-config';
 
 /**
- * docs/write-journal.md, "When Redis loses data": a Redis that comes back empty, or a failover that
- * drops the latest writes, must never let a second card reach a reservation while an earlier attach
- * may still land. Scaled down: the service times out after 1 s, the settle horizon is 6 s, and the
- * platform acts on the first attach only when the test says so (`actNow`).
+ * docs/write-journal.md, "When Redis loses data": a Redis back empty, or a failover that drops the
+ * latest writes, must never let a second card reach a reservation while an earlier attach may still
+ * land. Scaled down: a 1 s timeout, a 6 s settle horizon, and the platform acting on the first
+ * attach only when the test says (`actNow`).
  */
 const ENV = SCALED_DOWN_WRITES;
 const ACTS_AFTER_MS = 120_000;

@@ -2,11 +2,10 @@ import { CARDS, cardBody, checkoutClient, freshReservation } from '../utils/chec
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 /**
- * The platform publishes no refusal body for the attach, the payment-method list or tokenization
- * (docs/upstream.md, "Refusals nothing published settles"). The product reads those refusals by
- * their status, so whatever body comes with one — the sandbox's own `{message, code}`, an
- * `{error: {code, message}}`, a bare `{message}`, an empty or a plain-text body — the guest is told
- * the same thing, and nothing is attached or kept.
+ * The attach, the payment-method list and tokenization have no published refusal body
+ * (docs/upstream.md, "Refusals nothing published settles"), so the product reads their refusals by
+ * status: whatever body comes, the sandbox's own, another shape, a bare message, empty or plain
+ * text, the guest is told the same and nothing is attached or kept.
  */
 const SHAPES: [string, unknown][] = [
   ['{message, code}', { message: 'The card was declined', code: 'CARD_DECLINED', decline_code: 'generic_decline' }],

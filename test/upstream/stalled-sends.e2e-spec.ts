@@ -4,11 +4,10 @@ import { OutboundRateLimiter } from '../../src/upstream/outbound-rate-limiter';
 import { AppsOnSandboxProcess, freshReservationIn, startAppsOnSandboxProcess } from '../utils/sandbox-process';
 
 /**
- * The limiter counts a call when it grants the slot, the platform when the request arrives. A replica
- * whose loop stalls between the two (a long garbage collection, a busy core) sends late, and its late
- * calls must not land in one platform window with the calls granted after them. The sandbox runs in
- * its own process, as the platform does: sharing this process's loop, it would count late arrivals
- * bunched by the test's own stalls.
+ * The limiter counts a call when it grants the slot, the platform when the request arrives. A
+ * replica whose loop stalls between the two sends late, and those calls must not share a platform
+ * window with calls granted after them. The sandbox runs in its own process, as the platform does,
+ * so the test's stalls cannot bunch what it counts.
  */
 describe('the upstream budget under a stalled replica', () => {
   let world: AppsOnSandboxProcess;

@@ -74,11 +74,10 @@ export async function sessionsStoredFor(world: SandboxedApps, reservationId: str
 }
 
 /**
- * Another channel put a card on a fresh reservation at the platform; this service never saw it. A
- * second card, whichever replica opens the session and which takes the card, is refused (409
- * already_paid on opening, or on the card if the session opened) before anything is attached. The
- * other card's charge is held meanwhile: a reservation already paid would be refused as having
- * nothing left to pay instead.
+ * Another channel put a card on a fresh reservation at the platform, unseen by this service. A
+ * second card is refused (409 already_paid, on opening or on the card) before anything is attached,
+ * whichever replicas take it. The other card's charge is held meanwhile, or a paid reservation
+ * would be refused for having nothing left to pay instead.
  */
 export async function expectSecondCardRefused(world: SandboxedApps): Promise<void> {
   const reservation = freshReservation(world, 300);

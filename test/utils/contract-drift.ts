@@ -11,12 +11,10 @@ export interface ProducedAnswer {
 }
 
 /**
- * The drift check between the contract and the service, in the direction that is reliable: every status a documented
- * route really answered in a test must be documented for that route in /docs-json. The reverse (every documented status
- * produced once) would only hold for a full run and would demand a test for every 503 of every route; this direction
- * holds for any file run alone, so the file whose test produced an undocumented status is the one that fails.
- * Routes absent from the document (webhooks, metrics, unmatched paths) and the test-only probes of test/utils (/test/…)
- * are not the site's contract.
+ * Drift between the contract and the service, in the reliable direction: every status a documented
+ * route answered in a test must be documented for it in /docs-json. The reverse holds only for a
+ * full run; this one fails the very file that produced the undocumented status. Routes outside the
+ * document and the test probes (/test/…) are not the contract.
  */
 export function undocumentedAnswers(document: Pick<OpenAPIObject, 'paths'>, produced: ProducedAnswer[]): string[] {
   const drift: string[] = [];

@@ -25,10 +25,10 @@ export interface SandboxProcess {
 }
 
 /**
- * The sandbox as a separate process, for tests that judge what arrives at the platform in time (its
- * rate limits): in the test's own process, a stalled loop would bunch the arrivals it counts. A
- * request it refuses because the reference would is recorded in this process as it arrives, so the
- * contract gate after the file (test/utils/contract-gate.ts) fails on it as on an in-process sandbox.
+ * The sandbox as a separate process, for tests that judge what reaches the platform in time: in the
+ * test's own process a stalled loop would bunch the arrivals it counts. A request it refuses by the
+ * reference is recorded here as it arrives, so the contract gate (test/utils/contract-gate.ts)
+ * fails on it as on an in-process sandbox.
  */
 export async function startSandboxProcess(options: SandboxOptions = {}): Promise<SandboxProcess> {
   const child = fork(BUILT_SANDBOX, [JSON.stringify(options)], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });

@@ -139,11 +139,10 @@ export const SILENT_LOGGER: LoggerService = { log: () => undefined, error: () =>
 export type Fake = [token: InjectionToken, value: unknown];
 
 /**
- * The `classes` built by Nest's injector, as the app builds them: every constructor argument resolved
- * by its type from the world's floor (clock, store, keys, metrics, outbox, configuration, at-rest ciphers, leases,
- * journal), the other classes listed, the `fakes` and the `modules` (e.g. the product's events);
- * lifecycle hooks run as at start. A dependency
- * nobody provides fails here, naming it, as it would fail the app at start.
+ * The `classes` built by Nest's injector as the app builds them: constructor arguments resolved by
+ * type from the world's floor (clock, store, keys, configuration, journal…), the other classes, the
+ * `fakes` and the `modules`, lifecycle hooks run as at start. A dependency nobody provides fails
+ * here, named, as it would fail the app at start.
  */
 export async function unitModule(
   world: ReturnType<typeof journalWorld>,
