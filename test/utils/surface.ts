@@ -1,4 +1,4 @@
-import { DEFAULT_API_SURFACE } from '../../src/config/parse-configuration';
+import { DEFAULT_API_SURFACE } from '../../src/config/environment';
 
 /** The platform's surface this run of the suite calls (`GUESTY_API_SURFACE=legacy npm test` runs the legacy one). */
 export const SURFACE: 'current' | 'legacy' = process.env.GUESTY_API_SURFACE === 'legacy' ? 'legacy' : DEFAULT_API_SURFACE;
