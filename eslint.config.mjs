@@ -84,6 +84,128 @@ const NO_DYNAMIC_IMPORTS = [
   { selector: "CallExpression[callee.name='require'][arguments.0.value=/^\\./]", message: ACROSS_ROOMS },
 ];
 
+/*
+ * Only its owner writes a session record or a journal key: a store write (a KeyValueStore or
+ * StoreOutbox call, or a batch step that is not a read) whose key comes from a builder of the
+ * sessions' keys fails outside sessions/, one from a builder of the journal's keys outside journal/.
+ * The key is followed through the expression, the variables it was assigned from, the class fields it
+ * was set in and the functions or methods of the file that build it; a key handed in as a parameter
+ * is not. Reads stay allowed.
+ */
+const STORE_WRITES = new Set([
+  'set',
+  'take',
+  'delete',
+  'deleteIfEquals',
+  'extendIfEquals',
+  'replaceIfVersion',
+  'indexAdd',
+  'indexRemove',
+  'claimBeside',
+  'releaseSlot',
+  'pauseSlots',
+  'write',
+]);
+const READ_STEPS = new Set(['get', 'ttl', 'requireEquals', 'requireAbsent']);
+const nameOf = (property) => (property.type === 'Identifier' ? property.name : property.type === 'Literal' ? property.value : null);
+const bare = (node) =>
+  ['TSAsExpression', 'TSSatisfiesExpression', 'TSNonNullExpression'].includes(node.type) ? bare(node.expression) : node;
+const noRawOwnedWrite = {
+  meta: {
+    type: 'problem',
+    schema: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { builders: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } },
+        required: ['builders', 'message'],
+        additionalProperties: false,
+      },
+    },
+  },
+  create(context) {
+    const { sourceCode } = context;
+    // A name after a dot, or before a colon, is no variable: `x.journal` does not read a variable `journal`.
+    const named = (node, key) =>
+      !node.computed && ((node.type === 'MemberExpression' && key === 'property') || (node.type === 'Property' && key === 'key'));
+    const children = (node) =>
+      (sourceCode.visitorKeys[node.type] ?? [])
+        .filter((key) => !named(node, key))
+        .flatMap((key) => [node[key]].flat())
+        .filter((child) => child && typeof child.type === 'string');
+    /** Whether `node` is built, anywhere in it or in what it was assigned from, by one of `builders`. */
+    const builtBy = (node, builders, seen = new Set()) => {
+      if (!node || seen.has(node)) return false;
+      seen.add(node);
+      if (node.type === 'CallExpression' && node.callee.type === 'MemberExpression' && builders.includes(nameOf(node.callee.property)))
+        return true;
+      if (node.type === 'Identifier') {
+        let scope = sourceCode.getScope(node);
+        while (scope && !scope.set.has(node.name)) scope = scope.upper;
+        const variable = scope?.set.get(node.name);
+        const functions = (variable?.defs ?? []).filter((def) => def.type === 'FunctionName').map((def) => def.node);
+        const sources = [...(variable?.references ?? []).map((reference) => reference.writeExpr), ...functions];
+        return sources.some((source) => builtBy(source, builders, seen));
+      }
+      if (node.type === 'MemberExpression' && node.object.type === 'ThisExpression' && !node.computed) {
+        // A class field or method: its initializer, every `this.<name> =` in the class, the method's body.
+        let body = node.parent;
+        while (body && body.type !== 'ClassBody') body = body.parent;
+        const sources = [];
+        const visit = (child) => {
+          const field = child.type === 'AssignmentExpression' && child.left.type === 'MemberExpression' ? child.left : null;
+          if (['PropertyDefinition', 'MethodDefinition'].includes(child.type) && nameOf(child.key) === node.property.name)
+            sources.push(child.value);
+          if (field?.object.type === 'ThisExpression' && nameOf(field.property) === node.property.name) sources.push(child.right);
+          children(child).forEach(visit);
+        };
+        if (body) visit(body);
+        return sources.some((source) => builtBy(source, builders, seen));
+      }
+      return children(node).some((child) => builtBy(child, builders, seen));
+    };
+    const check = (keys) => {
+      for (const key of keys) {
+        const family = context.options.find(({ builders }) => builtBy(key, builders));
+        if (family) context.report({ node: key, message: family.message });
+      }
+    };
+    return {
+      CallExpression(call) {
+        const method = call.callee.type === 'MemberExpression' ? nameOf(call.callee.property) : null;
+        // delete takes several keys; claimBeside writes its first and only reads the key beside it.
+        if (STORE_WRITES.has(method)) check(method === 'delete' ? call.arguments : call.arguments.slice(0, 1));
+      },
+      ObjectExpression(object) {
+        const property = (name) => object.properties.find((p) => p.type === 'Property' && !p.computed && nameOf(p.key) === name);
+        const op = property('op');
+        const key = property('key');
+        if (!op || !key) return;
+        const value = bare(op.value);
+        if (value.type !== 'Literal' || !READ_STEPS.has(value.value)) check([key.value]);
+      },
+    };
+  },
+};
+const MAP_RULES = { plugins: { map: { rules: { 'no-raw-owned-write': noRawOwnedWrite } } } };
+const SESSION_KEYS = {
+  // storedAt: where SessionState says a session is kept, so another room reads it beside a key of its slot.
+  builders: ['checkoutSession', 'untaggedCheckoutSession', 'legacyCheckoutSession', 'storedAt'],
+  message: "only sessions/ writes a checkout session's record: change it by a move of SessionState (docs/product-spec.md §3.3)",
+};
+const JOURNAL_KEYS = {
+  // writesOf: ReservationLeases' keys of a write target, the same as reservationWrites and quoteWrites.
+  builders: ['reservationWrites', 'quoteWrites', 'writesOf', 'journal', 'followUps'],
+  message:
+    "only journal/ writes the journal's keys (intents, the open-intent pointer, lease, spacing, card on file, a quote's booking, follow-ups, generation): hand WriteJournal a write kind (docs/write-journal.md)",
+};
+const ownedWrites = (files, ...families) => ({
+  files,
+  ignores: ['**/*.spec.ts'],
+  ...MAP_RULES,
+  rules: { 'map/no-raw-owned-write': ['error', ...families] },
+});
+
 export default tseslint.config(
   { ignores: ['dist/**', 'clients/dist/**', 'node_modules/**', 'coverage/**', 'test-results/**', 'test-artifacts/**'] },
   eslint.configs.recommended,
@@ -160,6 +282,11 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', ...NO_DYNAMIC_IMPORTS] },
   },
   { files: ['src/main.ts'], rules: { 'no-restricted-syntax': ['error', ...WRITE_SENDS] } },
+  // A session record is written by sessions/ alone, a journal key by journal/ alone (docs/architecture.md rule 4);
+  // the specs seed the store as they need.
+  ownedWrites(['src/**/*.ts'], SESSION_KEYS, JOURNAL_KEYS),
+  ownedWrites(['src/sessions/**/*.ts'], JOURNAL_KEYS),
+  ownedWrites(['src/journal/**/*.ts'], SESSION_KEYS),
   {
     // The simulator stands beside the product: of src/ it reads only the configuration's shape and the
     // invoice-item rules it shares with the service (docs/architecture.md, rule 6).

@@ -27,7 +27,7 @@ function lint(probes: Probe[]): string[][] {
     const probes = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
     const eslint = new ESLint({
       cwd: process.cwd(),
-      ruleFilter: ({ ruleId }) => ruleId === 'no-restricted-imports' || ruleId === 'no-restricted-syntax',
+      ruleFilter: ({ ruleId }) => ['no-restricted-imports', 'no-restricted-syntax', 'map/no-raw-owned-write'].includes(ruleId),
       overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
     });
     Promise.all(probes.map((probe) => eslint.lintText(probe.text ?? "import '" + probe.imports + "';\\n", { filePath: probe.file })))
@@ -154,6 +154,55 @@ const passedDynamic: Probe[] = [
   { file: 'src/main.ts', imports: '', text: "export const load = () => import('../sandbox/sandbox-mode');\n" },
 ];
 
+/** A probe with the store and the key builder at hand, whose `body` writes or reads a key, from `file`. */
+const touches = (file: string, body: string): Probe => ({
+  file,
+  imports: '',
+  text:
+    "import { KeyValueStore } from '../redis/key-value-store';\nimport { RedisKeys } from '../redis/redis-keys';\n" +
+    `export async function touch(store: KeyValueStore, keys: RedisKeys, sessions: { storedAt(id: string): string }, leases: { writesOf(target: unknown): { openIntent: string } }) {\n${body}\n}\n`,
+});
+const SESSION_WRITE_RULE =
+  "map/no-raw-owned-write: only sessions/ writes a checkout session's record: change it by a move of SessionState (docs/product-spec.md §3.3)";
+const JOURNAL_WRITE_RULE =
+  "map/no-raw-owned-write: only journal/ writes the journal's keys (intents, the open-intent pointer, lease, spacing, card on file, a quote's booking, follow-ups, generation): hand WriteJournal a write kind (docs/write-journal.md)";
+/** A raw store write of a session record outside sessions/: by a call, a held key, or a batch step. */
+const refusedSessionWrites: Probe[] = [
+  touches('src/payments/card-payments.service.ts', "  await store.set(keys.checkoutSession('ref-1'), '{}');"),
+  touches('src/checkout/checkout-sessions.service.ts', "  const key = sessions.storedAt('cs_1');\n  await store.delete(key);"),
+  touches(
+    'src/journal/write-journal.ts',
+    "  await store.batch([{ op: 'replaceIfVersion', key: keys.checkoutSession('ref-1'), expectedVersion: 1, value: '{}', ttlMs: 1 }]);",
+  ),
+];
+/** A raw store write of the journal's open-intent pointer (or another of its keys) outside journal/. */
+const refusedJournalWrites: Probe[] = [
+  touches(
+    'src/booking/bookings.service.ts',
+    "  await store.batch([{ op: 'set', key: keys.reservationWrites('res-1').openIntent, value: 'i', ttlMs: 1 }]);",
+  ),
+  touches(
+    'src/payments/card-payments.service.ts',
+    "  const { openIntent } = leases.writesOf({ reservation: 'res-1' });\n  await store.set(openIntent, 'i');",
+  ),
+  touches('src/sessions/session-state.ts', "  await store.deleteIfEquals(keys.quoteWrites('q-1').openIntent, 'i');"),
+];
+/** The owners write their own keys; another room may read them where the map lets it (a session read beside a claim). */
+const passedOwnedWrites: Probe[] = [
+  touches(
+    'src/sessions/checkout-sessions.store.ts',
+    "  const key = keys.checkoutSession('ref-1');\n  await store.replaceIfVersion(key, 1, '{}', 1);",
+  ),
+  touches(
+    'src/journal/write-journal.ts',
+    "  const writes = keys.reservationWrites('res-1');\n  await store.batch([{ op: 'set', key: writes.openIntent, value: 'i', ttlMs: 1 }]);",
+  ),
+  touches(
+    'src/payments/card-payments.service.ts',
+    "  const key = sessions.storedAt('cs_1');\n  await store.batch([{ op: 'get', key }]);\n  await store.claimBeside(keys.idempotencyRecord('s', 'k'), 'c', 1, key);",
+  ),
+];
+
 /** Every probe of this file in one ESLint run: its start-up in a child process is most of the spec's time. */
 function lintAll<Groups extends Record<string, Probe[]>>(groups: Groups): { [Name in keyof Groups]: string[][] } {
   const all = lint(Object.values(groups).flat());
@@ -166,7 +215,18 @@ function lintAll<Groups extends Record<string, Probe[]>>(groups: Groups): { [Nam
   return answers as { [Name in keyof Groups]: string[][] };
 }
 
-const linted = lintAll({ forbidden, allowed, refusedWrites, passedWrites, refusedComputedWrites, refusedDynamic, passedDynamic });
+const linted = lintAll({
+  forbidden,
+  allowed,
+  refusedWrites,
+  passedWrites,
+  refusedComputedWrites,
+  refusedDynamic,
+  passedDynamic,
+  refusedSessionWrites,
+  refusedJournalWrites,
+  passedOwnedWrites,
+});
 
 describe('the map of docs/architecture.md, enforced by lint', () => {
   const { forbidden: refusals, allowed: passes } = linted;
@@ -211,5 +271,19 @@ describe('no way around the map or the journal that lint cannot see', () => {
   it('fails a dynamic import or a relative require from a room, and passes main.ts loading the simulator', () => {
     expect(linted.refusedDynamic.filter((messages) => !messages.includes(DYNAMIC_RULE))).toEqual([]);
     expect(linted.passedDynamic).toEqual([[]]);
+  });
+});
+
+describe('only its owner writes a session record or a journal key, enforced by lint (docs/architecture.md rule 4)', () => {
+  it('fails a raw store write of a session record outside sessions/', () => {
+    expect(linted.refusedSessionWrites.filter((messages) => !messages.includes(SESSION_WRITE_RULE))).toEqual([]);
+  });
+
+  it("fails a raw store write of the journal's open-intent pointer outside journal/", () => {
+    expect(linted.refusedJournalWrites.filter((messages) => !messages.includes(JOURNAL_WRITE_RULE))).toEqual([]);
+  });
+
+  it('passes the owner writing its own keys, and a session read beside a claim', () => {
+    expect(linted.passedOwnedWrites).toEqual([[], [], []]);
   });
 });
