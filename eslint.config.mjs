@@ -117,7 +117,13 @@ const noRawOwnedWrite = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { builders: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } },
+        properties: {
+          builders: { type: 'array', items: { type: 'string' } },
+          // The one key of what a builder answers that the family is (only) or is not (except).
+          only: { type: 'array', items: { type: 'string' } },
+          except: { type: 'array', items: { type: 'string' } },
+          message: { type: 'string' },
+        },
         required: ['builders', 'message'],
         additionalProperties: false,
       },
@@ -133,11 +139,22 @@ const noRawOwnedWrite = {
         .filter((key) => !named(node, key))
         .flatMap((key) => [node[key]].flat())
         .filter((child) => child && typeof child.type === 'string');
-    /** Whether `node` is built, anywhere in it or in what it was assigned from, by one of `builders`. */
-    const builtBy = (node, builders, seen = new Set()) => {
+    /** Whether a builder's answer, as `call` uses it, is of the family: `.card` of reservationWrites(), say. */
+    const memberOf = (call) =>
+      call.parent?.type === 'MemberExpression' && call.parent.object === call ? nameOf(call.parent.property) : null;
+    const picked = (call, { only, except }) => (only ? only.includes(memberOf(call)) : !except?.includes(memberOf(call)));
+    /** Whether `node` is built, anywhere in it or in what it was assigned from, by one of the family's builders. */
+    const builtBy = (node, family, seen = new Set()) => {
       if (!node || seen.has(node)) return false;
       seen.add(node);
-      if (node.type === 'CallExpression' && node.callee.type === 'MemberExpression' && builders.includes(nameOf(node.callee.property)))
+      // `this.writesOf(target).booking`: a record beside the writes, whatever builds the keys inside.
+      if (node.type === 'CallExpression' && family.except?.includes(memberOf(node))) return false;
+      if (
+        node.type === 'CallExpression' &&
+        node.callee.type === 'MemberExpression' &&
+        family.builders.includes(nameOf(node.callee.property)) &&
+        picked(node, family)
+      )
         return true;
       if (node.type === 'Identifier') {
         let scope = sourceCode.getScope(node);
@@ -145,7 +162,7 @@ const noRawOwnedWrite = {
         const variable = scope?.set.get(node.name);
         const functions = (variable?.defs ?? []).filter((def) => def.type === 'FunctionName').map((def) => def.node);
         const sources = [...(variable?.references ?? []).map((reference) => reference.writeExpr), ...functions];
-        return sources.some((source) => builtBy(source, builders, seen));
+        return sources.some((source) => builtBy(source, family, seen));
       }
       if (node.type === 'MemberExpression' && node.object.type === 'ThisExpression' && !node.computed) {
         // A class field or method: its initializer, every `this.<name> =` in the class, the method's body.
@@ -160,13 +177,13 @@ const noRawOwnedWrite = {
           children(child).forEach(visit);
         };
         if (body) visit(body);
-        return sources.some((source) => builtBy(source, builders, seen));
+        return sources.some((source) => builtBy(source, family, seen));
       }
-      return children(node).some((child) => builtBy(child, builders, seen));
+      return children(node).some((child) => builtBy(child, family, seen));
     };
     const check = (keys) => {
       for (const key of keys) {
-        const family = context.options.find(({ builders }) => builtBy(key, builders));
+        const family = context.options.find((candidate) => builtBy(key, candidate));
         if (family) context.report({ node: key, message: family.message });
       }
     };
@@ -189,16 +206,32 @@ const noRawOwnedWrite = {
 };
 const MAP_RULES = { plugins: { map: { rules: { 'no-raw-owned-write': noRawOwnedWrite } } } };
 const SESSION_KEYS = {
-  // storedAt: where SessionState says a session is kept, so another room reads it beside a key of its slot.
-  builders: ['checkoutSession', 'untaggedCheckoutSession', 'legacyCheckoutSession', 'storedAt'],
+  // readable: the session SessionState lets another room read beside a key of its slot; storedAt, the store's own.
+  builders: ['checkoutSession', 'untaggedCheckoutSession', 'legacyCheckoutSession', 'storedAt', 'readable'],
   message: "only sessions/ writes a checkout session's record: change it by a move of SessionState (docs/product-spec.md §3.3)",
 };
+/** A write target's records that its write kinds keep beside their writes: the card on file, a quote's booking. */
+const RECORDS_BESIDE = ['card', 'booking'];
 const JOURNAL_KEYS = {
   // writesOf: ReservationLeases' keys of a write target, the same as reservationWrites and quoteWrites.
   builders: ['reservationWrites', 'quoteWrites', 'writesOf', 'journal', 'followUps'],
+  except: RECORDS_BESIDE,
   message:
-    "only journal/ writes the journal's keys (intents, the open-intent pointer, lease, spacing, card on file, a quote's booking, follow-ups, generation): hand WriteJournal a write kind (docs/write-journal.md)",
+    "only journal/ writes the journal's keys (intents, the open-intent pointer, lease, spacing, follow-ups, generation): hand WriteJournal a write kind (docs/write-journal.md)",
 };
+const RECORD_KEYS = {
+  builders: ['reservationWrites', 'quoteWrites', 'writesOf'],
+  only: RECORDS_BESIDE,
+  message:
+    "only its owner writes a record kept beside a target's writes: the card on file through CardsOnFile (sessions/cards-on-file.ts) or the payment-method kind, a quote's booking through the reservation-create kind",
+};
+/** The owners of the records beside a target's writes, and the journal that writes them with an outcome. */
+const RECORD_OWNERS = [
+  'src/sessions/cards-on-file.ts',
+  'src/payments/payment-method.write-kind.ts',
+  'src/booking/reservation-create.write-kind.ts',
+  'src/journal/**/*.ts',
+];
 const ownedWrites = (files, ...families) => ({
   files,
   ignores: ['**/*.spec.ts'],
@@ -284,9 +317,14 @@ export default tseslint.config(
   { files: ['src/main.ts'], rules: { 'no-restricted-syntax': ['error', ...WRITE_SENDS] } },
   // A session record is written by sessions/ alone, a journal key by journal/ alone (docs/architecture.md rule 4);
   // the specs seed the store as they need.
-  ownedWrites(['src/**/*.ts'], SESSION_KEYS, JOURNAL_KEYS),
-  ownedWrites(['src/sessions/**/*.ts'], JOURNAL_KEYS),
+  ownedWrites(['src/**/*.ts'], SESSION_KEYS, JOURNAL_KEYS, RECORD_KEYS),
+  ownedWrites(['src/sessions/**/*.ts'], JOURNAL_KEYS, RECORD_KEYS),
   ownedWrites(['src/journal/**/*.ts'], SESSION_KEYS),
+  ownedWrites(
+    RECORD_OWNERS.filter((file) => !file.startsWith('src/journal/')),
+    SESSION_KEYS,
+    JOURNAL_KEYS,
+  ),
   {
     // The simulator stands beside the product: of src/ it reads only the configuration's shape and the
     // invoice-item rules it shares with the service (docs/architecture.md, rule 6).

@@ -160,16 +160,18 @@ const touches = (file: string, body: string): Probe => ({
   imports: '',
   text:
     "import { KeyValueStore } from '../redis/key-value-store';\nimport { RedisKeys } from '../redis/redis-keys';\n" +
-    `export async function touch(store: KeyValueStore, keys: RedisKeys, sessions: { storedAt(id: string): string }, leases: { writesOf(target: unknown): { openIntent: string } }) {\n${body}\n}\n`,
+    `export async function touch(store: KeyValueStore, keys: RedisKeys, sessions: { readable(id: string): { key: string } }, leases: { writesOf(target: unknown): { openIntent: string } }) {\n${body}\n}\n`,
 });
 const SESSION_WRITE_RULE =
   "map/no-raw-owned-write: only sessions/ writes a checkout session's record: change it by a move of SessionState (docs/product-spec.md §3.3)";
 const JOURNAL_WRITE_RULE =
-  "map/no-raw-owned-write: only journal/ writes the journal's keys (intents, the open-intent pointer, lease, spacing, card on file, a quote's booking, follow-ups, generation): hand WriteJournal a write kind (docs/write-journal.md)";
+  "map/no-raw-owned-write: only journal/ writes the journal's keys (intents, the open-intent pointer, lease, spacing, follow-ups, generation): hand WriteJournal a write kind (docs/write-journal.md)";
+const RECORD_WRITE_RULE =
+  "map/no-raw-owned-write: only its owner writes a record kept beside a target's writes: the card on file through CardsOnFile (sessions/cards-on-file.ts) or the payment-method kind, a quote's booking through the reservation-create kind";
 /** A raw store write of a session record outside sessions/: by a call, a held key, or a batch step. */
 const refusedSessionWrites: Probe[] = [
   touches('src/payments/card-payments.service.ts', "  await store.set(keys.checkoutSession('ref-1'), '{}');"),
-  touches('src/checkout/checkout-sessions.service.ts', "  const key = sessions.storedAt('cs_1');\n  await store.delete(key);"),
+  touches('src/checkout/checkout-sessions.service.ts', "  const { key } = sessions.readable('cs_1');\n  await store.delete(key);"),
   touches(
     'src/journal/write-journal.ts',
     "  await store.batch([{ op: 'replaceIfVersion', key: keys.checkoutSession('ref-1'), expectedVersion: 1, value: '{}', ttlMs: 1 }]);",
@@ -187,6 +189,14 @@ const refusedJournalWrites: Probe[] = [
   ),
   touches('src/sessions/session-state.ts', "  await store.deleteIfEquals(keys.quoteWrites('q-1').openIntent, 'i');"),
 ];
+/** A record kept beside a target's writes (the card on file, a quote's booking), written by a room that does not own it. */
+const refusedRecordWrites: Probe[] = [
+  touches('src/checkout/checkout-sessions.service.ts', "  await store.set(keys.reservationWrites('res-1').card, '{}');"),
+  touches(
+    'src/booking/bookings.service.ts',
+    "  await store.batch([{ op: 'set', key: keys.quoteWrites('q-1').booking, value: '{}', ttlMs: 1 }]);",
+  ),
+];
 /** The owners write their own keys; another room may read them where the map lets it (a session read beside a claim). */
 const passedOwnedWrites: Probe[] = [
   touches(
@@ -197,9 +207,11 @@ const passedOwnedWrites: Probe[] = [
     'src/journal/write-journal.ts',
     "  const writes = keys.reservationWrites('res-1');\n  await store.batch([{ op: 'set', key: writes.openIntent, value: 'i', ttlMs: 1 }]);",
   ),
+  touches('src/sessions/cards-on-file.ts', "  await store.set(keys.reservationWrites('res-1').card, '{}');"),
+  touches('src/booking/reservation-create.write-kind.ts', "  await store.set(keys.quoteWrites('q-1').booking, '{}');"),
   touches(
     'src/payments/card-payments.service.ts',
-    "  const key = sessions.storedAt('cs_1');\n  await store.batch([{ op: 'get', key }]);\n  await store.claimBeside(keys.idempotencyRecord('s', 'k'), 'c', 1, key);",
+    "  const { key } = sessions.readable('cs_1');\n  await store.batch([{ op: 'get', key }]);\n  await store.claimBeside(keys.idempotencyRecord('s', 'k'), 'c', 1, key);",
   ),
 ];
 
@@ -225,6 +237,7 @@ const linted = lintAll({
   passedDynamic,
   refusedSessionWrites,
   refusedJournalWrites,
+  refusedRecordWrites,
   passedOwnedWrites,
 });
 
@@ -283,7 +296,11 @@ describe('only its owner writes a session record or a journal key, enforced by l
     expect(linted.refusedJournalWrites.filter((messages) => !messages.includes(JOURNAL_WRITE_RULE))).toEqual([]);
   });
 
+  it('fails a raw store write of the card on file or a quote booking outside their owners', () => {
+    expect(linted.refusedRecordWrites.filter((messages) => !messages.includes(RECORD_WRITE_RULE))).toEqual([]);
+  });
+
   it('passes the owner writing its own keys, and a session read beside a claim', () => {
-    expect(linted.passedOwnedWrites).toEqual([[], [], []]);
+    expect(linted.passedOwnedWrites).toEqual([[], [], [], [], []]);
   });
 });

@@ -160,15 +160,13 @@ export class ReservationCreateWrite extends JournaledWrite<ReservationCreatePayl
 
   override alongside(intent: WriteIntent<ReservationCreateRequest, CreatedReservation>, outcome: CreatedReservation): BatchStep[] {
     const record: BookingRecord = { keyDigest: intent.request.keyDigest, reservation: outcome };
-    return [
-      { op: 'set', key: BOOKING_RECORD.key(this.writesOf(intent.target)), value: JSON.stringify(record), ttlMs: BOOKING_RECORD_TTL_MS },
-    ];
+    return [{ op: 'set', key: this.writesOf(intent.target).booking, value: JSON.stringify(record), ttlMs: BOOKING_RECORD_TTL_MS }];
   }
 
   /** The session opened on the quote's reservation (by its ref), beside its booking: a retry of the key answers it. */
   async recordSession(target: WriteTarget, record: BookingRecord, sessionRef: string): Promise<void> {
     await this.store
-      .set(BOOKING_RECORD.key(this.writesOf(target)), JSON.stringify({ ...record, sessionRef } satisfies BookingRecord), {
+      .set(this.writesOf(target).booking, JSON.stringify({ ...record, sessionRef } satisfies BookingRecord), {
         ttlMs: BOOKING_RECORD_TTL_MS,
       })
       .catch(() => false);
