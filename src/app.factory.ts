@@ -5,8 +5,7 @@ import { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
 import { Clock } from './common/clock';
 import { AppConfig } from './config/app-config';
-import { answerRecorder, installHttpHooks } from './http-hooks';
-import { HotReads } from './common/http/hot-reads';
+import { installHttpHooks } from './http-hooks';
 import { wrongMethodAnswers } from './common/http/method-not-allowed';
 import { installSecurityHeaders } from './common/http/security-headers';
 import { requestIdFor } from './common/http/request-id';
@@ -72,13 +71,6 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   if (config.http.docsEnabled) setUpOpenApi(app);
 
   await app.init();
-  // A public read the replica holds is answered before Fastify sees the request (the readers are attached at init).
-  app.get(HotReads).install(fastify.server, {
-    corsOrigins: allowed,
-    exposedHeaders: exposedHeaders.join(', '),
-    serving: () => !shutdown.isShuttingDown,
-    recorder: (method, route, status) => answerRecorder(logger, metrics, method, route, status),
-  });
   // A product event without its consumer is a wiring mistake: refuse to start rather than drop it.
   app.get(ProductEventBus).assertConsumed();
   // An intent kind without its handler could never be settled by the sweep: refuse to start, naming it.

@@ -8,7 +8,6 @@ import { AuthModule } from './auth/auth.module';
 import { BookingModule } from './booking/booking.module';
 import { CheckoutModule } from './checkout/checkout.module';
 import { Clock, SystemClock } from './common/clock';
-import { HotReads } from './common/http/hot-reads';
 import { UpstreamModule } from './upstream/upstream.module';
 import { HealthModule } from './health/health.module';
 import { InvoicesModule } from './invoices/invoices.module';
@@ -30,7 +29,7 @@ export class AppModule {
     return {
       module: AppModule,
       global: true,
-      exports: [Clock, HotReads],
+      exports: [Clock],
       imports: [
         // Configuration was read and validated once, from the environment, in config/.
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, skipProcessEnv: true, load: [() => ({ ...config })] }),
@@ -50,7 +49,6 @@ export class AppModule {
       ],
       providers: [
         { provide: Clock, useValue: clock },
-        HotReads,
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],

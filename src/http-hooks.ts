@@ -45,47 +45,17 @@ export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metri
   });
 
   fastify.addHook('onResponse', (request, reply, done) => {
-    answered(logger, metrics, {
-      path: request.url.split('?')[0],
-      requestId: String(request.id),
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status: reply.statusCode,
-      ms: reply.elapsedTime,
-    });
+    const route = request.routeOptions.url ?? 'unmatched';
+    const ms = reply.elapsedTime;
+    metrics.recordHttp(request.method, route, reply.statusCode, ms / 1000);
+    if (!QUIET_PATHS.test(request.url.split('?')[0])) {
+      // The route template only (/checkout/sessions/:id/...), never the path: session ids are
+      // capabilities and 3-D Secure states one-time secrets, and an unmatched path may hold either.
+      logger.info(
+        { requestId: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(ms * 10) / 10 },
+        'request',
+      );
+    }
     done();
   });
-}
-
-/** One answer's access-log line (not for probes and metrics) and its HTTP metrics. */
-export function answered(
-  logger: Logger,
-  metrics: MetricsService,
-  answer: { path: string; requestId: string; method: string; route: string; status: number; ms: number },
-): void {
-  const { requestId, method, route, status, ms } = answer;
-  metrics.recordHttp(method, route, status, ms / 1000);
-  if (!QUIET_PATHS.test(answer.path)) accessLog(logger, requestId, method, route, status, ms);
-}
-
-/** The same for every answer of one route with one status, resolved once (HotReads answers before Fastify). */
-export function answerRecorder(
-  logger: Logger,
-  metrics: MetricsService,
-  method: string,
-  route: string,
-  status: number,
-): (requestId: string, ms: number) => void {
-  const measured = metrics.httpAnswers(method, route, status);
-  const quiet = QUIET_PATHS.test(route);
-  return (requestId, ms) => {
-    measured(ms / 1000);
-    if (!quiet) accessLog(logger, requestId, method, route, status, ms);
-  };
-}
-
-// The route template only (/checkout/sessions/:id/...), never the path: session ids are
-// capabilities and 3-D Secure states one-time secrets, and an unmatched path may hold either.
-function accessLog(logger: Logger, requestId: string, method: string, route: string, status: number, ms: number): void {
-  logger.info({ requestId, method, route, status, ms: Math.round(ms * 10) / 10 }, 'request');
 }

@@ -1,11 +1,10 @@
-import { Controller, Get, OnModuleInit, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
-import { HotReads } from '../common/http/hot-reads';
 import { sendPublicJson } from '../common/http/public-answer';
 import { CalendarService } from './calendar.service';
 import { CalendarResponse } from './dto/calendar.view';
@@ -16,23 +15,11 @@ const MAX_DAYS = 366;
 
 @ApiTags('booking')
 @Controller('checkout/listings')
-export class CalendarController implements OnModuleInit {
-  constructor(
-    private readonly calendar: CalendarService,
-    private readonly hot: HotReads,
-  ) {}
+export class CalendarController {
+  constructor(private readonly calendar: CalendarService) {}
 
-  /** Months this replica holds are answered before the guard: they cost no upstream call to count. */
-  onModuleInit(): void {
-    this.hot.serve(CalendarController, 'get', this.calendar.caching, (request) => {
-      const { id } = request.params;
-      const { from, to } = request.query;
-      if (typeof from !== 'string' || typeof to !== 'string') return undefined;
-      return this.calendar.localDays(id, from, to, () => LISTING_ID.test(id) && rangeProblems(from, to).length === 0);
-    });
-  }
-
-  // Counted per IP (CHECKOUT_IP_READ_LIMIT) unless this replica holds the months: an uncached month costs an upstream read.
+  // Counted per IP (CHECKOUT_IP_READ_LIMIT), held or not: an uncached month costs an upstream read, and a
+  // range read again from the same month copies is answered with the text and ETag made for it.
   @Get(':id/calendar')
   @UseGuards(ClientIpReadLimitGuard)
   @ApiOperation({
@@ -67,7 +54,8 @@ export class CalendarController implements OnModuleInit {
     const problems = rangeProblems(from, to);
     if (problems.length > 0) throw DomainError.validation(problems);
     if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
-    sendPublicJson(request, reply, await this.calendar.daysText(id, from as string, to as string), this.calendar.caching);
+    const { text, etag } = await this.calendar.daysText(id, from as string, to as string);
+    sendPublicJson(request, reply, text, this.calendar.caching, etag);
   }
 }
 

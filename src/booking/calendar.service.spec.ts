@@ -39,7 +39,7 @@ class FakeCalendar {
 
 /** The answer a site reads, as the route sends it (JSON text joined from the cached months). */
 async function daysOf(calendar: CalendarService, listingId: string, from: string, to: string) {
-  return JSON.parse(await calendar.daysText(listingId, from, to)) as {
+  return JSON.parse((await calendar.daysText(listingId, from, to)).text) as {
     listingId: string;
     currency: string | null;
     days: CalendarDayView[];
@@ -115,6 +115,18 @@ describe('CalendarCache', () => {
       ['2031-08-02', true, true],
     ]);
     expect(platform.reads).toHaveLength(2);
+  });
+
+  it('answers a range read again from the same month copies with the text and ETag made for it, and a new one once they change', async () => {
+    const { calendar } = await setUp();
+    const first = await calendar.daysText('lst-1', '2031-07-30', '2031-08-02');
+    expect(first.etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    // Nothing joined or hashed again: the same answer, so a 304 is decided from the ETag kept beside it.
+    expect(await calendar.daysText('lst-1', '2031-07-30', '2031-08-02')).toBe(first);
+    await calendar.nightsTaken('lst-1', '2031-07-31', '2031-08-02');
+    const after = await calendar.daysText('lst-1', '2031-07-30', '2031-08-02');
+    expect(after.etag).not.toBe(first.etag);
+    expect(after.text).not.toBe(first.text);
   });
 
   it('leaves other listings cached when a webhook names one', async () => {

@@ -5,7 +5,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { OnProductEvent } from '../common/events/on-product-event';
 import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
-import { PublicCaching, strongEtag } from '../common/http/public-answer';
+import { PublicCaching, PublicText, strongEtag } from '../common/http/public-answer';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { GuestyClient } from '../upstream/guesty-client';
 import { CalendarDay } from '../upstream/platform-results';
@@ -39,8 +39,8 @@ const MISS_MS = 60_000;
 /** How many months ahead a listing-wide refresh (a webhook without dates) drops. */
 const REFRESH_MONTHS = 25;
 const DAY_MS = 86_400_000;
-/** Hot answers kept by listing and range (a 31-day answer is about 3.5 kB of text). */
-const HOT_ANSWERS = 256;
+/** Answers kept by listing and range (a 31-day answer is about 3.5 kB of text). */
+const ANSWERS = 256;
 
 function dayView(day: CalendarDay): CalendarDayView {
   const available = isDayAvailable(day);
@@ -64,16 +64,14 @@ function dayView(day: CalendarDay): CalendarDayView {
 export class CalendarService {
   private readonly logger = new Logger('CalendarCache');
   private readonly ttlMs: number;
-  /** Each month copy's days as JSON text: a hot read joins text instead of serialising objects. */
+  /** Each month copy's days as JSON text: an answer joins text instead of serialising objects. */
   private readonly dayTexts = new WeakMap<CalendarMonth, string[]>();
   /**
-   * Hot answers by listing and range, with the month copies and the day they were made from: while those
-   * are the same, the same answer (text and ETag) is served, not joined and hashed again. Bounded: the oldest goes first.
+   * Answers by listing and range, with the month copies and the day they were made from: while those
+   * are the same, the same answer (text and ETag) is served, not joined and hashed again, and a 304
+   * is decided from its ETag. Bounded: the oldest goes first.
    */
-  private readonly hotAnswers = new Map<
-    string,
-    { names: string[]; months: CalendarMonth[]; now: string; answer: { text: string; etag: string } }
-  >();
+  private readonly answers = new Map<string, { months: CalendarMonth[]; now: string; answer: PublicText }>();
   private day = { from: 0, text: '' };
   /** A browser or CDN keeps an answer as long as a replica keeps its own copy, and may serve it stale while the cache lives. */
   readonly caching: PublicCaching;
@@ -101,12 +99,12 @@ export class CalendarService {
   }
 
   /**
-   * The days of `from`..`to` as the route's JSON text. A `from` before yesterday is refused (400),
-   * as a quote's past check-in is; yesterday passes because it is still today behind UTC, but every
-   * past day is answered unavailable whatever the cache says: the past is never offered.
+   * The days of `from`..`to` as the route's JSON text with its ETag, kept per range while its month
+   * copies and the day stay the same. A `from` before yesterday is refused (400), as a quote's past
+   * check-in is; yesterday passes (still today behind UTC) but every past day is unavailable.
    */
-  async daysText(listingId: string, from: string, to: string): Promise<string> {
-    const now = today(this.clock.now());
+  async daysText(listingId: string, from: string, to: string): Promise<PublicText> {
+    const now = this.today();
     if (dayNumber(from) < dayNumber(now) - 1)
       throw DomainError.validation([{ field: 'from', message: 'from must not be more than a day in the past' }]);
     const policy = { ttlMs: this.ttlMs, localTtlMs: LOCAL_COPY_MS, missTtlMs: MISS_MS };
@@ -116,41 +114,18 @@ export class CalendarService {
       ),
     );
     if (months.some((month) => month === null)) throw new DomainError('listing_not_found', 'No listing has this id.');
-    return this.join(listingId, months as CalendarMonth[], from, to, now);
+    return this.answer(listingId, months as CalendarMonth[], from, to, now);
   }
 
-  /**
-   * The same answer from this replica's own month copies when it holds them all, with its ETag;
-   * undefined sends the read the usual way. `valid` is asked only for a range not answered yet
-   * today, since an answer is kept only for a request that passed it.
-   */
-  localDays(listingId: string, from: string, to: string, valid: () => boolean): { text: string; etag: string } | undefined {
-    const now = this.today();
+  /** The answer kept for this range while its month copies and the day are the same; else joined, hashed and kept. */
+  private answer(listingId: string, months: CalendarMonth[], from: string, to: string, now: string): PublicText {
     const key = `${listingId} ${from} ${to}`;
-    const kept = this.hotAnswers.get(key);
-    if (kept && kept.now === now) {
-      const months = this.localMonths(listingId, kept.names);
-      if (months?.every((month, index) => month === kept.months[index])) return kept.answer;
-    }
-    if (!valid() || dayNumber(from) < dayNumber(now) - 1) return undefined;
-    const names = monthsBetween(from, to);
-    const months = this.localMonths(listingId, names);
-    if (!months) return undefined;
+    const kept = this.answers.get(key);
+    if (kept && kept.now === now && kept.months.every((month, index) => month === months[index])) return kept.answer;
     const text = this.join(listingId, months, from, to, now);
     const answer = { text, etag: strongEtag(text) };
-    setBounded(this.hotAnswers, key, { names, months, now, answer }, HOT_ANSWERS);
+    setBounded(this.answers, key, { months, now, answer }, ANSWERS);
     return answer;
-  }
-
-  /** This replica's fresh copies of these months (YYYY-MM), or undefined when it lacks one. */
-  private localMonths(listingId: string, names: string[]): CalendarMonth[] | undefined {
-    const months: CalendarMonth[] = [];
-    for (const name of names) {
-      const copy = this.cache.localCopy<CalendarMonth>('calendar', `${listingId}:${name}`)?.value;
-      if (!copy) return undefined;
-      months.push(copy);
-    }
-    return months;
   }
 
   /** Today's date (UTC), made once a day rather than per read. */

@@ -4,7 +4,7 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { PlatformListing } from '../upstream/platform-results';
 import { SharedReadCache } from '../redis/shared-read-cache';
 import { ListingSummary } from './listing-summary';
-import { PublicCaching, strongEtag } from '../common/http/public-answer';
+import { PublicCaching, PublicText, strongEtag } from '../common/http/public-answer';
 
 /**
  * A public summary may be a few seconds staler on one replica than in Redis: the hottest read then
@@ -33,7 +33,7 @@ export function summarise(listing: PlatformListing): ListingSummary {
 @Injectable()
 export class ListingSummariesService {
   /** Each summary copy's JSON text and its ETag, made once per copy this replica keeps. */
-  private readonly texts = new WeakMap<ListingSummary, { text: string; etag: string }>();
+  private readonly texts = new WeakMap<ListingSummary, PublicText>();
 
   constructor(
     private readonly guesty: GuestyClient,
@@ -49,18 +49,12 @@ export class ListingSummariesService {
     return summary;
   }
 
-  /** The summary as the JSON text a public read answers, with its ETag. */
-  async text(listingId: string): Promise<{ text: string; etag: string }> {
-    return this.textOf(await this.get(listingId));
-  }
-
-  /** The answer from this replica's own copy, when it holds the summary; undefined otherwise (an unknown id too). */
-  localText(listingId: string): { text: string; etag: string } | undefined {
-    const summary = this.cache.localCopy<ListingSummary>('listing-summary', listingId)?.value;
-    return summary ? this.textOf(summary) : undefined;
-  }
-
-  private textOf(summary: ListingSummary): { text: string; etag: string } {
+  /**
+   * The summary as the JSON text a public read answers, with its ETag: made once per copy this
+   * replica keeps, so a read of a held summary (a 304 too) serialises and hashes nothing.
+   */
+  async text(listingId: string): Promise<PublicText> {
+    const summary = await this.get(listingId);
     let answer = this.texts.get(summary);
     if (answer === undefined) {
       const text = JSON.stringify(summary);

@@ -1,10 +1,9 @@
-import { Controller, Get, OnModuleInit, Param, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
-import { HotReads } from '../common/http/hot-reads';
 import { sendPublicJson } from '../common/http/public-answer';
 import { DomainError } from '../common/errors/domain-error';
 import { ListingSummariesService, SUMMARY_CACHING } from './listing-summaries.service';
@@ -14,21 +13,11 @@ const LISTING_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 @ApiTags('checkout')
 @Controller('checkout/listings')
-export class ListingsController implements OnModuleInit {
-  constructor(
-    private readonly summaries: ListingSummariesService,
-    private readonly hot: HotReads,
-  ) {}
+export class ListingsController {
+  constructor(private readonly summaries: ListingSummariesService) {}
 
-  /** A summary this replica holds is answered before the guard: it costs no upstream call to count. */
-  onModuleInit(): void {
-    this.hot.serve(ListingsController, 'get', SUMMARY_CACHING, (request) => {
-      const { id } = request.params;
-      return LISTING_ID.test(id) ? this.summaries.localText(id) : undefined;
-    });
-  }
-
-  // Counted per IP (CHECKOUT_IP_READ_LIMIT) unless this replica holds the summary: an uncached id costs an upstream read.
+  // Counted per IP (CHECKOUT_IP_READ_LIMIT), held or not: an uncached id costs an upstream read, and a
+  // summary this replica holds is answered from its copy's text and ETag (a 304 is decided from them).
   @Get(':id')
   @ApiParam({ name: 'id', description: 'the listing', example: 'lst-seaside' })
   @UseGuards(ClientIpReadLimitGuard)

@@ -36,7 +36,7 @@ const LOCAL_ENTRIES = 1000;
 export class SharedReadCache {
   private readonly loading = new Map<string, Promise<unknown>>();
   private readonly local = new Map<string, { value: unknown; until: number }>();
-  /** Each cache's hit count, resolved once: a hot read counts one per request. */
+  /** Each cache's hit count, resolved once: every read the cache answers counts one. */
   private readonly hits = new Map<string, CounterTally>();
 
   constructor(
@@ -87,17 +87,6 @@ export class SharedReadCache {
       this.loading.set(key, pending);
     }
     return pending;
-  }
-
-  /**
-   * This replica's own copy when it is fresh (`value` null: a remembered miss), without waiting on
-   * anything; undefined when it has none. For answers served before any other work (HotReads).
-   */
-  localCopy<T>(cache: string, id: string): { value: T | null } | undefined {
-    const copy = this.local.get(this.keys.cache(cache, id));
-    if (!copy || copy.until <= this.clock.now()) return undefined;
-    this.hit(cache);
-    return { value: copy.value as T | null };
   }
 
   /**

@@ -7,6 +7,12 @@ export interface PublicCaching {
   staleWhileRevalidateSeconds: number;
 }
 
+/** A public read's JSON text and its strong ETag, made together once per cached copy and kept beside it. */
+export interface PublicText {
+  text: string;
+  etag: string;
+}
+
 /** A strong validator: the same bytes give the same tag on every replica. */
 export function strongEtag(text: string): string {
   return `"${createHash('sha1').update(text).digest('base64url')}"`;
