@@ -60,7 +60,7 @@ async function book(url: string, index: number): Promise<void> {
 /**
  * Scenario 7 — booking (issue 16): Open API calls per complete booking with warm caches (calendar → quote → booking
  * session → card → confirmed), one instance and the sandbox in processes of their own; then the cached calendar read
- * under 50 connections next to a bare node:http server sending the same answer, loaded in turns like scenario 4.
+ * under 50 connections next to a bare Fastify and a bare node:http server sending the same answer, loaded in turns like scenario 4.
  */
 export async function bookings(options: { bookings: number; seconds: number; rounds: number }): Promise<void> {
   const sandbox = await startSandboxProcess({ latencyMs: 20, rateLimits: PLENTY });
@@ -94,7 +94,7 @@ export async function bookings(options: { bookings: number; seconds: number; rou
     const bookingMs = (performance.now() - started) / options.bookings;
 
     const calendarUrl = `${url}/checkout/listings/${LISTING}/calendar?from=${day(200)}&to=${day(230)}`;
-    const hot = await versusBare(calendarUrl, service.child, options);
+    const hot = await versusBare(calendarUrl, '/checkout/listings/:id/calendar', service.child, options);
     printTable(
       `7. booking: calendar → quote → booking session → card → confirmed (${options.bookings} bookings, warm caches; one instance, sandbox latency 20 ms)`,
       [

@@ -45,24 +45,21 @@ export function autocannon(target: LoadTarget | string, seconds: number): Promis
 }
 
 /**
- * A warm-up of each, then `rounds` rounds of `first` then `second`, so a noisy moment of the machine
- * does not land on one side only; each round's ratio is second / first.
+ * A warm-up of each, then `rounds` rounds loading every target in turn, in the order given, so a
+ * noisy moment of the machine does not land on one side only. Each target's loads, round by round.
  */
-export async function alternatingLoads(
-  firstTarget: LoadTarget | string,
-  secondTarget: LoadTarget | string,
-  options: { seconds: number; rounds: number },
-): Promise<{ first: Load[]; second: Load[]; ratios: number[] }> {
-  await autocannon(firstTarget, 2);
-  await autocannon(secondTarget, 2);
-  const first: Load[] = [];
-  const second: Load[] = [];
+export async function alternatingLoads(targets: (LoadTarget | string)[], options: { seconds: number; rounds: number }): Promise<Load[][]> {
+  for (const target of targets) await autocannon(target, 2);
+  const loads: Load[][] = targets.map(() => []);
   for (let round = 0; round < options.rounds; round += 1) {
-    first.push(await autocannon(firstTarget, options.seconds));
-    second.push(await autocannon(secondTarget, options.seconds));
+    for (const [index, target] of targets.entries()) loads[index].push(await autocannon(target, options.seconds));
   }
-  return { first, second, ratios: second.map((load, round) => load.requestsPerSecond / first[round].requestsPerSecond) };
+  return loads;
 }
+
+/** Each round's ratio of one side's requests/s to another's, loaded in the same round. */
+export const roundRatios = (side: Load[], base: Load[]) =>
+  side.map((load, round) => load.requestsPerSecond / base[round].requestsPerSecond);
 
 export const median = (values: number[]) =>
   percentile(
@@ -72,18 +69,20 @@ export const median = (values: number[]) =>
 
 /**
  * Scenarios 4 and 5 — the built service as its own process (sandbox mode, real Redis): time from
- * start to ready, a cached listing summary under 50 connections next to a bare node:http server
- * sending the same answer (bench/versus-bare.ts), loaded in turns, and the instance's RSS after the load.
+ * start to ready, a cached listing summary under 50 connections next to a bare Fastify server and a
+ * bare node:http server sending the same answer (bench/versus-bare.ts), loaded in turns, and the
+ * instance's RSS after the load.
  */
 export async function processFigures(options: { seconds: number; rounds: number }): Promise<void> {
   const redisUrl = benchRedisUrl();
   const prefix = benchKeyPrefix();
-  // One client address sends every request here: the per-IP read limit is not what this measures.
+  // One client address sends every request here: each read is counted by the per-IP read guard, as
+  // every read is, but the limit is set so that it never refuses.
   const service = await startServiceProcess({ REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix, CHECKOUT_IP_READ_LIMIT: '1000000/s' });
   try {
     const summaryUrl = `${service.url}/checkout/listings/lst-seaside`;
     await waitForOk(summaryUrl, 10_000);
-    const { rows } = await versusBare(summaryUrl, service.child, options);
+    const { rows } = await versusBare(summaryUrl, '/checkout/listings/:id', service.child, options);
     const rss = rssMb(service.child);
     printTable(`4. cached listing summary, ${CONNECTIONS} connections`, rows);
     printTable('5. one instance', [

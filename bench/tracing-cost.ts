@@ -30,7 +30,7 @@ export async function tracingCost(options: { seconds: number; rounds: number }):
     const onUrl = `${on.url}/checkout/listings/lst-seaside`;
     await waitForOk(offUrl, 10_000);
     await waitForOk(onUrl, 10_000);
-    const { first: untraced, second: traced } = await alternatingLoads(offUrl, onUrl, options);
+    const [untraced, traced] = await alternatingLoads([offUrl, onUrl], options);
     const offRate = median(untraced.map((load) => load.requestsPerSecond));
     const onRate = median(traced.map((load) => load.requestsPerSecond));
     printTable(`8. tracing off vs on, cached listing summary (median of ${options.rounds} alternating ${options.seconds} s runs)`, [

@@ -1,8 +1,8 @@
 import { ChildProcess, fork } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import type { BareAnswer } from './bare-server';
-import { alternatingLoads, Load, median } from './process-figures';
+import type { BareAnswer, BareKind } from './bare-server';
+import { alternatingLoads, Load, median, roundRatios } from './process-figures';
 import { DIST } from './processes';
 
 /** One answer as it crossed the wire: its bytes, and what a bare server needs to send the same. */
@@ -45,53 +45,84 @@ export function wireAnswer(url: string): Promise<WireAnswer> {
   });
 }
 
+/** A bare server (bench/bare-server.ts) in its own process, sending `answer`; Fastify serves it on `route`. */
+async function startBare(kind: BareKind, answer: BareAnswer, route: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(path.join(DIST, 'bench/bare-server.js'), [kind], {
+    env: { ...process.env, BENCH_BARE_ANSWER: JSON.stringify(answer), BENCH_BARE_ROUTE: route },
+    stdio: 'ignore',
+  });
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(`the bare ${kind} server exited (${code})`)));
+      child.once('message', (message: { port: number }) => resolve(message.port));
+    });
+    child.removeAllListeners('exit');
+    return { child, port };
+  } catch (error) {
+    child.kill('SIGTERM');
+    throw error;
+  }
+}
+
 /**
- * The service's hot read at `serviceUrl` against a bare node:http server (bench/bare-server.ts)
- * sending the same answer, request id included, so both put the same bytes on the wire; loaded in
- * turns, bare first, `rounds` times. Each round's ratio is the service's requests/s over the bare
- * server's just before; the figure is their median, beside the extremes.
+ * The service's hot read at `serviceUrl` (route template `route`) beside bare Fastify (the goal's
+ * baseline) and bare node:http (the floor), each in its own process sending the same bytes. Loaded
+ * in turns `rounds` times; each ratio is the service's requests/s over a bare server's in the same
+ * round, reported as the median beside the lowest and highest.
  */
 export async function versusBare(
   serviceUrl: string,
+  route: string,
   serviceProcess: ChildProcess,
   options: { seconds: number; rounds: number },
 ): Promise<{ rows: [string, string][]; bodyBytes: number }> {
   // The first read may be the one that fills the replica's copy; the hot answer is the next.
   await (await fetch(serviceUrl)).arrayBuffer();
   const service = await wireAnswer(serviceUrl);
-  const child = fork(path.join(DIST, 'bench/bare-server.js'), [], {
-    env: { ...process.env, BENCH_BARE_ANSWER: JSON.stringify(service.answer) },
-    stdio: 'ignore',
-  });
+  const { pathname, search } = new URL(serviceUrl);
+  const bares: { kind: BareKind; child: ChildProcess; url: string }[] = [];
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
-      child.once('message', (message: { port: number }) => resolve(message.port));
-    });
-    const { pathname, search } = new URL(serviceUrl);
-    const bareUrl = `http://127.0.0.1:${port}${pathname}${search}`;
-    const bare = await wireAnswer(bareUrl);
-    if (bare.bytes !== service.bytes) throw new Error(`the bare answer has ${bare.bytes} bytes, the service's ${service.bytes}`);
-    const loads = await alternatingLoads({ url: bareUrl, server: child }, { url: serviceUrl, server: serviceProcess }, options);
+    for (const kind of ['node', 'fastify'] as const) {
+      const { child, port } = await startBare(kind, service.answer, route);
+      const url = `http://127.0.0.1:${port}${pathname}${search}`;
+      bares.push({ kind, child, url });
+      const bare = await wireAnswer(url);
+      if (bare.bytes !== service.bytes) throw new Error(`the bare ${kind} answer has ${bare.bytes} bytes, the service's ${service.bytes}`);
+    }
+    const [node, fastify] = bares;
+    const [nodeLoads, fastifyLoads, serviceLoads] = await alternatingLoads(
+      [
+        { url: node.url, server: node.child },
+        { url: fastify.url, server: fastify.child },
+        { url: serviceUrl, server: serviceProcess },
+      ],
+      options,
+    );
     const percent = (ratio: number) => (100 * ratio).toFixed(0);
     const rate = (side: Load[]) =>
       `${median(side.map((load) => load.requestsPerSecond)).toFixed(0)}, ${median(side.map((load) => load.p99))} ms`;
     const cpu = (side: Load[]) => median(side.map((load) => load.cpuUsPerAnswer ?? 0)).toFixed(0);
+    const ratio = (base: Load[]) => {
+      const ratios = roundRatios(serviceLoads, base);
+      return `${percent(median(ratios))} % (${percent(Math.min(...ratios))}–${percent(Math.max(...ratios))} %)`;
+    };
+    const rounds = `median of ${options.rounds} rounds of ${options.seconds} s in turns (lowest–highest)`;
     return {
       bodyBytes: Buffer.byteLength(service.answer.body),
       rows: [
-        ['service requests/s, p99 (medians)', rate(loads.second)],
-        ['bare node:http, same answer, requests/s, p99 (medians)', rate(loads.first)],
-        ['bytes per answer, service = bare (headers and body)', String(service.bytes)],
-        ['CPU per answer, service / bare (medians; user + system, 10 ms ticks)', `${cpu(loads.second)} / ${cpu(loads.first)} µs`],
+        ['service requests/s, p99 (medians)', rate(serviceLoads)],
+        ['bare Fastify, same answer, requests/s, p99 (medians)', rate(fastifyLoads)],
+        ['bare node:http, same answer, requests/s, p99 (medians)', rate(nodeLoads)],
+        ['bytes per answer, service = bare Fastify = bare node:http (headers and body)', String(service.bytes)],
         [
-          `service / bare: median of ${options.rounds} alternating ${options.seconds} s rounds (lowest–highest); goal ≥ 50 %`,
-          `${percent(median(loads.ratios))} % (${percent(Math.min(...loads.ratios))}–${percent(Math.max(...loads.ratios))} %)`,
+          'CPU per answer, service / bare Fastify / bare node:http (medians; user + system, 10 ms ticks)',
+          `${cpu(serviceLoads)} / ${cpu(fastifyLoads)} / ${cpu(nodeLoads)} µs`,
         ],
+        [`service / bare Fastify: ${rounds}; goal ≥ 50 %`, ratio(fastifyLoads)],
+        [`service / bare node:http: ${rounds}`, ratio(nodeLoads)],
       ],
     };
   } finally {
-    child.removeAllListeners('exit');
-    child.kill('SIGTERM');
+    for (const bare of bares) bare.child.kill('SIGTERM');
   }
 }
