@@ -58,9 +58,9 @@ async function book(url: string, index: number): Promise<void> {
 }
 
 /**
- * Scenario 7 — booking (issue 16): Open API calls per complete booking with warm caches (calendar → quote → booking
- * session → card → confirmed), one instance and the sandbox in processes of their own; then the cached calendar read
- * under 50 connections next to a bare Fastify and a bare node:http server sending the same answer, loaded in turns like scenario 4.
+ * Scenario 7 — booking: Open API calls per complete booking with warm caches (calendar → quote → session → card →
+ * confirmed), the instance and the sandbox in their own processes; then the cached calendar read under 50
+ * connections beside bare Fastify and bare node:http servers, as in scenario 4.
  */
 export async function bookings(options: { bookings: number; seconds: number; rounds: number }): Promise<void> {
   const sandbox = await startSandboxProcess({ latencyMs: 20, rateLimits: PLENTY });

@@ -21,12 +21,10 @@ interface Runtime {
 }
 
 /**
- * Reads and validates every variable of docs/product-spec.md §2 and returns the configuration, or
- * throws ConfigurationError listing all problems: first each variable's own (the schema of
- * environment.ts), then the rules between variables, run as if a refused variable were unset but for
- * the rules that require one. Shaped as @nestjs/config's `validate`; main.ts runs it before Nest
- * starts, because the sandbox and the listener need the configuration, and a refused start prints
- * one line per problem, not Nest's error.
+ * Every variable of docs/product-spec.md §2 checked by the schema (environment.ts), then the rules
+ * between variables; throws ConfigurationError with one line per problem. Shaped as @nestjs/config's
+ * `validate`, but run by main.ts before Nest starts: the sandbox and the listener need the
+ * configuration, and a refused start prints its lines, not Nest's error.
  */
 export function validate(variables: Variables): AppConfig {
   const given: Record<string, string> = {};

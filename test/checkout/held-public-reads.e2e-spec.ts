@@ -20,10 +20,9 @@ function counted(metrics: string, name: string, labels: string): number {
 }
 
 /**
- * A public read this replica holds (a listing summary, calendar months) is answered by its route like
- * any other (docs/product-spec.md §3): from the replica's own copy, header for header the answer that
- * filled it, behind the per-address read guard (CHECKOUT_IP_READ_LIMIT), and logged and counted in the
- * HTTP metrics by the service's own hooks. A 304 is decided from the copy: no upstream call.
+ * A public read this replica holds (a summary, calendar months) is answered by its route like any
+ * other (docs/product-spec.md §3): from the replica's copy, behind the per-address read guard, logged
+ * and counted by the service's hooks. A 304 is decided from the copy: no upstream call.
  */
 describe('public reads a replica holds, answered by their routes', () => {
   let world: SandboxedApps;
