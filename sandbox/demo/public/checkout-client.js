@@ -113,11 +113,11 @@ export class CheckoutClient {
         return this.write(path(CHECKOUT_ROUTES.submitPaymentMethod[1], sessionId), body, attempt);
     }
     /**
-     * Opens the issuer's page for a charge that waits for the guest (payment-status `requires_authentication`,
-     * or `session.charge.next: authenticate`) in a new tab or window, so the site's page stays and keeps
-     * polling: `watchPaymentStatus` goes on reading while the guest authenticates. Call it from the
-     * guest's click (browsers block new windows opened without one). False when there is no page to
-     * open or the browser refused the new window (then offer the address as a link with target=_blank).
+     * Opens the issuer's page for a charge awaiting the guest (`requires_authentication`, or
+     * `session.charge.next: authenticate`) in a new window, so the site's page stays and
+     * `watchPaymentStatus` keeps polling. Call it from the guest's click: browsers block new windows
+     * without one. False when there is no page or the window was refused; then offer a link with
+     * target=_blank.
      */
     openAuthentication(answer, open) {
         const url = answer.nextAction?.redirectUrl ?? answer.redirectUrl;
