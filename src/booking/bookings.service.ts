@@ -12,20 +12,11 @@ import { AdmittedBooking, BookingRequest, QuoteBookings } from '../sessions/quot
 import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { GuestCreateWrite } from './guest-create.write-kind';
-import {
-  BOOKING_RECORD,
-  BookingRecord,
-  CreatedReservation,
-  ReservationCreatePayload,
-  ReservationCreateRequest,
-  ReservationCreateWrite,
-} from './reservation-create.write-kind';
+import { BOOKING_RECORD, BookingRecord, CreatedReservation, ReservationCreateWrite } from './reservation-create.write-kind';
 import { ReservationStatus, ReservationStatusWrite } from './reservation-status.write-kind';
-import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
-import { onQuote, onReservation, WriteIntent } from '../journal/write-intent';
+import { onQuote, onReservation } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
-import { FollowUp, FollowUpOutcome, FollowUps } from '../journal/follow-ups';
-import { refusedBeforeEffect } from '../journal/write-kind';
+import { FollowUps } from '../journal/follow-ups';
 import { AtRestCipher, AtRestCiphers } from '../redis/at-rest-cipher';
 import { RedisKeys } from '../redis/redis-keys';
 import { PaymentProvider } from '../upstream/platform-results';
@@ -33,6 +24,11 @@ import { UpstreamError } from '../upstream/upstream-error';
 import { CalendarService } from './calendar.service';
 import { RatePlanView, StoredQuote } from './quote';
 import { QuotesService } from './quotes.service';
+
+/** A follow-up this room carries out (FollowUps.handle), and what it answers. */
+type FollowUpHandler = Parameters<FollowUps['handle']>[1];
+type FollowUp = Parameters<FollowUpHandler>[0];
+type FollowUpOutcome = Awaited<ReturnType<FollowUpHandler>>;
 
 /** The confirmation waits this long for the attach's lease to be released. */
 const CONFIRM_LEASE_WAIT_MS = 15_000;
@@ -59,7 +55,6 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
     private readonly sessions: SessionState,
     private readonly providers: PaymentProviders,
     private readonly limits: RequestLimits,
-    private readonly leases: ReservationLeases,
     private readonly journal: WriteJournal,
     private readonly guests: GuestCreateWrite,
     private readonly creates: ReservationCreateWrite,
@@ -108,77 +103,66 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
     const target = onQuote(quote.upstreamQuoteId);
     // One booking of the quote under one Idempotency-Key: its guest and its reservation, each journaled.
     const key = `${quote.upstreamQuoteId}:${keyDigest}`;
-    const booked = await this.leases.withLease(target, async (lease) => {
-      const {
-        intents: [earlier, guestEarlier],
-        openIntentId,
-        record: recorded,
-      } = await this.journal.peek(
-        target,
-        [
-          { kind: this.creates, key },
-          { kind: this.guests, key },
-        ] as const,
-        BOOKING_RECORD,
-      );
-      let record = recorded;
-      const ours = [earlier?.id, guestEarlier?.id];
-      if (!record && openIntentId && !ours.includes(openIntentId)) {
-        if (await this.journal.settleOpen(lease, openIntentId))
-          throw DomainError.outcomePending('This quote is being booked; try again in a moment.');
-        record = (await this.journal.peek(target, [], BOOKING_RECORD)).record;
-      }
-      if (record && record.keyDigest !== keyDigest) throw quoteUsed();
-      // The session's id (by its ref) names the booking's hold among the listing's unpaid ones, so a
-      // retry opens the session under the id its first attempt counted the hold under (kept sealed in
-      // its intents): paying the booking then ends that hold.
-      const kept = earlier?.request.sealedSessionId ?? guestEarlier?.request.sealedSessionId;
-      const sessionId = (kept && this.sessionSeal.open(kept, `booking:${key}`)) || this.sessions.newId();
-      const sealedSessionId = this.sessionSeal.seal(sessionId, `booking:${key}`);
-      if (record) return { record, sessionId };
-      const holdId = RedisKeys.sessionRef(sessionId);
-      // Counted once per booking, before anything is sent; a retry of a booking already begun is not a
-      // new hold (a refused step ended the hold it counted).
-      if (![earlier, guestEarlier].some((intent) => intent && intent.state !== 'refused')) {
-        // A reservation no card can pay would only hold the dates: the payment account is checked first.
-        await this.paymentAccount(quote.view.listingId);
-        await this.limits.unpaidHold(clientIp, quote.view.listingId, holdId, this.creates.hold().ms);
-      }
-      try {
-        const guestId = earlier
-          ? earlier.request.guestId
-          : (
-              await this.journal.perform(
-                lease,
-                this.guests,
-                key,
-                { guest: request.guest, sessionId, sealedSessionId },
-                { earlier: guestEarlier, openSettled: true },
-              )
-            ).guestId;
-        const created = await this.create(
-          lease,
-          key,
-          {
-            ...(plan.id ? { ratePlanId: plan.id } : {}),
-            guestId,
-            keyDigest,
-            quoteId: quote.view.id,
-            checkIn: quote.view.checkIn,
-            checkOut: quote.view.checkOut,
-            sessionId,
-            sealedSessionId,
-          },
-          earlier,
-        );
-        return { record: { keyDigest, reservation: created } satisfies BookingRecord, sessionId };
-      } catch (error) {
-        // Ended only when nothing may have been made: a write whose outcome is pending still holds the dates.
-        if (!isPending(error) && refusedBeforeEffect(error))
-          await this.limits.unpaidHoldEnded(quote.view.listingId, holdId, this.limits.holdNetworkOf(clientIp)).catch(() => undefined);
-        throw error;
-      }
-    });
+    const writes = [
+      { kind: this.creates, key },
+      { kind: this.guests, key },
+    ] as const;
+    const booked = await this.journal.holding(
+      target,
+      async (held) => {
+        const {
+          intents: [earlier, guestEarlier],
+          openIntentId,
+          record: recorded,
+        } = held;
+        let record = recorded;
+        const ours = [earlier?.id, guestEarlier?.id];
+        if (!record && openIntentId && !ours.includes(openIntentId)) {
+          if (await held.settleOpen()) throw DomainError.outcomePending('This quote is being booked; try again in a moment.');
+          record = await held.readRecord();
+        }
+        if (record && record.keyDigest !== keyDigest) throw quoteUsed();
+        // The session's id (by its ref) names the booking's hold among the listing's unpaid ones, so a
+        // retry opens the session under the id its first attempt counted the hold under (kept sealed in
+        // its intents): paying the booking then ends that hold.
+        const kept = earlier?.request.sealedSessionId ?? guestEarlier?.request.sealedSessionId;
+        const sessionId = (kept && this.sessionSeal.open(kept, `booking:${key}`)) || this.sessions.newId();
+        const sealedSessionId = this.sessionSeal.seal(sessionId, `booking:${key}`);
+        if (record) return { record, sessionId };
+        const holdId = RedisKeys.sessionRef(sessionId);
+        // Counted once per booking, before anything is sent; a retry of a booking already begun is not a
+        // new hold (a refused step ended the hold it counted).
+        if (![earlier, guestEarlier].some((intent) => intent && intent.state !== 'refused')) {
+          // A reservation no card can pay would only hold the dates: the payment account is checked first.
+          await this.paymentAccount(quote.view.listingId);
+          await this.limits.unpaidHold(clientIp, quote.view.listingId, holdId, this.creates.hold().ms);
+        }
+        try {
+          const guestId = earlier
+            ? earlier.request.guestId
+            : (await held.send(this.guests, key, { guest: request.guest, sessionId, sealedSessionId })).guestId;
+          const created = await this.create(() =>
+            held.send(this.creates, key, {
+              ...(plan.id ? { ratePlanId: plan.id } : {}),
+              guestId,
+              keyDigest,
+              quoteId: quote.view.id,
+              checkIn: quote.view.checkIn,
+              checkOut: quote.view.checkOut,
+              sessionId,
+              sealedSessionId,
+            }),
+          );
+          return { record: { keyDigest, reservation: created } satisfies BookingRecord, sessionId };
+        } catch (error) {
+          // Ended only when nothing may have been made: a write whose outcome is pending still holds the dates.
+          if (!isPending(error) && this.creates.refusedBeforeEffect(error))
+            await this.limits.unpaidHoldEnded(quote.view.listingId, holdId, this.limits.holdNetworkOf(clientIp)).catch(() => undefined);
+          throw error;
+        }
+      },
+      { peek: writes, record: BOOKING_RECORD },
+    );
     try {
       return await this.openSession(quote, plan.total, booked.record, booked.sessionId, this.limits.holdNetworkOf(clientIp));
     } catch (error) {
@@ -220,22 +204,20 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
 
   /** A reservation's status change through the journal, once per reservation and status. */
   private setStatus(reservationId: string, status: ReservationStatus, sessionId?: string): Promise<{ status: string }> {
-    return this.leases.withLease(
+    return this.journal.write(
       onReservation(reservationId),
-      (lease) => this.journal.perform(lease, this.statuses, `${reservationId}:${status}`, { status, ...(sessionId ? { sessionId } : {}) }),
+      this.statuses,
+      `${reservationId}:${status}`,
+      { status, ...(sessionId ? { sessionId } : {}) },
       { waitMs: CONFIRM_LEASE_WAIT_MS },
     );
   }
 
-  private async create(
-    lease: ReservationLease,
-    key: string,
-    payload: ReservationCreatePayload,
-    earlier: WriteIntent<ReservationCreateRequest, CreatedReservation> | null,
-  ): Promise<CreatedReservation> {
+  /** The reservation's create, `send` through the journal: a quote the platform says was used is `quote_used`. */
+  private async create(send: () => Promise<CreatedReservation>): Promise<CreatedReservation> {
     let created: CreatedReservation;
     try {
-      created = await this.journal.perform(lease, this.creates, key, payload, { earlier, openSettled: true });
+      created = await send();
     } catch (error) {
       // The upstream refuses a second reservation from one quote: it was booked where Redis cannot tell.
       if (

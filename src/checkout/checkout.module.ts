@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { AbuseModule } from '../common/abuse/abuse.module';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { UpstreamModule } from '../upstream/upstream.module';
-import { JournalModule } from '../journal/journal.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { CheckoutSessionsService } from './checkout-sessions.service';
 import { ListingSummariesService } from './listing-summaries.service';
@@ -10,7 +9,7 @@ import { ListingsController } from './listings.controller';
 import { SessionsController } from './sessions.controller';
 
 @Module({
-  imports: [UpstreamModule, IdempotencyModule, AbuseModule, JournalModule, SessionsModule],
+  imports: [UpstreamModule, IdempotencyModule, AbuseModule, SessionsModule],
   controllers: [SessionsController, ListingsController],
   providers: [CheckoutSessionsService, ListingSummariesService],
 })

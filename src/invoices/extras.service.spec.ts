@@ -21,8 +21,8 @@ async function setUp() {
   });
   /** The lines the platform holds, as the fake invoice-items room added them. */
   const lines: InvoiceItemRequest[] = [];
-  const invoiceItems: Pick<InvoiceItemsService, 'addEach'> = {
-    addEach: (_lease, items) => {
+  const invoiceItems: Pick<InvoiceItemsService, 'addAll'> = {
+    addAll: (_reservationId, items) => {
       lines.push(...items);
       return Promise.resolve(items.map((item, index) => ({ ...item, _id: `ii_${lines.length - items.length + index + 1}` })));
     },

@@ -9,8 +9,6 @@ import { LONGEST_LEASE_WAIT_MS } from '../config/timing-rules';
 import { InvoiceItemRequest } from '../upstream/platform-results';
 import { AddedInvoiceItem } from './added-invoice-item';
 import { InvoiceItemsService } from './invoice-items.service';
-import { ReservationLeases } from '../journal/reservation-leases';
-import { onReservation } from '../journal/write-intent';
 import { RedisKeys } from '../redis/redis-keys';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
@@ -62,7 +60,6 @@ export class ExtrasService {
     private readonly sessions: SessionState,
     private readonly invoiceItems: InvoiceItemsService,
     private readonly idempotency: IdempotencyService,
-    private readonly leases: ReservationLeases,
     private readonly events: ProductEventBus,
     private readonly cards: CardsOnFile,
   ) {
@@ -117,12 +114,11 @@ export class ExtrasService {
    */
   private async addLines(sessionId: string, reservationId: string, lines: ExtraLine[], idempotencyKey: string): Promise<AddedExtrasView> {
     const scope = `extras:${sessionId}:${RedisKeys.digest(idempotencyKey)}`;
-    const added = await this.leases.withLease(
-      onReservation(reservationId),
-      (lease) => this.invoiceItems.addEach(lease, lines.map(invoiceItemFor), 'checkout', scope, sessionId),
-      // A press right after the card meets the booking's confirmation on the reservation: it waits for it.
-      { waitMs: LONGEST_LEASE_WAIT_MS },
-    );
+    // A press right after the card meets the booking's confirmation on the reservation: it waits for it.
+    const added = await this.invoiceItems.addAll(reservationId, lines.map(invoiceItemFor), 'checkout', scope, {
+      sessionId,
+      waitMs: LONGEST_LEASE_WAIT_MS,
+    });
     await this.events.publish('balance.changed', { reservationId });
     return { items: added.map((item, index) => view(lines[index], item)) };
   }

@@ -2,7 +2,6 @@ import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { GuestyClient } from '../upstream/guesty-client';
 import { InvoiceItemRequest, InvoiceLine } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
-import { onReservation } from '../journal/write-intent';
 import { InvoiceItemsService } from './invoice-items.service';
 
 const RESERVATION = 'res-1';
@@ -62,10 +61,9 @@ beforeAll(quietLogs);
 async function setUp() {
   const folio = new FakeFolio();
   const world = journalWorld({}, { guesty: folio.asClient() });
-  const { clock, store, outbox, leases } = world;
+  const { clock, store, outbox } = world;
   const items = (await unitModule(world, [InvoiceItemsService])).get(InvoiceItemsService);
-  const add = (lines: InvoiceItemRequest[], scope: string) =>
-    leases.withLease(onReservation(RESERVATION), (lease) => items.addEach(lease, lines, 'checkout', scope));
+  const add = (lines: InvoiceItemRequest[], scope: string) => items.addAll(RESERVATION, lines, 'checkout', scope);
   return { clock, store, outbox, folio, add };
 }
 

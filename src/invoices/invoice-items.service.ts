@@ -8,7 +8,6 @@ import { InvoiceItemRequest } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { AddedInvoiceItem } from './added-invoice-item';
 import { InvoiceItemWrite, KnownFolio } from './invoice-item.write-kind';
-import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
 import { onReservation } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
 
@@ -30,42 +29,48 @@ function refusal(error: UpstreamError): DomainError {
 export class InvoiceItemsService {
   constructor(
     private readonly config: ConfigService<AppConfig, true>,
-    private readonly leases: ReservationLeases,
     private readonly journal: WriteJournal,
     private readonly invoiceItems: InvoiceItemWrite,
   ) {}
 
   /** One item for an operator; `scope` names the request (its Idempotency-Key). */
   async add(reservationId: string, item: InvoiceItemRequest, priority: Priority, scope: string): Promise<AddedInvoiceItem> {
-    this.assertSendable([item]);
-    const [added] = await this.leases.withLease(onReservation(reservationId), (lease) => this.addEach(lease, [item], priority, scope));
+    const [added] = await this.addAll(reservationId, [item], priority, scope);
     return added;
   }
 
   /**
-   * Adds `items` in order, one journaled write each, under the caller's lease on the reservation.
-   * A line whose write already landed under `scope` is answered from the journal, not sent again.
+   * Adds `items` in order, one journaled write each, holding the reservation (waiting `waitMs` for
+   * another holder). A line whose write already landed under `scope` is answered from the journal,
+   * not sent again.
    */
-  async addEach(
-    lease: ReservationLease,
+  async addAll(
+    reservationId: string,
     items: InvoiceItemRequest[],
     priority: Priority,
     scope: string,
-    sessionId?: string,
+    options: { sessionId?: string; waitMs?: number } = {},
   ): Promise<AddedInvoiceItem[]> {
     this.assertSendable(items);
-    // The reservation's items, read once when the first line must be sent, then kept up to date.
-    const folio = new KnownFolio();
-    const added: AddedInvoiceItem[] = [];
-    for (const [index, item] of items.entries()) {
-      const landed = await this.journal
-        .perform(lease, this.invoiceItems, `${scope}:${index}`, { item, priority, folio, ...(sessionId ? { sessionId } : {}) })
-        .catch((error: unknown) => {
-          throw error instanceof UpstreamError ? refusal(error) : error;
-        });
-      added.push(landed);
-    }
-    return added;
+    const { sessionId, waitMs } = options;
+    return this.journal.holding(
+      onReservation(reservationId),
+      async (held) => {
+        // The reservation's items, read once when the first line must be sent, then kept up to date.
+        const folio = new KnownFolio();
+        const added: AddedInvoiceItem[] = [];
+        for (const [index, item] of items.entries()) {
+          const landed = await held
+            .send(this.invoiceItems, `${scope}:${index}`, { item, priority, folio, ...(sessionId ? { sessionId } : {}) })
+            .catch((error: unknown) => {
+              throw error instanceof UpstreamError ? refusal(error) : error;
+            });
+          added.push(landed);
+        }
+        return added;
+      },
+      waitMs !== undefined ? { waitMs } : {},
+    );
   }
 
   /**

@@ -74,6 +74,38 @@ export type PeekedAlongside<Writes extends readonly { kind: AnyWriteKind; key: s
   counted: SlotAnswer | null;
 };
 
+/** A write a work may send under its lease: its kind and its key. */
+type WriteRef = { kind: AnyWriteKind; key: string };
+
+/**
+ * What a work holding a target's lease (WriteJournal.holding) has and may do: what was read in the
+ * step that took the lease, the settling of another write left open, and its own writes, each
+ * exactly once. An intent read with the lease is handed to its write, never read again.
+ */
+export interface HeldTarget<Writes extends readonly WriteRef[] = [], T = never, S = never> extends PeekedAlongside<Writes, T, S> {
+  readonly target: WriteTarget;
+  /** Another write's intent still open on the target after trying to settle it once; null when none is. */
+  settleOpen(): Promise<WriteIntent | null>;
+  /** The record asked for (`record`), read again: settling another write may have written it. */
+  readRecord(): Promise<T | null>;
+  /** Whether this intent's request may have left: its outcome is the journal's to answer, never a second send. */
+  wasSent<I extends WriteIntent>(intent: I | null | undefined): intent is I;
+  /** One write of `kind` under `key`: its outcome, `outcome_pending`, or the platform's refusal. */
+  send<P, Rq, O>(kind: WriteKind<P, Rq, O>, key: string, payload: P): Promise<O>;
+}
+
+/** What `holding` reads in the step that takes the lease, and how it waits for the lease. */
+export interface HoldingOptions<Writes extends readonly WriteRef[], T, S> {
+  /** The intents of these writes (a retry's outcome answers it without a send). */
+  peek?: Writes;
+  /** A record the target keeps beside its writes (the card on file, a quote's booking). */
+  record?: TargetRecord<T>;
+  alongside?: AlongsideLease<S>;
+  waitMs?: number;
+  /** See LeaseOptions: the work's last step is one of its writes. */
+  endsWithWrite?: boolean;
+}
+
 /** A read step's answer: the value, or null for a missing key (or a step that did not run). */
 function textOf(answer: unknown): string | null {
   return typeof answer === 'string' ? answer : null;
@@ -135,6 +167,79 @@ export class WriteJournal {
     this.settleMs = config.get('reservationWrites', { infer: true }).settleMs;
     const redis = config.get('redis', { infer: true });
     this.replicaAcks = { replicas: redis.waitReplicas, timeoutMs: redis.waitTimeoutMs };
+  }
+
+  /**
+   * One write of `kind` under `key` on `target`, exactly once: takes the target's lease, settles any
+   * other write left open on it, fences, sends, records, and answers the outcome (or
+   * `outcome_pending`, or the platform's refusal). `waitMs`: how long to wait for another holder.
+   */
+  write<P, Rq, O>(target: WriteTarget, kind: WriteKind<P, Rq, O>, key: string, payload: P, options: { waitMs?: number } = {}): Promise<O> {
+    return this.holding(target, (held) => held.send(kind, key, payload), options);
+  }
+
+  /**
+   * Runs `work` holding the target's lease, with what `options` asks for read in the step that
+   * takes it (one round trip), for a feature whose writes depend on what it reads first (a card's
+   * session, a booking's record) or that sends several. Its writes go through `held.send`.
+   */
+  holding<const Writes extends readonly WriteRef[] = [], R = unknown, T = never, S = never>(
+    target: WriteTarget,
+    work: (held: HeldTarget<Writes, T, S>) => Promise<R>,
+    options: HoldingOptions<Writes, T, S> = {},
+  ): Promise<R> {
+    const { peek, record, alongside, ...leaseOptions } = options;
+    if (!peek && !record && !alongside) {
+      const nothingRead = {
+        intents: [] as unknown as Peeked<Writes, T>['intents'],
+        openIntentId: null,
+        record: null,
+        read: null,
+        counted: null,
+      };
+      return this.leases.withLease(
+        target,
+        (lease) => work(this.held(lease, [] as unknown as Writes, nothingRead, record, false)),
+        leaseOptions,
+      );
+    }
+    const writes = (peek ?? []) as unknown as Writes;
+    return this.leaseAndPeek(target, writes, record, (lease, peeked) => work(this.held(lease, writes, peeked, record, true)), {
+      ...leaseOptions,
+      ...(alongside ? { alongside } : {}),
+    });
+  }
+
+  private held<const Writes extends readonly WriteRef[], T, S>(
+    lease: ReservationLease,
+    writes: Writes,
+    peeked: PeekedAlongside<Writes, T, S>,
+    record: TargetRecord<T> | undefined,
+    pointerRead: boolean,
+  ): HeldTarget<Writes, T, S> {
+    const ownIds = writes.map(({ kind, key }) => intentIdOf(kind.name, key));
+    // Settled: no pointer, or one of this work's own writes (its intent, handed to its send, decides).
+    let settled = pointerRead && (peeked.openIntentId === null || ownIds.includes(peeked.openIntentId));
+    let pointer: string | null | undefined = pointerRead ? peeked.openIntentId : undefined;
+    const handed = new Set<number>();
+    return {
+      ...peeked,
+      target: lease.target,
+      settleOpen: async () => {
+        const open = await this.settleOpen(lease, pointer);
+        pointer = undefined;
+        if (!open) settled = true;
+        return open;
+      },
+      readRecord: async () => (record ? (await this.peek(lease.target, [], record)).record : null),
+      wasSent: <I extends WriteIntent>(intent: I | null | undefined): intent is I => !!intent && !mayResend(intent.state),
+      send: <P, Rq, O>(kind: WriteKind<P, Rq, O>, key: string, payload: P) => {
+        const index = writes.findIndex((write) => write.kind === kind && write.key === key);
+        const earlier = index >= 0 && !handed.has(index) ? (peeked.intents[index] as WriteIntent<Rq, O> | null) : undefined;
+        if (index >= 0) handed.add(index);
+        return this.perform(lease, kind, key, payload, { ...(earlier !== undefined ? { earlier } : {}), openSettled: settled });
+      },
+    };
   }
 
   /** The intent of this kind and key on the target, if any. */

@@ -10,11 +10,10 @@ import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamError } from '../upstream/upstream-error';
-import { AttachedMethod, BookingHold, HoldEnded, PaymentMethodWrite } from './payment-method.write-kind';
+import { AttachedMethod, AttachIntent, BookingHold, HoldEnded, PaymentMethodWrite } from './payment-method.write-kind';
 import { alreadyPaid, CARD_ON_FILE, CardOnFile, CardsOnFile } from '../sessions/cards-on-file';
-import { ReservationLease, ReservationLeases } from '../journal/reservation-leases';
-import { mayResend, onReservation, reservationOf, sessionRefOf, WriteIntent } from '../journal/write-intent';
-import { Standing, WriteJournal } from '../journal/write-journal';
+import { onReservation } from '../journal/write-intent';
+import { HeldTarget, WriteJournal } from '../journal/write-journal';
 import { MetricsService } from '../metrics/metrics.service';
 import { attachKey } from '../sessions/attach-key';
 import { PaymentProviders } from '../upstream/payment-providers';
@@ -52,14 +51,17 @@ interface ReturnAnswer {
   counted: string;
 }
 
-/** The journal's key of an attach and what the caller already read of it under the lease. */
-interface AttachIntent extends Standing<unknown, AttachedMethod> {
+/** The journal's key of an attach, and what the request already knows for it. */
+interface AttachStep {
   key: string;
   /** The request's answer, stored in the step that records the session's outcome (see ViewBeside). */
   answered?: ViewBeside;
   /** A booking's hold as read under this lease before tokenizing (the methods charging it): the attach's snapshot, not read twice. */
   charging?: string[];
 }
+
+/** What an attach needs of the reservation it holds: its one journaled send. */
+type Attaching = Pick<HeldTarget, 'send'>;
 
 const SUBMITTABLE = new Set(['requires_payment_method', 'requires_action', 'failed']);
 const ATTEMPT_TTL_MS = 30 * 60_000;
@@ -93,7 +95,6 @@ export class CardPaymentsService implements AttachProgress {
     private readonly config: ConfigService<AppConfig, true>,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
-    private readonly leases: ReservationLeases,
     private readonly journal: WriteJournal,
     private readonly paymentMethods: PaymentMethodWrite,
     private readonly cards: CardsOnFile,
@@ -205,14 +206,14 @@ export class CardPaymentsService implements AttachProgress {
     if (!known) return this.refusedReturn(sessionId);
     let holding = false;
     try {
-      return await this.leases.withLease(
+      return await this.journal.holding(
         onReservation(known.reservationId),
-        async (lease) => {
+        async (held) => {
           holding = true;
           // Another arrival of this return may have held the reservation first: then it is the duplicate.
           const consumed = await this.presentedState(() => this.states.consume(sessionId, outcome, stateValue), sessionId, outcome);
           if ('answer' in consumed) return consumed.answer;
-          return this.returnHolding(sessionId, outcome, consumed.attemptId, lease);
+          return this.returnHolding(sessionId, outcome, consumed.attemptId, held);
         },
         { waitMs: RETURN_LEASE_WAIT_MS },
       );
@@ -255,7 +256,7 @@ export class CardPaymentsService implements AttachProgress {
   }
 
   /** A return's own step, holding the reservation and its consumed state: attach, or record the failure. */
-  private async returnHolding(sessionId: string, outcome: ThreeDsOutcome, attempt: string, lease: ReservationLease): Promise<ReturnAnswer> {
+  private async returnHolding(sessionId: string, outcome: ThreeDsOutcome, attempt: string, held: Attaching): Promise<ReturnAnswer> {
     const session = await this.sessions.load(sessionId);
     const pending = session?.pendingAttempt;
     const waiting = session?.status === 'requires_action' || (session !== null && phaseOf(session) === 'replacing');
@@ -269,7 +270,7 @@ export class CardPaymentsService implements AttachProgress {
       ).catch(() => undefined);
       return { status: 'failed', counted: 'failed' };
     }
-    const view = await this.attach(session, pending, lease, { key: attachKey(sessionId, `attempt:${pending.id}`) });
+    const view = await this.attach(session, pending, held, { key: attachKey(sessionId, `attempt:${pending.id}`) });
     return { status: view.status === 'succeeded' ? 'succeeded' : 'failed', counted: view.status };
   }
 
@@ -361,7 +362,7 @@ export class CardPaymentsService implements AttachProgress {
     known: CheckoutSession,
     idempotencyKey: string,
     answered: ViewBeside | undefined,
-    attach: (session: CheckoutSession, lease: ReservationLease, intent: AttachIntent) => Promise<CheckoutSessionView>,
+    attach: (session: CheckoutSession, held: Attaching, step: AttachStep) => Promise<CheckoutSessionView>,
   ): Promise<CheckoutSessionView> {
     const key = attachKey(known.id, `key:${idempotencyKey}`);
     const attempt = this.limits.cardAttempting(known.reservationId);
@@ -369,21 +370,22 @@ export class CardPaymentsService implements AttachProgress {
     // One step: the lease, what the journal holds for this key, the session as it is now (read
     // holding the lease), and the card-testing guard's count of both shapes (docs/product-spec.md §7),
     // before anything reaches the upstream. The attach is the last write under the lease.
-    return this.journal.leaseAndPeek(
+    return this.journal.holding(
       onReservation(known.reservationId),
-      [{ kind: this.paymentMethods, key }],
-      CARD_ON_FILE,
-      async (lease, { intents: [earlier], openIntentId, record: card, read: stored, counted }) => {
-        if (earlier && !mayResend(earlier.state)) return this.resume(known.id, { key, earlier, answered }, lease);
-        const session = await this.submittable(known.id, lease, { openIntentId, card, read: stored });
+      async (held) => {
+        const [earlier] = held.intents;
+        if (held.wasSent(earlier)) return this.resume(known.id, earlier, held, { key, answered });
+        const session = await this.submittable(known, held);
         // Not counted in that step (it found this key's intent, or a card on file), yet an attach goes
         // out: one resent after the earlier surely never happened, or a replacement the session turned
         // to meanwhile. It spends its attempt in a step of its own: the guard has no side door.
-        if (counted) attempt.admit(counted);
+        if (held.counted) attempt.admit(held.counted);
         else await this.limits.cardAttempt(session.reservationId);
-        return attach(session, lease, { key, earlier, openSettled: true, answered });
+        return attach(session, held, { key, answered });
       },
       {
+        peek: [{ kind: this.paymentMethods, key }] as const,
+        record: CARD_ON_FILE,
         endsWithWrite: true,
         alongside: {
           read: readable ?? undefined,
@@ -400,22 +402,22 @@ export class CardPaymentsService implements AttachProgress {
    * of this service's on file, a status that takes a card.
    */
   private async submittable(
-    sessionId: string,
-    lease: ReservationLease,
-    standing: { openIntentId: string | null; card: CardOnFile | null; read?: (() => Promise<CheckoutSession | null>) | null },
+    known: CheckoutSession,
+    held: Pick<HeldTarget<[], CardOnFile, CheckoutSession | null>, 'openIntentId' | 'record' | 'read' | 'settleOpen'>,
   ): Promise<CheckoutSession> {
-    if (standing.openIntentId) {
-      const open = await this.journal.settleOpen(lease, standing.openIntentId);
+    const sessionId = known.id;
+    let standing = { card: held.record, read: held.read };
+    if (held.openIntentId) {
+      const open = await held.settleOpen();
       if (open) {
         // This session's own card may still land (its replica died or timed out): the session says so.
-        if (open.kind === 'payment-method' && sessionRefOf(open.context) === RedisKeys.sessionRef(sessionId))
-          await this.markProcessing(sessionId);
+        if (this.paymentMethods.isAttachOf(open, sessionId)) await this.markProcessing(sessionId);
         throw DomainError.outcomePending(
           'An earlier payment step on this reservation is still being confirmed with the booking platform; nothing else is sent until it is. Try again in a moment.',
         );
       }
       // Settling it may have put a card on file, and moved the session: both are read again.
-      standing = { openIntentId: null, card: await this.cards.onFile(reservationOf(lease.target)) };
+      standing = { card: await this.cards.onFile(known.reservationId), read: null };
     }
     // `read`: the session as read with the lease (none: read it now).
     const session = standing.read ? await standing.read() : await this.sessions.require(sessionId);
@@ -436,14 +438,7 @@ export class CardPaymentsService implements AttachProgress {
    * A request whose attach was already sent under this Idempotency-Key: its outcome (found by
    * reconciliation when it was unclear), never a second attach.
    */
-  private async resume(
-    sessionId: string,
-    intent: AttachIntent & {
-      earlier: WriteIntent<{ tokenId: string; paymentProviderId: string; last4: string; brand?: string }, AttachedMethod>;
-    },
-    lease: ReservationLease,
-  ): Promise<CheckoutSessionView> {
-    const { earlier } = intent;
+  private async resume(sessionId: string, earlier: AttachIntent, held: Attaching, step: AttachStep): Promise<CheckoutSessionView> {
     const session = await this.sessions.require(sessionId);
     const { request } = earlier;
     const attempt: PendingAttempt = {
@@ -453,14 +448,14 @@ export class CardPaymentsService implements AttachProgress {
       last4: request.last4,
       brand: request.brand,
     };
-    return this.attach(session, attempt, lease, intent);
+    return this.attach(session, attempt, held, step);
   }
 
   private async attach(
     session: CheckoutSession,
     attempt: PendingAttempt,
-    lease: ReservationLease,
-    intent: AttachIntent,
+    held: Attaching,
+    intent: AttachStep,
   ): Promise<CheckoutSessionView> {
     const replacement = phaseOf(session) === 'replacing';
     // A booking's hold is the platform's: the kind reads its reservation (unless read already under this lease) as the attach's snapshot.
@@ -470,24 +465,18 @@ export class CardPaymentsService implements AttachProgress {
         : undefined;
     let method: AttachedMethod;
     try {
-      method = await this.journal.perform(
-        lease,
-        this.paymentMethods,
-        intent.key,
-        {
-          session,
-          attemptId: attempt.id,
-          tokenId: attempt.tokenId,
-          paymentProviderId: attempt.paymentProviderId,
-          last4: attempt.last4,
-          ...(attempt.brand ? { brand: attempt.brand } : {}),
-          replacing: replacement,
-          ...(hold ? { hold } : {}),
-          // A booking that confirms on its card: the confirmation is recorded with the card, in one step.
-          confirmsBooking: session.booking?.status === 'reserved' && this.config.get('booking', { infer: true }).confirmation === 'instant',
-        },
-        intent,
-      );
+      method = await held.send(this.paymentMethods, intent.key, {
+        session,
+        attemptId: attempt.id,
+        tokenId: attempt.tokenId,
+        paymentProviderId: attempt.paymentProviderId,
+        last4: attempt.last4,
+        ...(attempt.brand ? { brand: attempt.brand } : {}),
+        replacing: replacement,
+        ...(hold ? { hold } : {}),
+        // A booking that confirms on its card: the confirmation is recorded with the card, in one step.
+        confirmsBooking: session.booking?.status === 'reserved' && this.config.get('booking', { infer: true }).confirmation === 'instant',
+      });
     } catch (error) {
       return this.attachFailed(session, error);
     }

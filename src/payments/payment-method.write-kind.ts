@@ -85,6 +85,9 @@ function unreadable(cause: unknown, before: string): DomainError {
   );
 }
 
+/** An attach as the journal keeps it: what was sent (no card data) and, once it landed, the method. */
+export type AttachIntent = WriteIntent<AttachRequest, AttachedMethod>;
+
 /**
  * A payment method attached to a reservation (docs/product-spec.md §3, §6). The snapshot is the
  * platform's word on one card per reservation: a method already there refuses the attach (409
@@ -105,6 +108,11 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     private readonly followUps: FollowUps,
   ) {
     super(guesty);
+  }
+
+  /** Whether `intent` is an attach of this session's card. */
+  isAttachOf(intent: WriteIntent, sessionId: string): boolean {
+    return intent.kind === this.name && sessionRefOf(intent.context) === RedisKeys.sessionRef(sessionId);
   }
 
   describe(_target: WriteTarget, payload: PaymentMethodPayload) {

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { JournalModule } from '../journal/journal.module';
 import { AbuseModule } from '../common/abuse/abuse.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { UpstreamModule } from '../upstream/upstream.module';
@@ -14,7 +13,7 @@ import { SessionCharges } from './session-charges';
  * polls (by session) and the diagnostics for operators (by reservation).
  */
 @Module({
-  imports: [UpstreamModule, AbuseModule, SessionsModule, JournalModule],
+  imports: [UpstreamModule, AbuseModule, SessionsModule],
   controllers: [PaymentStatusController, PaymentDiagnosticsController],
   providers: [PaymentDiagnosticsService, PaymentStatusPolls, SessionCharges],
 })
