@@ -204,6 +204,18 @@ const noRawOwnedWrite = {
     };
   },
 };
+/**
+ * A batch step written out (`{ op: … }`) outside redis/, journal/ and the sessions' store: every
+ * other room builds its steps with redis/'s `steps`, named by what they mean.
+ */
+const STEP_WRITERS = ['src/redis/**/*.ts', 'src/journal/**/*.ts', 'src/sessions/checkout-sessions.store.ts'];
+const BATCH_STEPS = [
+  {
+    selector: "ObjectExpression > Property[computed=false][key.name='op']",
+    message:
+      "only redis/, journal/ and the sessions' store write batch steps out: build them with redis/'s `steps` (docs/architecture.md rule 2)",
+  },
+];
 const MAP_RULES = { plugins: { map: { rules: { 'no-raw-owned-write': noRawOwnedWrite } } } };
 const SESSION_KEYS = {
   // readable: the session SessionState lets another room read beside a key of its slot; storedAt, the store's own.
@@ -307,12 +319,18 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     ignores: ['src/upstream/**', 'src/**/*.write-kind.ts', 'src/main.ts', '**/*.spec.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...WRITE_SENDS, ...NO_DYNAMIC_IMPORTS, ...BATCH_STEPS] },
+  },
+  {
+    // The rooms that speak the store's step language (docs/architecture.md rule 2).
+    files: STEP_WRITERS,
+    ignores: ['**/*.spec.ts'],
     rules: { 'no-restricted-syntax': ['error', ...WRITE_SENDS, ...NO_DYNAMIC_IMPORTS] },
   },
   {
     files: ['src/upstream/**/*.ts', 'src/**/*.write-kind.ts'],
     ignores: ['**/*.spec.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...NO_DYNAMIC_IMPORTS] },
+    rules: { 'no-restricted-syntax': ['error', ...NO_DYNAMIC_IMPORTS, ...BATCH_STEPS] },
   },
   { files: ['src/main.ts'], rules: { 'no-restricted-syntax': ['error', ...WRITE_SENDS] } },
   // A session record is written by sessions/ alone, a journal key by journal/ alone (docs/architecture.md rule 4);

@@ -159,7 +159,7 @@ const touches = (file: string, body: string): Probe => ({
   file,
   imports: '',
   text:
-    "import { KeyValueStore } from '../redis/key-value-store';\nimport { RedisKeys } from '../redis/redis-keys';\n" +
+    "import { KeyValueStore, steps } from '../redis/key-value-store';\nimport { RedisKeys } from '../redis/redis-keys';\n" +
     `export async function touch(store: KeyValueStore, keys: RedisKeys, sessions: { readable(id: string): { key: string } }, leases: { writesOf(target: unknown): { openIntent: string } }) {\n${body}\n}\n`,
 });
 const SESSION_WRITE_RULE =
@@ -168,6 +168,24 @@ const JOURNAL_WRITE_RULE =
   "map/no-raw-owned-write: only journal/ writes the journal's keys (intents, the open-intent pointer, lease, spacing, follow-ups, generation): hand WriteJournal a write kind (docs/write-journal.md)";
 const RECORD_WRITE_RULE =
   "map/no-raw-owned-write: only its owner writes a record kept beside a target's writes: the card on file through CardsOnFile (sessions/cards-on-file.ts) or the payment-method kind, a quote's booking through the reservation-create kind";
+const STEP_RULE =
+  "no-restricted-syntax: only redis/, journal/ and the sessions' store write batch steps out: build them with redis/'s `steps` (docs/architecture.md rule 2)";
+/** A batch step written out in a room that is not the store's: a controller, the idempotency records, a write kind. */
+const refusedSteps: Probe[] = [
+  touches('src/payments/payment-method.controller.ts', "  await store.batch([{ op: 'set', key: 'k', value: 'v', ttlMs: 1 }]);"),
+  touches('src/common/idempotency/idempotency.service.ts', "  await store.batch([{ op: 'requireEquals', key: 'k', value: 'v' }]);"),
+  touches('src/invoices/invoice-item.write-kind.ts', "  await store.batch([{ op: 'delete', key: 'k' }]);"),
+];
+/** The store's own rooms write steps out; the others build them with `steps`. */
+const passedSteps: Probe[] = [
+  touches('src/journal/write-journal.ts', "  await store.batch([{ op: 'get', key: 'k' }]);"),
+  touches('src/sessions/checkout-sessions.store.ts', "  await store.batch([{ op: 'get', key: 'k' }]);"),
+  {
+    file: 'src/common/idempotency/idempotency.service.ts',
+    imports: '',
+    text: "import { KeyValueStore, steps } from '../../redis/key-value-store';\nexport const touch = (store: KeyValueStore) => store.batch(steps.replaceHeld('k', 'claim', 'v', 1));\n",
+  },
+];
 /** A raw store write of a session record outside sessions/: by a call, a held key, or a batch step. */
 const refusedSessionWrites: Probe[] = [
   touches('src/payments/card-payments.service.ts', "  await store.set(keys.checkoutSession('ref-1'), '{}');"),
@@ -211,7 +229,7 @@ const passedOwnedWrites: Probe[] = [
   touches('src/booking/reservation-create.write-kind.ts', "  await store.set(keys.quoteWrites('q-1').booking, '{}');"),
   touches(
     'src/payments/card-payments.service.ts',
-    "  const { key } = sessions.readable('cs_1');\n  await store.batch([{ op: 'get', key }]);\n  await store.claimBeside(keys.idempotencyRecord('s', 'k'), 'c', 1, key);",
+    "  const { key } = sessions.readable('cs_1');\n  await store.batch([steps.read(key)]);\n  await store.claimBeside(keys.idempotencyRecord('s', 'k'), 'c', 1, key);",
   ),
 ];
 
@@ -234,6 +252,8 @@ const linted = lintAll({
   passedWrites,
   refusedComputedWrites,
   refusedDynamic,
+  refusedSteps,
+  passedSteps,
   passedDynamic,
   refusedSessionWrites,
   refusedJournalWrites,
@@ -279,6 +299,11 @@ describe('every upstream write through the journal, enforced by lint (docs/archi
 describe('no way around the map or the journal that lint cannot see', () => {
   it('fails a send by a computed method name (guesty["attachPaymentMethod"])', () => {
     expect(linted.refusedComputedWrites.filter((messages) => !messages.includes(WRITE_RULE))).toEqual([]);
+  });
+
+  it("fails a batch step written out beside the store's rooms, and passes one built with `steps`", () => {
+    expect(linted.refusedSteps.filter((messages) => !messages.includes(STEP_RULE))).toEqual([]);
+    expect(linted.passedSteps).toEqual([[], [], []]);
   });
 
   it('fails a dynamic import or a relative require from a room, and passes main.ts loading the simulator', () => {

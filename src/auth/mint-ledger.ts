@@ -1,4 +1,4 @@
-import { BatchStep, KeyValueStore } from '../redis/key-value-store';
+import { BatchStep, KeyValueStore, steps } from '../redis/key-value-store';
 
 export const LEDGER_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -42,7 +42,7 @@ export class MintLedger {
   writeBackStep(): (BatchStep & { op: 'set' }) | null {
     const mints = this.recent(this.known);
     if (this.unrecorded || mints.length === 0) return null;
-    return { op: 'set', key: this.key, value: JSON.stringify(mints), ttlMs: LEDGER_WINDOW_MS, ifAbsent: true };
+    return steps.writeIfMissing(this.key, JSON.stringify(mints), LEDGER_WINDOW_MS);
   }
 
   /** Puts the local copy back when the shared one is gone, or lacks a mint Redis could not take. */

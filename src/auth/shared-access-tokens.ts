@@ -10,7 +10,7 @@ import { GuestyTokenIssuer } from '../upstream/guesty-token-issuer';
 import { UpstreamError } from '../upstream/upstream-error';
 import { UpstreamMetrics } from '../upstream/upstream-metrics';
 import { MetricsService } from '../metrics/metrics.service';
-import { KeyValueStore } from '../redis/key-value-store';
+import { KeyValueStore, steps } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { LEDGER_WINDOW_MS, MintLedger } from './mint-ledger';
 import { SealedToken, TokenCipher } from './token-cipher';
@@ -306,10 +306,7 @@ export class SharedAccessTokens extends AccessTokens implements OnApplicationShu
       } else {
         // The usual tick: the token and the ledger put back where Redis lost them, in one step.
         const ledger = this.ledger.writeBackStep();
-        const [wrote] = await this.store.batch([
-          { op: 'set', key: this.keys.token, value: held.record, ttlMs, ifAbsent: true },
-          ...(ledger ? [ledger] : []),
-        ]);
+        const [wrote] = await this.store.batch([steps.writeIfMissing(this.keys.token, held.record, ttlMs), ...(ledger ? [ledger] : [])]);
         restored = wrote === true;
         if (!ledger) await this.ledger.writeBack();
       }

@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { Clock } from '../common/clock';
 import { AppConfig, BookingHold } from '../config/app-config';
 import { SealedValue } from '../redis/at-rest-cipher';
-import { BatchStep, KeyValueStore } from '../redis/key-value-store';
+import { BatchStep, KeyValueStore, steps } from '../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { GuestyClient } from '../upstream/guesty-client';
 import { ReservedUntil } from '../upstream/platform-results';
@@ -160,7 +160,7 @@ export class ReservationCreateWrite extends JournaledWrite<ReservationCreatePayl
 
   override alongside(intent: WriteIntent<ReservationCreateRequest, CreatedReservation>, outcome: CreatedReservation): BatchStep[] {
     const record: BookingRecord = { keyDigest: intent.request.keyDigest, reservation: outcome };
-    return [{ op: 'set', key: this.writesOf(intent.target).booking, value: JSON.stringify(record), ttlMs: BOOKING_RECORD_TTL_MS }];
+    return [steps.write(this.writesOf(intent.target).booking, JSON.stringify(record), BOOKING_RECORD_TTL_MS)];
   }
 
   /** The session opened on the quote's reservation (by its ref), beside its booking: a retry of the key answers it. */

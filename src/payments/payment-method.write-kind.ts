@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { ProductEventBus } from '../common/events/product-event-bus';
-import { BatchStep } from '../redis/key-value-store';
+import { BatchStep, steps } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentMethodOnFile } from '../upstream/platform-results';
@@ -214,7 +214,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     // The booking's confirmation is due from the step the card lands in, not from this replica's memory.
     const confirm =
       sessionRef && intent.context.confirmsBooking ? [this.followUps.step({ kind: 'confirm-booking', reservationId, sessionRef })] : [];
-    return [...card, ...confirm, { op: 'delete', key: this.keys.paymentStatus(reservationId).answer }];
+    return [...card, ...confirm, steps.remove(this.keys.paymentStatus(reservationId).answer)];
   }
 
   /** The sweep (or another request) settled an attach its own request could not: its session is told. */

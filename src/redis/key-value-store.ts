@@ -69,6 +69,31 @@ export function recordVia<T, U>(read: RecordRead<T>, via: (record: T) => Promise
   return { key: read.key, open: async (stored) => via(await read.open(stored)) };
 }
 
+/**
+ * The steps other rooms put in a batch, by what they mean: the step language stays in redis/ (lint
+ * refuses a step written out elsewhere, docs/architecture.md rule 2).
+ */
+export const steps = {
+  read: (key: string): BatchStep & { op: 'get' } => ({ op: 'get', key }),
+  /** How long until the key expires, in ms (negative: no such key, or no expiry). */
+  expiresIn: (key: string): BatchStep & { op: 'ttl' } => ({ op: 'ttl', key }),
+  write: (key: string, value: string, ttlMs: number): BatchStep & { op: 'set' } => ({ op: 'set', key, value, ttlMs }),
+  /** Written only where the key is missing; answers whether it wrote, and stops nothing after it. */
+  writeIfMissing: (key: string, value: string, ttlMs: number): BatchStep & { op: 'set' } => ({
+    op: 'set',
+    key,
+    value,
+    ttlMs,
+    ifAbsent: true,
+  }),
+  remove: (key: string): BatchStep & { op: 'delete' } => ({ op: 'delete', key }),
+  /** `value` over the key only while it still holds `held` (a claim): the first answer says whether it did. */
+  replaceHeld: (key: string, held: string, value: string, ttlMs: number): BatchStep[] => [
+    { op: 'requireEquals', key, value: held },
+    { op: 'set', key, value, ttlMs },
+  ],
+};
+
 /** A takeSlot step for `request`, unless one of `unlessPresent` holds a value. */
 export function slotStep(request: SlotRequest, unlessPresent: readonly string[] = []): BatchStep & { op: 'takeSlot' } {
   assertSlotRequest(request);

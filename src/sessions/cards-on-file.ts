@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainError } from '../common/errors/domain-error';
-import { BatchAnswer, BatchStep, KeyValueStore, SlotAnswer, SlotRequest, slotAnswerOf, slotStep } from '../redis/key-value-store';
+import { BatchAnswer, BatchStep, KeyValueStore, SlotAnswer, SlotRequest, slotAnswerOf, slotStep, steps } from '../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 
@@ -71,7 +71,7 @@ export class CardsOnFile {
     const cardKey = this.keys.reservationWrites(reservationId).card;
     const otherSlot = whenCounted.map((step) => ({ ...step, otherSlot: true as const }));
     const [present, counted, ...after] = await this.store
-      .batch([{ op: 'get', key: cardKey }, slotStep(count, [cardKey]), ...otherSlot])
+      .batch([steps.read(cardKey), slotStep(count, [cardKey]), ...otherSlot])
       .catch((cause: unknown) => {
         throw DomainError.storeUnavailable(cause);
       });
@@ -86,6 +86,6 @@ export class CardsOnFile {
 
   /** The same record as a step of the journal's outcome write (one round trip with it). */
   recordStep(reservationId: string, card: CardOnFile): [BatchStep & { op: 'set' }] {
-    return [{ op: 'set', key: this.keys.reservationWrites(reservationId).card, value: JSON.stringify(card), ttlMs: CARD_ON_FILE_TTL_MS }];
+    return [steps.write(this.keys.reservationWrites(reservationId).card, JSON.stringify(card), CARD_ON_FILE_TTL_MS)];
   }
 }

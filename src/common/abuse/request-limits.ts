@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig, RateLimit } from '../../config/app-config';
 import { MetricsService } from '../../metrics/metrics.service';
-import { KeyValueStore, SlotAnswer, SlotRequest } from '../../redis/key-value-store';
+import { KeyValueStore, SlotAnswer, SlotRequest, steps } from '../../redis/key-value-store';
 import type { RequestLimitName } from '../../redis/redis-keys';
 import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
@@ -258,7 +258,7 @@ export class RequestLimits {
    */
   async adminKeyAdmitted(ip: string): Promise<void> {
     const { pause } = this.keys.requestLimit('admin-keys', clientNetwork(ip));
-    const [left] = await this.store.batch([{ op: 'ttl', key: pause }]).catch(() => this.local.batch([{ op: 'ttl', key: pause }]));
+    const [left] = await this.store.batch([steps.expiresIn(pause)]).catch(() => this.local.batch([steps.expiresIn(pause)]));
     if (typeof left === 'number' && left > 0) {
       this.refuse('admin_keys', { granted: false, retryAfterMs: left }, 'Too many wrong operator keys from your network. Please wait.');
     }

@@ -6,7 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { idempotencyClaimMs, requestMayRunMs } from '../../config/timing-rules';
 import { MetricsService } from '../../metrics/metrics.service';
 import { AtRestCipher, AtRestCiphers } from '../../redis/at-rest-cipher';
-import { KeyValueStore, RecordRead, StepsBeside } from '../../redis/key-value-store';
+import { KeyValueStore, RecordRead, StepsBeside, steps } from '../../redis/key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
 import { StoreOutbox } from '../../redis/store-outbox';
 import { DomainError } from '../errors/domain-error';
@@ -172,15 +172,8 @@ export class IdempotencyService {
     let answeredBeside = false;
     const answering: AnswerBeside<T> = {
       // Only over this request's own claim, as keep() writes it.
-      steps: (done) => [
-        { op: 'requireEquals', key: recordKey, value: claim },
-        {
-          op: 'set',
-          key: recordKey,
-          value: JSON.stringify(this.doneRecord(recordKey, fingerprint, done)),
-          ttlMs: IDEMPOTENCY_RECORD_TTL_MS,
-        },
-      ],
+      steps: (done) =>
+        steps.replaceHeld(recordKey, claim, JSON.stringify(this.doneRecord(recordKey, fingerprint, done)), IDEMPOTENCY_RECORD_TTL_MS),
       written: () => {
         answeredBeside = true;
       },
@@ -234,10 +227,7 @@ export class IdempotencyService {
    */
   private async keep(recordKey: string, claim: string, record: IdempotencyRecord): Promise<void> {
     await this.outbox.write(recordKey, `idempotency record ${record.state}`, async () => {
-      const [ours] = await this.store.batch([
-        { op: 'requireEquals', key: recordKey, value: claim },
-        { op: 'set', key: recordKey, value: JSON.stringify(record), ttlMs: IDEMPOTENCY_RECORD_TTL_MS },
-      ]);
+      const [ours] = await this.store.batch(steps.replaceHeld(recordKey, claim, JSON.stringify(record), IDEMPOTENCY_RECORD_TTL_MS));
       if (ours !== true)
         // Also when the answer went in the session's step but its reply was lost (AnswerBeside): the record holds it.
         this.logger.warn(
