@@ -113,3 +113,102 @@ describe('booking: a reservation whose session cannot follow is canceled', () =>
     expect(dueLeft).toBe(0);
   });
 });
+
+/**
+ * The orphan cancel under the faults every upstream write meets (docs/product-spec.md §6): the
+ * platform acts but its answer is lost, or it acts after the service stopped waiting. Either way
+ * the reservation ends canceled, and exactly one cancel reaches the platform.
+ */
+describe('booking: an orphan cancel whose answer is lost or late is sent once', () => {
+  let world: SandboxedApps;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, {
+      env: {
+        CHECKOUT_IP_RATE_LIMIT: '10000/m',
+        BOOKING_HOLDS_PER_IP: '1000/h',
+        CHECKOUT_IP_READ_LIMIT: '10000/m',
+        UPSTREAM_TIMEOUT_MS: '1000',
+        UPSTREAM_DEADLINE_MS: '1500',
+      },
+      sandbox: { paymentVisibilityDelayMs: 0 },
+    });
+    redis = new Redis(testRedisUrl());
+  });
+
+  afterAll(async () => {
+    redis.disconnect();
+    await world.close();
+  });
+
+  /** A booking whose account goes offline while its reservation is made, with `fault` on the request's cancel: the reservation made. */
+  async function orphaned(offsetDays: number, fault: () => void): Promise<string> {
+    const control = world.sandbox.control;
+    control.setProviderStatus(PROVIDER, 'ACTIVE');
+    world.clocks[0].advance(PAST_LOCAL_COPY_MS);
+    const keys = new RedisKeys(world.apps[0].config.redis.keyPrefix);
+    await redis.del(keys.cache('provider', LISTING));
+    const site = bookingClient(world.apps[0].url);
+    const quote = await site.quote({ listingId: LISTING, ...stay(offsetDays, 2), guestsCount: 2 }).expect(201);
+    const guest = newGuest();
+    const creates = control.counters.requests.reservationFromQuote ?? 0;
+    control.slowWrite('reservationFromQuote', { actAfterMs: 60_000, times: 1 });
+    const answer = site.book({ quoteId: quote.body.id, guest }, randomUUID()).then((response) => response);
+    await waitUntil(
+      () => Promise.resolve((control.counters.requests.reservationFromQuote ?? 0) > creates),
+      10_000,
+      'the create to reach the platform',
+    );
+    control.setProviderStatus(PROVIDER, 'INACTIVE');
+    world.clocks[0].advance(PAST_LOCAL_COPY_MS);
+    await redis.del(keys.cache('provider', LISTING));
+    fault();
+    control.actNow('reservationFromQuote');
+    expect((await answer).body.code).toBe('payment_account_unavailable');
+    const [booked] = control.getGuestsByEmail(guest.email);
+    return control.getGuestReservations(booked._id as string)[0]._id;
+  }
+
+  /** Sweeps, moving the clock past the follow-up's grace, until the reservation's follow-up is done. */
+  async function sweptUntilDone(reservationId: string): Promise<void> {
+    const due = new RedisKeys(world.apps[0].config.redis.keyPrefix).followUps().due;
+    await waitUntil(
+      async () => {
+        world.clocks[0].advance(FOLLOW_UP_GRACE_MS + 6_000);
+        await world.apps[0].app.get(JournalSweep).sweepOnce();
+        return (await redis.zrange(due, 0, -1)).every((member) => !member.includes(reservationId));
+      },
+      30_000,
+      "the sweep to finish the reservation's cancel",
+    );
+  }
+
+  it('the platform cancels but the answer is lost: the sweep finds it canceled and sends nothing again', async () => {
+    const control = world.sandbox.control;
+    const before = control.counters.requests.reservationStatus ?? 0;
+    const reservationId = await orphaned(90, () => control.dropConnection('reservationStatus', { times: 1, afterHandling: true }));
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
+    await sweptUntilDone(reservationId);
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
+    expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(1);
+  });
+
+  it('the platform cancels after the service stopped waiting: found by its re-read once it lands, sent once', async () => {
+    const control = world.sandbox.control;
+    const before = control.counters.requests.reservationStatus ?? 0;
+    const reservationId = await orphaned(100, () => control.slowWrite('reservationStatus', { actAfterMs: 60_000, times: 1 }));
+    // The request gave up on its cancel; the platform still holds it, so the reservation still holds the dates.
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
+    const due = new RedisKeys(world.apps[0].config.redis.keyPrefix).followUps().due;
+    world.clocks[0].advance(FOLLOW_UP_GRACE_MS + 6_000);
+    await world.apps[0].app.get(JournalSweep).sweepOnce();
+    // Not found yet, and not sent again: the cancel stays due while its outcome is open.
+    expect((await redis.zrange(due, 0, -1)).some((member) => member.includes(reservationId))).toBe(true);
+    expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(1);
+    control.actNow('reservationStatus');
+    await sweptUntilDone(reservationId);
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
+    expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(1);
+  });
+});
