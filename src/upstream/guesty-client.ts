@@ -74,6 +74,8 @@ interface OpenApiCall extends Omit<UpstreamCall, 'host' | 'headers'> {
   priority: Priority;
   /** A booking call: a refusal of the dates or terms is an answer, even as 401 (never a token problem). */
   bookingAnswer?: boolean;
+  /** Told once the call first holds its slot of the outbound budget (ReadBatches keeps a batch open until then). */
+  granted?: () => void;
 }
 
 const enc = encodeURIComponent;
@@ -156,8 +158,8 @@ export class GuestyClient {
   /** The last token an Open API call was answered 2xx with, and when: a later 4xx on a booking call is not that token's fault. */
   private proven?: { token: string; at: number };
   /** Reservation reads and folio overviews of concurrent requests, sent together (docs/upstream.md, "The surface of 2027"). */
-  private readonly reservationReads = new ReadBatches((ids, priority) => this.readReservations(ids, priority), 10);
-  private readonly overviewReads = new ReadBatches((ids, priority) => this.readFolioOverviews(ids, priority), 200);
+  private readonly reservationReads = new ReadBatches((ids, priority, granted) => this.readReservations(ids, priority, granted), 10);
+  private readonly overviewReads = new ReadBatches((ids, priority, granted) => this.readFolioOverviews(ids, priority, granted), 200);
 
   constructor(
     private readonly http: UpstreamHttp,
@@ -255,9 +257,10 @@ export class GuestyClient {
    * support case shows this read answering `[]` for a reservation that exists, so the product never
    * calls it "not found" on this read's word.
    */
-  async readReservations(reservationIds: string[], priority: Priority): Promise<(UpstreamReservationRead | null)[]> {
+  async readReservations(reservationIds: string[], priority: Priority, granted?: () => void): Promise<(UpstreamReservationRead | null)[]> {
     if (reservationIds.length > 10) throw new RangeError('reservations-v3 reads at most 10 reservations a call');
     const answer = await this.openApi({
+      ...(granted ? { granted } : {}),
       operation: 'getReservationsV3',
       kind: 'read',
       priority,
@@ -320,8 +323,13 @@ export class GuestyClient {
   }
 
   /** Up to 200 reservations' totals in one `GET /guest-folio/overview` (ids comma-separated, as the reference has it). */
-  private async readFolioOverviews(reservationIds: string[], priority: Priority): Promise<(UpstreamFolioOverviewLine | undefined)[]> {
+  private async readFolioOverviews(
+    reservationIds: string[],
+    priority: Priority,
+    granted?: () => void,
+  ): Promise<(UpstreamFolioOverviewLine | undefined)[]> {
     const answer = await this.openApi({
+      ...(granted ? { granted } : {}),
       operation: 'getFolioOverview',
       kind: 'read',
       priority,
@@ -619,13 +627,14 @@ export class GuestyClient {
     );
   }
 
-  private async openApi(call: OpenApiCall): Promise<UpstreamAnswer & { refusal: BookingRefusal | null }> {
+  private async openApi({ granted, ...call }: OpenApiCall): Promise<UpstreamAnswer & { refusal: BookingRefusal | null }> {
     const { callDeadlineMs } = this.config.get('guesty', { infer: true });
     const deadline = Date.now() + (call.kind === 'read' ? callDeadlineMs : callDeadlineMs * 1.5);
     let token: AccessToken = await this.tokens.current();
     let reminted = false;
     for (let attempt = 0; ; attempt += 1) {
       await this.slot(call.priority, deadline);
+      if (attempt === 0) granted?.();
       // A write never leaves past its deadline (a stalled loop, a frozen process): the journal's settle horizon counts on it.
       if (call.kind === 'write' && Date.now() > deadline) {
         throw new UpstreamError(

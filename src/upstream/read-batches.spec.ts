@@ -45,3 +45,55 @@ describe('ReadBatches (reads of concurrent requests sent together)', () => {
     expect(calls).toHaveLength(2);
   });
 });
+
+describe('ReadBatches under a busy budget', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  /** A platform whose calls wait for their budget slot until the test grants it. */
+  function busyPlatform() {
+    const calls: { keys: string[]; grant: () => void }[] = [];
+    const batches = new ReadBatches<string>((keys, _priority, granted) => {
+      let grant!: () => void;
+      const slot = new Promise<void>((resolve) => (grant = resolve));
+      calls.push({ keys, grant });
+      return slot.then(() => {
+        granted?.();
+        return keys.map((key) => `read of ${key}`);
+      });
+    }, 10);
+    return { calls, batches };
+  }
+
+  it('keeps the reads asked for while a call waits for its slot, and sends them together (at most 10 a call)', async () => {
+    const { calls, batches } = busyPlatform();
+    const first = batches.load('res-0', 'checkout');
+    await jest.advanceTimersByTimeAsync(6);
+    expect(calls.map((call) => call.keys)).toEqual([['res-0']]);
+    // Fifteen more, each in a batch window of its own, while the first call still waits for its slot.
+    const later = [];
+    for (let index = 1; index <= 15; index += 1) {
+      later.push(batches.load(`res-${index}`, 'checkout'));
+      await jest.advanceTimersByTimeAsync(6);
+    }
+    expect(calls).toHaveLength(1);
+    calls[0].grant();
+    await jest.advanceTimersByTimeAsync(6);
+    expect(calls.map((call) => call.keys.length)).toEqual([1, 10, 5]);
+    calls.slice(1).forEach((call) => call.grant());
+    await expect(Promise.all([first, ...later])).resolves.toEqual(Array.from({ length: 16 }, (_, index) => `read of res-${index}`));
+  });
+
+  it('waits at most a second for an earlier call: a budget that never grants it does not hold the next reads', async () => {
+    const { calls, batches } = busyPlatform();
+    void batches.load('res-0', 'checkout');
+    await jest.advanceTimersByTimeAsync(6);
+    const next = batches.load('res-1', 'checkout');
+    await jest.advanceTimersByTimeAsync(900);
+    expect(calls).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(200);
+    expect(calls.map((call) => call.keys)).toEqual([['res-0'], ['res-1']]);
+    calls[1].grant();
+    await expect(next).resolves.toBe('read of res-1');
+  });
+});

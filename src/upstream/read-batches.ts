@@ -6,17 +6,24 @@ import { Priority } from './outbound-rate-limiter';
  * busy minute share calls, short beside the platform's own latency.
  */
 export const READ_BATCH_WINDOW_MS = 5;
+/** How long a batch waits, at most, for the call before it to be granted its budget slot. */
+export const READ_BATCH_HOLD_MS = 1_000;
+
+/** `granted`: told once the call holds its slot of the outbound budget and is about to leave. */
+export type BatchRead<V> = (keys: string[], priority: Priority, granted: () => void) => Promise<V[]>;
 
 /**
- * Reads the platform answers for many keys in one call (Reservations V3: 10 ids; the folio overview:
- * 200), asked for by separate requests: those of one priority within READ_BATCH_WINDOW_MS leave
- * together, `max` keys a call. Nothing is remembered past the call: a batch is as fresh as a single read.
+ * Reads the platform answers for many keys a call (Reservations V3: 10; the folio overview: 200):
+ * one priority's reads within READ_BATCH_WINDOW_MS leave together. While a call waits for its budget
+ * slot (a flood), the next batch keeps taking keys, so a busy budget is spent on full calls.
  */
 export class ReadBatches<V> {
   private readonly loaders = new Map<Priority, DataLoader<string, V>>();
+  /** The last call of each priority not yet granted its slot. */
+  private readonly ungranted = new Map<Priority, Promise<void>>();
 
   constructor(
-    private readonly read: (keys: string[], priority: Priority) => Promise<V[]>,
+    private readonly read: BatchRead<V>,
     private readonly max: number,
   ) {}
 
@@ -26,18 +33,34 @@ export class ReadBatches<V> {
       loader = new DataLoader<string, V>((keys) => this.readDistinct(keys, priority), {
         maxBatchSize: this.max,
         cache: false,
-        batchScheduleFn: (send) => setTimeout(send, READ_BATCH_WINDOW_MS),
+        batchScheduleFn: (send) => setTimeout(() => void this.afterEarlierGranted(priority).then(send), READ_BATCH_WINDOW_MS),
       });
       this.loaders.set(priority, loader);
     }
     return loader.load(key);
   }
 
+  private async afterEarlierGranted(priority: Priority): Promise<void> {
+    const earlier = this.ungranted.get(priority);
+    if (!earlier) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([earlier, new Promise<void>((resolve) => (timer = setTimeout(resolve, READ_BATCH_HOLD_MS)))]);
+    clearTimeout(timer);
+  }
+
   /** A key two requests asked for is read once; each gets its answer. */
   private async readDistinct(keys: readonly string[], priority: Priority): Promise<V[]> {
     const distinct = [...new Set(keys)];
-    const answers = await this.read(distinct, priority);
-    const byKey = new Map(distinct.map((key, index) => [key, answers[index]]));
-    return keys.map((key) => byKey.get(key) as V);
+    let granted!: () => void;
+    const grant = new Promise<void>((resolve) => (granted = resolve));
+    this.ungranted.set(priority, grant);
+    try {
+      const answers = await this.read(distinct, priority, granted);
+      const byKey = new Map(distinct.map((key, index) => [key, answers[index]]));
+      return keys.map((key) => byKey.get(key) as V);
+    } finally {
+      granted();
+      if (this.ungranted.get(priority) === grant) this.ungranted.delete(priority);
+    }
   }
 }
