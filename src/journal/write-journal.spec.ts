@@ -108,6 +108,20 @@ function sendOf(world: ReturnType<typeof setUp>, key: string): ScriptedPayload {
   };
 }
 
+/** Counts the world's store calls (each one round trip to Redis) from now on. */
+function counting(world: ReturnType<typeof setUp>): string[] {
+  const calls: string[] = [];
+  const store = world.store as unknown as Record<string, (...args: unknown[]) => unknown>;
+  for (const name of ['get', 'set', 'batch', 'deleteIfEquals', 'extendIfEquals', 'indexAdd', 'indexRemove', 'ttlMs', 'delete']) {
+    const original = store[name].bind(world.store);
+    store[name] = (...args: unknown[]) => {
+      calls.push(name);
+      return original(...args);
+    };
+  }
+  return calls;
+}
+
 // The journal logs every unclear write; here that is the point of the test, not news.
 beforeAll(quietLogs);
 
@@ -454,21 +468,64 @@ describe('WriteJournal', () => {
     });
   });
 
-  describe('round trips', () => {
-    /** Counts the world's store calls (each one round trip to Redis) from now on. */
-    function counting(world: ReturnType<typeof setUp>): string[] {
-      const calls: string[] = [];
-      const store = world.store as unknown as Record<string, (...args: unknown[]) => unknown>;
-      for (const name of ['get', 'set', 'batch', 'deleteIfEquals', 'extendIfEquals', 'indexAdd', 'indexRemove', 'ttlMs', 'delete']) {
-        const original = store[name].bind(world.store);
-        store[name] = (...args: unknown[]) => {
-          calls.push(name);
-          return original(...args);
-        };
-      }
-      return calls;
-    }
+  describe('one call (write, holding)', () => {
+    it('write: takes the lease, sends once, releases the lease; the same key again answers from the journal', async () => {
+      const world = setUp();
+      await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
+      reconcilerTitle(world, 'one');
+      await expect(world.journal.write(TARGET, world.reconciler, 'one', sendOf(world, 'one'))).resolves.toBe('made-one');
+      await expect(world.journal.write(TARGET, world.reconciler, 'one', sendOf(world, 'one'))).resolves.toBe('made-one');
+      expect(world.sends).toEqual(['one']);
+      expect(await world.store.get(world.keys.reservationWrites(RESERVATION).lease)).toBeNull();
+    });
 
+    it('holding: the intent read with the lease goes to its send (no second read), and an answer lost before settles nothing twice', async () => {
+      const world = setUp();
+      reconcilerTitle(world, 'card');
+      world.reconciler.answers = [{ landed: 'found-card' }];
+      await expect(world.write(world.lease, 'card', lostAnswer)).resolves.toBe('found-card');
+      await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
+      const peek = [{ kind: world.reconciler, key: 'card' }] as const;
+      const calls = counting(world);
+      const answer = await world.journal.holding(
+        TARGET,
+        async (held) => {
+          expect(held.wasSent(held.intents[0])).toBe(true);
+          return held.send(world.reconciler, 'card', sendOf(world, 'card'));
+        },
+        { peek },
+      );
+      expect(answer).toBe('found-card');
+      expect(world.sends).toEqual(['card']);
+      // The lease with the intent and the pointer, then its release: the send read nothing more.
+      expect(calls).toEqual(['batch', 'deleteIfEquals']);
+    });
+
+    it("holding: another write's intent left open is settled before this one is sent, and one still open holds it", async () => {
+      const world = setUp();
+      reconcilerTitle(world, 'first');
+      world.reconciler.answers = [{ unknown: 'not yet' }];
+      await expect(world.write(world.lease, 'first', lostAnswer)).rejects.toMatchObject({ code: 'outcome_pending' });
+      await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
+      const press = () =>
+        world.journal.holding(
+          TARGET,
+          async (held) => {
+            const open = await held.settleOpen();
+            if (open) return `held by ${open.id === id('first') ? 'first' : open.id}`;
+            reconcilerTitle(world, 'second');
+            return held.send(world.reconciler, 'second', sendOf(world, 'second'));
+          },
+          { peek: [{ kind: world.reconciler, key: 'second' }] as const },
+        );
+      await expect(press()).resolves.toBe('held by first');
+      world.reconciler.answers = [{ landed: 'made-first' }];
+      await expect(press()).resolves.toBe('made-second');
+      expect(world.sends).toEqual(['first', 'second']);
+    });
+  });
+
+  describe('round trips', () => {
     it('a write with nothing open and no spacing left: one step journals it ready to send (the fence step), one records its outcome', async () => {
       const world = setUp({ spacingMs: 1_500 });
       await world.generation.onModuleInit();
