@@ -174,6 +174,7 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
             reservationId: booked.record.reservation.reservationId,
             sessionRef: RedisKeys.sessionRef(booked.sessionId),
             listingId: quote.view.listingId,
+            network: this.limits.holdNetworkOf(clientIp),
           })
           .catch((cause: unknown) =>
             this.logger.error(
@@ -190,14 +191,14 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
    * Cancels, through the journal, a reservation no session can follow (a follow-up, FollowUps: the
    * sweep tries again while the outcome is not clear); its unpaid hold stops counting.
    */
-  private async cancelOrphan({ reservationId, sessionRef, listingId }: FollowUp): Promise<FollowUpOutcome> {
+  private async cancelOrphan({ reservationId, sessionRef, listingId, network }: FollowUp): Promise<FollowUpOutcome> {
     try {
       await this.setStatus(reservationId, 'canceled');
     } catch (error) {
       if (error instanceof UpstreamError && refusedForGood(error.upstreamStatus)) return 'refused';
       throw error;
     }
-    if (listingId !== undefined) await this.limits.unpaidHoldEnded(listingId, sessionRef);
+    if (listingId !== undefined) await this.limits.unpaidHoldEnded(listingId, sessionRef, network);
     this.logger.warn({ reservationId }, 'a reservation no session could follow was canceled');
     return 'done';
   }

@@ -21,6 +21,23 @@ function setUp(outcomes: (FollowUpOutcome | Error)[]) {
 }
 
 describe('FollowUps (writes that must follow a landed one)', () => {
+  it("keeps an orphan cancel's listing and network to the sweep, and still reads a member recorded before the network was", async () => {
+    const world = journalWorld();
+    const handled: FollowUp[] = [];
+    world.followUps.handle('cancel-orphan', (followUp) => {
+      handled.push(followUp);
+      return Promise.resolve('done');
+    });
+    const orphan: FollowUp = { kind: 'cancel-orphan', reservationId: 'res-2', sessionRef: 'ref-2', listingId: 'lst-1', network: 'net-1' };
+    const earlier = JSON.stringify(['cancel-orphan', 'res-3', 'ref-3', 'lst-1']);
+    await world.store.batch([world.followUps.step(orphan), { op: 'indexAdd', key: world.keys.followUps().due, member: earlier, score: 0 }]);
+    world.clock.time += FOLLOW_UP_GRACE_MS;
+    expect(await world.followUps.runDue(10)).toBe(2);
+    expect(handled).toEqual(
+      expect.arrayContaining([orphan, { kind: 'cancel-orphan', reservationId: 'res-3', sessionRef: 'ref-3', listingId: 'lst-1' }]),
+    );
+  });
+
   it('is due only after its grace: the request that caused it goes first', async () => {
     const { world, calls, record } = setUp([]);
     await record();

@@ -18,6 +18,8 @@ export interface FollowUp {
   sessionRef: string;
   /** The listing whose unpaid hold it ends (cancel-orphan). */
   listingId?: string;
+  /** The network, by digest, whose booking hold it ends (cancel-orphan): its count gives the slot back. */
+  network?: string;
 }
 
 /** `done`: it landed (or was not needed); `refused`: the platform said no for good; `retry`: not now. */
@@ -32,15 +34,24 @@ const KINDS: readonly FollowUpKind[] = ['confirm-booking', 'cancel-orphan'];
 const REMEMBERED_AT_MOST = 10_000;
 const REMEMBERED_FOR_MS = 24 * 3_600_000;
 
-function memberOf({ kind, reservationId, sessionRef, listingId }: FollowUp): string {
-  return JSON.stringify(listingId === undefined ? [kind, reservationId, sessionRef] : [kind, reservationId, sessionRef, listingId]);
+function memberOf({ kind, reservationId, sessionRef, listingId, network }: FollowUp): string {
+  const words: (string | null)[] = [kind, reservationId, sessionRef];
+  if (listingId !== undefined || network !== undefined) words.push(listingId ?? null);
+  if (network !== undefined) words.push(network);
+  return JSON.stringify(words);
 }
 
 function followUpOf(member: string): FollowUp | null {
   try {
-    const [kind, reservationId, sessionRef, listingId] = JSON.parse(member) as unknown[];
+    const [kind, reservationId, sessionRef, listingId, network] = JSON.parse(member) as unknown[];
     if (!KINDS.includes(kind as FollowUpKind) || typeof reservationId !== 'string' || typeof sessionRef !== 'string') return null;
-    return { kind: kind as FollowUpKind, reservationId, sessionRef, ...(typeof listingId === 'string' ? { listingId } : {}) };
+    return {
+      kind: kind as FollowUpKind,
+      reservationId,
+      sessionRef,
+      ...(typeof listingId === 'string' ? { listingId } : {}),
+      ...(typeof network === 'string' ? { network } : {}),
+    };
   } catch {
     return null;
   }

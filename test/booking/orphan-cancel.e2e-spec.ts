@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import { FOLLOW_UP_GRACE_MS } from '../../src/journal/follow-ups';
+import { RequestLimits } from '../../src/common/abuse/request-limits';
 import { JournalSweep } from '../../src/journal/journal-sweep';
 import { RedisKeys } from '../../src/redis/redis-keys';
 import { waitUntil } from '../utils/redis-server';
@@ -183,6 +184,16 @@ describe('booking: an orphan cancel whose answer is lost or late is sent once', 
       "the sweep to finish the reservation's cancel",
     );
   }
+
+  it("gives the booking's hold back to its network once the orphan is canceled: the network's count says what waits for payment", async () => {
+    const keys = new RedisKeys(world.apps[0].config.redis.keyPrefix);
+    const network = world.apps[0].app.get(RequestLimits).holdNetworkOf('127.0.0.1');
+    const holds = keys.requestLimit('booking-holds', network, true).window;
+    const before = await redis.zcard(holds);
+    const reservationId = await orphaned(110, () => undefined);
+    expect(world.sandbox.control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
+    expect(await redis.zcard(holds)).toBe(before);
+  });
 
   it('the platform cancels but the answer is lost: the sweep finds it canceled and sends nothing again', async () => {
     const control = world.sandbox.control;
