@@ -23,7 +23,15 @@ function publicDir(): string {
   return found;
 }
 
-export function loadDemoAssets(): Map<string, DemoAsset> {
-  const dir = publicDir();
-  return new Map(Object.entries(TYPES).map(([file, contentType]) => [file, { body: readFileSync(join(dir, file), 'utf8'), contentType }]));
+/** The demo's files by name. Each is read again when asked for, so an edit shows on the next reload (watch mode too). */
+export interface DemoAssets {
+  has(file: string): boolean;
+  read(file: string): DemoAsset;
+}
+
+export function demoAssets(dir: string = publicDir()): DemoAssets {
+  return {
+    has: (file) => Object.hasOwn(TYPES, file),
+    read: (file) => ({ body: readFileSync(join(dir, file), 'utf8'), contentType: TYPES[file] }),
+  };
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../../src/config/app-config';
 import { SANDBOX_LISTINGS, SANDBOX_RESERVATIONS } from '../fixture-guide';
 import { SANDBOX_TEST_CARDS } from '../pay/test-cards';
-import { DemoAsset, loadDemoAssets } from './demo-assets';
+import { demoAssets } from './demo-assets';
 import { EmbeddedSandbox } from './embedded-sandbox';
 
 // Only this origin: the page talks to the service alone and navigates to the issuer page.
@@ -25,7 +25,7 @@ const CONTENT_SECURITY_POLICY = [
 @ApiExcludeController()
 @Controller('demo')
 export class DemoController {
-  private readonly assets: Map<string, DemoAsset> = loadDemoAssets();
+  private readonly assets = demoAssets();
 
   /** Cards on each fixture reservation at start: one more means a demo run used it up. */
   private readonly seededCards: Map<string, number>;
@@ -84,7 +84,7 @@ export class DemoController {
   }
 
   private send(reply: FastifyReply, file: string): void {
-    const asset = this.assets.get(file)!;
+    const asset = this.assets.read(file);
     void reply
       .header('Content-Type', asset.contentType)
       .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
