@@ -1,5 +1,7 @@
 import { INestApplication } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { AppConfig } from '../config/app-config';
 
 /** The document of /docs-json, also written to docs/openapi.json by `npm run openapi` (src/write-openapi.ts). */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -14,6 +16,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         "Examples use the sandbox's fixtures (docs/sandbox.md).",
     )
     .setVersion('1')
+    .addServer(
+      app.get<ConfigService<AppConfig, true>>(ConfigService).get('http', { infer: true }).publicBaseUrl,
+      'this deployment (PUBLIC_BASE_URL)',
+    )
     // A plain shared key compared in constant time, not a JWT (addBearerAuth would say bearerFormat: JWT).
     .addSecurity('admin', { type: 'http', scheme: 'bearer', description: 'ADMIN_API_KEY as a plain bearer key, for /admin routes' })
     .addGlobalParameters({
@@ -25,7 +31,18 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       schema: { type: 'string' },
     })
     .build();
-  return SwaggerModule.createDocument(app, description);
+  return withPublicOperations(SwaggerModule.createDocument(app, description));
+}
+
+/** Every operation that names no security scheme (all but /admin) says so: `security: []`, public on purpose. */
+function withPublicOperations(document: OpenAPIObject): OpenAPIObject {
+  for (const path of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const) {
+      const operation = path[method];
+      if (operation && !operation.security) operation.security = [];
+    }
+  }
+  return document;
 }
 
 /** /docs and /docs-json: the checkout API is the website's public contract, described in every mode. */
