@@ -11,7 +11,7 @@ import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamError } from '../upstream/upstream-error';
 import { AttachedMethod, AttachIntent, BookingHold, HoldEnded, PaymentMethodWrite } from './payment-method.write-kind';
-import { alreadyPaid, CARD_ON_FILE, CardOnFile, CardsOnFile } from '../sessions/cards-on-file';
+import { alreadyPaid, CARD_ON_FILE, CardOnFile } from '../sessions/cards-on-file';
 import { onReservation } from '../journal/write-intent';
 import { HeldTarget, WriteJournal } from '../journal/write-journal';
 import { MetricsService } from '../metrics/metrics.service';
@@ -97,7 +97,6 @@ export class CardPaymentsService implements AttachProgress {
     private readonly metrics: MetricsService,
     private readonly journal: WriteJournal,
     private readonly paymentMethods: PaymentMethodWrite,
-    private readonly cards: CardsOnFile,
     private readonly events: ProductEventBus,
     private readonly idempotency: IdempotencyService,
   ) {}
@@ -403,7 +402,7 @@ export class CardPaymentsService implements AttachProgress {
    */
   private async submittable(
     known: CheckoutSession,
-    held: Pick<HeldTarget<[], CardOnFile, CheckoutSession | null>, 'openIntentId' | 'record' | 'read' | 'settleOpen'>,
+    held: Pick<HeldTarget<[], CardOnFile, CheckoutSession | null>, 'openIntentId' | 'record' | 'read' | 'settleOpen' | 'readRecord'>,
   ): Promise<CheckoutSession> {
     const sessionId = known.id;
     let standing = { card: held.record, read: held.read };
@@ -417,7 +416,7 @@ export class CardPaymentsService implements AttachProgress {
         );
       }
       // Settling it may have put a card on file, and moved the session: both are read again.
-      standing = { card: await this.cards.onFile(known.reservationId), read: null };
+      standing = { card: await held.readRecord(), read: null };
     }
     // `read`: the session as read with the lease (none: read it now).
     const session = standing.read ? await standing.read() : await this.sessions.require(sessionId);
