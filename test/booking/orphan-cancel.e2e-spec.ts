@@ -15,6 +15,41 @@ const PROVIDER = 'pp-seaside';
 /** Longer than a replica keeps its own copy of a listing's payment provider (a minute). */
 const PAST_LOCAL_COPY_MS = 61_000;
 
+/** The service's cached reads of the account run out (its own copy after a minute, the shared one after five). */
+async function forgetProvider(world: SandboxedApps, redis: Redis): Promise<void> {
+  world.clocks[0].advance(PAST_LOCAL_COPY_MS);
+  await redis.del(new RedisKeys(world.apps[0].config.redis.keyPrefix).cache('provider', LISTING));
+}
+
+/**
+ * A booking whose payment account goes offline while the platform makes its reservation, `fault`
+ * set on the request's own cancel: answered 502 payment_account_unavailable, it names the reservation made.
+ */
+async function orphaned(world: SandboxedApps, redis: Redis, offsetDays: number, fault: () => void): Promise<string> {
+  const control = world.sandbox.control;
+  // The account is back, and no copy of an earlier INACTIVE read is left.
+  control.setProviderStatus(PROVIDER, 'ACTIVE');
+  await forgetProvider(world, redis);
+  const site = bookingClient(world.apps[0].url);
+  const quote = await site.quote({ listingId: LISTING, ...stay(offsetDays, 2), guestsCount: 2 }).expect(201);
+  const guest = newGuest();
+  const creates = control.counters.requests.reservationFromQuote ?? 0;
+  control.slowWrite('reservationFromQuote', { actAfterMs: 60_000, times: 1 });
+  const answer = site.book({ quoteId: quote.body.id, guest }, randomUUID()).then((response) => response);
+  await waitUntil(
+    () => Promise.resolve((control.counters.requests.reservationFromQuote ?? 0) > creates),
+    10_000,
+    'the create to reach the platform',
+  );
+  control.setProviderStatus(PROVIDER, 'INACTIVE');
+  await forgetProvider(world, redis);
+  fault();
+  control.actNow('reservationFromQuote');
+  expect((await answer).body.code).toBe('payment_account_unavailable');
+  const [booked] = control.getGuestsByEmail(guest.email);
+  return control.getGuestReservations(booked._id as string)[0]._id;
+}
+
 /**
  * docs/product-spec.md §3.1: the payment account is checked before anything is created, but it can
  * go offline while the reservation is being made. A reservation no session can follow must not hold
@@ -31,12 +66,6 @@ describe('booking: a reservation whose session cannot follow is canceled', () =>
     });
     redis = new Redis(testRedisUrl());
   });
-
-  /** The service's cached reads of the account run out (its own copy after a minute, the shared one after five). */
-  async function forgetProvider(): Promise<void> {
-    world.clocks[0].advance(PAST_LOCAL_COPY_MS);
-    await redis.del(new RedisKeys(world.apps[0].config.redis.keyPrefix).cache('provider', LISTING));
-  }
 
   afterAll(async () => {
     redis.disconnect();
@@ -61,8 +90,7 @@ describe('booking: a reservation whose session cannot follow is canceled', () =>
     // Meanwhile the account goes offline, and the service's cached read of it runs out (its own copy
     // after a minute, the shared one after five: here removed as its five minutes would).
     control.setProviderStatus(PROVIDER, 'INACTIVE');
-    world.clocks[0].advance(PAST_LOCAL_COPY_MS);
-    await redis.del(new RedisKeys(world.apps[0].config.redis.keyPrefix).cache('provider', LISTING));
+    await forgetProvider(world, redis);
     control.actNow('reservationFromQuote');
 
     const refused = await answer;
@@ -77,28 +105,8 @@ describe('booking: a reservation whose session cannot follow is canceled', () =>
 
   it('a cancel the platform drops is kept in Redis and carried out by the sweep', async () => {
     const control = world.sandbox.control;
-    // The account is back, and no copy of the earlier test's INACTIVE read is left.
-    control.setProviderStatus(PROVIDER, 'ACTIVE');
-    await forgetProvider();
-    const site = bookingClient(world.apps[0].url);
-    const quote = await site.quote({ listingId: LISTING, ...stay(80, 2), guestsCount: 2 }).expect(201);
-    const guest = newGuest();
-    control.slowWrite('reservationFromQuote', { actAfterMs: 60_000, times: 1 });
-    const answer = site.book({ quoteId: quote.body.id, guest }, randomUUID()).then((response) => response);
-    const creates = control.counters.requests.reservationFromQuote ?? 0;
-    await waitUntil(
-      () => Promise.resolve((control.counters.requests.reservationFromQuote ?? 0) > creates),
-      10_000,
-      'the create to reach the platform',
-    );
-    control.setProviderStatus(PROVIDER, 'INACTIVE');
-    await forgetProvider();
     // The request's own cancel fails at the platform.
-    control.forceStatus('reservationStatus', 503, { times: 1 });
-    control.actNow('reservationFromQuote');
-    expect((await answer).body.code).toBe('payment_account_unavailable');
-    const [booked] = control.getGuestsByEmail(guest.email);
-    const reservationId = control.getGuestReservations(booked._id as string)[0]._id;
+    const reservationId = await orphaned(world, redis, 80, () => control.forceStatus('reservationStatus', 503, { times: 1 }));
     expect(control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
 
     await waitUntil(
@@ -143,34 +151,6 @@ describe('booking: an orphan cancel whose answer is lost or late is sent once', 
     await world.close();
   });
 
-  /** A booking whose account goes offline while its reservation is made, with `fault` on the request's cancel: the reservation made. */
-  async function orphaned(offsetDays: number, fault: () => void): Promise<string> {
-    const control = world.sandbox.control;
-    control.setProviderStatus(PROVIDER, 'ACTIVE');
-    world.clocks[0].advance(PAST_LOCAL_COPY_MS);
-    const keys = new RedisKeys(world.apps[0].config.redis.keyPrefix);
-    await redis.del(keys.cache('provider', LISTING));
-    const site = bookingClient(world.apps[0].url);
-    const quote = await site.quote({ listingId: LISTING, ...stay(offsetDays, 2), guestsCount: 2 }).expect(201);
-    const guest = newGuest();
-    const creates = control.counters.requests.reservationFromQuote ?? 0;
-    control.slowWrite('reservationFromQuote', { actAfterMs: 60_000, times: 1 });
-    const answer = site.book({ quoteId: quote.body.id, guest }, randomUUID()).then((response) => response);
-    await waitUntil(
-      () => Promise.resolve((control.counters.requests.reservationFromQuote ?? 0) > creates),
-      10_000,
-      'the create to reach the platform',
-    );
-    control.setProviderStatus(PROVIDER, 'INACTIVE');
-    world.clocks[0].advance(PAST_LOCAL_COPY_MS);
-    await redis.del(keys.cache('provider', LISTING));
-    fault();
-    control.actNow('reservationFromQuote');
-    expect((await answer).body.code).toBe('payment_account_unavailable');
-    const [booked] = control.getGuestsByEmail(guest.email);
-    return control.getGuestReservations(booked._id as string)[0]._id;
-  }
-
   /** Sweeps, moving the clock past the follow-up's grace, until the reservation's follow-up is done. */
   async function sweptUntilDone(reservationId: string): Promise<void> {
     const due = new RedisKeys(world.apps[0].config.redis.keyPrefix).followUps().due;
@@ -190,7 +170,7 @@ describe('booking: an orphan cancel whose answer is lost or late is sent once', 
     const network = world.apps[0].app.get(RequestLimits).holdNetworkOf('127.0.0.1');
     const holds = keys.requestLimit('booking-holds', network, true).window;
     const before = await redis.zcard(holds);
-    const reservationId = await orphaned(110, () => undefined);
+    const reservationId = await orphaned(world, redis, 110, () => undefined);
     expect(world.sandbox.control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
     expect(await redis.zcard(holds)).toBe(before);
   });
@@ -198,7 +178,9 @@ describe('booking: an orphan cancel whose answer is lost or late is sent once', 
   it('the platform cancels but the answer is lost: the sweep finds it canceled and sends nothing again', async () => {
     const control = world.sandbox.control;
     const before = control.counters.requests.reservationStatus ?? 0;
-    const reservationId = await orphaned(90, () => control.dropConnection('reservationStatus', { times: 1, afterHandling: true }));
+    const reservationId = await orphaned(world, redis, 90, () =>
+      control.dropConnection('reservationStatus', { times: 1, afterHandling: true }),
+    );
     expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
     await sweptUntilDone(reservationId);
     expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
@@ -208,7 +190,7 @@ describe('booking: an orphan cancel whose answer is lost or late is sent once', 
   it('the platform cancels after the service stopped waiting: found by its re-read once it lands, sent once', async () => {
     const control = world.sandbox.control;
     const before = control.counters.requests.reservationStatus ?? 0;
-    const reservationId = await orphaned(100, () => control.slowWrite('reservationStatus', { actAfterMs: 60_000, times: 1 }));
+    const reservationId = await orphaned(world, redis, 100, () => control.slowWrite('reservationStatus', { actAfterMs: 60_000, times: 1 }));
     // The request gave up on its cancel; the platform still holds it, so the reservation still holds the dates.
     expect(control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
     const due = new RedisKeys(world.apps[0].config.redis.keyPrefix).followUps().due;
