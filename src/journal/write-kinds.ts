@@ -22,7 +22,7 @@ export class WriteKinds implements OnModuleInit {
   constructor(private readonly discovery?: DiscoveryService) {}
 
   /** A world without Nest (a unit spec) registers its kinds itself. */
-  static of(kinds: readonly AnyWriteKind[]): WriteKinds {
+  static from(kinds: readonly AnyWriteKind[]): WriteKinds {
     const registry = new WriteKinds();
     for (const kind of kinds) registry.register(kind);
     return registry;

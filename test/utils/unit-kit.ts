@@ -126,7 +126,7 @@ export function journalWorld(
     clock,
     metrics,
     config,
-    WriteKinds.of(Object.values({ ...kinds, ...seams.kinds })),
+    WriteKinds.from(Object.values({ ...kinds, ...seams.kinds })),
     generation,
   );
   return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal, kinds, cardsOnFile, followUps, generation };
