@@ -224,15 +224,16 @@ const SESSION_KEYS = {
 };
 /** A write target's records that its write kinds keep beside their writes: the card on file, a quote's booking. */
 const RECORDS_BESIDE = ['card', 'booking'];
+/** The builders of a write target's keys; writesOf is ReservationLeases' name for the same two. */
+const TARGET_WRITES = ['reservationWrites', 'quoteWrites', 'writesOf'];
 const JOURNAL_KEYS = {
-  // writesOf: ReservationLeases' keys of a write target, the same as reservationWrites and quoteWrites.
-  builders: ['reservationWrites', 'quoteWrites', 'writesOf', 'journal', 'followUps'],
+  builders: [...TARGET_WRITES, 'journal', 'followUps'],
   except: RECORDS_BESIDE,
   message:
     "only journal/ writes the journal's keys (intents, the open-intent pointer, lease, spacing, follow-ups, generation): hand WriteJournal a write kind (docs/write-journal.md)",
 };
 const RECORD_KEYS = {
-  builders: ['reservationWrites', 'quoteWrites', 'writesOf'],
+  builders: TARGET_WRITES,
   only: RECORDS_BESIDE,
   message:
     "only its owner writes a record kept beside a target's writes: the card on file through CardsOnFile (sessions/cards-on-file.ts) or the payment-method kind, a quote's booking through the reservation-create kind",
