@@ -83,7 +83,6 @@ type WriteRef = { kind: AnyWriteKind; key: string };
  * exactly once. An intent read with the lease is handed to its write, never read again.
  */
 export interface HeldTarget<Writes extends readonly WriteRef[] = [], T = never, S = never> extends PeekedAlongside<Writes, T, S> {
-  readonly target: WriteTarget;
   /** Another write's intent still open on the target after trying to settle it once; null when none is. */
   settleOpen(): Promise<WriteIntent | null>;
   /** The record asked for (`record`), read again: settling another write may have written it. */
@@ -224,7 +223,6 @@ export class WriteJournal {
     const handed = new Set<number>();
     return {
       ...peeked,
-      target: lease.target,
       settleOpen: async () => {
         const open = await this.settleOpen(lease, pointer);
         pointer = undefined;
