@@ -12,6 +12,7 @@ import { SessionState } from '../sessions/session-state';
 import { SESSION_PROVIDERS } from '../sessions/sessions.module';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { ThreeDsStates } from './three-ds-states';
+import { onReservation } from '../journal/write-intent';
 
 const RESERVATION = 'res-1';
 const GUEST = 'guest-1';
@@ -25,7 +26,7 @@ class FakePlatform {
   reservationReads = 0;
   attaches: AttachPaymentMethodRequest[] = [];
   /** What the next attach does after (or instead of) landing. */
-  nextAttach: 'answer' | 'lose-answer' | 'refuse' | 'not-sent' = 'answer';
+  nextAttach: 'answer' | 'lose-answer' | 'refuse' | 'not-sent' | 'time-out' = 'answer';
   listFails = false;
   /** Runs once an attach has landed, before its answer goes back (a fault at that moment). */
   afterLanding?: () => void;
@@ -68,6 +69,12 @@ class FakePlatform {
             }),
           );
         }
+        if (behaviour === 'time-out') {
+          // Sent, no answer, and the platform never acts on it: only the settle horizon proves that.
+          return Promise.reject(
+            new UpstreamError('upstream_unavailable', 'timed out', { operation: 'attachPaymentMethod', maybeSent: true }),
+          );
+        }
         if (behaviour === 'refuse') {
           return Promise.reject(
             new UpstreamError('upstream_error', 'refused', { operation: 'attachPaymentMethod', maybeSent: true, upstreamStatus: 400 }),
@@ -103,7 +110,7 @@ async function setUp(env: Record<string, string> = {}) {
       Promise.resolve(void (name === 'card.attached' && attachedHeard.push((payload as { reservationId: string }).reservationId))),
   };
   const world = journalWorld({ CHECKOUT_CARD_ATTEMPTS: '100/h', ...env }, { guesty: platform.asClient(), events });
-  const { clock, store, keys, outbox, journal } = world;
+  const { clock, store, keys, outbox, journal, kinds, leases } = world;
   const providers = { forListing: () => Promise.resolve({ _id: 'prov', paymentProviderId: PROVIDER, status: 'ACTIVE' }) };
   // No booking room here: CardPayments attaches cards without it.
   const module = await unitModule(
@@ -144,6 +151,8 @@ async function setUp(env: Record<string, string> = {}) {
     sessions,
     cards,
     journal,
+    kinds,
+    leases,
     newSession,
     payWithToken,
     chargeFailed,
@@ -202,6 +211,23 @@ describe('CardPayments (the attach through the write journal)', () => {
     world.platform.listFails = false;
     await expect(world.payWithToken(session, 'key-1')).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_1' } });
     expect(world.platform.attaches).toHaveLength(1);
+  });
+
+  it('takes the same key again once the sweep settled its attach not landed, though the session never heard (its consumer died)', async () => {
+    const world = await setUp();
+    const session = await world.newSession();
+    world.platform.nextAttach = 'time-out';
+    await expect(world.payWithToken(session, 'key-1')).rejects.toMatchObject({ code: 'outcome_pending' });
+    expect(await world.sessions.require(session.id)).toMatchObject({ status: 'processing' });
+    // Past the horizon the sweep settles it; its attach.settled goes nowhere here, as when the replica dies after the settle.
+    world.clock.time += 121_000;
+    const open = await world.journal.openIntent(onReservation(RESERVATION), world.kinds['payment-method']);
+    expect(open).not.toBeNull();
+    await world.leases.withLease(onReservation(RESERVATION), () => world.journal.reconcileDue(onReservation(RESERVATION), open!.id));
+    expect(await world.sessions.require(session.id)).toMatchObject({ status: 'processing' });
+    await expect(world.payWithToken(session, 'key-1')).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_2' } });
+    expect(world.platform.attaches).toHaveLength(2);
+    expect(world.platform.methods).toHaveLength(1);
   });
 
   it('answers a 3-D Secure return that cannot read its state processing, never failed, and sends nothing', async () => {

@@ -419,8 +419,13 @@ export class CardPaymentsService implements AttachProgress {
       standing = { card: await held.readRecord(), read: null };
     }
     // `read`: the session as read with the lease (none: read it now).
-    const session = standing.read ? await standing.read() : await this.sessions.require(sessionId);
+    let session = standing.read ? await standing.read() : await this.sessions.require(sessionId);
     if (!session) throw sessionNotFound();
+    if (session.status === 'processing' && !standing.card) {
+      // Nothing open on the reservation and no card on file: its attach settled not landed, and the
+      // session has not heard yet (the settling replica died, or its event is still on its way).
+      session = await this.sessions.move(sessionId, { move: 'notAttached' }, session);
+    }
     if (phaseOf(session) === 'replacing') {
       // A failed charge mended (docs/product-spec.md §6.5): only when the platform, read now, still shows it.
       await this.paymentMethods.replacedCard(session);
