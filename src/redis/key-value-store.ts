@@ -220,6 +220,11 @@ export abstract class KeyValueStore {
    * every request must share one hash slot.
    */
   abstract takeSlots(requests: SlotRequest[]): Promise<SlotAnswer[]>;
+  /**
+   * Takes a slot of each request in order, each on its own as takeSlot would (one denied stops
+   * none after it): one answer per request. The requests may name keys of several hash slots.
+   */
+  abstract takeEachSlot(requests: SlotRequest[]): Promise<SlotAnswer[]>;
   /** Gives one slot back before it leaves its window (a hold paid or never made stops counting). */
   abstract releaseSlot(windowKeys: string[], member: string): Promise<void>;
   /** Pauses the budget for every replica for at least `ms` (keeps the longer of the current and the new pause). */

@@ -190,6 +190,10 @@ export class MemoryKeyValueStore extends KeyValueStore {
     return Promise.resolve(this.slotNow(request));
   }
 
+  takeEachSlot(requests: SlotRequest[]): Promise<SlotAnswer[]> {
+    return Promise.resolve(requests.map((request) => this.slotNow(request)));
+  }
+
   /** The same steps as the Redis script, in one synchronous turn, so it is just as atomic. */
   takeSlots(requests: SlotRequest[]): Promise<SlotAnswer[]> {
     const answers: SlotAnswer[] = [];

@@ -140,7 +140,9 @@ return answers`;
 // member and window count, then limit, windowMs, reserve per window. The first denied request ends
 // the script; one {granted, wait} per request tried. Atomic on Redis TIME, so replicas never both
 // take the last slot; a request takes all its windows or none.
-const TAKE_SLOTS = `
+/** Takes a slot of each request in turn; `stopAtDenied`: none after the first denied (TAKE_SLOTS), else each on its own (TAKE_EACH_SLOT). */
+function takeSlotsScript(stopAtDenied: boolean): string {
+  return `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 ${TAKE_FROM_LOG}
@@ -150,11 +152,15 @@ while a <= #ARGV do
   local member, windows = ARGV[a], tonumber(ARGV[a + 1])
   local answer = take(k, a + 2, windows, member)
   answers[#answers + 1] = answer
-  if answer[1] == 0 then return answers end
+  ${stopAtDenied ? 'if answer[1] == 0 then return answers end' : ''}
   k = k + windows + 1
   a = a + 2 + windows * 3
 end
 return answers`;
+}
+
+const TAKE_SLOTS = takeSlotsScript(true);
+const TAKE_EACH_SLOT = takeSlotsScript(false);
 
 const PAUSE_SLOTS = `
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
@@ -222,6 +228,7 @@ const SCRIPTS = {
   checkoutExtendIfEquals: EXTEND_IF_EQUALS,
   checkoutBatch: BATCH,
   checkoutTakeSlots: TAKE_SLOTS,
+  checkoutTakeEachSlot: TAKE_EACH_SLOT,
   checkoutPauseSlots: PAUSE_SLOTS,
   checkoutClaimBeside: CLAIM_BESIDE,
 } as const;
@@ -432,6 +439,28 @@ export class RedisKeyValueStore extends KeyValueStore {
   }
 
   async takeSlots(requests: SlotRequest[]): Promise<SlotAnswer[]> {
+    return this.runSlots('checkoutTakeSlots', requests);
+  }
+
+  async takeEachSlot(requests: SlotRequest[]): Promise<SlotAnswer[]> {
+    if (!(this.client instanceof Cluster)) return this.runSlots('checkoutTakeEachSlot', requests);
+    // A Cluster runs one script in one slot: one script per hash tag, the answers put back in order.
+    const answers: SlotAnswer[] = new Array<SlotAnswer>(requests.length);
+    const byTag = new Map<string, number[]>();
+    requests.forEach((request, index) => {
+      const tag = hashTagOf(request.windowKeys[0]);
+      byTag.set(tag, [...(byTag.get(tag) ?? []), index]);
+    });
+    await Promise.all(
+      [...byTag.values()].map(async (indexes) => {
+        const taken = await this.runSlots('checkoutTakeEachSlot', indexes.map((index) => requests[index]));
+        indexes.forEach((index, at) => (answers[index] = taken[at]));
+      }),
+    );
+    return answers;
+  }
+
+  private async runSlots(script: 'checkoutTakeSlots' | 'checkoutTakeEachSlot', requests: SlotRequest[]): Promise<SlotAnswer[]> {
     requests.forEach(assertSlotRequest);
     const keys = requests.flatMap((request) => [...request.windowKeys, request.pauseKey]);
     const args = requests.flatMap((request) => [
@@ -439,7 +468,7 @@ export class RedisKeyValueStore extends KeyValueStore {
       request.windows.length,
       ...request.windows.flatMap((w) => [w.limit, Math.ceil(w.windowMs), w.reserve]),
     ]);
-    const reply = await this.run('checkoutTakeSlots', keys, args);
+    const reply = await this.run(script, keys, args);
     if (!Array.isArray(reply) || reply.length === 0) throw new Error('takeSlot: unexpected reply from Redis');
     return (reply as unknown[]).map((answer) => {
       if (!Array.isArray(answer) || answer.length !== 2) throw new Error('takeSlot: unexpected reply from Redis');
@@ -522,4 +551,11 @@ function connectCluster(url: string): Cluster {
   // Configuration validated the URL already; this guards a direct call with a bad one.
   if (!address) throw new Error(`Redis cluster URL: ${problems.join('; ')}`);
   return new Cluster(address.nodes, requestPathClusterOptions(address));
+}
+
+/** What Redis hashes a key by: the text between its first `{` and the next `}`, when not empty; else the key. */
+function hashTagOf(key: string): string {
+  const open = key.indexOf('{');
+  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : key;
 }

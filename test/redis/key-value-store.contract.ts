@@ -366,6 +366,29 @@ export function describeKeyValueStoreContract(
         await expect(store.takeSlot(request('b', 2, 'b4'))).resolves.toMatchObject({ granted: true });
       });
 
+      it('takes a slot of each request on its own in one call, over subjects of several hash tags, denied ones among them', async () => {
+        // Reads of three networks, as the read guard sends them together: one network's full window stops no other.
+        const read = (network: string, limit: number, member: string) => ({
+          windowKeys: [key(`{each-${network}}:w`)],
+          pauseKey: key(`{each-${network}}:pause`),
+          windows: [w(limit, 60_000)],
+          member,
+        });
+        const answers = await store.takeEachSlot([
+          read('a', 1, 'a1'),
+          read('a', 1, 'a2'),
+          read('b', 2, 'b1'),
+          read('c', 1, 'c1'),
+          read('b', 2, 'b2'),
+          read('b', 2, 'b3'),
+        ]);
+        expect(answers.map((answer) => answer.granted)).toEqual([true, false, true, true, true, false]);
+        expect(answers[1].retryAfterMs).toBeGreaterThan(59_000);
+        expect(answers[5].retryAfterMs).toBeGreaterThan(59_000);
+        await expect(store.takeSlot(read('c', 1, 'c2'))).resolves.toMatchObject({ granted: false });
+        await expect(store.takeSlot(read('d', 1, 'd1'))).resolves.toMatchObject({ granted: true });
+      });
+
       it('counts a slot as a guard of a batch: granted goes on, denied answers the wait and stops it, a present key skips it', async () => {
         // A reservation's card attempts beside its lease and its card on file, under the reservation's tag.
         const request = (member: string) => ({
