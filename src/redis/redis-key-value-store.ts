@@ -453,7 +453,10 @@ export class RedisKeyValueStore extends KeyValueStore {
     });
     await Promise.all(
       [...byTag.values()].map(async (indexes) => {
-        const taken = await this.runSlots('checkoutTakeEachSlot', indexes.map((index) => requests[index]));
+        const taken = await this.runSlots(
+          'checkoutTakeEachSlot',
+          indexes.map((index) => requests[index]),
+        );
         indexes.forEach((index, at) => (answers[index] = taken[at]));
       }),
     );
