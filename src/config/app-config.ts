@@ -33,6 +33,8 @@ export interface HttpConfig {
   publicBaseUrl: string;
   trustProxy: number;
   corsOrigins: string[];
+  /** The site origins that may frame the drop-in checkout (EMBED_ORIGINS; CORS_ORIGINS when not set). */
+  embedOrigins: string[];
   docsEnabled: boolean;
   bodyLimitBytes: number;
   /** After SIGTERM, how long to keep serving with readiness 503 before closing the listener. */

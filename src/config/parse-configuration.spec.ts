@@ -28,6 +28,7 @@ describe('parseConfiguration', () => {
       publicBaseUrl: 'http://localhost:3000',
       trustProxy: 0,
       corsOrigins: [],
+      embedOrigins: [],
       docsEnabled: true,
     });
     expect(config.redis).toEqual({ url: undefined, keyPrefix: 'checkout:', waitReplicas: 0, waitTimeoutMs: 500 });
@@ -122,6 +123,14 @@ describe('parseConfiguration', () => {
       'http://localhost:8080',
     ]);
     expect(problemsOf({ CORS_ORIGINS: 'https://a.example.com/path' })[0]).toMatch(/^CORS_ORIGINS/);
+  });
+
+  it('lets the CORS origins frame the drop-in checkout unless EMBED_ORIGINS names others, and refuses a wildcard there too', () => {
+    expect(parseConfiguration({ CORS_ORIGINS: 'https://a.example.com' }).http.embedOrigins).toEqual(['https://a.example.com']);
+    expect(parseConfiguration({ CORS_ORIGINS: 'https://a.example.com', EMBED_ORIGINS: 'https://b.example.com' }).http.embedOrigins).toEqual(
+      ['https://b.example.com'],
+    );
+    expect(problemsOf({ EMBED_ORIGINS: '*' })[0]).toMatch(/^EMBED_ORIGINS/);
   });
 
   it('validates the extras catalogue against the invoice-item rules', () => {

@@ -111,6 +111,7 @@ function appConfig(env: Environment, { production, sandbox }: Runtime): AppConfi
       publicBaseUrl,
       trustProxy: env.TRUST_PROXY,
       corsOrigins: env.CORS_ORIGINS,
+      embedOrigins: env.EMBED_ORIGINS ?? env.CORS_ORIGINS,
       docsEnabled: env.DOCS_ENABLED,
       bodyLimitBytes: 32 * 1024,
       shutdownDelayMs: env.SHUTDOWN_DELAY_MS,

@@ -42,10 +42,21 @@ export function sendPublicJson(
   caching: PublicCaching,
   etag: string = strongEtag(text),
 ): void {
+  sendPublic(request, reply, { text, type: 'application/json; charset=utf-8' }, caching, etag);
+}
+
+/** sendPublicJson for a text of any type (a script, a style sheet). */
+export function sendPublic(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: { text: string; type: string },
+  caching: PublicCaching,
+  etag: string = strongEtag(body.text),
+): void {
   void reply.header('ETag', etag).header('Cache-Control', publicCacheControl(caching));
   if (etagMatches(request.headers['if-none-match'], etag)) {
     void reply.status(304).send();
     return;
   }
-  void reply.type('application/json; charset=utf-8').send(text);
+  void reply.type(body.type).send(body.text);
 }
