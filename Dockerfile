@@ -7,6 +7,8 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY sandbox ./sandbox
 RUN npx tsc -p tsconfig.build.json
+# The drop-in checkout's page and scripts are served as they are, beside the code that serves them.
+RUN cp -r src/embed/public dist/src/embed/public
 
 FROM node:24-bookworm-slim AS runtime
 # tini is PID 1: it forwards SIGTERM to node, so the drain runs and the exit code is node's.

@@ -16,6 +16,7 @@ import { RedisModule } from './redis/redis.module';
 import { PaymentsModule } from './payments/payments.module';
 import { ReservationsModule } from './reservations/reservations.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { EmbedModule } from './embed/embed.module';
 import { ProductEventsModule } from './common/events/product-events.module';
 
 /**
@@ -45,6 +46,7 @@ export class AppModule {
         InvoicesModule,
         ReservationsModule,
         WebhooksModule,
+        EmbedModule,
         ...extraModules,
       ],
       providers: [

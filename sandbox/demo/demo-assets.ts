@@ -16,12 +16,15 @@ export interface DemoAsset {
 
 // The page is kept as plain files for the website's developers to read; compiled code in dist/
 // reads them from the source tree (the demo exists in sandbox mode only, never in the image).
-function publicDir(): string {
-  const candidates = [join(__dirname, 'public'), resolve(__dirname, '../../../sandbox/demo/public')];
-  const found = candidates.find((dir) => existsSync(join(dir, 'index.html')));
-  if (!found) throw new Error('the demo page files (sandbox/demo/public) are missing');
+function sourceDir(path: string, file: string): string {
+  const candidates = [resolve(__dirname, '../..', path), resolve(__dirname, '../../..', path)];
+  const found = candidates.find((dir) => existsSync(join(dir, file)));
+  if (!found) throw new Error(`the demo page's files (${path}) are missing`);
   return found;
 }
+
+/** The typed client's one committed build is the drop-in checkout's (npm run client); the demo serves it too. */
+const CLIENT = 'checkout-client.js';
 
 /** The demo's files by name. Each is read again when asked for, so an edit shows on the next reload (watch mode too). */
 export interface DemoAssets {
@@ -29,9 +32,12 @@ export interface DemoAssets {
   read(file: string): DemoAsset;
 }
 
-export function demoAssets(dir: string = publicDir()): DemoAssets {
+export function demoAssets(
+  dir: string = sourceDir('sandbox/demo/public', 'index.html'),
+  clientDir: string = sourceDir('src/embed/public', CLIENT),
+): DemoAssets {
   return {
     has: (file) => Object.hasOwn(TYPES, file),
-    read: (file) => ({ body: readFileSync(join(dir, file), 'utf8'), contentType: TYPES[file] }),
+    read: (file) => ({ body: readFileSync(join(file === CLIENT ? clientDir : dir, file), 'utf8'), contentType: TYPES[file] }),
   };
 }

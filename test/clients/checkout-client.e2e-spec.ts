@@ -210,12 +210,12 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     expect(site.isSettled({ ...waiting, state: 'balance_due', diagnosis: { code: 'ok', message: '' } })).toBe(true);
   });
 
-  it('is compiled to the script the demo loads, and calls only routes of docs/openapi.json', () => {
+  it('is compiled to the script the demo and the drop-in checkout load, and calls only routes of docs/openapi.json', () => {
     const out = mkdtempSync(path.join(tmpdir(), 'client-'));
     execFileSync(path.join(ROOT, 'node_modules/.bin/tsc'), ['-p', path.join(ROOT, 'clients/tsconfig.json'), '--outDir', out]);
-    const committed = readFileSync(path.join(ROOT, 'sandbox/demo/public/checkout-client.js'), 'utf8');
+    const committed = readFileSync(path.join(ROOT, 'src/embed/public/checkout-client.js'), 'utf8');
     if (readFileSync(path.join(out, 'checkout-client.js'), 'utf8') !== committed)
-      throw new Error('sandbox/demo/public/checkout-client.js is stale: run npm run client');
+      throw new Error('src/embed/public/checkout-client.js is stale: run npm run client');
     const document = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8'));
     for (const [method, route] of Object.values(CHECKOUT_ROUTES))
       expect(`${method} ${route} ${document.paths[route]?.[method] ? 'documented' : 'missing'}`).toBe(`${method} ${route} documented`);

@@ -1,0 +1,44 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { strongEtag } from '../common/http/public-answer';
+
+/** The drop-in checkout's files by name, with their types: nothing else is served from the folder. */
+const TYPES = {
+  'embed.js': 'text/javascript; charset=utf-8',
+  'frame.html': 'text/html; charset=utf-8',
+  'frame.js': 'text/javascript; charset=utf-8',
+  'frame.css': 'text/css; charset=utf-8',
+  'frame-words.js': 'text/javascript; charset=utf-8',
+  'checkout-client.js': 'text/javascript; charset=utf-8',
+} as const;
+
+export type EmbedFile = keyof typeof TYPES;
+
+export interface EmbedAsset {
+  text: string;
+  type: string;
+  etag: string;
+}
+
+// Plain files a site's developer can read. The image copies them beside the compiled code
+// (dist/src/embed/public); run from a checkout, the compiled code reads the source tree's.
+function publicDir(): string {
+  const candidates = [join(__dirname, 'public'), resolve(__dirname, '../../../src/embed/public')];
+  const found = candidates.find((dir) => existsSync(join(dir, 'embed.js')));
+  if (!found) throw new Error('the drop-in checkout files (src/embed/public) are missing');
+  return found;
+}
+
+/** The files, each read again when asked for: an edit shows on the next load (watch mode too), and its ETag follows it. */
+export class EmbedAssets {
+  constructor(private readonly dir: string = publicDir()) {}
+
+  isFile(name: string): name is EmbedFile {
+    return Object.hasOwn(TYPES, name);
+  }
+
+  read(file: EmbedFile): EmbedAsset {
+    const text = readFileSync(join(this.dir, file), 'utf8');
+    return { text, type: TYPES[file], etag: strongEtag(text) };
+  }
+}

@@ -1,0 +1,95 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { AppConfig } from '../config/app-config';
+import { EmbedAsset, EmbedAssets, EmbedFile } from './embed-assets';
+import { EmbedOptions, embedOptions } from './embed-options';
+
+/** The files the frame loads by name: its page and the host's script have routes of their own. */
+const FRAME_FILES: ReadonlySet<EmbedFile> = new Set(['frame.js', 'frame.css', 'frame-words.js', 'checkout-client.js']);
+
+export interface FramePage {
+  status: 200 | 400 | 403;
+  html: string;
+  contentSecurityPolicy: string;
+}
+
+/**
+ * The drop-in checkout (docs/product-spec.md §2.6): the script a site adds, the page it frames,
+ * and who may frame it. The card fields live on this page, on the service's origin: the site
+ * never sees a card number.
+ */
+@Injectable()
+export class EmbedService {
+  private readonly assets = new EmbedAssets();
+  private readonly origins: ReadonlySet<string>;
+  private readonly policy: string;
+
+  constructor(@Inject(ConfigService) config: ConfigService<AppConfig, true>) {
+    const origins = config.get('http', { infer: true }).embedOrigins;
+    this.origins = new Set(origins);
+    // The page talks to this service alone; only the listed sites may frame it (none: nobody).
+    this.policy = [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      "connect-src 'self'",
+      "form-action 'self'",
+      "base-uri 'none'",
+      `frame-ancestors ${origins.length > 0 ? origins.join(' ') : "'none'"}`,
+    ].join('; ');
+  }
+
+  /** Whether a site's origin may embed the checkout (exact match, as CORS). */
+  allows(origin: string | undefined): boolean {
+    return origin !== undefined && this.origins.has(origin);
+  }
+
+  script(): EmbedAsset {
+    return this.assets.read('embed.js');
+  }
+
+  /** One of the frame's files, or null for any other name. */
+  frameFile(name: string): EmbedAsset | null {
+    return this.assets.isFile(name) && FRAME_FILES.has(name) ? this.assets.read(name) : null;
+  }
+
+  /** The checkout page for a listing, framed by `host`: refused, and said why, unless the host is listed and the listing well formed. */
+  frame(query: Record<string, string | undefined>): FramePage {
+    const answer = (status: FramePage['status'], html: string): FramePage => ({ status, html, contentSecurityPolicy: this.policy });
+    if (!this.allows(query.host)) {
+      return answer(
+        403,
+        refusal('This site may not show the booking checkout. Its owner can allow it in the checkout service (EMBED_ORIGINS).'),
+      );
+    }
+    const options = embedOptions(query);
+    if (!options) return answer(400, refusal('The booking checkout needs the listing it sells (data-listing-id).'));
+    return answer(200, this.assets.read('frame.html').text.replace('{{options}}', attributes(query.host!, options)));
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/** The page's settings as data attributes of its root element: the page's script reads them there (no inline script). */
+function attributes(host: string, options: EmbedOptions): string {
+  const values: Record<string, string | number | undefined> = {
+    'data-host': host,
+    'data-listing': options.listingId,
+    'data-currency-display': options.currencyDisplay,
+    'data-color': options.color,
+    'data-font': options.font,
+    'data-radius': options.radius,
+    lang: options.locale,
+  };
+  return Object.entries(values)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${name}="${escapeHtml(String(value))}"`)
+    .join(' ');
+}
+
+function refusal(message: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Booking checkout</title></head><body><p>${escapeHtml(message)}</p></body></html>`;
+}

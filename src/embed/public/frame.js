@@ -1,0 +1,542 @@
+// The drop-in checkout's page, framed by a property manager's site (src/embed/public/embed.js).
+// It calls the service only through the typed client, on the service's own origin: the site
+// around it never sees a card number. What happens is told to the site by postMessage, to its
+// origin alone (the service checked that origin before it served this page).
+import { CheckoutClient } from './checkout-client.js';
+import { WORDS } from './frame-words.js';
+
+const $ = (id) => document.getElementById(id);
+const root = document.documentElement;
+const settings = {
+  host: root.dataset.host,
+  listingId: root.dataset.listing,
+  locale: root.lang === 'de' ? 'de' : 'en',
+  currencyDisplay: root.dataset.currencyDisplay || 'symbol',
+};
+const words = WORDS[settings.locale];
+const client = new CheckoutClient();
+const DAY_MS = 24 * 3600 * 1000;
+const CALENDAR_DAYS = 42;
+const state = { checkIn: null, checkOut: null, days: [], quote: null, session: null, title: '', hold: null, popup: null };
+
+// ---------- talking to the site ----------
+
+/** Framed by the origin the service checked (Chromium also says who frames the page: it must agree). */
+function framedByHost() {
+  if (window.parent === window) return false;
+  const ancestors = window.location.ancestorOrigins;
+  return !ancestors || ancestors.length === 0 || ancestors[0] === settings.host;
+}
+
+function tell(type, detail = {}) {
+  if (framedByHost()) window.parent.postMessage({ type, detail }, settings.host);
+}
+
+function tellHeight() {
+  tell('checkout.resize', { height: document.documentElement.scrollHeight });
+}
+
+// ---------- words, money, days ----------
+
+function money(amount, currency) {
+  return new Intl.NumberFormat(settings.locale, { style: 'currency', currency, currencyDisplay: settings.currencyDisplay }).format(amount);
+}
+
+function dayText(isoDate, options = { weekday: 'short', day: 'numeric', month: 'short' }) {
+  return new Intl.DateTimeFormat(settings.locale, { ...options, timeZone: 'UTC' }).format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
+}
+
+/** A time in the guest's own time zone (the browser's). */
+function timeText(instant) {
+  return new Intl.DateTimeFormat(settings.locale, { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(instant));
+}
+
+function isoDay(offsetDays) {
+  return new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
+}
+
+function nightsBetween(from, to) {
+  return Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS);
+}
+
+function putWords() {
+  for (const element of document.querySelectorAll('[data-words]')) element.textContent = words[element.dataset.words];
+  for (const element of document.querySelectorAll('[data-words-label]'))
+    element.setAttribute('aria-label', words[element.dataset.wordsLabel]);
+}
+
+function applyTheme() {
+  const { color, font, radius } = root.dataset;
+  if (color) root.style.setProperty('--brand', color);
+  if (font) root.style.setProperty('--font', `"${font}", system-ui, sans-serif`);
+  if (radius !== undefined) root.style.setProperty('--radius', `${radius}px`);
+}
+
+// ---------- steps and problems ----------
+
+const STEPS = ['step-stay', 'step-plan', 'step-guest', 'step-card', 'step-done'];
+
+/** One step at a time; focus goes to its heading, so a screen reader and the keyboard start there. */
+function show(step) {
+  for (const id of STEPS) $(id).hidden = id !== step;
+  $(step).querySelector('h1').focus();
+  tellHeight();
+}
+
+function clearProblems() {
+  $('problem').hidden = true;
+  for (const element of document.querySelectorAll('.error')) element.textContent = '';
+  for (const input of document.querySelectorAll('[aria-invalid]')) {
+    input.removeAttribute('aria-invalid');
+    input.removeAttribute('aria-describedby');
+  }
+}
+
+/** A problem's words where the guest is, each field error on its field; focus goes to the first field wrong, else the message. */
+function showProblem(error, target) {
+  const problem = error.problem || {};
+  let first = null;
+  for (const fieldError of problem.errors || []) {
+    const input = document.querySelector(`[name="${fieldError.field}"]`);
+    if (!input) continue;
+    input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', target);
+    first ??= input;
+  }
+  const messages = [problem.detail || error.message, ...(problem.errors || []).map((fieldError) => fieldError.message)];
+  $(target).textContent = [...new Set(messages)].join(' ');
+  (first || $(target)).focus?.();
+  tellHeight();
+}
+
+// ---------- 1. the stay ----------
+
+async function loadStay() {
+  const [calendar, summary] = await Promise.all([
+    client.calendar(settings.listingId, isoDay(1), isoDay(CALENDAR_DAYS)),
+    client.listing(settings.listingId).catch(() => null),
+  ]);
+  state.title = summary ? [summary.title, summary.city].filter(Boolean).join(', ') : '';
+  $('listing-title').textContent = state.title;
+  state.days = calendar.days;
+  state.currency = calendar.currency || 'USD';
+  paintCalendar();
+}
+
+function paintCalendar() {
+  const grid = $('calendar');
+  grid.replaceChildren();
+  const weekdays = [...Array(7).keys()].map((index) =>
+    new Intl.DateTimeFormat(settings.locale, { weekday: 'short', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 1 + index))),
+  );
+  let month = null;
+  for (const day of state.days) {
+    if (!month || day.date.slice(8, 10) === '01') {
+      month = document.createElement('div');
+      month.className = 'month';
+      const name = document.createElement('h2');
+      name.textContent = dayText(day.date, { month: 'long', year: 'numeric' });
+      const days = document.createElement('div');
+      days.className = 'days';
+      for (const weekday of weekdays) {
+        const head = document.createElement('span');
+        head.className = 'weekday';
+        head.setAttribute('aria-hidden', 'true');
+        head.textContent = weekday;
+        days.append(head);
+      }
+      const offset = (new Date(`${day.date}T00:00:00Z`).getUTCDay() + 6) % 7;
+      for (let blank = 0; blank < offset; blank += 1) days.append(document.createElement('span'));
+      month.append(name, days);
+      grid.append(month);
+    }
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'day';
+    button.dataset.date = day.date;
+    button.classList.toggle('taken', !day.available);
+    const price = day.available && day.price !== null ? money(day.price, state.currency) : words.taken;
+    button.setAttribute('aria-label', `${dayText(day.date, { weekday: 'long', day: 'numeric', month: 'long' })}: ${price}`);
+    const number = document.createElement('span');
+    number.textContent = String(Number(day.date.slice(8, 10)));
+    const small = document.createElement('small');
+    small.textContent = day.available && day.price !== null ? shortMoney(day.price) : '—';
+    button.append(number, small);
+    button.addEventListener('click', () => pickDay(day));
+    month.querySelector('.days').append(button);
+  }
+  paintChoice();
+}
+
+/** A night's price in a cell: whole units, no cents. */
+function shortMoney(amount) {
+  return new Intl.NumberFormat(settings.locale, {
+    style: 'currency',
+    currency: state.currency,
+    currencyDisplay: settings.currencyDisplay === 'name' ? 'symbol' : settings.currencyDisplay,
+    maximumFractionDigits: 0,
+  }).format(amount);
+}
+
+/** The arrival, then the departure: every night between must be free, the departure day itself need not be. */
+function pickDay(day) {
+  const nightsFree = state.checkIn && state.days.every((other) => other.date < state.checkIn || other.date >= day.date || other.available);
+  if (state.checkIn && !state.checkOut && day.date > state.checkIn && nightsFree) {
+    state.checkOut = day.date;
+    $('calendar-hint').textContent = words.stayChosen(
+      dayText(state.checkIn),
+      dayText(state.checkOut),
+      nightsBetween(state.checkIn, day.date),
+    );
+  } else if (!day.available || !day.checkInAllowed) {
+    $('calendar-hint').textContent = words.notArrival(dayText(day.date));
+  } else {
+    state.checkIn = day.date;
+    state.checkOut = null;
+    $('calendar-hint').textContent = words.pickDeparture(dayText(day.date), day.minNights);
+  }
+  $('see-prices').disabled = !(state.checkIn && state.checkOut);
+  paintChoice();
+}
+
+function paintChoice() {
+  for (const button of $('calendar').querySelectorAll('.day')) {
+    const date = button.dataset.date;
+    const ends = date === state.checkIn || date === state.checkOut;
+    const inside = state.checkIn && state.checkOut && date > state.checkIn && date < state.checkOut;
+    button.classList.toggle('chosen', ends);
+    button.classList.toggle('inside', Boolean(inside));
+    button.setAttribute('aria-pressed', String(ends));
+  }
+}
+
+async function seePrices() {
+  clearProblems();
+  $('see-prices').disabled = true;
+  try {
+    const coupon = $('coupon').value.trim();
+    const quote = await client.quote({
+      listingId: settings.listingId,
+      checkIn: state.checkIn,
+      checkOut: state.checkOut,
+      guestsCount: Number($('guests').value),
+      ...(coupon ? { coupon } : {}),
+    });
+    state.quote = quote;
+    paintPlans(quote);
+    tell('checkout.quoted', {
+      listingId: settings.listingId,
+      checkIn: quote.checkIn,
+      checkOut: quote.checkOut,
+      guestsCount: quote.guestsCount,
+      currency: quote.currency,
+      total: quote.ratePlans[0]?.total,
+    });
+    show('step-plan');
+  } catch (error) {
+    showProblem(error, 'stay-error');
+  } finally {
+    $('see-prices').disabled = !(state.checkIn && state.checkOut);
+  }
+}
+
+function stayLine(quote) {
+  return [
+    state.title,
+    `${dayText(quote.checkIn)} → ${dayText(quote.checkOut)}`,
+    words.nights(quote.nights),
+    words.guestsCount(quote.guestsCount),
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+// ---------- 2. the rate ----------
+
+function paintPlans(quote) {
+  $('plan-stay').textContent = stayLine(quote);
+  const plans = $('rate-plans');
+  plans.querySelectorAll('label').forEach((label) => label.remove());
+  quote.ratePlans.forEach((plan, index) => {
+    const label = document.createElement('label');
+    label.className = 'plan';
+    const radio = document.createElement('input');
+    radio.type = 'radio';
+    radio.name = 'rate-plan';
+    radio.value = plan.id;
+    radio.checked = index === 0;
+    const text = document.createElement('span');
+    const { accommodation, cleaning, fees, taxes, discount } = plan.breakdown;
+    const parts = [
+      `${words.accommodation} ${money(accommodation, quote.currency)}`,
+      discount ? `${words.discount} −${money(discount, quote.currency)}` : '',
+      cleaning ? `${words.cleaning} ${money(cleaning, quote.currency)}` : '',
+      fees ? `${words.fees} ${money(fees, quote.currency)}` : '',
+      taxes ? `${words.taxes} ${money(taxes, quote.currency)}` : '',
+    ].filter(Boolean);
+    const name = document.createElement('strong');
+    name.textContent = `${plan.name}: ${money(plan.total, quote.currency)}`;
+    const breakdown = document.createElement('small');
+    breakdown.textContent = parts.join(' · ');
+    text.append(name, breakdown);
+    label.append(radio, text);
+    plans.append(label);
+  });
+}
+
+function chosenPlan() {
+  const id = document.querySelector('input[name="rate-plan"]:checked')?.value;
+  return state.quote.ratePlans.find((plan) => plan.id === id) || state.quote.ratePlans[0];
+}
+
+// ---------- 3. the guest, and the booking ----------
+
+async function book(event) {
+  event.preventDefault();
+  clearProblems();
+  $('book').disabled = true;
+  try {
+    const phone = $('phone').value.trim();
+    const plan = chosenPlan();
+    const session = await client.book({
+      quoteId: state.quote.id,
+      ratePlanId: plan.id,
+      guest: {
+        firstName: $('first-name').value.trim(),
+        lastName: $('last-name').value.trim(),
+        email: $('email').value.trim(),
+        ...(phone ? { phone } : {}),
+      },
+    });
+    state.session = session;
+    tell('checkout.booked', {
+      reservationId: session.reservationId,
+      confirmationCode: session.booking?.confirmationCode,
+      holdExpiresAt: session.booking?.holdExpiresAt,
+      amount: session.amount,
+      currency: session.currency,
+    });
+    toCard('');
+  } catch (error) {
+    showProblem(error, 'guest-error');
+  } finally {
+    $('book').disabled = false;
+  }
+}
+
+// ---------- 4. the card ----------
+
+/** The card step; `why` says why the guest is back here (a card refused, a charge declined). */
+function toCard(why) {
+  const session = state.session;
+  $('summary-stay').textContent = state.quote ? `${stayLine(state.quote)} · ${chosenPlan().name}` : '';
+  $('summary-total').textContent = `${words.total}: ${money(session.amount, session.currency)}`;
+  $('pay').textContent = words.pay(money(session.amount, session.currency));
+  $('card-why').textContent = why;
+  for (const id of ['number', 'expiry', 'cvc']) $(id).value = '';
+  $('brand').textContent = '';
+  watchHold();
+  show('step-card');
+}
+
+function watchHold() {
+  clearInterval(state.hold);
+  const until = state.session.booking?.holdExpiresAt;
+  if (!until || state.session.status === 'succeeded') {
+    $('hold').textContent = '';
+    return;
+  }
+  const paint = () => {
+    const left = Date.parse(until) - Date.now();
+    $('hold').textContent = left > 0 ? `${words.held(timeText(until))} ${words.heldLeft(Math.ceil(left / 60_000))}` : words.holdEnded;
+    if (left <= 0) clearInterval(state.hold);
+  };
+  paint();
+  state.hold = setInterval(paint, 15_000);
+}
+
+/** The brand the number's first digits name, as the card schemes publish them. */
+function brandOf(digits) {
+  if (/^3[47]/.test(digits)) return 'American Express';
+  if (/^4/.test(digits)) return 'Visa';
+  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(digits)) return 'Mastercard';
+  if (/^(6011|65|64[4-9])/.test(digits)) return 'Discover';
+  return '';
+}
+
+/** Groups the number as typed: 4-6-5 for American Express, fours for the others. */
+function groupNumber() {
+  const input = $('number');
+  const digits = input.value.replace(/\D/g, '').slice(0, 19);
+  const groups = /^3[47]/.test(digits) ? [4, 6, 5] : [4, 4, 4, 4, 3];
+  const parts = [];
+  let at = 0;
+  for (const size of groups) {
+    if (at >= digits.length) break;
+    parts.push(digits.slice(at, at + size));
+    at += size;
+  }
+  input.value = parts.join(' ');
+  $('brand').textContent = brandOf(digits);
+}
+
+/** MM/YY as typed: "4" is April ("04/"), "1/" is January ("01/"), and the slash comes by itself after the month. */
+function formatExpiry(event) {
+  const input = $('expiry');
+  const typed = input.value;
+  const digits = typed.replace(/\D/g, '');
+  let [month, year] = typed.includes('/') ? typed.split('/') : [digits.slice(0, 2), digits.slice(2)];
+  month = month.replace(/\D/g, '');
+  year = year.replace(/\D/g, '');
+  if (month.length === 1 && (typed.includes('/') || Number(month) > 1)) month = `0${month}`;
+  if (month.length > 2) [month, year] = [month.slice(0, 2), month.slice(2) + year];
+  year = year.slice(0, 2);
+  const erasing = event.inputType === 'deleteContentBackward';
+  input.value = month.length === 2 && (year.length > 0 || !erasing) ? `${month}/${year}` : month;
+}
+
+/** "1/28" and "01/28" are both January 2028. */
+function expiryParts() {
+  const [month = '', year = ''] = $('expiry')
+    .value.split('/')
+    .map((part) => part.trim());
+  return { exp_month: month.padStart(2, '0'), exp_year: year.length === 2 ? `20${year}` : year };
+}
+
+function cardBody() {
+  const value = (id) => $(id).value.trim();
+  return {
+    card: { number: value('number').replace(/\s+/g, ''), ...expiryParts(), cvc: value('cvc') },
+    billing_details: {
+      name: value('card-name'),
+      address: { line1: value('line1'), city: value('city'), postal_code: value('postal-code'), country: value('country').toUpperCase() },
+    },
+  };
+}
+
+async function pay(event) {
+  event.preventDefault();
+  clearProblems();
+  $('pay').disabled = true;
+  // Opened by the press itself, or the browser blocks it; pointed at the issuer only if the card needs it.
+  state.popup = null;
+  try {
+    let session = await client.submitPaymentMethod(state.session.id, cardBody(), client.newAttempt());
+    if (session.status === 'requires_action') session = await authenticate(session);
+    if (session.status === 'processing') {
+      $('card-why').textContent = words.confirming;
+      session = await client.waitForSession(session.id, (current) => current.status !== 'processing', { timeoutMs: 120_000 });
+    }
+    state.session = session;
+    if (session.status === 'succeeded') {
+      tell('checkout.paid', { reservationId: session.reservationId, last4: session.paymentMethod?.last4 });
+      await showDone();
+      return;
+    }
+    refused(session.lastError?.code, session.lastError?.message || '');
+  } catch (error) {
+    if (error.problem?.code === 'card_declined') refused(error.problem.code, error.problem.detail);
+    else showProblem(error, 'card-error');
+  } finally {
+    $('pay').disabled = false;
+  }
+}
+
+/** The issuer's page in a window of its own; the session says when the guest is back (the window is closed then). */
+async function authenticate(session) {
+  const opened = client.openAuthentication(session, (url) => {
+    state.popup = window.open(url, 'checkout-issuer', 'popup,width=480,height=720');
+    return Boolean(state.popup);
+  });
+  if (!opened) {
+    $('card-why').textContent = words.popupBlocked;
+    return session;
+  }
+  $('card-why').textContent = words.bank;
+  tellHeight();
+  const after = await client.waitForSession(session.id, (current) => current.status !== 'requires_action', { timeoutMs: 15 * 60_000 });
+  state.popup?.close();
+  return after;
+}
+
+function refused(code, message) {
+  tell('checkout.payment_failed', { reservationId: state.session.reservationId, code });
+  toCard(words.cardFailed(message));
+  $('card-why').focus?.();
+}
+
+// ---------- 5. done: the booking, and the truth about the money ----------
+
+async function showDone() {
+  clearInterval(state.hold);
+  const session = state.session;
+  $('done-heading').textContent = words.requested;
+  $('done-stay').textContent = $('summary-stay').textContent;
+  $('confirmation').textContent = session.booking?.confirmationCode ? words.code(session.booking.confirmationCode) : '';
+  $('money').textContent = words.onFile;
+  $('another-card').hidden = true;
+  $('authenticate').hidden = true;
+  show('step-done');
+  const [confirmed] = await Promise.all([
+    client.waitForSession(session.id, (current) => current.booking?.status !== 'reserved', { timeoutMs: 15_000 }).catch(() => session),
+    watchMoney(session.id),
+  ]);
+  if (confirmed.booking?.status === 'confirmed') $('done-heading').textContent = words.confirmed;
+}
+
+async function watchMoney(sessionId) {
+  const paint = (status) => {
+    state.status = status;
+    const currency = status.currency || state.session.currency;
+    const text = {
+      paid: () => words.paid(money(status.amountPaid ?? state.session.amount, currency)),
+      scheduled: () =>
+        status.nextPayment ? words.scheduled(money(status.nextPayment.amount, currency), dayText(status.nextPayment.dueAt)) : words.onFile,
+      failed: () => words.chargeFailed,
+      requires_authentication: () => words.needsBank,
+    }[status.state];
+    $('money').textContent = text ? text() : words.onFile;
+    $('authenticate').hidden = !(status.state === 'requires_authentication' && status.nextAction);
+    $('another-card').hidden = status.state !== 'failed';
+    if (status.state === 'failed') tell('checkout.payment_failed', { reservationId: state.session.reservationId, code: 'charge_failed' });
+    tellHeight();
+  };
+  await client.watchPaymentStatus(sessionId, { onUpdate: paint }).catch(() => undefined);
+}
+
+// ---------- start ----------
+
+document.addEventListener('DOMContentLoaded', async () => {
+  putWords();
+  applyTheme();
+  new ResizeObserver(tellHeight).observe(document.body);
+  $('close').addEventListener('click', () => tell('checkout.closed'));
+  $('see-prices').addEventListener('click', seePrices);
+  $('plan-back').addEventListener('click', () => show('step-stay'));
+  $('to-guest').addEventListener('click', () => show('step-guest'));
+  $('guest-back').addEventListener('click', () => show('step-plan'));
+  $('guest-form').addEventListener('submit', book);
+  $('card-form').addEventListener('submit', pay);
+  $('number').addEventListener('input', groupNumber);
+  $('expiry').addEventListener('input', formatExpiry);
+  $('another-card').addEventListener('click', () => toCard(words.chargeFailed));
+  $('authenticate').addEventListener('click', () => {
+    if (!client.openAuthentication(state.status || {})) $('money').textContent = words.popupBlocked;
+  });
+  if (!framedByHost()) {
+    // Opened outside the site that asked for it: nothing to sell here.
+    $('problem').textContent = words.cannotSell;
+    $('problem').hidden = false;
+    $('step-stay').hidden = true;
+    return;
+  }
+  try {
+    await loadStay();
+    tell('checkout.ready', { listingId: settings.listingId });
+  } catch (error) {
+    $('problem').textContent = words.cannotSell;
+    $('problem').hidden = false;
+    showProblem(error, 'stay-error');
+  }
+  $('stay-heading').focus();
+});

@@ -1,0 +1,369 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import path from 'node:path';
+import { AddressInfo } from 'node:net';
+import AxeBuilder from '@axe-core/playwright';
+import { Browser, FrameLocator, Page } from 'playwright-core';
+import request from 'supertest';
+import { launchChromium } from '../utils/browser';
+import { CARDS } from '../utils/checkout-client';
+import { freePort } from '../utils/redis-server';
+import { ROOT } from '../utils/service-process';
+import { startSandboxedApps, SandboxedApps } from '../utils/sandboxed-apps';
+
+const DAY_MS = 24 * 3600 * 1000;
+const isoDay = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
+const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
+
+/** What the site's page heard: the frame's messages (by postMessage) and embed.js's DOM events, in order. */
+interface Heard {
+  messages: { type: string; detail: Record<string, unknown> }[];
+  events: { type: string; detail: Record<string, unknown> }[];
+}
+
+/**
+ * A property manager's page on an origin of its own (another port): the one script tag, and a
+ * listener that keeps what the checkout tells the page. No Content-Security-Policy: a site's own.
+ */
+function sitePage(service: string, attributes: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Seaside rentals</title></head><body>
+<h1>Seaside rentals</h1>
+<script>
+  window.heard = { messages: [], events: [] };
+  window.addEventListener('message', (event) => {
+    if (event.origin === ${JSON.stringify(service)} && event.data && event.data.type !== 'checkout.resize') window.heard.messages.push(event.data);
+  });
+  for (const type of ['checkout.ready', 'checkout.quoted', 'checkout.booked', 'checkout.paid', 'checkout.payment_failed', 'checkout.closed'])
+    document.addEventListener(type, (event) => window.heard.events.push({ type, detail: event.detail }));
+</script>
+<div data-booking-checkout></div>
+<script src="${service}/checkout/embed.js" ${attributes} defer></script>
+</body></html>`;
+}
+
+async function startSite(service: string, port = 0): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    const locale = new URL(request.url ?? '/', 'http://site').searchParams.get('locale');
+    const attributes = `data-listing-id="lst-seaside"${locale === 'de' ? ' data-locale="de"' : ''}`;
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(sitePage(service, attributes));
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('the drop-in checkout: one script tag on a site of another origin', () => {
+  let world: SandboxedApps;
+  let service: string;
+  let site: { url: string; close(): Promise<void> };
+  let unlisted: { url: string; close(): Promise<void> };
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    // A site's origin is known before the service starts: it is its configuration.
+    const sitePort = await freePort();
+    world = await startSandboxedApps(1, {
+      env: {
+        EMBED_ORIGINS: `http://127.0.0.1:${sitePort}`,
+        CORS_ORIGINS: 'https://api-only.example.com',
+        CHECKOUT_IP_READ_LIMIT: '10000/m',
+        CHECKOUT_IP_RATE_LIMIT: '10000/m',
+        BOOKING_HOLDS_PER_IP: '1000/h',
+        PAYMENT_STATUS_REFRESH_SECONDS: '1',
+      },
+    });
+    service = world.apps[0].url;
+    site = await startSite(service, sitePort);
+    unlisted = await startSite(service);
+    browser = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await site?.close();
+    await unlisted?.close();
+    await world?.close();
+  });
+
+  // A context per page: axe reads the frames of a page that has one of its own.
+  afterEach(() => page?.context().close());
+
+  /** Each state's picture, in test-artifacts/, for a person to look at. */
+  async function keepScreenshot(name: string): Promise<void> {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, `embed-${name}.png`), fullPage: true });
+  }
+
+  const heard = () => page.evaluate<Heard>('window.heard');
+  const types = (list: { type: string }[]) => list.map((entry) => entry.type);
+
+  async function openSite(viewport: { width: number; height: number }): Promise<FrameLocator> {
+    page = await (await browser.newContext({ viewport })).newPage();
+    page.setDefaultTimeout(15_000);
+    await page.goto(site.url);
+    const checkout = page.frameLocator('iframe[title="Booking checkout"]');
+    await checkout.locator('.day').first().waitFor();
+    return checkout;
+  }
+
+  async function bookStay(checkout: FrameLocator, fromDay: number, nights: number): Promise<void> {
+    await checkout.locator(`[data-date="${isoDay(fromDay)}"]`).click();
+    await checkout.locator(`[data-date="${isoDay(fromDay + nights)}"]`).click();
+    await checkout.getByRole('button', { name: 'See prices' }).click();
+    await checkout.locator('.plan').first().waitFor();
+    await checkout.getByRole('button', { name: 'Continue' }).click();
+    await checkout.getByLabel('First name').fill('Olivia');
+    await checkout.getByLabel('Last name').fill('Guest');
+    await checkout.getByLabel('Email').fill(`olivia-${fromDay}@example.com`);
+    await checkout.getByRole('button', { name: 'Book and continue to payment' }).click();
+    await checkout.getByRole('heading', { name: 'Pay by card' }).waitFor();
+  }
+
+  async function fillCard(checkout: FrameLocator, number: string): Promise<void> {
+    await checkout.getByLabel('Card number').fill(number);
+    await checkout.getByLabel('Expiry (MM/YY)').fill(`12/${String(new Date().getFullYear() + 2).slice(2)}`);
+    await checkout.getByLabel('Security code').fill('737');
+    await checkout.getByLabel('Name on card').fill('Olivia Guest');
+    await checkout.getByLabel('Billing address').fill('1 Ocean Drive');
+    await checkout.getByLabel('Postal code').fill('33139');
+    await checkout.getByLabel('City').fill('Miami Beach');
+    await checkout.getByLabel('Country (2 letters, e.g. US)').fill('US');
+  }
+
+  describe('who may frame it', () => {
+    it('answers the listed sites in frame-ancestors, never *, with no X-Frame-Options to contradict it', async () => {
+      const framed = await request(service)
+        .get(`/checkout/embed?listing=lst-seaside&host=${encodeURIComponent(site.url)}`)
+        .expect(200);
+      expect(framed.headers['content-security-policy']).toContain(`frame-ancestors ${site.url}`);
+      expect(framed.headers['content-security-policy']).not.toMatch(/frame-ancestors[^;]*\*/);
+      expect(framed.headers['x-frame-options']).toBeUndefined();
+      expect(framed.text).toContain(`data-host="${site.url}"`);
+      // Another origin asking for the page gets a refusal that says who can fix it, framed by nobody else either.
+      const refused = await request(service)
+        .get(`/checkout/embed?listing=lst-seaside&host=${encodeURIComponent(unlisted.url)}`)
+        .expect(403);
+      expect(refused.text).toContain('EMBED_ORIGINS');
+      expect(refused.headers['content-security-policy']).toContain(`frame-ancestors ${site.url}`);
+      // A listing id of the wrong shape, or markup in a setting, never reaches the page.
+      await request(service)
+        .get(`/checkout/embed?listing=%3Cscript%3E&host=${encodeURIComponent(site.url)}`)
+        .expect(400);
+      const themed = await request(service)
+        .get(`/checkout/embed?listing=lst-seaside&host=${encodeURIComponent(site.url)}&color=%22%3E%3Cscript%3E&font=Georgia&radius=99`)
+        .expect(200);
+      expect(themed.text).not.toContain('<script>');
+      expect(themed.text).toContain('data-font="Georgia"');
+      expect(themed.text).not.toContain('data-radius');
+      // The API's own pages keep refusing every frame.
+      const api = await request(service).get('/checkout/listings/lst-seaside').expect(200);
+      expect(api.headers['x-frame-options']).toBe('SAMEORIGIN');
+    });
+
+    it('serves embed.js cacheable (ETag, Cache-Control) and the frame files by name only', async () => {
+      const script = await request(service).get('/checkout/embed.js').expect(200);
+      expect(script.headers['content-type']).toMatch(/text\/javascript/);
+      expect(script.headers['cache-control']).toBe('public, max-age=300, stale-while-revalidate=86400');
+      await request(service).get('/checkout/embed.js').set('If-None-Match', script.headers.etag).expect(304);
+      await request(service).get('/checkout/embed/assets/frame.js').expect(200);
+      for (const name of ['frame.html', 'embed.js', '..%2Fembed.service.ts', 'nothing.js'])
+        await request(service).get(`/checkout/embed/assets/${name}`).expect(404);
+    });
+
+    it('tells embed.js whether the page it runs on may embed the checkout (the browser names the origin)', async () => {
+      const yes = await request(service).get('/checkout/embed/allowed').set('Origin', site.url).expect(200);
+      expect(yes.body).toEqual({ allowed: true });
+      expect(yes.headers['access-control-allow-origin']).toBe('*');
+      const no = await request(service).get('/checkout/embed/allowed').set('Origin', unlisted.url).expect(200);
+      expect(no.body).toEqual({ allowed: false });
+    });
+  });
+
+  describe('in Chromium', () => {
+    it('books and pays at 1280 px: the site hears quoted, booked and paid, and never the card', async () => {
+      const checkout = await openSite(DESKTOP);
+      await keepScreenshot('stay-1280');
+      await bookStay(checkout, 3, 2);
+      // The amount on the button, the order summary beside the card, the hold's end.
+      await expect(checkout.locator('#pay').innerText()).resolves.toMatch(/^Pay \$[\d,]+\.\d\d$/);
+      const summary = await checkout.locator('.summary').boundingBox();
+      const card = await checkout.locator('.card-side').boundingBox();
+      expect(summary!.x + summary!.width).toBeLessThanOrEqual(card!.x);
+      await expect(checkout.locator('#hold').innerText()).resolves.toMatch(/held until .* min left to pay/);
+      await fillCard(checkout, CARDS.noThreeDs);
+      await expect(checkout.getByLabel('Card number').inputValue()).resolves.toBe('4242 4242 4242 4242');
+      await expect(checkout.locator('#brand').innerText()).resolves.toBe('Visa');
+      await keepScreenshot('card-1280');
+      await checkout.locator('#pay').click();
+      await checkout.locator('#confirmation', { hasText: 'Confirmation code' }).waitFor();
+      await checkout.getByRole('heading', { name: 'Booking confirmed' }).waitFor();
+      await keepScreenshot('done-1280');
+      const told = await heard();
+      expect(types(told.messages)).toEqual(['checkout.ready', 'checkout.quoted', 'checkout.booked', 'checkout.paid']);
+      expect(types(told.events)).toEqual(types(told.messages));
+      expect(told.messages[2].detail).toMatchObject({ confirmationCode: expect.any(String), currency: 'USD' });
+      expect(JSON.stringify(told)).not.toMatch(/4242 ?4242/);
+      // The frame grew to its content: the site's page shows it whole, with no scroll bar of its own.
+      const frameHeight = (await page.locator('iframe').boundingBox())!.height;
+      expect(frameHeight).toBeGreaterThan(300);
+    });
+
+    it('goes through 3-D Secure in a window of its own at 390 px, and comes back to the frame', async () => {
+      const checkout = await openSite(PHONE);
+      await bookStay(checkout, 12, 2);
+      const summary = (await checkout.locator('.summary').boundingBox())!;
+      expect(summary.y + summary.height).toBeLessThanOrEqual((await checkout.locator('.card-side').boundingBox())!.y);
+      await fillCard(checkout, CARDS.threeDs);
+      await keepScreenshot('card-390');
+      const issuer = page.waitForEvent('popup');
+      await checkout.locator('#pay').click();
+      const popup = await issuer;
+      await popup.getByRole('button', { name: 'Authenticate' }).click();
+      await checkout.locator('#confirmation', { hasText: 'Confirmation code' }).waitFor();
+      // The frame closes the issuer's window once the session has its outcome.
+      if (!popup.isClosed()) await popup.waitForEvent('close');
+      expect(types((await heard()).messages)).toContain('checkout.paid');
+      // On a phone the order summary stands above the card.
+      await expect(checkout.locator('#another-card').isHidden()).resolves.toBe(true);
+      expect(types((await heard()).messages)).not.toContain('checkout.payment_failed');
+    });
+
+    it('says why the guest is back after a declined card, clears the card, and takes another', async () => {
+      const checkout = await openSite(DESKTOP);
+      await bookStay(checkout, 20, 2);
+      await fillCard(checkout, CARDS.declined);
+      await checkout.locator('#pay').click();
+      await checkout.locator('#card-why', { hasText: 'The card was not accepted' }).waitFor();
+      await expect(checkout.getByLabel('Card number').inputValue()).resolves.toBe('');
+      await keepScreenshot('declined-1280');
+      expect(types((await heard()).messages)).toContain('checkout.payment_failed');
+      await fillCard(checkout, CARDS.noThreeDs);
+      await checkout.locator('#pay').click();
+      await checkout.locator('#confirmation', { hasText: 'Confirmation code' }).waitFor();
+      expect(types((await heard()).messages).at(-1)).toBe('checkout.paid');
+    });
+
+    it.each([
+      ['390', PHONE],
+      ['1280', DESKTOP],
+    ])('leaves axe no serious or critical violation on any step at %s px', async (_width, viewport) => {
+      const checkout = await openSite(viewport);
+      const steps: string[] = [];
+      const audit = async (step: string) => {
+        const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+        const grave = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+        steps.push(
+          `${step}: ${grave.map((violation) => `${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`).join('; ') || 'none'}`,
+        );
+      };
+      await audit('stay');
+      // Each width books dates of its own (a hold keeps them).
+      const arrival = viewport === PHONE ? 26 : 23;
+      await checkout.locator(`[data-date="${isoDay(arrival)}"]`).click();
+      await checkout.locator(`[data-date="${isoDay(arrival + 2)}"]`).click();
+      await checkout.getByRole('button', { name: 'See prices' }).click();
+      await checkout.locator('.plan').first().waitFor();
+      await audit('rate');
+      await checkout.getByRole('button', { name: 'Continue' }).click();
+      await checkout.getByRole('button', { name: 'Book and continue to payment' }).click();
+      await checkout.locator('#guest-error:not(:empty)').waitFor();
+      await audit('guest, refused');
+      await checkout.getByLabel('First name').fill('Ada');
+      await checkout.getByLabel('Last name').fill('Guest');
+      await checkout.getByLabel('Email').fill(`ada-${viewport.width}@example.com`);
+      await checkout.getByRole('button', { name: 'Book and continue to payment' }).click();
+      await checkout.getByRole('heading', { name: 'Pay by card' }).waitFor();
+      await audit('card');
+      await fillCard(checkout, CARDS.declined);
+      await checkout.locator('#pay').click();
+      await checkout.locator('#card-why:not(:empty)').waitFor();
+      await audit('card, declined');
+      await fillCard(checkout, CARDS.noThreeDs);
+      await checkout.locator('#pay').click();
+      await checkout.locator('#confirmation', { hasText: 'Confirmation code' }).waitFor();
+      await audit('done');
+      expect(steps).toEqual(['stay', 'rate', 'guest, refused', 'card', 'card, declined', 'done'].map((step) => `${step}: none`));
+    });
+
+    it("is booked and paid by keyboard alone, focus on each step's heading and on what went wrong", async () => {
+      const checkout = await openSite(DESKTOP);
+      const focused = () =>
+        checkout.locator(':focus').evaluate((element) => element.id || element.getAttribute('data-date') || element.tagName);
+      /** Tab (and only Tab) until the element is focused, then the key that presses it. */
+      const reach = async (matches: string, key = 'Enter') => {
+        for (let presses = 0; presses < 200 && (await focused()) !== matches; presses += 1) await page.keyboard.press('Tab');
+        expect(await focused()).toBe(matches);
+        if (key) await page.keyboard.press(key);
+      };
+      expect(await focused()).toBe('stay-heading');
+      await reach(isoDay(33));
+      await reach(isoDay(35));
+      await reach('see-prices');
+      await checkout.locator('.plan').first().waitFor();
+      expect(await focused()).toBe('plan-heading');
+      await reach('to-guest');
+      expect(await focused()).toBe('guest-heading');
+      await reach('book');
+      // Refused: focus goes to the first field wrong.
+      await checkout.locator('#guest-error:not(:empty)').waitFor();
+      expect(await focused()).toBe('first-name');
+      await page.keyboard.type('Kay');
+      await reach('last-name', '');
+      await page.keyboard.type('Guest');
+      await reach('email', '');
+      await page.keyboard.type('kay@example.com');
+      await reach('book');
+      await checkout.getByRole('heading', { name: 'Pay by card' }).waitFor();
+      expect(await focused()).toBe('card-heading');
+      const typeInto = async (id: string, text: string) => {
+        await reach(id, '');
+        await page.keyboard.type(text);
+      };
+      await typeInto('number', CARDS.noThreeDs);
+      const year = String(new Date().getFullYear() + 2).slice(2);
+      await typeInto('expiry', `1/${year}`);
+      await typeInto('cvc', '737');
+      await typeInto('card-name', 'Kay Guest');
+      await typeInto('line1', '1 Ocean Drive');
+      await typeInto('postal-code', '33139');
+      await typeInto('city', 'Miami Beach');
+      await typeInto('country', 'US');
+      // "1/" is January: the month is written with its two digits.
+      await expect(checkout.getByLabel('Expiry (MM/YY)').inputValue()).resolves.toBe(`01/${year}`);
+      await reach('pay');
+      await checkout.getByRole('heading', { name: /Booking (confirmed|requested)/ }).waitFor();
+      expect(await focused()).toBe('done-heading');
+    });
+
+    it('speaks German, with dates and amounts written the German way, when the site says data-locale="de"', async () => {
+      const german = await request(service)
+        .get(`/checkout/embed?listing=lst-seaside&host=${encodeURIComponent(site.url)}&locale=de`)
+        .expect(200);
+      expect(german.text).toContain('lang="de"');
+      page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+      await page.goto(`${site.url}/?locale=de`);
+      const checkout = page.frameLocator('iframe[title="Booking checkout"]');
+      await checkout.getByRole('heading', { name: 'Reisedaten wählen' }).waitFor();
+      await expect(checkout.locator('.month h2').first().innerText()).resolves.toMatch(
+        /^(Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember) \d{4}$/,
+      );
+      await expect(checkout.locator('.day:not(.taken) small').first().innerText()).resolves.toMatch(/^\d+\s\$$/);
+    });
+
+    it('gives a site that is not listed nothing usable, and says why on its console', async () => {
+      page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+      const console: string[] = [];
+      page.on('console', (message) => console.push(message.text()));
+      const said = page.waitForEvent('console', (message) => message.text().includes('may not show the checkout'));
+      await page.goto(unlisted.url);
+      await said;
+      expect(await page.locator('iframe').count()).toBe(0);
+      expect(console.join('\n')).toContain('EMBED_ORIGINS');
+    });
+  });
+});
