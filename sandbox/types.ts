@@ -30,6 +30,8 @@ export const SANDBOX_ROUTES = [
   'reservationStatus',
   'chargeAuthPage',
   'chargeAuthAction',
+  'sdkScript',
+  'sdkForm',
 ] as const;
 
 export type SandboxRoute = (typeof SANDBOX_ROUTES)[number];

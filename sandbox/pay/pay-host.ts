@@ -1,9 +1,10 @@
-/** The tokenization host: /api/tokenize/v2 and the issuer's 3DS page. No token checks, no rate limits. */
+/** The tokenization host: /api/tokenize/v2, the issuer's 3DS page and the payment-form SDK. No token checks, no rate limits. */
 import { jsonAnswer } from '../http/answer';
 import type { HostDefinition } from '../http/host-server';
 import { recordChargeAuthentication, showChargeAuthentication } from './charge-authentication';
 import { recordIssuerDecision, showIssuerPage } from './issuer-page';
 import { tokenizeCard } from './tokenize';
+import { sdkForm, sdkScript } from './tokenization-sdk';
 
 export const payHost: HostDefinition = {
   routes: [
@@ -27,6 +28,9 @@ export const payHost: HostDefinition = {
       path: /^\/charges\/(?<paymentId>[^/]+)\/(?<action>authenticate|fail)\/?$/,
       handle: recordChargeAuthentication,
     },
+    // The payment-form SDK's script and the card form it frames (a stand-in: sandbox/pay/tokenization-sdk.ts).
+    { name: 'sdkScript', method: 'GET', path: /^\/tokenization\/v2\/init\.js$/, handle: sdkScript },
+    { name: 'sdkForm', method: 'GET', path: /^\/tokenization\/v2\/form\/?$/, handle: sdkForm },
   ],
   unmatched: (_ctx, status) => jsonAnswer(status, { message: status === 404 ? 'Route not found' : 'Method not allowed' }),
 };

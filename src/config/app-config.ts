@@ -91,6 +91,11 @@ export interface CheckoutConfig {
   sessionsPerReservation: RateLimit;
   /** Session opens per client network that found no reservation (CHECKOUT_RESERVATION_MISSES_PER_IP). */
   reservationMissesPerIp: RateLimit;
+  /**
+   * CARD_COLLECTION: where the drop-in checkout takes the card. `form`: its own fields, tokenized
+   * by this service; `sdk`: the platform's payment-form SDK, whose token this service attaches.
+   */
+  cardCollection: 'form' | 'sdk';
 }
 
 /** Writes to one reservation (docs/product-spec.md §6.3). */

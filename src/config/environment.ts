@@ -43,6 +43,7 @@ export class Environment {
   @Integer(0, 10) TRUST_PROXY = 0;
   @Origins() CORS_ORIGINS: string[] = [];
   @Origins() EMBED_ORIGINS?: string[];
+  @OneOf('form', 'sdk') CARD_COLLECTION: 'form' | 'sdk' = 'form';
   @Flag() DOCS_ENABLED = true;
   @Integer(0, 60_000) SHUTDOWN_DELAY_MS = 0;
   @Integer(0, 120_000) SHUTDOWN_DRAIN_MS = 10_000;

@@ -146,6 +146,7 @@ function appConfig(env: Environment, { production, sandbox }: Runtime): AppConfi
       cardAttempts: env.CHECKOUT_CARD_ATTEMPTS,
       sessionsPerReservation: env.CHECKOUT_SESSIONS_PER_RESERVATION,
       reservationMissesPerIp: env.CHECKOUT_RESERVATION_MISSES_PER_IP,
+      cardCollection: env.CARD_COLLECTION,
     },
     upstreamRateLimits: env.UPSTREAM_RATE_LIMITS,
     reservationWrites: {

@@ -23,17 +23,26 @@ export class EmbedService {
   private readonly assets = new EmbedAssets();
   private readonly origins: ReadonlySet<string>;
   private readonly policy: string;
+  /** The platform's payment-form SDK, when the card is taken by it (CARD_COLLECTION=sdk). */
+  private readonly sdkScript?: string;
 
   constructor(@Inject(ConfigService) config: ConfigService<AppConfig, true>) {
     const origins = config.get('http', { infer: true }).embedOrigins;
     this.origins = new Set(origins);
-    // The page talks to this service alone; only the listed sites may frame it (none: nobody).
+    // The SDK's script must come from the pay host, never bundled (docs/upstream.md, "The payment-form SDK").
+    if (config.get('checkout', { infer: true }).cardCollection === 'sdk') {
+      this.sdkScript = new URL('/tokenization/v2/init.js', config.get('guesty', { infer: true }).payUrl).href;
+    }
+    // The page talks to this service alone (and, with the SDK, to the pay host that renders the card
+    // fields in a frame of its own); only the listed sites may frame it (none: nobody).
+    const payHost = this.sdkScript ? ` ${new URL(this.sdkScript).origin}` : '';
     this.policy = [
       "default-src 'none'",
-      "script-src 'self'",
+      `script-src 'self'${payHost}`,
       "style-src 'self'",
       "img-src 'self' data:",
-      "connect-src 'self'",
+      `connect-src 'self'${payHost}`,
+      ...(payHost ? [`frame-src${payHost}`] : []),
       "form-action 'self'",
       "base-uri 'none'",
       `frame-ancestors ${origins.length > 0 ? origins.join(' ') : "'none'"}`,
@@ -65,7 +74,7 @@ export class EmbedService {
     }
     const options = embedOptions(query);
     if (!options) return answer(400, refusal('The booking checkout needs the listing it sells (data-listing-id).'));
-    return answer(200, this.assets.read('frame.html').text.replace('{{options}}', attributes(query.host!, options)));
+    return answer(200, this.assets.read('frame.html').text.replace('{{options}}', attributes(query.host!, options, this.sdkScript)));
   }
 }
 
@@ -74,8 +83,9 @@ function escapeHtml(text: string): string {
 }
 
 /** The page's settings as data attributes of its root element: the page's script reads them there (no inline script). */
-function attributes(host: string, options: EmbedOptions): string {
+function attributes(host: string, options: EmbedOptions, sdkScript: string | undefined): string {
   const values: Record<string, string | number | undefined> = {
+    'data-sdk-script': sdkScript,
     'data-host': host,
     'data-listing': options.listingId,
     'data-currency-display': options.currencyDisplay,

@@ -10,6 +10,8 @@ import { CARDS } from '../utils/checkout-client';
 import { freePort } from '../utils/redis-server';
 import { ROOT } from '../utils/service-process';
 import { startSandboxedApps, SandboxedApps } from '../utils/sandboxed-apps';
+import { startTestApp, TestApp } from '../utils/test-app';
+import { testConfig } from '../utils/test-config';
 
 const DAY_MS = 24 * 3600 * 1000;
 const isoDay = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
@@ -75,7 +77,11 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
         CHECKOUT_IP_RATE_LIMIT: '10000/m',
         BOOKING_HOLDS_PER_IP: '1000/h',
         PAYMENT_STATUS_REFRESH_SECONDS: '1',
+        // A file of bookings one after another spends more than the platform's minute (a guest never would).
+        UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
+        UPSTREAM_ANONYMOUS_SHARE: '100',
       },
+      sandbox: { rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100_000 } },
     });
     service = world.apps[0].url;
     site = await startSite(service, sitePort);
@@ -115,7 +121,9 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
     await checkout.locator(`[data-date="${isoDay(fromDay)}"]`).click();
     await checkout.locator(`[data-date="${isoDay(fromDay + nights)}"]`).click();
     await checkout.getByRole('button', { name: 'See prices' }).click();
-    await checkout.locator('.plan').first().waitFor();
+    // The rates, or the problem the page shows instead (said in the failure).
+    await checkout.locator('.plan, #stay-error:not(:empty)').first().waitFor();
+    expect(await checkout.locator('#stay-error').innerText()).toBe('');
     await checkout.getByRole('button', { name: 'Continue' }).click();
     await checkout.getByLabel('First name').fill('Olivia');
     await checkout.getByLabel('Last name').fill('Guest');
@@ -353,6 +361,69 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
         /^(Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember) \d{4}$/,
       );
       await expect(checkout.locator('.day:not(.taken) small').first().innerText()).resolves.toMatch(/^\d+\s\$$/);
+    });
+
+    describe("with the platform's payment-form SDK (CARD_COLLECTION=sdk)", () => {
+      let sdkApp: TestApp;
+      let sdkSite: { url: string; close(): Promise<void> };
+
+      beforeAll(async () => {
+        const port = await freePort();
+        sdkApp = await startTestApp(
+          {},
+          { config: testConfig({ ...world.env, PORT: '0', CARD_COLLECTION: 'sdk', EMBED_ORIGINS: `http://127.0.0.1:${port}` }) },
+        );
+        sdkSite = await startSite(sdkApp.url, port);
+      });
+
+      afterAll(async () => {
+        await sdkSite?.close();
+        await sdkApp?.close();
+      });
+
+      it('lets the pay host load its script and frame its form, and nothing else', async () => {
+        const payOrigin = new URL(world.sandbox.urls.payUrl).origin;
+        const framed = await request(sdkApp.url)
+          .get(`/checkout/embed?listing=lst-seaside&host=${encodeURIComponent(sdkSite.url)}`)
+          .expect(200);
+        const policy = framed.headers['content-security-policy'];
+        expect(policy).toContain(`script-src 'self' ${payOrigin};`);
+        expect(policy).toContain(`frame-src ${payOrigin};`);
+        expect(framed.text).toContain(`data-sdk-script="${payOrigin}/tokenization/v2/init.js"`);
+        // The service's own form keeps the page to itself.
+        const own = await request(service)
+          .get(`/checkout/embed?listing=lst-seaside&host=${encodeURIComponent(site.url)}`)
+          .expect(200);
+        expect(own.headers['content-security-policy']).not.toContain(payOrigin);
+      });
+
+      it('books and pays with a token the SDK made: the service is sent the token, never the card', async () => {
+        page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+        page.setDefaultTimeout(15_000);
+        const submitted: string[] = [];
+        page.on('request', (sent) => {
+          if (sent.url().endsWith('/payment-method')) submitted.push(sent.postData() ?? '');
+        });
+        await page.goto(sdkSite.url);
+        const checkout = page.frameLocator('iframe[title="Booking checkout"]');
+        await checkout.locator('.day').first().waitFor();
+        await bookStay(checkout, 36, 2);
+        expect(await checkout.locator('#card-fields').isHidden()).toBe(true);
+        const form = checkout.frameLocator('iframe[title="Card details"]');
+        await form.getByLabel('Card number').fill(CARDS.noThreeDs);
+        await form.getByLabel('Expiry (MM/YY)').fill(`12/${String(new Date().getFullYear() + 2).slice(2)}`);
+        await form.getByLabel('Security code').fill('737');
+        await form.getByLabel('Name on card').fill('Olivia Guest');
+        await form.getByLabel('Street').fill('1 Ocean Drive');
+        await form.getByLabel('Zip code').fill('33139');
+        await form.getByLabel('City').fill('Miami Beach');
+        await form.getByLabel('Country (2 letters)').fill('US');
+        await checkout.locator('#pay').click();
+        await checkout.locator('#confirmation', { hasText: 'Confirmation code' }).waitFor();
+        expect(submitted).toHaveLength(1);
+        expect(JSON.parse(submitted[0])).toEqual({ token: expect.stringMatching(/^tok_/) });
+        expect(types((await heard()).messages)).toContain('checkout.paid');
+      });
     });
 
     it('gives a site that is not listed nothing usable, and says why on its console', async () => {

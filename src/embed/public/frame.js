@@ -12,6 +12,8 @@ const settings = {
   listingId: root.dataset.listing,
   locale: root.lang === 'de' ? 'de' : 'en',
   currencyDisplay: root.dataset.currencyDisplay || 'symbol',
+  /** The platform's payment-form SDK, when it takes the card (CARD_COLLECTION=sdk); else this page's own fields. */
+  sdkScript: root.dataset.sdkScript,
 };
 const words = WORDS[settings.locale];
 const client = new CheckoutClient();
@@ -337,6 +339,48 @@ function toCard(why) {
   $('brand').textContent = '';
   watchHold();
   show('step-card');
+  if (settings.sdkScript) void renderSdk();
+}
+
+// ---------- the card, by the platform's payment-form SDK (CARD_COLLECTION=sdk) ----------
+
+let sdkLoading = null;
+
+/** window.guestyTokenization, its script loaded once from the pay host (as the SDK's loadScript does). */
+function sdk() {
+  sdkLoading ??= new Promise((resolve, reject) => {
+    const script = document.createElement('script');
+    script.src = settings.sdkScript;
+    script.async = true;
+    script.onload = () =>
+      window.guestyTokenization ? resolve(window.guestyTokenization) : reject(new Error('The card form could not load.'));
+    script.onerror = () => reject(new Error('The card form could not load.'));
+    document.head.append(script);
+  });
+  return sdkLoading;
+}
+
+/** A fresh form for each card (a declined one is not shown again). */
+async function renderSdk() {
+  $('card-fields').hidden = true;
+  $('sdk-card').hidden = false;
+  try {
+    const tokenization = await sdk();
+    await tokenization.destroy().catch(() => undefined);
+    await tokenization.render({ containerId: 'sdk-card', providerId: state.session.paymentProviderId, lang: settings.locale });
+  } catch (error) {
+    showProblem(error, 'card-error');
+  }
+  tellHeight();
+}
+
+/** The SDK's token for this reservation's amount: the service attaches it (the `{token}` body). */
+async function sdkToken() {
+  const session = state.session;
+  const { _id } = await (
+    await sdk()
+  ).submit({ listingId: session.listingId, reservationId: session.reservationId, amount: session.amount, currency: session.currency });
+  return { token: _id };
 }
 
 function watchHold() {
@@ -421,7 +465,8 @@ async function pay(event) {
   // Opened by the press itself, or the browser blocks it; pointed at the issuer only if the card needs it.
   state.popup = null;
   try {
-    let session = await client.submitPaymentMethod(state.session.id, cardBody(), client.newAttempt());
+    const body = settings.sdkScript ? await sdkToken() : cardBody();
+    let session = await client.submitPaymentMethod(state.session.id, body, client.newAttempt());
     if (session.status === 'requires_action') session = await authenticate(session);
     if (session.status === 'processing') {
       $('card-why').textContent = words.confirming;
