@@ -80,6 +80,9 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
         // A file of bookings one after another spends more than the platform's minute (a guest never would).
         UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
         UPSTREAM_ANONYMOUS_SHARE: '100',
+        CHECKOUT_EXTRAS: JSON.stringify([
+          { code: 'late-checkout', normalType: 'AFE', secondIdentifier: 'LATE_CHECKOUT', title: 'Late checkout', amount: 40 },
+        ]),
       },
       sandbox: { rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100_000 } },
     });
@@ -210,12 +213,20 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       await checkout.locator('#pay').click();
       await checkout.locator('#confirmation', { hasText: 'Confirmation code' }).waitFor();
       await checkout.getByRole('heading', { name: 'Booking confirmed' }).waitFor();
+      await checkout.locator('#money', { hasText: 'Paid' }).waitFor();
       await keepScreenshot('done-1280');
       const told = await heard();
       expect(types(told.messages)).toEqual(['checkout.ready', 'checkout.quoted', 'checkout.booked', 'checkout.paid']);
       expect(types(told.events)).toEqual(types(told.messages));
       expect(told.messages[2].detail).toMatchObject({ confirmationCode: expect.any(String), currency: 'USD' });
       expect(JSON.stringify(told)).not.toMatch(/4242 ?4242/);
+      // An extra, once the money is arranged: added to the bill, and the money read again.
+      await checkout.getByLabel('Extra').selectOption('late-checkout');
+      await checkout.getByRole('button', { name: 'Add to my booking' }).click();
+      await checkout.locator('#extra-result', { hasText: 'Added: Late checkout × 1, $40.00.' }).waitFor();
+      // The guest closes it: the site hears so.
+      await checkout.getByRole('button', { name: 'Close the checkout' }).click();
+      await page.waitForFunction('window.heard.messages.some((message) => message.type === "checkout.closed")');
       // The frame grew to its content: the site's page shows it whole, with no scroll bar of its own.
       const frameHeight = (await page.locator('iframe').boundingBox())!.height;
       expect(frameHeight).toBeGreaterThan(300);
@@ -232,7 +243,7 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       await checkout.locator('#pay').click();
       const popup = await issuer;
       await popup.getByRole('button', { name: 'Authenticate' }).click();
-      await checkout.locator('#confirmation', { hasText: 'Confirmation code' }).waitFor();
+      await checkout.locator('#money', { hasText: 'Paid' }).waitFor();
       // The frame closes the issuer's window once the session has its outcome.
       if (!popup.isClosed()) await popup.waitForEvent('close');
       expect(types((await heard()).messages)).toContain('checkout.paid');
@@ -252,8 +263,43 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       expect(types((await heard()).messages)).toContain('checkout.payment_failed');
       await fillCard(checkout, CARDS.noThreeDs);
       await checkout.locator('#pay').click();
-      await checkout.locator('#confirmation', { hasText: 'Confirmation code' }).waitFor();
+      await checkout.locator('#money', { hasText: 'Paid' }).waitFor();
       expect(types((await heard()).messages).at(-1)).toBe('checkout.paid');
+    });
+
+    it('says a charge that failed after the card was taken, never "paid", and takes another card for the same booking', async () => {
+      const checkout = await openSite(DESKTOP);
+      await bookStay(checkout, 15, 2);
+      await fillCard(checkout, CARDS.processorError);
+      await checkout.locator('#pay').click();
+      await checkout.locator('#money', { hasText: 'The payment was declined' }).waitFor();
+      await keepScreenshot('charge-failed-1280');
+      // Never a confirmation above a failure: the lead line says what the guest must do.
+      await checkout.getByRole('heading', { name: /^Booking (confirmed|requested): payment needed$/ }).waitFor();
+      expect(types((await heard()).messages)).not.toContain('checkout.paid');
+      expect((await heard()).messages.at(-1)).toEqual({
+        type: 'checkout.payment_failed',
+        detail: expect.objectContaining({ code: 'charge_failed' }),
+      });
+      await checkout.getByRole('button', { name: 'Use another card' }).click();
+      await checkout.locator('#card-why', { hasText: 'The payment was declined' }).waitFor();
+      await fillCard(checkout, CARDS.noThreeDs);
+      await checkout.locator('#pay').click();
+      await checkout.locator('#money', { hasText: 'Paid' }).waitFor();
+      expect(types((await heard()).messages).filter((type) => type === 'checkout.paid')).toHaveLength(1);
+    });
+
+    it("asks the guest to confirm a charge with the bank, in the bank's window, then says paid", async () => {
+      const checkout = await openSite(PHONE);
+      await bookStay(checkout, 39, 2);
+      await fillCard(checkout, CARDS.chargeAuthentication);
+      await checkout.locator('#pay').click();
+      await checkout.locator('#money', { hasText: 'Your bank asks you to confirm the payment.' }).waitFor();
+      const bank = page.context().waitForEvent('page');
+      await checkout.getByRole('button', { name: 'Confirm with your bank' }).click();
+      await (await bank).getByRole('button', { name: 'Authenticate' }).click();
+      await checkout.locator('#money', { hasText: 'Paid' }).waitFor();
+      expect(types((await heard()).messages)).toContain('checkout.paid');
     });
 
     it.each([
@@ -419,7 +465,7 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
         await form.getByLabel('City').fill('Miami Beach');
         await form.getByLabel('Country (2 letters)').fill('US');
         await checkout.locator('#pay').click();
-        await checkout.locator('#confirmation', { hasText: 'Confirmation code' }).waitFor();
+        await checkout.locator('#money', { hasText: 'Paid' }).waitFor();
         expect(submitted).toHaveLength(1);
         expect(JSON.parse(submitted[0])).toEqual({ token: expect.stringMatching(/^tok_/) });
         expect(types((await heard()).messages)).toContain('checkout.paid');

@@ -9,6 +9,7 @@ export const CARDS = {
   declined: '4000000000000002',
   accountFaulty: '4000000000000119',
   processorError: '4000000000000341',
+  chargeAuthentication: '4000002760003184',
 } as const;
 
 export const CVC = '737';

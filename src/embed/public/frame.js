@@ -474,7 +474,6 @@ async function pay(event) {
     }
     state.session = session;
     if (session.status === 'succeeded') {
-      tell('checkout.paid', { reservationId: session.reservationId, last4: session.paymentMethod?.last4 });
       await showDone();
       return;
     }
@@ -512,24 +511,48 @@ function refused(code, message) {
 
 // ---------- 5. done: the booking, and the truth about the money ----------
 
+/** The states in which the booking's money is arranged: taken, scheduled on the card, or the host's to collect. */
+const ARRANGED = ['paid', 'scheduled', 'balance_due'];
+
 async function showDone() {
   clearInterval(state.hold);
+  state.status = null;
   const session = state.session;
-  $('done-heading').textContent = words.requested;
+  state.booked = 'reserved';
+  paintHeading();
   $('done-stay').textContent = $('summary-stay').textContent;
   $('confirmation').textContent = session.booking?.confirmationCode ? words.code(session.booking.confirmationCode) : '';
   $('money').textContent = words.onFile;
-  $('another-card').hidden = true;
-  $('authenticate').hidden = true;
+  for (const id of ['another-card', 'authenticate', 'extras']) $(id).hidden = true;
   show('step-done');
+  state.extras ??= await client.extrasCatalogue().catch(() => []);
   const [confirmed] = await Promise.all([
     client.waitForSession(session.id, (current) => current.booking?.status !== 'reserved', { timeoutMs: 15_000 }).catch(() => session),
     watchMoney(session.id),
   ]);
-  if (confirmed.booking?.status === 'confirmed') $('done-heading').textContent = words.confirmed;
+  state.booked = confirmed.booking?.status ?? 'reserved';
+  paintHeading();
 }
 
+/**
+ * The lead line is what the guest must act on: a booking confirmed before its charge failed reads
+ * "Booking confirmed: payment needed", never a confirmation above a failure.
+ */
+function paintHeading() {
+  const booked = state.booked === 'confirmed' ? words.confirmed : words.requested;
+  const needs = { failed: words.paymentNeeded, missing: words.paymentNeeded, requires_authentication: words.bankNeeded }[
+    state.status?.state
+  ];
+  $('done-heading').textContent = needs ? `${booked}: ${needs}` : booked;
+}
+
+/**
+ * What the platform says of the money, read until it settles. The site hears `checkout.paid` once the
+ * money is arranged (never for a card on file whose charge then failed), `checkout.payment_failed`
+ * when a charge fails; each once per card.
+ */
 async function watchMoney(sessionId) {
+  const card = state.session.paymentMethod?.id;
   const paint = (status) => {
     state.status = status;
     const currency = status.currency || state.session.currency;
@@ -537,16 +560,53 @@ async function watchMoney(sessionId) {
       paid: () => words.paid(money(status.amountPaid ?? state.session.amount, currency)),
       scheduled: () =>
         status.nextPayment ? words.scheduled(money(status.nextPayment.amount, currency), dayText(status.nextPayment.dueAt)) : words.onFile,
+      balance_due: () => words.hostCollects(money(status.amountDue ?? 0, currency)),
       failed: () => words.chargeFailed,
       requires_authentication: () => words.needsBank,
     }[status.state];
     $('money').textContent = text ? text() : words.onFile;
+    $('money').className = `money ${{ failed: 'bad', missing: 'bad', requires_authentication: 'action' }[status.state] ?? ''}`.trim();
+    paintHeading();
     $('authenticate').hidden = !(status.state === 'requires_authentication' && status.nextAction);
     $('another-card').hidden = status.state !== 'failed';
-    if (status.state === 'failed') tell('checkout.payment_failed', { reservationId: state.session.reservationId, code: 'charge_failed' });
+    paintExtras(ARRANGED.includes(status.state));
+    const told = state.told?.card === card ? state.told : (state.told = { card });
+    if (ARRANGED.includes(status.state) && !told.paid) {
+      told.paid = true;
+      tell('checkout.paid', { reservationId: state.session.reservationId, last4: state.session.paymentMethod?.last4, state: status.state });
+    }
+    if (status.state === 'failed' && !told.failed) {
+      told.failed = true;
+      tell('checkout.payment_failed', { reservationId: state.session.reservationId, code: 'charge_failed' });
+    }
     tellHeight();
   };
   await client.watchPaymentStatus(sessionId, { onUpdate: paint }).catch(() => undefined);
+}
+
+/** Extras once the money is arranged: each is added to the booking's bill, and the money is read again. */
+function paintExtras(allowed) {
+  $('extras').hidden = !(allowed && state.extras?.length > 0);
+  if ($('extras').hidden || $('extra').options.length > 0) return;
+  const currency = state.session.currency;
+  $('extra').replaceChildren(...state.extras.map((extra) => new Option(`${extra.title}: ${money(extra.amount, currency)}`, extra.code)));
+}
+
+async function addExtra() {
+  clearProblems();
+  $('extra-result').textContent = '';
+  $('add-extra').disabled = true;
+  try {
+    const added = await client.addExtras(state.session.id, [{ code: $('extra').value, quantity: Number($('quantity').value) }]);
+    $('extra-result').textContent = added.items
+      .map((item) => words.extraAdded(item.title, item.quantity, money(item.amount, state.session.currency)))
+      .join(' ');
+    await watchMoney(state.session.id);
+  } catch (error) {
+    showProblem(error, 'extra-error');
+  } finally {
+    $('add-extra').disabled = false;
+  }
 }
 
 // ---------- start ----------
@@ -565,6 +625,7 @@ document.addEventListener('DOMContentLoaded', async () => {
   $('number').addEventListener('input', groupNumber);
   $('expiry').addEventListener('input', formatExpiry);
   $('another-card').addEventListener('click', () => toCard(words.chargeFailed));
+  $('add-extra').addEventListener('click', addExtra);
   $('authenticate').addEventListener('click', () => {
     if (!client.openAuthentication(state.status || {})) $('money').textContent = words.popupBlocked;
   });
