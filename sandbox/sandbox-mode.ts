@@ -40,10 +40,12 @@ export async function startSandboxMode(config: AppConfig, options: SandboxOption
     modules: [DemoModule.forSandbox(sandbox)],
     banner:
       `\nSANDBOX MODE: no Guesty credentials, so the service talks to the built-in simulator below.\n` +
-      `Demo checkout: ${base}/demo   API docs: ${base}/docs   Fixtures and test cards: docs/sandbox.md\n${describeSandbox(sandbox.urls)}` +
+      `Demo site: ${base}/demo   Reference integration: ${base}/demo/reference   API docs: ${base}/docs   Fixtures and test cards: docs/sandbox.md\n${describeSandbox(sandbox.urls)}` +
       `  Webhooks:           signed with ${sandbox.control.webhookSecret} and sent to ${base}/webhooks/guesty\n`,
     config: {
       ...config,
+      // The demo's sample site is served by this service: its own origin may frame the checkout.
+      http: { ...config.http, embedOrigins: [...new Set([...config.http.embedOrigins, new URL(base).origin])] },
       checkout: { ...config.checkout, extras: config.checkout.extras.length > 0 ? config.checkout.extras : DEMO_EXTRAS },
       guesty: {
         ...config.guesty,

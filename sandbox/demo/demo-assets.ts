@@ -3,6 +3,9 @@ import { join, resolve } from 'node:path';
 
 const TYPES: Record<string, string> = {
   'index.html': 'text/html; charset=utf-8',
+  'site.html': 'text/html; charset=utf-8',
+  'site.js': 'text/javascript; charset=utf-8',
+  'site.css': 'text/css; charset=utf-8',
   'demo.js': 'text/javascript; charset=utf-8',
   'demo.css': 'text/css; charset=utf-8',
   'checkout-client.js': 'text/javascript; charset=utf-8',

@@ -9,19 +9,26 @@ import { SANDBOX_TEST_CARDS } from '../pay/test-cards';
 import { demoAssets } from './demo-assets';
 import { EmbeddedSandbox } from './embedded-sandbox';
 
-// Only this origin: the page talks to the service alone and navigates to the issuer page.
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+// Only this origin: the page talks to the service alone and navigates to the issuer page. The sample
+// site also frames the drop-in checkout, which this same service serves.
+const policy = (frames: boolean) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    ...(frames ? ["frame-src 'self'"] : []),
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+const PAGE_FILES = new Set(['index.html', 'site.html']);
 
-/** The demo checkout page (sandbox mode only): the reference integration, and a way to try it. */
+/**
+ * The demo (sandbox mode only): a sample property site that sells with the drop-in checkout's one
+ * script tag, and the API's reference integration (/demo/reference) for the site's developers.
+ */
 @ApiExcludeController()
 @Controller('demo')
 export class DemoController {
@@ -38,6 +45,11 @@ export class DemoController {
   }
 
   @Get()
+  site(@Res() reply: FastifyReply): void {
+    this.send(reply, 'site.html', policy(true));
+  }
+
+  @Get('reference')
   page(@Res() reply: FastifyReply): void {
     this.send(reply, 'index.html');
   }
@@ -79,15 +91,15 @@ export class DemoController {
 
   @Get(':file')
   asset(@Param('file') file: string, @Res() reply: FastifyReply): void {
-    if (file === 'index.html' || !this.assets.has(file)) throw new NotFoundException();
+    if (PAGE_FILES.has(file) || !this.assets.has(file)) throw new NotFoundException();
     this.send(reply, file);
   }
 
-  private send(reply: FastifyReply, file: string): void {
+  private send(reply: FastifyReply, file: string, contentSecurityPolicy: string = policy(false)): void {
     const asset = this.assets.read(file);
     void reply
       .header('Content-Type', asset.contentType)
-      .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
+      .header('Content-Security-Policy', contentSecurityPolicy)
       .header('Cache-Control', 'no-store')
       .send(asset.body);
   }

@@ -1,9 +1,8 @@
 /**
- * A stand-in for the platform's payment-form SDK (`@guestyorg/tokenization-js`), served where the
- * platform serves it: `/tokenization/v2/init.js` on the pay host. It keeps the SDK's published
- * interface (`window.guestyTokenization`: render, submit → {_id}, validate, destroy) and its shape: the
- * card fields live in a frame of the pay host, which tokenizes them with /api/tokenize/v2 itself, so
- * the page that renders the form never holds the card. Not the SDK's look, nor its validation.
+ * A stand-in for the platform's payment-form SDK, served where the platform serves it
+ * (`/tokenization/v2/init.js`), with its published interface: `window.guestyTokenization` with
+ * render, submit → {_id}, validate, destroy. The card fields live in a frame of the pay host, which
+ * tokenizes them itself: the page that renders the form never holds the card.
  */
 import { htmlAnswer, type SandboxAnswer } from '../http/answer';
 import type { RequestContext } from '../http/host-server';

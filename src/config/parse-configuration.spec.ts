@@ -32,7 +32,7 @@ describe('parseConfiguration', () => {
       docsEnabled: true,
     });
     expect(config.redis).toEqual({ url: undefined, keyPrefix: 'checkout:', waitReplicas: 0, waitTimeoutMs: 500 });
-    expect(config.checkout.returnUrl).toBe('http://localhost:3000/demo');
+    expect(config.checkout.returnUrl).toBe('http://localhost:3000/demo/reference');
     expect(config.checkout.ipRateLimit).toEqual({ limit: 60, windowMs: 60_000, text: '60/m' });
     expect(config.checkout.reservationMissesPerIp).toEqual({ limit: 3, windowMs: 3_600_000, text: '3/h' });
     expect(config.upstreamRateLimits.map((rate) => [rate.limit, rate.windowMs])).toEqual([

@@ -139,7 +139,7 @@ function appConfig(env: Environment, { production, sandbox }: Runtime): AppConfi
       waitTimeoutMs: env.REDIS_WAIT_TIMEOUT_MS,
     },
     checkout: {
-      returnUrl: env.CHECKOUT_RETURN_URL ?? (sandbox ? `${publicBaseUrl}/demo` : ''),
+      returnUrl: env.CHECKOUT_RETURN_URL ?? (sandbox ? `${publicBaseUrl}/demo/reference` : ''),
       extras: env.CHECKOUT_EXTRAS,
       sessionTtlSeconds: env.CHECKOUT_SESSION_TTL_SECONDS,
       ipRateLimit: env.CHECKOUT_IP_RATE_LIMIT,

@@ -23,9 +23,13 @@ export class EmbedController {
     sendPublic(request, reply, asset, SCRIPT_CACHING, asset.etag);
   }
 
-  /** Asked by embed.js from the site's page: whether that page's origin may frame the checkout (the browser sets Origin). */
+  /**
+   * Asked by embed.js from the site's page: whether that page's origin may frame the checkout. The
+   * browser's Origin decides; a page on the service's own origin sends none, and names itself.
+   */
   @Get('embed/allowed')
-  allowed(@Headers('origin') origin: string | undefined, @Res() reply: FastifyReply): void {
+  allowed(@Headers('origin') sent: string | undefined, @Query('origin') named: string | undefined, @Res() reply: FastifyReply): void {
+    const origin = sent ?? named;
     void reply
       .header('Access-Control-Allow-Origin', '*')
       .header('Cross-Origin-Resource-Policy', 'cross-origin')

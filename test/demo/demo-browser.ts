@@ -9,7 +9,7 @@ import { ROOT } from '../utils/service-process';
 import { startTestApp, TestApp } from '../utils/test-app';
 import { testConfig } from '../utils/test-config';
 
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
+export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 900 };
 const DAY_MS = 24 * 3600 * 1000;
@@ -68,7 +68,7 @@ export function useDemoBrowser() {
     page.on('response', (res) => {
       if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`);
     });
-    await page.goto(`${service.url}/demo`);
+    await page.goto(`${service.url}/demo/reference`);
     // The calendar, or the problem the page shows instead of it (said in the failure).
     await page.locator('#calendar .day, #quote-error:not(:empty)').first().waitFor();
     expect(await page.locator('#quote-error').innerText()).toBe('');
@@ -145,6 +145,9 @@ export function useDemoBrowser() {
     },
     get sandbox() {
       return sandbox;
+    },
+    get browser() {
+      return browser;
     },
     open,
     status,

@@ -73,7 +73,7 @@ describe('the demo page tells the guest the truth about the money', () => {
       // The site's page never left; it learns the outcome by itself.
       await status('Paid');
       expect(demo.page.url()).toBe(siteUrl);
-      expect(siteUrl).toMatch(/\/demo\?session=cs_[^&]+&status=succeeded$/);
+      expect(siteUrl).toMatch(/\/demo\/reference\?session=cs_[^&]+&status=succeeded$/);
       expect(await demo.page.locator('#authenticate').isHidden()).toBe(true);
       await issuer.close();
       await keepScreenshot(`demo-charge-authenticated-${viewport.width}`);

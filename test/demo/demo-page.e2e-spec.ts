@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { CARDS } from '../utils/checkout-client';
-import { PHONE, DESKTOP, isoDay, useDemoBrowser } from './demo-browser';
+import { ARTIFACTS, PHONE, DESKTOP, isoDay, useDemoBrowser } from './demo-browser';
 
 /**
  * The demo page (sandbox/demo/public) in Debian's Chromium, at a phone's and a desktop's width,
@@ -127,7 +127,7 @@ describe('the demo checkout page in a real browser', () => {
       .waitFor();
     await keepScreenshot('demo-split-with-extra-390');
 
-    await demo.page.goto(`${demo.service.url}/demo`);
+    await demo.page.goto(`${demo.service.url}/demo/reference`);
     await demo.page.click('#mode-pay');
     const option = demo.page.locator('#reservation option[value="res-checkout-eur"]');
     expect(await option.innerText()).toContain('used');
@@ -166,8 +166,45 @@ describe('the demo checkout page in a real browser', () => {
     expect(await demo.page.getAttribute('#number', 'aria-invalid')).toBe('true');
   });
 
+  it('is, at /demo, a sample property site that books and pays through the drop-in checkout, and lists what it heard', async () => {
+    const page = await (await demo.browser.newContext({ viewport: DESKTOP })).newPage();
+    try {
+      page.setDefaultTimeout(15_000);
+      await page.goto(`${demo.service.url}/demo?locale=de`);
+      const checkout = page.frameLocator('iframe[title="Booking checkout"]');
+      // The sample page hands its language to the checkout.
+      await checkout.getByRole('heading', { name: 'Reisedaten wählen' }).waitFor();
+      await page.goto(`${demo.service.url}/demo`);
+      await checkout.getByRole('heading', { name: 'Choose your dates' }).waitFor();
+      await checkout.locator(`[data-date="${isoDay(36)}"]`).click();
+      await checkout.locator(`[data-date="${isoDay(38)}"]`).click();
+      await checkout.getByRole('button', { name: 'See prices' }).click();
+      await checkout.getByRole('button', { name: 'Continue' }).click();
+      await checkout.getByLabel('First name').fill('Sam');
+      await checkout.getByLabel('Last name').fill('Guest');
+      await checkout.getByLabel('Email').fill('sam@example.com');
+      await checkout.getByRole('button', { name: 'Book and continue to payment' }).click();
+      await checkout.getByLabel('Card number').fill(CARDS.noThreeDs);
+      await checkout.getByLabel('Expiry (MM/YY)').fill(`12/${String(new Date().getFullYear() + 2).slice(2)}`);
+      await checkout.getByLabel('Security code').fill('737');
+      await checkout.getByLabel('Name on card').fill('Sam Guest');
+      await checkout.getByLabel('Billing address').fill('1 Ocean Drive');
+      await checkout.getByLabel('Postal code').fill('33139');
+      await checkout.getByLabel('City').fill('Miami Beach');
+      await checkout.getByLabel('Country (2 letters, e.g. US)').fill('US');
+      await checkout.locator('#pay').click();
+      await checkout.locator('#money', { hasText: 'Paid' }).waitFor();
+      await page.locator('#heard li', { hasText: 'checkout.paid' }).waitFor();
+      const heard = await page.locator('#heard li').allInnerTexts();
+      expect(heard.map((line) => line.split(' ')[0])).toEqual(['checkout.ready', 'checkout.quoted', 'checkout.booked', 'checkout.paid']);
+      await page.screenshot({ path: `${ARTIFACTS}/demo-site-1280.png`, fullPage: true });
+    } finally {
+      await page.context().close();
+    }
+  });
+
   it('is served with a strict Content-Security-Policy, and a favicon', async () => {
-    const answer = await request(demo.service.url).get('/demo').expect(200);
+    const answer = await request(demo.service.url).get('/demo/reference').expect(200);
     expect(answer.headers['content-security-policy']).toContain("connect-src 'self'");
     expect(answer.headers['content-security-policy']).toContain("default-src 'none'");
     await request(demo.service.url)

@@ -401,7 +401,7 @@ async function pay(event) {
     // A new card is a new attempt (a new Idempotency-Key); the client reuses it only to retry this one.
     const session = await client.submitPaymentMethod(state.session.id, cardBody(), client.newAttempt());
     if (session.status === 'requires_action' && client.redirectToAuthentication(session)) return;
-    history.replaceState(null, '', `/demo?session=${encodeURIComponent(session.id)}&status=${session.status}`);
+    history.replaceState(null, '', `/demo/reference?session=${encodeURIComponent(session.id)}&status=${session.status}`);
     await showResult(session.id);
   } catch (error) {
     showProblem(error, 'card-error');

@@ -68,7 +68,11 @@
   async function start() {
     let allowed = false;
     try {
-      const answer = await fetch(new URL('/checkout/embed/allowed', service), { credentials: 'omit' });
+      // The browser names the page's origin (Origin) on a request to another origin; on its own origin it
+      // sends none, so the page says it too.
+      const asked = new URL('/checkout/embed/allowed', service);
+      asked.searchParams.set('origin', window.location.origin);
+      const answer = await fetch(asked, { credentials: 'omit' });
       allowed = answer.ok && (await answer.json()).allowed === true;
     } catch {
       console.error(`Booking checkout: ${service} could not be reached.`);

@@ -34,8 +34,9 @@ function tell(type, detail = {}) {
   if (framedByHost()) window.parent.postMessage({ type, detail }, settings.host);
 }
 
+/** The content's own height (the document's would never fall below the frame's current height). */
 function tellHeight() {
-  tell('checkout.resize', { height: document.documentElement.scrollHeight });
+  tell('checkout.resize', { height: document.body.getBoundingClientRect().height });
 }
 
 // ---------- words, money, days ----------
