@@ -29,7 +29,7 @@ interface Heard {
  * A property manager's page on an origin of its own (another port): the one script tag, and a
  * listener that keeps what the checkout tells the page. No Content-Security-Policy: a site's own.
  */
-function sitePage(service: string, attributes: string): string {
+function sitePage(service: string, attributes: string, places = '<div data-booking-checkout></div>'): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Seaside rentals</title></head><body>
 <h1>Seaside rentals</h1>
 <script>
@@ -40,16 +40,21 @@ function sitePage(service: string, attributes: string): string {
   for (const type of ['checkout.ready', 'checkout.quoted', 'checkout.booked', 'checkout.paid', 'checkout.payment_failed', 'checkout.closed'])
     document.addEventListener(type, (event) => window.heard.events.push({ type, detail: event.detail }));
 </script>
-<div data-booking-checkout></div>
+${places}
 <script src="${service}/checkout/embed.js" ${attributes} defer></script>
 </body></html>`;
 }
 
 async function startSite(service: string, port = 0): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
-    const locale = new URL(request.url ?? '/', 'http://site').searchParams.get('locale');
-    const attributes = `data-listing-id="lst-seaside"${locale === 'de' ? ' data-locale="de"' : ''}`;
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(sitePage(service, attributes));
+    const asked = new URL(request.url ?? '/', 'http://site').searchParams;
+    const attributes = `data-listing-id="lst-seaside"${asked.get('locale') === 'de' ? ' data-locale="de"' : ''}`;
+    // Two listings on one page: one element each, the second with settings of its own.
+    const places =
+      asked.get('listings') === '2'
+        ? '<div data-booking-checkout></div><div data-booking-checkout data-listing-id="lst-city" data-currency="code" data-color="#0a7d5a"></div>'
+        : undefined;
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(sitePage(service, attributes, places));
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
@@ -120,13 +125,16 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
     return checkout;
   }
 
-  async function bookStay(checkout: FrameLocator, fromDay: number, nights: number): Promise<void> {
+  async function bookStay(checkout: FrameLocator, fromDay: number, nights: number, coupon = ''): Promise<void> {
     await checkout.locator(`[data-date="${isoDay(fromDay)}"]`).click();
     await checkout.locator(`[data-date="${isoDay(fromDay + nights)}"]`).click();
+    if (coupon) await checkout.getByLabel('Coupon (optional)').fill(coupon);
     await checkout.getByRole('button', { name: 'See prices' }).click();
     // The rates, or the problem the page shows instead (said in the failure).
     await checkout.locator('.plan, #stay-error:not(:empty)').first().waitFor();
     expect(await checkout.locator('#stay-error').innerText()).toBe('');
+    // A coupon's discount shows in the rate's breakdown, as the platform quoted it.
+    if (coupon) expect(await checkout.locator('.plan small').first().innerText()).toMatch(/discount −\$\d/);
     await checkout.getByRole('button', { name: 'Continue' }).click();
     await checkout.getByLabel('First name').fill('Olivia');
     await checkout.getByLabel('Last name').fill('Guest');
@@ -199,7 +207,7 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
     it('books and pays at 1280 px: the site hears quoted, booked and paid, and never the card', async () => {
       const checkout = await openSite(DESKTOP);
       await keepScreenshot('stay-1280');
-      await bookStay(checkout, 3, 2);
+      await bookStay(checkout, 3, 2, 'SANDBOX10');
       // The amount on the button, the order summary beside the card, the hold's end.
       await expect(checkout.locator('#pay').innerText()).resolves.toMatch(/^Pay \$[\d,]+\.\d\d$/);
       const summary = await checkout.locator('.summary').boundingBox();
@@ -229,7 +237,7 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       await page.waitForFunction('window.heard.messages.some((message) => message.type === "checkout.closed")');
       // The frame is as tall as its content, grown or shrunk: the site's page shows it whole, with no scroll bar of its own.
       const content = Math.ceil(await checkout.locator('body').evaluate((body) => body.getBoundingClientRect().height));
-      await page.waitForFunction((height) => document.querySelector('iframe')?.getBoundingClientRect().height === height, content);
+      await page.waitForFunction(`document.querySelector('iframe').getBoundingClientRect().height === ${content}`);
     });
 
     it('goes through 3-D Secure in a window of its own at 390 px, and comes back to the frame', async () => {
@@ -311,6 +319,7 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       const audit = async (step: string) => {
         const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
         const grave = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+        await keepScreenshot(`${step.replace(/\W+/g, '-')}-${viewport.width}`);
         steps.push(
           `${step}: ${grave.map((violation) => `${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`).join('; ') || 'none'}`,
         );
@@ -366,6 +375,9 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       // Refused: focus goes to the first field wrong.
       await checkout.locator('#guest-error:not(:empty)').waitFor();
       expect(await focused()).toBe('first-name');
+      // Each field says what is wrong with it, in the words of its label, and is described by it.
+      await expect(checkout.locator('#first-name-error').innerText()).resolves.toBe('First name should not be empty');
+      await expect(checkout.getByLabel('First name').getAttribute('aria-describedby')).resolves.toBe('first-name-error');
       await page.keyboard.type('Kay');
       await reach('last-name', '');
       await page.keyboard.type('Guest');
@@ -470,6 +482,30 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
         expect(JSON.parse(submitted[0])).toEqual({ token: expect.stringMatching(/^tok_/) });
         expect(types((await heard()).messages)).toContain('checkout.paid');
       });
+    });
+
+    it('sells two listings on one page, each element with its own listing and settings', async () => {
+      page = await (await browser.newContext({ viewport: DESKTOP })).newPage();
+      await page.goto(`${site.url}/?listings=2`);
+      const frames = page.locator('iframe[title="Booking checkout"]');
+      await page.waitForFunction('document.querySelectorAll("iframe").length === 2');
+      const [seaside, city] = [page.frameLocator('iframe >> nth=0'), page.frameLocator('iframe >> nth=1')];
+      await seaside.locator('#listing-title', { hasText: 'Seaside Villa' }).waitFor();
+      await city.locator('.day').first().waitFor();
+      expect(await city.locator('#listing-title').innerText()).not.toContain('Seaside');
+      expect(await frames.count()).toBe(2);
+      // The second's amounts name their currency by its code; its colour is the site's.
+      await expect(city.locator('.day:not(.taken) small').first().innerText()).resolves.toMatch(/^EUR\s\d+$/);
+      await expect(seaside.locator('.day:not(.taken) small').first().innerText()).resolves.toMatch(/^\$\d+$/);
+      await expect(
+        city
+          .locator('#see-prices')
+          .evaluate(
+            (button) =>
+              (globalThis as unknown as { getComputedStyle(element: unknown): { backgroundColor: string } }).getComputedStyle(button)
+                .backgroundColor,
+          ),
+      ).resolves.toBe('rgb(10, 125, 90)');
     });
 
     it('gives a site that is not listed nothing usable, and says why on its console', async () => {

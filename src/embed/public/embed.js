@@ -16,7 +16,7 @@
     'checkout.payment_failed',
     'checkout.closed',
   ]);
-  const SETTINGS = { locale: 'locale', currency: 'currencyDisplay', color: 'color', font: 'font', radius: 'radius' };
+  const SETTINGS = { locale: 'locale', currency: 'currency', color: 'color', font: 'font', radius: 'radius' };
 
   /** Where the checkouts go: each `[data-booking-checkout]`, or one right after the script. */
   function places() {

@@ -89,25 +89,38 @@ function show(step) {
 function clearProblems() {
   $('problem').hidden = true;
   for (const element of document.querySelectorAll('.error')) element.textContent = '';
+  for (const element of document.querySelectorAll('.field-error')) element.remove();
   for (const input of document.querySelectorAll('[aria-invalid]')) {
     input.removeAttribute('aria-invalid');
     input.removeAttribute('aria-describedby');
   }
 }
 
-/** A problem's words where the guest is, each field error on its field; focus goes to the first field wrong, else the message. */
+/**
+ * A problem's words where the guest is: each field error under its field, the field named by its
+ * label rather than the API's path; the rest in `target`. Focus goes to the first field wrong, else the message.
+ */
 function showProblem(error, target) {
   const problem = error.problem || {};
   let first = null;
+  const unplaced = [];
   for (const fieldError of problem.errors || []) {
     const input = document.querySelector(`[name="${fieldError.field}"]`);
-    if (!input) continue;
+    const label = input && document.querySelector(`label[for="${input.id}"]`);
+    if (!input || !label) {
+      unplaced.push(fieldError.message);
+      continue;
+    }
+    const said = document.createElement('p');
+    said.className = 'field-error';
+    said.id = `${input.id}-error`;
+    said.textContent = fieldError.message.replace(fieldError.field, label.textContent);
+    input.closest('.field').append(said);
     input.setAttribute('aria-invalid', 'true');
-    input.setAttribute('aria-describedby', target);
+    input.setAttribute('aria-describedby', said.id);
     first ??= input;
   }
-  const messages = [problem.detail || error.message, ...(problem.errors || []).map((fieldError) => fieldError.message)];
-  $(target).textContent = [...new Set(messages)].join(' ');
+  $(target).textContent = [...new Set([problem.detail || error.message, ...unplaced])].join(' ');
   (first || $(target)).focus?.();
   tellHeight();
 }
