@@ -66,13 +66,13 @@ export async function checkouts(options: { instances: number; concurrency: numbe
     let serviceWallMs = 0;
     let redisCalls = 0;
     let serviceCpuMs = 0;
+    const roundTrips = async () =>
+      (await Promise.all(instances.map((instance) => redisRoundTrips(instance.url)))).reduce((a, b) => a + b, 0);
     const instancesCpuMs = () => instances.reduce((sum, instance) => sum + cpuMs(instance.child), 0);
     for (let round = 0; round < options.rounds; round += 1) {
       const started = performance.now();
       const cpuBefore = instancesCpuMs();
       const reservations = await Promise.all(Array.from({ length: options.concurrency }, () => reservation(sandbox)));
-      const roundTrips = async () =>
-        (await Promise.all(instances.map((instance) => redisRoundTrips(instance.url)))).reduce((a, b) => a + b, 0);
       const roundTripsBefore = await roundTrips();
       service.push(...(await Promise.all(reservations.map((one, index) => throughService(one, index)))));
       redisCalls += (await roundTrips()) - roundTripsBefore;
@@ -83,9 +83,18 @@ export async function checkouts(options: { instances: number; concurrency: numbe
     // The straight calls count too: two Open API calls each (reservation, attach).
     const serviceCalls = (await sandbox.openApiCalls()) - callsBefore - 2 * upstream.length;
 
-    const alone = { service: [] as number[], upstream: [] as number[] };
+    // One at a time, nothing is asked while another take is on its way: no counts go out together.
+    // The instances' own commands (token write-back checks, the sweep) are measured idle and taken off.
+    const idleBefore = await roundTrips();
+    const idleStarted = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const backgroundPerMs = ((await roundTrips()) - idleBefore) / (performance.now() - idleStarted);
+    const alone = { service: [] as number[], upstream: [] as number[], roundTrips: 0 };
     for (let i = 0; i < options.concurrency; i += 1) {
+      const before = await roundTrips();
+      const started = performance.now();
       alone.service.push(...(await burst(throughService, 1)));
+      alone.roundTrips += (await roundTrips()) - before - backgroundPerMs * (performance.now() - started);
       alone.upstream.push(...(await burst(straight, 1)));
     }
 
@@ -106,7 +115,15 @@ export async function checkouts(options: { instances: number; concurrency: numbe
       ['Open API calls per checkout', (serviceCalls / service.length).toFixed(2)],
       ['checkouts per second (in the rounds)', ((1000 * service.length) / serviceWallMs).toFixed(1)],
       ['service CPU per checkout (ms, all instances)', (serviceCpuMs / service.length).toFixed(1)],
-      ['Redis round trips per checkout (session + card, all instances)', (redisCalls / service.length).toFixed(1)],
+      [
+        `Redis round trips per checkout (session + card, all instances), ${options.concurrency} at once`,
+        (redisCalls / service.length).toFixed(1),
+      ],
+      [
+        "Redis round trips per checkout, one at a time (less the instances' idle commands)",
+        (alone.roundTrips / alone.service.length).toFixed(1),
+      ],
+      ["the instances' idle commands per second (all instances)", (backgroundPerMs * 1000).toFixed(1)],
       [`service p50 / p99 (ms), ${options.concurrency} at once`, busy.service],
       [`upstream alone p50 / p99 (ms), ${options.concurrency} at once`, busy.upstream],
       [`added by the service p50 / p99 (ms), ${options.concurrency} at once`, busy.added],
