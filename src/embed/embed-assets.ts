@@ -10,6 +10,8 @@ const TYPES = {
   'frame.css': 'text/css; charset=utf-8',
   'frame-words.js': 'text/javascript; charset=utf-8',
   'checkout-client.js': 'text/javascript; charset=utf-8',
+  'returned.html': 'text/html; charset=utf-8',
+  'returned.js': 'text/javascript; charset=utf-8',
 } as const;
 
 export type EmbedFile = keyof typeof TYPES;

@@ -51,6 +51,15 @@ export class EmbedController {
       .send(page.html);
   }
 
+  @Get('embed/returned')
+  returned(@Res() reply: FastifyReply): void {
+    void reply
+      .header('Content-Security-Policy', "default-src 'none'; script-src 'self'; style-src 'self'; base-uri 'none'; frame-ancestors 'none'")
+      .header('Cache-Control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(this.embed.returned());
+  }
+
   @Get('embed/assets/:file')
   frameFile(@Param('file') file: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
     const asset = this.embed.frameFile(file);

@@ -5,7 +5,7 @@ import { EmbedAsset, EmbedAssets, EmbedFile } from './embed-assets';
 import { EmbedOptions, embedOptions } from './embed-options';
 
 /** The files the frame loads by name: its page and the host's script have routes of their own. */
-const FRAME_FILES: ReadonlySet<EmbedFile> = new Set(['frame.js', 'frame.css', 'frame-words.js', 'checkout-client.js']);
+const FRAME_FILES: ReadonlySet<EmbedFile> = new Set(['frame.js', 'frame.css', 'frame-words.js', 'checkout-client.js', 'returned.js']);
 
 export interface FramePage {
   status: 200 | 400 | 403;
@@ -14,7 +14,7 @@ export interface FramePage {
 }
 
 /**
- * The drop-in checkout (docs/product-spec.md §2.6): the script a site adds, the page it frames,
+ * The drop-in checkout (docs/product-spec.md §3.4): the script a site adds, the page it frames,
  * and who may frame it. The card fields live on this page, on the service's origin: the site
  * never sees a card number.
  */
@@ -22,7 +22,8 @@ export interface FramePage {
 export class EmbedService {
   private readonly assets = new EmbedAssets();
   private readonly origins: ReadonlySet<string>;
-  private readonly policy: string;
+  /** The page's policy but for frame-ancestors, which names the one site the page is for. */
+  private readonly policy: string[];
   /** The platform's payment-form SDK, when the card is taken by it (CARD_COLLECTION=sdk). */
   private readonly sdkScript?: string;
 
@@ -45,8 +46,7 @@ export class EmbedService {
       ...(payHost ? [`frame-src${payHost}`] : []),
       "form-action 'self'",
       "base-uri 'none'",
-      `frame-ancestors ${origins.length > 0 ? origins.join(' ') : "'none'"}`,
-    ].join('; ');
+    ];
   }
 
   /** Whether a site's origin may embed the checkout (exact match, as CORS). */
@@ -58,6 +58,11 @@ export class EmbedService {
     return this.assets.read('embed.js');
   }
 
+  /** Where the bank's window of a checkout ends (a site's CHECKOUT_RETURN_URL): it closes itself. */
+  returned(): string {
+    return this.assets.read('returned.html').text;
+  }
+
   /** One of the frame's files, or null for any other name. */
   frameFile(name: string): EmbedAsset | null {
     return this.assets.isFile(name) && FRAME_FILES.has(name) ? this.assets.read(name) : null;
@@ -65,8 +70,15 @@ export class EmbedService {
 
   /** The checkout page for a listing, framed by `host`: refused, and said why, unless the host is listed and the listing well formed. */
   frame(query: Record<string, string | undefined>): FramePage {
-    const answer = (status: FramePage['status'], html: string): FramePage => ({ status, html, contentSecurityPolicy: this.policy });
-    if (!this.allows(query.host)) {
+    // Only the site the page was asked for may frame it; a refusal may be framed by none.
+    const allowed = this.allows(query.host);
+    const ancestors = allowed ? query.host! : "'none'";
+    const answer = (status: FramePage['status'], html: string): FramePage => ({
+      status,
+      html,
+      contentSecurityPolicy: [...this.policy, `frame-ancestors ${ancestors}`].join('; '),
+    });
+    if (!allowed) {
       return answer(
         403,
         refusal('This site may not show the booking checkout. Its owner can allow it in the checkout service (EMBED_ORIGINS).'),

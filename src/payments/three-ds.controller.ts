@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Logger, Param, Post, Query, Redirect } from '@nestjs/common';
+import { Controller, Get, Logger, Param, Post, Query, Redirect } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/app-config';
@@ -17,13 +17,6 @@ const STATE_QUERY = {
   description: 'the one-time state of the 3-D Secure attempt, as the service wrote it into the return URL it gave the issuer',
   schema: { type: 'string' },
 } as const;
-
-/**
- * The drop-in checkout opens the issuer's page in a window of its own and closes it once the session
- * has its outcome: helmet's `same-origin` opener policy on this redirect would cut that window off
- * from the checkout (a redirect with no content has nothing that policy protects).
- */
-const KEEP_OPENER = ['Cross-Origin-Opener-Policy', 'unsafe-none'] as const;
 
 const THREE_DS_RETURN_HEADERS = {
   Location: {
@@ -44,7 +37,6 @@ export class ThreeDsController {
 
   @Get('success')
   @Redirect(undefined, 303)
-  @Header(...KEEP_OPENER)
   @ApiOperation({ summary: '3-D Secure success return: attaches the payment method once, then 303 to the site' })
   @ApiResponse({
     status: 303,
@@ -58,7 +50,6 @@ export class ThreeDsController {
 
   @Get('failure')
   @Redirect(undefined, 303)
-  @Header(...KEEP_OPENER)
   @ApiOperation({ summary: '3-D Secure failure return: records it, then 303 to the site' })
   @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=failed', headers: THREE_DS_RETURN_HEADERS })
   @ApiQuery(STATE_QUERY)
@@ -69,7 +60,6 @@ export class ThreeDsController {
   // Some issuers post the browser back (a form); the state still travels in the query.
   @Post('success')
   @Redirect(undefined, 303)
-  @Header(...KEEP_OPENER)
   @ApiOperation({ summary: 'The same success return, posted by the issuer page' })
   @ApiQuery(STATE_QUERY)
   @ApiResponse({
@@ -83,7 +73,6 @@ export class ThreeDsController {
 
   @Post('failure')
   @Redirect(undefined, 303)
-  @Header(...KEEP_OPENER)
   @ApiOperation({ summary: 'The same failure return, posted by the issuer page' })
   @ApiQuery(STATE_QUERY)
   @ApiResponse({ status: 303, description: 'to CHECKOUT_RETURN_URL?session=ID&status=failed', headers: THREE_DS_RETURN_HEADERS })

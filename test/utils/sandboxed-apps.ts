@@ -40,8 +40,9 @@ export async function startSandboxedApps(
 ): Promise<SandboxedApps> {
   const sandbox = await startSandbox(options.sandbox);
   const env: Record<string, string> = { ...pointedAtSandbox(sandbox.urls), ...options.env };
-  // The first replica's address is the public one: 3-D Secure return URLs point at it.
-  const firstPort = await freePort();
+  // The first replica's address is the public one: 3-D Secure return URLs point at it (a test that
+  // names a page of the service in its configuration gives the port itself).
+  const firstPort = env.PORT ? Number(env.PORT) : await freePort();
   env.PUBLIC_BASE_URL ??= `http://127.0.0.1:${firstPort}`;
   const clocks = Array.from({ length: count }, () => new ManualClock());
   const apps: TestApp[] = [];

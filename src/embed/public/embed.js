@@ -60,25 +60,32 @@
         frame.style.height = `${Math.ceil(detail.height)}px`;
         return;
       }
-      if (EVENTS.has(type)) place.dispatchEvent(new CustomEvent(type, { detail, bubbles: true }));
+      if (!EVENTS.has(type)) return;
+      // The site may keep the checkout open on Close (preventDefault); by default it goes away.
+      const closing = type === 'checkout.closed';
+      const heard = place.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, cancelable: closing }));
+      if (closing && heard) place.hidden = true;
     });
     place.replaceChildren(frame);
   }
 
   async function start() {
-    let allowed = false;
+    let answer;
     try {
       // The browser names the page's origin (Origin) on a request to another origin; on its own origin it
       // sends none, so the page says it too.
       const asked = new URL('/checkout/embed/allowed', service);
       asked.searchParams.set('origin', window.location.origin);
-      const answer = await fetch(asked, { credentials: 'omit' });
-      allowed = answer.ok && (await answer.json()).allowed === true;
+      answer = await fetch(asked, { credentials: 'omit' });
     } catch {
       console.error(`Booking checkout: ${service} could not be reached.`);
       return;
     }
-    if (!allowed) {
+    if (!answer.ok) {
+      console.error(`Booking checkout: ${service} answered ${answer.status}; the checkout is not shown. Try again later.`);
+      return;
+    }
+    if ((await answer.json()).allowed !== true) {
       console.error(
         `Booking checkout: this site (${window.location.origin}) may not show the checkout of ${service}. ` +
           'Its owner can add the origin to EMBED_ORIGINS (or CORS_ORIGINS) of the checkout service.',

@@ -59,6 +59,11 @@ export const WORDS = {
     confirmWithBank: 'Confirm with your bank',
     anotherCard: 'Use another card',
     cannotSell: 'This listing cannot be booked here right now.',
+    stillConfirming:
+      'We are still confirming your card with the booking platform. Nothing more is needed from you; this page goes on by itself.',
+    cardFormFailed: 'The card form could not load. Please try again in a moment.',
+    toBank: "Open your bank's page",
+    restart: 'Choose dates again',
     paymentNeeded: 'payment needed',
     bankNeeded: 'confirm the payment with your bank',
     hostCollects: (amount) => `Your card is on file; ${amount} is still due and the host collects it.`,
@@ -127,6 +132,11 @@ export const WORDS = {
     confirmWithBank: 'Bei der Bank bestätigen',
     anotherCard: 'Andere Karte verwenden',
     cannotSell: 'Diese Unterkunft kann hier gerade nicht gebucht werden.',
+    stillConfirming:
+      'Wir bestätigen Ihre Karte noch bei der Buchungsplattform. Sie müssen nichts weiter tun; diese Seite geht von selbst weiter.',
+    cardFormFailed: 'Das Kartenformular konnte nicht geladen werden. Bitte versuchen Sie es gleich noch einmal.',
+    toBank: 'Seite Ihrer Bank öffnen',
+    restart: 'Daten neu wählen',
     paymentNeeded: 'Zahlung erforderlich',
     bankNeeded: 'bitte bestätigen Sie die Zahlung bei Ihrer Bank',
     hostCollects: (amount) => `Ihre Karte ist hinterlegt; ${amount} sind noch offen und werden vom Gastgeber eingezogen.`,

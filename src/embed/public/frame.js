@@ -105,7 +105,9 @@ function showProblem(error, target) {
   let first = null;
   const unplaced = [];
   for (const fieldError of problem.errors || []) {
-    const input = document.querySelector(`[name="${fieldError.field}"]`);
+    // The card's month and year are one field here.
+    const name = fieldError.field === 'card.exp_year' ? 'card.exp_month' : fieldError.field;
+    const input = document.querySelector(`[name="${CSS.escape(name)}"]`);
     const label = input && document.querySelector(`label[for="${input.id}"]`);
     if (!input || !label) {
       unplaced.push(fieldError.message);
@@ -114,8 +116,10 @@ function showProblem(error, target) {
     const said = document.createElement('p');
     said.className = 'field-error';
     said.id = `${input.id}-error`;
-    said.textContent = fieldError.message.replace(fieldError.field, label.textContent);
-    input.closest('.field').append(said);
+    said.textContent = fieldError.message.replace(fieldError.field, label.textContent.replace(/ \(.*\)$/, ''));
+    const earlier = document.getElementById(said.id);
+    if (earlier) earlier.textContent += ` ${said.textContent}`;
+    else input.closest('.field').append(said);
     input.setAttribute('aria-invalid', 'true');
     input.setAttribute('aria-describedby', said.id);
     first ??= input;
@@ -356,6 +360,18 @@ function toCard(why) {
   if (settings.sdkScript) void renderSdk();
 }
 
+/** Back to the dates after the hold ended: a new quote, a new booking. */
+function restart() {
+  clearInterval(state.hold);
+  Object.assign(state, { checkIn: null, checkOut: null, quote: null, session: null });
+  $('restart').hidden = true;
+  $('pay').disabled = false;
+  $('see-prices').disabled = true;
+  $('calendar-hint').textContent = words.pickArrival;
+  void loadStay().catch((error) => showProblem(error, 'stay-error'));
+  show('step-stay');
+}
+
 // ---------- the card, by the platform's payment-form SDK (CARD_COLLECTION=sdk) ----------
 
 let sdkLoading = null;
@@ -366,9 +382,14 @@ function sdk() {
     const script = document.createElement('script');
     script.src = settings.sdkScript;
     script.async = true;
-    script.onload = () =>
-      window.guestyTokenization ? resolve(window.guestyTokenization) : reject(new Error('The card form could not load.'));
-    script.onerror = () => reject(new Error('The card form could not load.'));
+    const failed = () => {
+      // Not kept: the next card step tries again.
+      script.remove();
+      sdkLoading = null;
+      reject(new Error(words.cardFormFailed));
+    };
+    script.onload = () => (window.guestyTokenization ? resolve(window.guestyTokenization) : failed());
+    script.onerror = failed;
     document.head.append(script);
   });
   return sdkLoading;
@@ -407,7 +428,11 @@ function watchHold() {
   const paint = () => {
     const left = Date.parse(until) - Date.now();
     $('hold').textContent = left > 0 ? `${words.held(timeText(until))} ${words.heldLeft(Math.ceil(left / 60_000))}` : words.holdEnded;
-    if (left <= 0) clearInterval(state.hold);
+    if (left > 0) return;
+    // The dates are free again: nothing can be paid here; the guest starts over.
+    clearInterval(state.hold);
+    $('pay').disabled = true;
+    $('restart').hidden = false;
   };
   paint();
   state.hold = setInterval(paint, 15_000);
@@ -476,22 +501,11 @@ async function pay(event) {
   event.preventDefault();
   clearProblems();
   $('pay').disabled = true;
-  // Opened by the press itself, or the browser blocks it; pointed at the issuer only if the card needs it.
-  state.popup = null;
+  $('to-bank').hidden = true;
   try {
     const body = settings.sdkScript ? await sdkToken() : cardBody();
-    let session = await client.submitPaymentMethod(state.session.id, body, client.newAttempt());
-    if (session.status === 'requires_action') session = await authenticate(session);
-    if (session.status === 'processing') {
-      $('card-why').textContent = words.confirming;
-      session = await client.waitForSession(session.id, (current) => current.status !== 'processing', { timeoutMs: 120_000 });
-    }
-    state.session = session;
-    if (session.status === 'succeeded') {
-      await showDone();
-      return;
-    }
-    refused(session.lastError?.code, session.lastError?.message || '');
+    state.session = await client.submitPaymentMethod(state.session.id, body, client.newAttempt());
+    await afterCard();
   } catch (error) {
     if (error.problem?.code === 'card_declined') refused(error.problem.code, error.problem.detail);
     else showProblem(error, 'card-error');
@@ -500,21 +514,50 @@ async function pay(event) {
   }
 }
 
-/** The issuer's page in a window of its own; the session says when the guest is back (the window is closed then). */
-async function authenticate(session) {
+/** Waits for the card's outcome: the bank when it asks (a replacement's too), then done, or back with the reason. */
+async function afterCard() {
+  let session = state.session;
+  // A first card waits in requires_action; a replacement keeps its session succeeded with a nextAction.
+  if (session.nextAction?.redirectUrl) {
+    if (!openBank(session)) return;
+    session = await client.waitForSession(session.id, (current) => !current.nextAction && current.status !== 'requires_action', {
+      timeoutMs: 15 * 60_000,
+    });
+    state.popup?.close();
+  }
+  const settled = (current) => (current.status === 'succeeded' && !current.nextAction) || current.status === 'failed';
+  if (!settled(session)) {
+    // Only a refusal is told as one: an outcome not known yet is never "not accepted" (product-spec §6.2).
+    $('card-why').textContent = session.status === 'processing' ? words.confirming : words.stillConfirming;
+    tellHeight();
+    session = await client.waitForSession(session.id, settled, { timeoutMs: 30 * 60_000 });
+  }
+  state.session = session;
+  if (settled(session)) {
+    if (session.status === 'failed') refused(session.lastError?.code, session.lastError?.message || '');
+    else await showDone();
+    return;
+  }
+  $('card-why').textContent = words.stillConfirming;
+  tellHeight();
+}
+
+/**
+ * The issuer's page in a window of its own, kept by this page only to close it: the window gets no
+ * way back to the checkout (its opener is cut before it loads). Opened late, the browser may block
+ * it: the guest then opens it with a press of their own.
+ */
+function openBank(session) {
   const opened = client.openAuthentication(session, (url) => {
     state.popup = window.open(url, 'checkout-issuer', 'popup,width=480,height=720');
+    // Cut before the issuer's page loads: it can never navigate the checkout to a page of its own.
+    if (state.popup) state.popup.opener = null;
     return Boolean(state.popup);
   });
-  if (!opened) {
-    $('card-why').textContent = words.popupBlocked;
-    return session;
-  }
-  $('card-why').textContent = words.bank;
+  $('card-why').textContent = opened ? words.bank : words.popupBlocked;
+  $('to-bank').hidden = opened;
   tellHeight();
-  const after = await client.waitForSession(session.id, (current) => current.status !== 'requires_action', { timeoutMs: 15 * 60_000 });
-  state.popup?.close();
-  return after;
+  return opened;
 }
 
 function refused(code, message) {
@@ -575,14 +618,16 @@ async function watchMoney(sessionId) {
       scheduled: () =>
         status.nextPayment ? words.scheduled(money(status.nextPayment.amount, currency), dayText(status.nextPayment.dueAt)) : words.onFile,
       balance_due: () => words.hostCollects(money(status.amountDue ?? 0, currency)),
-      failed: () => words.chargeFailed,
+      // The platform's reason, worded by the service for the guest, when it gave one.
+      failed: () => status.diagnosis?.message || words.chargeFailed,
+      missing: () => status.diagnosis?.message || words.chargeFailed,
       requires_authentication: () => words.needsBank,
     }[status.state];
     $('money').textContent = text ? text() : words.onFile;
     $('money').className = `money ${{ failed: 'bad', missing: 'bad', requires_authentication: 'action' }[status.state] ?? ''}`.trim();
     paintHeading();
     $('authenticate').hidden = !(status.state === 'requires_authentication' && status.nextAction);
-    $('another-card').hidden = status.state !== 'failed';
+    $('another-card').hidden = status.state !== 'failed' && status.state !== 'missing';
     paintExtras(ARRANGED.includes(status.state));
     const told = state.told?.card === card ? state.told : (state.told = { card });
     if (ARRANGED.includes(status.state) && !told.paid) {
@@ -638,10 +683,14 @@ document.addEventListener('DOMContentLoaded', async () => {
   $('card-form').addEventListener('submit', pay);
   $('number').addEventListener('input', groupNumber);
   $('expiry').addEventListener('input', formatExpiry);
-  $('another-card').addEventListener('click', () => toCard(words.chargeFailed));
+  $('another-card').addEventListener('click', () => toCard(state.status?.diagnosis?.message || words.chargeFailed));
   $('add-extra').addEventListener('click', addExtra);
+  $('to-bank').addEventListener('click', () => void afterCard().catch((error) => showProblem(error, 'card-error')));
+  $('restart').addEventListener('click', restart);
   $('authenticate').addEventListener('click', () => {
     if (!client.openAuthentication(state.status || {})) $('money').textContent = words.popupBlocked;
+    // The bank's answer may take longer than one watch: read the money again from this press.
+    else void watchMoney(state.session.id);
   });
   if (!framedByHost()) {
     // Opened outside the site that asked for it: nothing to sell here.
@@ -650,13 +699,13 @@ document.addEventListener('DOMContentLoaded', async () => {
     $('step-stay').hidden = true;
     return;
   }
+  // Focus stays where the guest has it (the site's page) until they act in the checkout.
   try {
     await loadStay();
     tell('checkout.ready', { listingId: settings.listingId });
   } catch (error) {
     $('problem').textContent = words.cannotSell;
     $('problem').hidden = false;
-    showProblem(error, 'stay-error');
+    $('stay-error').textContent = error.problem?.detail || error.message;
   }
-  $('stay-heading').focus();
 });
