@@ -102,12 +102,28 @@ export class CheckoutSessionsService {
   }
 
   async get(id: string): Promise<CheckoutSessionView> {
-    const session = await this.sessions.require(id);
+    const session = await this.settledProcessing(await this.sessions.require(id));
     const view = (await this.attachUnderWay(session))
       ? { ...toView(session), status: 'processing' as const, nextAction: undefined }
       : toView(session);
     // A hold that ended shows as such before anyone tries to pay it (docs/product-spec.md §3.1).
     return holdEnded(session, this.clock.now()) && view.booking ? { ...view, booking: { ...view.booking, status: 'expired' } } : view;
+  }
+
+  /**
+   * A session left `processing` though nothing is open on its reservation and no card is on file: its
+   * attach was settled not landed and the session never heard (the settling replica died before its
+   * event moved it). It moves now, as the event would have: the page stops waiting and offers a card.
+   * A store that cannot tell leaves it as it is.
+   */
+  private async settledProcessing(session: CheckoutSession): Promise<CheckoutSession> {
+    if (session.status !== 'processing') return session;
+    const [underWay, card] = await Promise.all([
+      this.attaches.attachUnderWay(session.reservationId),
+      this.cards.onFile(session.reservationId).catch(() => undefined),
+    ]);
+    if (underWay || card !== null) return session;
+    return this.sessions.move(session.id, { move: 'notAttached' }, session).catch(() => session);
   }
 
   /**

@@ -1,0 +1,70 @@
+import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
+import { RequestLimits } from '../common/abuse/request-limits';
+import { AttachProgress } from '../sessions/attach-progress';
+import { SessionState } from '../sessions/session-state';
+import { SESSION_PROVIDERS } from '../sessions/sessions.module';
+import { GuestyClient } from '../upstream/guesty-client';
+import { PaymentProviders } from '../upstream/payment-providers';
+import { CheckoutSessionsService } from './checkout-sessions.service';
+
+const RESERVATION = 'res-1';
+
+beforeAll(quietLogs);
+
+/** The session the site polls, with an attach under way or not as the test says, and the card on file as the store holds it. */
+async function setUp() {
+  const world = journalWorld();
+  const progress = { underWay: false };
+  const module = await unitModule(
+    world,
+    [CheckoutSessionsService, ...SESSION_PROVIDERS, RequestLimits],
+    [
+      [GuestyClient, {}],
+      [PaymentProviders, {}],
+      [AttachProgress, { attachUnderWay: () => Promise.resolve(progress.underWay) }],
+    ],
+  );
+  const sessions = module.get(SessionState);
+  const processing = async () => {
+    const session = await sessions.open({
+      id: sessions.newId(),
+      reservationId: RESERVATION,
+      listingId: 'lst-1',
+      guestId: 'guest-1',
+      paymentProviderId: 'pp-1',
+      amount: 300,
+      currency: 'USD',
+      createdAt: world.clock.now(),
+      expiresAt: world.clock.now() + 3_600_000,
+    });
+    return sessions.move(session.id, { move: 'outcomePending' });
+  };
+  return { world, progress, sessions, checkout: module.get(CheckoutSessionsService), processing };
+}
+
+describe('CheckoutSessions.get: what the site is told of a session left processing', () => {
+  it('tells a session whose attach was settled not landed, and never heard so, that the card was not added', async () => {
+    const { checkout, processing, sessions } = await setUp();
+    const session = await processing();
+    await expect(checkout.get(session.id)).resolves.toMatchObject({ status: 'failed', lastError: { code: 'not_attached' } });
+    // Moved as the lost event would have moved it: every replica reads the same from now on.
+    await expect(sessions.require(session.id)).resolves.toMatchObject({ status: 'failed' });
+  });
+
+  it('keeps it processing while an attach is under way on the reservation, or a card is on file', async () => {
+    const { checkout, processing, progress, world } = await setUp();
+    const session = await processing();
+    progress.underWay = true;
+    await expect(checkout.get(session.id)).resolves.toMatchObject({ status: 'processing' });
+    progress.underWay = false;
+    await world.cardsOnFile.record(RESERVATION, { paymentMethodId: 'pm_1' });
+    await expect(checkout.get(session.id)).resolves.toMatchObject({ status: 'processing' });
+  });
+
+  it('keeps it processing when the store cannot tell whether a card is on file', async () => {
+    const { checkout, processing, world } = await setUp();
+    const session = await processing();
+    jest.spyOn(world.cardsOnFile, 'onFile').mockRejectedValue(new Error('Redis is down'));
+    await expect(checkout.get(session.id)).resolves.toMatchObject({ status: 'processing' });
+  });
+});
