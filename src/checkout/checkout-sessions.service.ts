@@ -111,10 +111,9 @@ export class CheckoutSessionsService {
   }
 
   /**
-   * A session left `processing` though nothing is open on its reservation and no card is on file: its
-   * attach was settled not landed and the session never heard (the settling replica died before its
-   * event moved it). It moves now, as the event would have: the page stops waiting and offers a card.
-   * A store that cannot tell leaves it as it is.
+   * A session left `processing` with nothing open on its reservation and no card on file: its attach
+   * settled not landed, and the event that moves it was lost with its replica. It moves now, as the
+   * event would have; a store that cannot tell leaves it.
    */
   private async settledProcessing(session: CheckoutSession): Promise<CheckoutSession> {
     if (session.status !== 'processing') return session;
