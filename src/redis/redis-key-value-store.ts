@@ -1,5 +1,6 @@
 import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
 import { RedisClusterAddress, isClusterUrl, parseClusterUrl } from '../config/redis-address';
+import { SlotBatches } from './slot-batches';
 import {
   BatchAnswer,
   BatchStep,
@@ -240,6 +241,8 @@ export class RedisKeyValueStore extends KeyValueStore {
   private suspended = false;
   private closed = false;
 
+  private readonly slotBatches = new SlotBatches(this);
+
   /** `onCommand` is told of every command sent (a round trip; a script is one): for the metrics. */
   constructor(
     readonly client: Redis | Cluster,
@@ -433,9 +436,9 @@ export class RedisKeyValueStore extends KeyValueStore {
     return ttl >= 0 ? ttl : null;
   }
 
-  async takeSlot(request: SlotRequest): Promise<SlotAnswer> {
-    const [answer] = await this.takeSlots([request]);
-    return answer;
+  /** Takes made while one is on its way go out together as one takeEachSlot, each decided as alone (SlotBatches). */
+  takeSlot(request: SlotRequest): Promise<SlotAnswer> {
+    return this.slotBatches.take(request);
   }
 
   async takeSlots(requests: SlotRequest[]): Promise<SlotAnswer[]> {

@@ -7,7 +7,6 @@ import { AppConfig, RateLimit } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
 import { KeyValueStore, SlotAnswer, SlotWindow } from '../redis/key-value-store';
 import { MemoryKeyValueStore } from '../redis/memory-key-value-store';
-import { SlotBatches } from '../redis/slot-batches';
 import { RedisKeys } from '../redis/redis-keys';
 
 /**
@@ -69,8 +68,6 @@ export class OutboundRateLimiter {
   private readonly windowsFor: Record<Priority, SlotWindow[]>;
   private readonly localWindowsFor: Record<Priority, SlotWindow[]>;
   private readonly local = new MemoryKeyValueStore();
-  /** Slots asked for while one is on its way go out together: one Redis command for a burst of calls, each decided on its own. */
-  private readonly slots: SlotBatches;
   private usingLocal = false;
   private readonly logger = new Logger('OutboundBudget');
 
@@ -92,7 +89,6 @@ export class OutboundRateLimiter {
     this.windowsFor = windowsByPriority(limits, sharePercent);
     const localLimits = limits.map((limit) => ({ ...limit, limit: Math.max(1, Math.floor(limit.limit * LOCAL_FALLBACK_SHARE)) }));
     this.localWindowsFor = windowsByPriority(localLimits, sharePercent);
-    this.slots = new SlotBatches(store);
   }
 
   /**
@@ -137,7 +133,7 @@ export class OutboundRateLimiter {
   private async takeSlot(priority: Priority, member: string): Promise<SlotAnswer> {
     const windowKeys = this.keysFor[priority];
     try {
-      const answer = await this.slots.take({ windowKeys, pauseKey: this.pauseKey, windows: this.windowsFor[priority], member });
+      const answer = await this.store.takeSlot({ windowKeys, pauseKey: this.pauseKey, windows: this.windowsFor[priority], member });
       if (this.usingLocal) {
         this.usingLocal = false;
         this.logger.log('Redis is back: the shared outbound budget is in use again');

@@ -6,7 +6,6 @@ import { MetricsService } from '../../metrics/metrics.service';
 import { KeyValueStore, SlotAnswer, SlotRequest, steps } from '../../redis/key-value-store';
 import type { RequestLimitName } from '../../redis/redis-keys';
 import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
-import { SlotBatches } from '../../redis/slot-batches';
 import { RedisKeys } from '../../redis/redis-keys';
 import { DomainError } from '../errors/domain-error';
 import { clientNetwork } from '../http/client-ip';
@@ -53,8 +52,6 @@ export class RequestLimits {
   private readonly holdLimit: RateLimit;
   private readonly unpaidHoldsPerListing: number;
   private readonly local = new MemoryKeyValueStore();
-  /** Reads counted together: a burst of them is one Redis command (each still decided on its own). */
-  private readonly reads: SlotBatches;
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -71,7 +68,6 @@ export class RequestLimits {
     const booking = config.get('booking', { infer: true });
     this.holdLimit = booking.holdsPerIp;
     this.unpaidHoldsPerListing = booking.unpaidHoldsPerListing;
-    this.reads = new SlotBatches(store);
   }
 
   /**
@@ -81,7 +77,7 @@ export class RequestLimits {
   async perClientIpRead(ip: string): Promise<void> {
     // A subject of its own under the client-ip limit: reads and writes are two allowances.
     const request = this.slotRequest('client-ip', `read:${clientNetwork(ip)}`, this.readLimit);
-    const answer = await this.reads.take(request).catch(() => this.local.takeSlot(request));
+    const answer = await this.store.takeSlot(request).catch(() => this.local.takeSlot(request));
     if (!answer.granted) {
       this.refuse('client_ip_read', answer, 'Too many requests from your network. Please wait a moment and try again.');
     }
