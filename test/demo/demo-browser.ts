@@ -3,18 +3,10 @@ import path from 'node:path';
 import { Browser, Page } from 'playwright-core';
 import { startSandboxMode } from '../../sandbox/sandbox-mode';
 import { RunningSandbox } from '../../sandbox/types';
-import { launchChromium } from '../utils/browser';
+import { ARTIFACTS, isoDay, launchChromium } from '../utils/browser';
 import { freePort } from '../utils/redis-server';
-import { ROOT } from '../utils/service-process';
 import { startTestApp, TestApp } from '../utils/test-app';
 import { testConfig } from '../utils/test-config';
-
-export const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-export const PHONE = { width: 390, height: 844 };
-export const DESKTOP = { width: 1280, height: 900 };
-const DAY_MS = 24 * 3600 * 1000;
-
-export const isoDay = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
 
 /**
  * The demo page (sandbox/demo/public) in Debian's Chromium for one test file: its own sandbox and

@@ -1,5 +1,6 @@
 import { CARDS } from '../utils/checkout-client';
-import { PHONE, DESKTOP, useDemoBrowser } from './demo-browser';
+import { DESKTOP, PHONE } from '../utils/browser';
+import { useDemoBrowser } from './demo-browser';
 
 const AUTH_AT_CHARGE = '4000002760003184';
 

@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { CARDS } from '../utils/checkout-client';
-import { ARTIFACTS, PHONE, DESKTOP, isoDay, useDemoBrowser } from './demo-browser';
+import { ARTIFACTS, DESKTOP, isoDay, PHONE } from '../utils/browser';
+import { bookStay, fillCard } from '../utils/drop-in-checkout';
+import { useDemoBrowser } from './demo-browser';
 
 /**
  * The demo page (sandbox/demo/public) in Debian's Chromium, at a phone's and a desktop's width,
@@ -176,22 +178,8 @@ describe('the demo checkout page in a real browser', () => {
       await checkout.getByRole('heading', { name: 'Reisedaten wählen' }).waitFor();
       await page.goto(`${demo.service.url}/demo`);
       await checkout.getByRole('heading', { name: 'Choose your dates' }).waitFor();
-      await checkout.locator(`[data-date="${isoDay(36)}"]`).click();
-      await checkout.locator(`[data-date="${isoDay(38)}"]`).click();
-      await checkout.getByRole('button', { name: 'See prices' }).click();
-      await checkout.getByRole('button', { name: 'Continue' }).click();
-      await checkout.getByLabel('First name').fill('Sam');
-      await checkout.getByLabel('Last name').fill('Guest');
-      await checkout.getByLabel('Email').fill('sam@example.com');
-      await checkout.getByRole('button', { name: 'Book and continue to payment' }).click();
-      await checkout.getByLabel('Card number').fill(CARDS.noThreeDs);
-      await checkout.getByLabel('Expiry (MM/YY)').fill(`12/${String(new Date().getFullYear() + 2).slice(2)}`);
-      await checkout.getByLabel('Security code').fill('737');
-      await checkout.getByLabel('Name on card').fill('Sam Guest');
-      await checkout.getByLabel('Billing address').fill('1 Ocean Drive');
-      await checkout.getByLabel('Postal code').fill('33139');
-      await checkout.getByLabel('City').fill('Miami Beach');
-      await checkout.getByLabel('Country (2 letters, e.g. US)').fill('US');
+      await bookStay(checkout, 36, 2);
+      await fillCard(checkout, CARDS.noThreeDs);
       await checkout.locator('#pay').click();
       await checkout.locator('#money', { hasText: 'Paid' }).waitFor();
       await page.locator('#heard li', { hasText: 'checkout.paid' }).waitFor();

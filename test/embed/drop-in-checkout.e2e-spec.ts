@@ -5,19 +5,13 @@ import { AddressInfo } from 'node:net';
 import AxeBuilder from '@axe-core/playwright';
 import { Browser, FrameLocator, Page } from 'playwright-core';
 import request from 'supertest';
-import { launchChromium } from '../utils/browser';
+import { ARTIFACTS, DESKTOP, isoDay, launchChromium, PHONE } from '../utils/browser';
+import { bookStay, fillCard } from '../utils/drop-in-checkout';
 import { CARDS } from '../utils/checkout-client';
 import { freePort } from '../utils/redis-server';
-import { ROOT } from '../utils/service-process';
 import { startSandboxedApps, SandboxedApps } from '../utils/sandboxed-apps';
 import { startTestApp, TestApp } from '../utils/test-app';
 import { testConfig } from '../utils/test-config';
-
-const DAY_MS = 24 * 3600 * 1000;
-const isoDay = (offset: number) => new Date(Date.now() + offset * DAY_MS).toISOString().slice(0, 10);
-const ARTIFACTS = path.join(ROOT, 'test-artifacts');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 
 /** What the site's page heard: the frame's messages (by postMessage) and embed.js's DOM events, in order. */
 interface Heard {
@@ -128,35 +122,6 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
     const checkout = page.frameLocator('iframe[title="Booking checkout"]');
     await checkout.locator('.day').first().waitFor();
     return checkout;
-  }
-
-  async function bookStay(checkout: FrameLocator, fromDay: number, nights: number, coupon = ''): Promise<void> {
-    await checkout.locator(`[data-date="${isoDay(fromDay)}"]`).click();
-    await checkout.locator(`[data-date="${isoDay(fromDay + nights)}"]`).click();
-    if (coupon) await checkout.getByLabel('Coupon (optional)').fill(coupon);
-    await checkout.getByRole('button', { name: 'See prices' }).click();
-    // The rates, or the problem the page shows instead (said in the failure).
-    await checkout.locator('.plan, #stay-error:not(:empty)').first().waitFor();
-    expect(await checkout.locator('#stay-error').innerText()).toBe('');
-    // A coupon's discount shows in the rate's breakdown, as the platform quoted it.
-    if (coupon) expect(await checkout.locator('.plan small').first().innerText()).toMatch(/discount −\$\d/);
-    await checkout.getByRole('button', { name: 'Continue' }).click();
-    await checkout.getByLabel('First name').fill('Olivia');
-    await checkout.getByLabel('Last name').fill('Guest');
-    await checkout.getByLabel('Email').fill(`olivia-${fromDay}@example.com`);
-    await checkout.getByRole('button', { name: 'Book and continue to payment' }).click();
-    await checkout.getByRole('heading', { name: 'Pay by card' }).waitFor();
-  }
-
-  async function fillCard(checkout: FrameLocator, number: string): Promise<void> {
-    await checkout.getByLabel('Card number').fill(number);
-    await checkout.getByLabel('Expiry (MM/YY)').fill(`12/${String(new Date().getFullYear() + 2).slice(2)}`);
-    await checkout.getByLabel('Security code').fill('737');
-    await checkout.getByLabel('Name on card').fill('Olivia Guest');
-    await checkout.getByLabel('Billing address').fill('1 Ocean Drive');
-    await checkout.getByLabel('Postal code').fill('33139');
-    await checkout.getByLabel('City').fill('Miami Beach');
-    await checkout.getByLabel('Country (2 letters, e.g. US)').fill('US');
   }
 
   describe('who may frame it', () => {
