@@ -140,8 +140,17 @@ export interface SlotRequest {
   pauseKey: string;
   /** In the order of windowKeys. */
   windows: SlotWindow[];
-  /** Unique id of this slot. */
+  /** Unique id of this slot (of a block: its members are `member.1` … `member.N`, see blockMembers). */
   member: string;
+  /** Slots taken at once, all or none (default 1): a block a replica hands out itself (ReadsInHand). */
+  slots?: number;
+  /** A block's slots count from this long after the take: the longest its holder hands them out. */
+  heldForMs?: number;
+}
+
+/** The members of a block of `slots` taken under `member`, numbered from 1, as the stores write them. */
+export function blockMembers(member: string, from: number, slots: number): string[] {
+  return Array.from({ length: slots - from + 1 }, (_, index) => `${member}.${from + index}`);
 }
 
 /** What `claimBeside` found and did. */
@@ -158,6 +167,8 @@ export interface SlotAnswer {
   granted: boolean;
   /** When denied: ms until a slot may free up (or the pause ends); 0 when granted. */
   retryAfterMs: number;
+  /** When granted by takeSlot or takeEachSlot: slots still free in the fullest window. */
+  left?: number;
 }
 
 /** A mismatch would make the stores count the wrong windows; a programming error, caught early. */
@@ -165,6 +176,8 @@ export function assertSlotRequest(request: SlotRequest): void {
   if (request.windowKeys.length === 0 || request.windowKeys.length !== request.windows.length) {
     throw new Error('takeSlot: one key per window is required');
   }
+  const slots = request.slots ?? 1;
+  if (!Number.isInteger(slots) || slots < 1 || !((request.heldForMs ?? 0) >= 0)) throw new Error('takeSlot: a block is 1 slot or more');
 }
 
 /**
@@ -225,8 +238,8 @@ export abstract class KeyValueStore {
    * none after it): one answer per request. The requests may name keys of several hash slots.
    */
   abstract takeEachSlot(requests: SlotRequest[]): Promise<SlotAnswer[]>;
-  /** Gives one slot back before it leaves its window (a hold paid or never made stops counting). */
-  abstract releaseSlot(windowKeys: string[], member: string): Promise<void>;
+  /** Gives slots back before they leave their window (a hold paid or never made, a block's unused reads). */
+  abstract releaseSlot(windowKeys: string[], member: string | readonly string[]): Promise<void>;
   /** Pauses the budget for every replica for at least `ms` (keeps the longer of the current and the new pause). */
   abstract pauseSlots(pauseKey: string, ms: number): Promise<void>;
   /**

@@ -1,4 +1,13 @@
-import { BatchAnswer, BatchStep, KeyValueStore, SetOptions, SlotAnswer, SlotRequest, assertSlotRequest } from './key-value-store';
+import {
+  BatchAnswer,
+  BatchStep,
+  KeyValueStore,
+  SetOptions,
+  SlotAnswer,
+  SlotRequest,
+  assertSlotRequest,
+  blockMembers,
+} from './key-value-store';
 import type { BesideClaim } from './key-value-store';
 
 interface Entry {
@@ -207,38 +216,51 @@ export class MemoryKeyValueStore extends KeyValueStore {
   private slotNow(request: SlotRequest): SlotAnswer {
     assertSlotRequest(request);
     const now = this.now();
+    const slots = request.slots ?? 1;
     const pause = this.live(request.pauseKey);
     if (pause?.expiresAt != null) return { granted: false, retryAfterMs: pause.expiresAt - now };
     let denied = false;
     let wait = 1;
+    let left = Infinity;
     const logs = request.windows.map((window, i) => {
       const key = request.windowKeys[i];
       const log = (this.logs.get(key) ?? []).filter((grant) => grant.at > now - window.windowMs);
       this.logs.set(key, log);
       const allowed = window.limit - window.reserve;
-      if (log.length >= allowed) {
+      if (log.length + slots > allowed) {
         denied = true;
-        const free = allowed > 0 ? log[log.length - allowed].at + window.windowMs - now : window.windowMs;
+        const free = allowed >= slots ? log[log.length + slots - 1 - allowed].at + window.windowMs - now : window.windowMs;
         wait = Math.max(wait, free);
+      } else {
+        left = Math.min(left, allowed - log.length - slots);
       }
       return log;
     });
     if (denied) return { granted: false, retryAfterMs: wait };
+    // As the script: a block's slots count from when its holder stops handing them out.
+    const at = now + (request.heldForMs ?? 0);
+    const members = slots === 1 ? [request.member] : blockMembers(request.member, 1, slots);
     for (const log of logs) {
-      const existing = log.findIndex((grant) => grant.member === request.member);
-      if (existing >= 0) log.splice(existing, 1);
-      let at = log.length;
-      while (at > 0 && log[at - 1].at > now) at -= 1;
-      log.splice(at, 0, { member: request.member, at: now });
+      for (const member of members) {
+        const existing = log.findIndex((grant) => grant.member === member);
+        if (existing >= 0) log.splice(existing, 1);
+        let index = log.length;
+        while (index > 0 && log[index - 1].at > at) index -= 1;
+        log.splice(index, 0, { member, at });
+      }
     }
-    return { granted: true, retryAfterMs: 0 };
+    return { granted: true, retryAfterMs: 0, left };
   }
 
-  releaseSlot(windowKeys: string[], member: string): Promise<void> {
+  releaseSlot(windowKeys: string[], member: string | readonly string[]): Promise<void> {
+    const members = new Set(typeof member === 'string' ? [member] : member);
     for (const key of windowKeys) {
       const log = this.logs.get(key);
-      const at = log?.findIndex((grant) => grant.member === member) ?? -1;
-      if (at >= 0) log!.splice(at, 1);
+      if (log)
+        this.logs.set(
+          key,
+          log.filter((grant) => !members.has(grant.member)),
+        );
     }
     return Promise.resolve();
   }

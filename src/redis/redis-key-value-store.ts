@@ -26,35 +26,45 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
-// One slot of a sliding-window log, all windows or none (see TAKE_SLOTS); \`now\` is the script's TIME.
+// Slots of a sliding-window log, all windows or none (see TAKE_SLOTS); \`now\` is the script's TIME.
+// A block's slots count from now + heldMs (its holder hands them out until then) and are named
+// member.1 … member.N; one slot keeps its member. Granted: {1, 0, slots still free}.
 const TAKE_FROM_LOG = `
-local function take(k, a, windows, member)
+local function take(k, a, windows, member, slots, heldMs)
   local pause = redis.call('PTTL', KEYS[k + windows])
   if pause > 0 then return {0, pause} end
   local denied = false
   local wait = 1
+  local left = nil
   for i = 0, windows - 1 do
     local limit = tonumber(ARGV[a + i * 3])
     local windowMs = tonumber(ARGV[a + i * 3 + 1])
     local allowed = limit - tonumber(ARGV[a + i * 3 + 2])
     redis.call('ZREMRANGEBYSCORE', KEYS[k + i], '-inf', now - windowMs)
     local count = redis.call('ZCARD', KEYS[k + i])
-    if count >= allowed then
+    if count + slots > allowed then
       denied = true
       local free = windowMs
-      if allowed > 0 then
-        local blocking = redis.call('ZRANGE', KEYS[k + i], count - allowed, count - allowed, 'WITHSCORES')
+      if allowed >= slots then
+        local at = count + slots - 1 - allowed
+        local blocking = redis.call('ZRANGE', KEYS[k + i], at, at, 'WITHSCORES')
         free = tonumber(blocking[2]) + windowMs - now
       end
       if free > wait then wait = free end
+    elseif left == nil or allowed - count - slots < left then
+      left = allowed - count - slots
     end
   end
   if denied then return {0, wait} end
   for i = 0, windows - 1 do
-    redis.call('ZADD', KEYS[k + i], now, member)
-    redis.call('PEXPIRE', KEYS[k + i], ARGV[a + i * 3 + 1])
+    if slots == 1 then
+      redis.call('ZADD', KEYS[k + i], now + heldMs, member)
+    else
+      for j = 1, slots do redis.call('ZADD', KEYS[k + i], now + heldMs, member .. '.' .. j) end
+    end
+    redis.call('PEXPIRE', KEYS[k + i], tonumber(ARGV[a + i * 3 + 1]) + heldMs)
   end
-  return {1, 0}
+  return {1, 0, left}
 end`;
 
 // KEYS: each step's keys in turn. ARGV: per step its operation, key count and argument count, then
@@ -115,7 +125,7 @@ while a <= #ARGV do
       if redis.call('EXISTS', KEYS[k + i]) == 1 then held = false end
     end
     if held then
-      local slot = take(k + skip, a + 6, windows, ARGV[a + 5])
+      local slot = take(k + skip, a + 6, windows, ARGV[a + 5], 1, 0)
       held = slot[1] == 1
       if not held then answers[n] = 'w' .. slot[2] end
     else
@@ -138,8 +148,8 @@ end
 return answers`;
 
 // KEYS: per request, one sorted-set log per window, then its pause key. ARGV: per request its
-// member and window count, then limit, windowMs, reserve per window. The first denied request ends
-// the script; one {granted, wait} per request tried. Atomic on Redis TIME, so replicas never both
+// member, window count, slots and heldMs, then limit, windowMs, reserve per window. The first
+// denied request ends the script; one answer per request tried. Atomic on Redis TIME, so replicas never both
 // take the last slot; a request takes all its windows or none.
 /** Takes a slot of each request in turn; `stopAtDenied`: none after the first denied (TAKE_SLOTS), else each on its own (TAKE_EACH_SLOT). */
 function takeSlotsScript(stopAtDenied: boolean): string {
@@ -151,11 +161,11 @@ local k, a = 1, 1
 local answers = {}
 while a <= #ARGV do
   local member, windows = ARGV[a], tonumber(ARGV[a + 1])
-  local answer = take(k, a + 2, windows, member)
+  local answer = take(k, a + 4, windows, member, tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
   answers[#answers + 1] = answer
   ${stopAtDenied ? 'if answer[1] == 0 then return answers end' : ''}
   k = k + windows + 1
-  a = a + 2 + windows * 3
+  a = a + 4 + windows * 3
 end
 return answers`;
 }
@@ -472,19 +482,24 @@ export class RedisKeyValueStore extends KeyValueStore {
     const args = requests.flatMap((request) => [
       request.member,
       request.windows.length,
+      request.slots ?? 1,
+      Math.ceil(request.heldForMs ?? 0),
       ...request.windows.flatMap((w) => [w.limit, Math.ceil(w.windowMs), w.reserve]),
     ]);
     const reply = await this.run(script, keys, args);
     if (!Array.isArray(reply) || reply.length === 0) throw new Error('takeSlot: unexpected reply from Redis');
     return (reply as unknown[]).map((answer) => {
-      if (!Array.isArray(answer) || answer.length !== 2) throw new Error('takeSlot: unexpected reply from Redis');
-      return { granted: answer[0] === 1, retryAfterMs: Number(answer[1]) };
+      if (!Array.isArray(answer) || answer.length < 2) throw new Error('takeSlot: unexpected reply from Redis');
+      const granted = answer[0] === 1;
+      return granted ? { granted, retryAfterMs: 0, left: Number(answer[2]) } : { granted, retryAfterMs: Number(answer[1]) };
     });
   }
 
-  async releaseSlot(windowKeys: string[], member: string): Promise<void> {
+  async releaseSlot(windowKeys: string[], member: string | readonly string[]): Promise<void> {
+    const members = typeof member === 'string' ? [member] : [...member];
+    if (members.length === 0) return;
     // One key at a time: the windows may sit in different Cluster slots.
-    for (const key of windowKeys) await this.failFast(() => this.client.zrem(key, member));
+    for (const key of windowKeys) await this.failFast(() => this.client.zrem(key, ...members));
   }
 
   async pauseSlots(pauseKey: string, ms: number): Promise<void> {

@@ -36,7 +36,7 @@ describe('SlotBatches (reads counted together)', () => {
     const rest = [read('a', 'a2'), read('a', 'a3'), read('b', 'b1')].map((request) => batches.take(request));
     expect(store.calls).toHaveLength(1);
     store.calls[0].answer();
-    await expect(first).resolves.toEqual({ granted: true, retryAfterMs: 0 });
+    await expect(first).resolves.toEqual({ granted: true, retryAfterMs: 0, left: 1 });
     await settle();
     expect(store.calls).toHaveLength(2);
     expect(store.calls[1].requests.map((request) => request.member)).toEqual(['a2', 'a3', 'b1']);

@@ -1,4 +1,4 @@
-import { KeyValueStore, SlotWindow, slotAnswerOf, slotStep } from '../../src/redis/key-value-store';
+import { KeyValueStore, SlotWindow, blockMembers, slotAnswerOf, slotStep } from '../../src/redis/key-value-store';
 
 /**
  * The behaviour every KeyValueStore must show; run against Redis and the in-process store alike
@@ -307,7 +307,7 @@ export function describeKeyValueStoreContract(
 
       it('grants up to the limit, then denies until the oldest slot leaves the window', async () => {
         const { take } = budget('grant', [w(3, 10_000)]);
-        for (let i = 0; i < 3; i += 1) await expect(take()).resolves.toEqual({ granted: true, retryAfterMs: 0 });
+        for (let i = 0; i < 3; i += 1) await expect(take()).resolves.toEqual({ granted: true, retryAfterMs: 0, left: 2 - i });
         const denied = await take();
         expect(denied.granted).toBe(false);
         expect(denied.retryAfterMs).toBeGreaterThan(9_000);
@@ -354,8 +354,8 @@ export function describeKeyValueStoreContract(
           member,
         });
         await expect(store.takeSlots([request('a', 2, 'a1'), request('b', 1, 'b1')])).resolves.toEqual([
-          { granted: true, retryAfterMs: 0 },
-          { granted: true, retryAfterMs: 0 },
+          { granted: true, retryAfterMs: 0, left: 1 },
+          { granted: true, retryAfterMs: 0, left: 0 },
         ]);
         const secondDenied = await store.takeSlots([request('a', 2, 'a2'), request('b', 1, 'b2')]);
         expect(secondDenied.map((answer) => answer.granted)).toEqual([true, false]);
@@ -387,6 +387,34 @@ export function describeKeyValueStoreContract(
         expect(answers[5].retryAfterMs).toBeGreaterThan(59_000);
         await expect(store.takeSlot(read('c', 1, 'c2'))).resolves.toMatchObject({ granted: false });
         await expect(store.takeSlot(read('d', 1, 'd1'))).resolves.toMatchObject({ granted: true });
+      });
+
+      it('takes a block of slots at once or none, answering the slots left, and takes back the unused ones given', async () => {
+        const { windowKeys, pauseKey } = budget('block', [w(10, 60_000)]);
+        const block = (member: string, slots: number) => store.takeSlot({ windowKeys, pauseKey, windows: [w(10, 60_000)], member, slots });
+        await expect(block('b1', 4)).resolves.toEqual({ granted: true, retryAfterMs: 0, left: 6 });
+        const tooMany = await block('b2', 7);
+        expect(tooMany.granted).toBe(false);
+        expect(tooMany.retryAfterMs).toBeGreaterThan(59_000);
+        // The denied block took nothing: six still fit.
+        await expect(block('b3', 6)).resolves.toMatchObject({ granted: true, left: 0 });
+        await expect(block('b4', 1)).resolves.toMatchObject({ granted: false });
+        // Three of the first block's slots handed back (its holder used one): three fit again, no more.
+        await store.releaseSlot(windowKeys, blockMembers('b1', 2, 4));
+        await expect(block('b5', 3)).resolves.toMatchObject({ granted: true, left: 0 });
+        await expect(block('b6', 1)).resolves.toMatchObject({ granted: false });
+      });
+
+      it("counts a block's slots from the end of its holding time, so a read handed out late still counts a whole window", async () => {
+        const { windowKeys, pauseKey } = budget('held', [w(2, 1_000)]);
+        const take = (member: string, slots: number, heldForMs: number) =>
+          store.takeSlot({ windowKeys, pauseKey, windows: [w(2, 1_000)], member, slots, heldForMs });
+        await expect(take('h1', 2, 60_000)).resolves.toMatchObject({ granted: true, left: 0 });
+        const denied = await take('h2', 1, 0);
+        expect(denied.granted).toBe(false);
+        // Free once the held slots leave their one-second window: after the minute they are held, not after a second.
+        expect(denied.retryAfterMs).toBeGreaterThan(60_000);
+        expect(denied.retryAfterMs).toBeLessThanOrEqual(61_000);
       });
 
       it('counts a slot as a guard of a batch: granted goes on, denied answers the wait and stops it, a present key skips it', async () => {
