@@ -1,4 +1,6 @@
+import Redis from 'ioredis';
 import request from 'supertest';
+import { RedisKeys } from '../../src/redis/redis-keys';
 import { freshReservation } from '../utils/checkout-client';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
@@ -52,5 +54,49 @@ describe('per-IP limit on /checkout reads that may cost an upstream call (CHECKO
     expectLimited(await poll(0));
     // Reads and listing reads share the one read allowance of a client.
     expectLimited(await listing(1, 'lst-city', '203.0.113.21'));
+  });
+});
+
+describe('a busy network’s reads, handed out by each replica from blocks of its shared read limit', () => {
+  let world: SandboxedApps;
+
+  beforeEach(async () => {
+    world = await startSandboxedApps(2, { env: { CHECKOUT_IP_READ_LIMIT: '300/m', CHECKOUT_IP_RATE_LIMIT: '100/m', TRUST_PROXY: '1' } });
+  });
+
+  afterEach(async () => {
+    await world.close();
+  });
+
+  it('grants no more than the limit over two replicas, nearly all of it, in far fewer store takes than reads', async () => {
+    const client = '203.0.113.50';
+    const statuses: number[] = [];
+    // Waves of 20 reads at once, each wave split over both replicas, until well past the limit.
+    for (let wave = 0; wave < 20; wave += 1) {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          request(world.apps[i % 2].url)
+            .get('/checkout/listings/lst-seaside')
+            .set('X-Forwarded-For', client),
+        ),
+      );
+      statuses.push(...answers.map((answer) => answer.status));
+    }
+    const granted = statuses.filter((status) => status === 200).length;
+    expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
+    expect(granted).toBeLessThanOrEqual(300);
+    // Blocks shrink to single reads near the limit: a replica strands little of it in hand.
+    expect(granted).toBeGreaterThanOrEqual(270);
+    const redis = new Redis(world.apps[0].config.redis.url!);
+    try {
+      const window = new RedisKeys(world.env.REDIS_KEY_PREFIX).requestLimit('client-ip', `read:${client}`).window;
+      const members = await redis.zrange(window, 0, -1);
+      expect(members.length).toBeLessThanOrEqual(300);
+      // A block's slots are one take: member.1 … member.N.
+      const takes = new Set(members.map((member) => member.replace(/\.\d+$/, ''))).size;
+      expect(takes).toBeLessThan(granted / 3);
+    } finally {
+      redis.disconnect();
+    }
   });
 });

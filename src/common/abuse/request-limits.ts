@@ -3,12 +3,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig, RateLimit } from '../../config/app-config';
 import { MetricsService } from '../../metrics/metrics.service';
-import { KeyValueStore, SlotAnswer, SlotRequest, steps } from '../../redis/key-value-store';
+import { KeyValueStore, SlotAnswer, SlotRequest, blockMembers, steps } from '../../redis/key-value-store';
 import type { RequestLimitName } from '../../redis/redis-keys';
 import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
 import { DomainError } from '../errors/domain-error';
 import { clientNetwork } from '../http/client-ip';
+import { BlockTaken, ReadsInHand } from './reads-in-hand';
 
 /**
  * Abuse guards of the checkout's routes, shared by every replica through sliding-window logs in the
@@ -52,6 +53,7 @@ export class RequestLimits {
   private readonly holdLimit: RateLimit;
   private readonly unpaidHoldsPerListing: number;
   private readonly local = new MemoryKeyValueStore();
+  private readonly readsInHand: ReadsInHand;
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -68,6 +70,14 @@ export class RequestLimits {
     const booking = config.get('booking', { infer: true });
     this.holdLimit = booking.holdsPerIp;
     this.unpaidHoldsPerListing = booking.unpaidHoldsPerListing;
+    // A block is handed out for at most a second, and a sixteenth of the window: reads stay counted
+    // close to when they happened, and unused ones go back soon.
+    const heldMs = Math.min(1_000, this.readLimit.windowMs / 16);
+    this.readsInHand = new ReadsInHand(
+      (network, slots, heldForMs) => this.takeReads(network, slots, heldForMs),
+      () => performance.now(),
+      heldMs,
+    );
   }
 
   /**
@@ -75,12 +85,24 @@ export class RequestLimits {
    * summary, a payment-status poll); throws 429 `rate_limited` when over.
    */
   async perClientIpRead(ip: string): Promise<void> {
-    // A subject of its own under the client-ip limit: reads and writes are two allowances.
-    const request = this.slotRequest('client-ip', `read:${clientNetwork(ip)}`, this.readLimit);
-    const answer = await this.store.takeSlot(request).catch(() => this.local.takeSlot(request));
+    const answer = await this.readsInHand.spend(clientNetwork(ip));
     if (!answer.granted) {
       this.refuse('client_ip_read', answer, 'Too many requests from your network. Please wait a moment and try again.');
     }
+  }
+
+  /** A block of a network's reads (ReadsInHand), given back where it was taken: Redis, or this replica while Redis fails. */
+  private async takeReads(network: string, slots: number, heldForMs: number): Promise<BlockTaken> {
+    // A subject of its own under the client-ip limit: reads and writes are two allowances.
+    const request: SlotRequest = { ...this.slotRequest('client-ip', `read:${network}`, this.readLimit), slots, heldForMs };
+    const counted = await this.store.takeSlot(request).then(
+      (answer) => ({ answer, by: this.store }),
+      async () => ({ answer: await this.local.takeSlot(request), by: this.local }),
+    );
+    return {
+      answer: counted.answer,
+      giveBack: (from) => counted.by.releaseSlot(request.windowKeys, blockMembers(request.member, from, slots)),
+    };
   }
 
   /** One request of this client (`CHECKOUT_IP_RATE_LIMIT`); throws 429 `rate_limited` when over. */
