@@ -1,3 +1,4 @@
+import fastifyCors from '@fastify/cors';
 import { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -59,7 +60,9 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
   fastify.removeContentTypeParser('text/plain');
 
   installSecurityHeaders(fastify);
-  app.enableCors({
+  // @fastify/cors itself, not Nest's enableCors: that wrapper copies the CORS headers onto the raw
+  // response for answers a Nest middleware ends (there are none), at about 8 µs of a cached read’s 48.
+  await app.register(fastifyCors, {
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
     methods: ['GET', 'POST'],
     // traceparent and tracestate: a page that traces its own calls continues its trace here (W3C Trace Context).
