@@ -48,7 +48,7 @@ export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metri
     const route = request.routeOptions.url ?? 'unmatched';
     const ms = reply.elapsedTime;
     metrics.recordHttp(request.method, route, reply.statusCode, ms / 1000);
-    if (!QUIET_PATHS.test(request.url.split('?')[0])) {
+    if (logger.isLevelEnabled('info') && !QUIET_PATHS.test(request.url.split('?')[0])) {
       // The route template only (/checkout/sessions/:id/...), never the path: session ids are
       // capabilities and 3-D Secure states one-time secrets, and an unmatched path may hold either.
       logger.info(
