@@ -12,8 +12,8 @@ export interface BlockTaken {
   giveBack(from: number): Promise<void>;
 }
 
-/** Takes `slots` of a network's reads from the shared limit at once, counted from `heldForMs` after now. */
-export type TakeBlock = (network: string, slots: number, heldForMs: number) => Promise<BlockTaken>;
+/** Takes `slots` of a network's reads from the shared limit at once, counted from `countsFromMs` after now. */
+export type TakeBlock = (network: string, slots: number, countsFromMs: number) => Promise<BlockTaken>;
 
 interface Block {
   slots: number;
@@ -63,7 +63,8 @@ export class ReadsInHand {
         return GRANTED;
       }
       if (!hand.taking) return this.takeNow(network, hand);
-      await hand.taking;
+      // A take that failed leaves nothing in hand: the next turn takes for itself and meets the failure.
+      await hand.taking.catch(() => undefined);
     }
   }
 
