@@ -144,8 +144,11 @@ export interface SlotRequest {
   member: string;
   /** Slots taken at once, all or none (default 1): a block a replica hands out itself (ReadsInHand). */
   slots?: number;
-  /** A block's slots count from this long after the take: the longest its holder hands them out. */
-  heldForMs?: number;
+  /**
+   * The slots count from this long after the take (default 0): a block's, from when its holder stops
+   * handing it out; a reservation miss kept among short-lived places, for a whole miss window.
+   */
+  countsFromMs?: number;
 }
 
 /** The members of a block of `slots` taken under `member`, numbered from 1, as the stores write them. */
@@ -177,7 +180,8 @@ export function assertSlotRequest(request: SlotRequest): void {
     throw new Error('takeSlot: one key per window is required');
   }
   const slots = request.slots ?? 1;
-  if (!Number.isInteger(slots) || slots < 1 || !((request.heldForMs ?? 0) >= 0)) throw new Error('takeSlot: a block is 1 slot or more');
+  if (!Number.isInteger(slots) || slots < 1 || !((request.countsFromMs ?? 0) >= 0))
+    throw new Error('takeSlot: a block is 1 slot or more, counted from now or later');
 }
 
 /**

@@ -483,7 +483,7 @@ export class RedisKeyValueStore extends KeyValueStore {
       request.member,
       request.windows.length,
       request.slots ?? 1,
-      Math.ceil(request.heldForMs ?? 0),
+      Math.ceil(request.countsFromMs ?? 0),
       ...request.windows.flatMap((w) => [w.limit, Math.ceil(w.windowMs), w.reserve]),
     ]);
     const reply = await this.run(script, keys, args);

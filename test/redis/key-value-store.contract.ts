@@ -407,8 +407,8 @@ export function describeKeyValueStoreContract(
 
       it("counts a block's slots from the end of its holding time, so a read handed out late still counts a whole window", async () => {
         const { windowKeys, pauseKey } = budget('held', [w(2, 1_000)]);
-        const take = (member: string, slots: number, heldForMs: number) =>
-          store.takeSlot({ windowKeys, pauseKey, windows: [w(2, 1_000)], member, slots, heldForMs });
+        const take = (member: string, slots: number, countsFromMs: number) =>
+          store.takeSlot({ windowKeys, pauseKey, windows: [w(2, 1_000)], member, slots, countsFromMs });
         await expect(take('h1', 2, 60_000)).resolves.toMatchObject({ granted: true, left: 0 });
         const denied = await take('h2', 1, 0);
         expect(denied.granted).toBe(false);

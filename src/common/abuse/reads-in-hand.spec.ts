@@ -12,9 +12,9 @@ function world(limit: number) {
   let members = 0;
   const window = { windowKeys: ['{reads}:w'], pauseKey: '{reads}:pause', windows: [{ limit, windowMs: 60_000, reserve: 0 }] };
   const reads = new ReadsInHand(
-    async (_network, slots, heldForMs) => {
+    async (_network, slots, countsFromMs) => {
       takes.push(slots);
-      const request: SlotRequest = { ...window, member: `m${(members += 1)}`, slots, heldForMs };
+      const request: SlotRequest = { ...window, member: `m${(members += 1)}`, slots, countsFromMs };
       const answer = await store.takeSlot(request);
       return { answer, giveBack: (from) => store.releaseSlot(window.windowKeys, blockMembers(request.member, from, slots)) };
     },

@@ -74,7 +74,7 @@ export class RequestLimits {
     // close to when they happened, and unused ones go back soon.
     const heldMs = Math.min(1_000, this.readLimit.windowMs / 16);
     this.readsInHand = new ReadsInHand(
-      (network, slots, heldForMs) => this.takeReads(network, slots, heldForMs),
+      (network, slots, countsFromMs) => this.takeReads(network, slots, countsFromMs),
       () => performance.now(),
       heldMs,
     );
@@ -92,9 +92,9 @@ export class RequestLimits {
   }
 
   /** A block of a network's reads (ReadsInHand), given back where it was taken: Redis, or this replica while Redis fails. */
-  private async takeReads(network: string, slots: number, heldForMs: number): Promise<BlockTaken> {
+  private async takeReads(network: string, slots: number, countsFromMs: number): Promise<BlockTaken> {
     // A subject of its own under the client-ip limit: reads and writes are two allowances.
-    const request: SlotRequest = { ...this.slotRequest('client-ip', `read:${network}`, this.readLimit), slots, heldForMs };
+    const request: SlotRequest = { ...this.slotRequest('client-ip', `read:${network}`, this.readLimit), slots, countsFromMs };
     const counted = await this.store.takeSlot(request).then(
       (answer) => ({ answer, by: this.store }),
       async () => ({ answer: await this.local.takeSlot(request), by: this.local }),
