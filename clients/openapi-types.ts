@@ -1213,7 +1213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After. */
             429: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -1250,7 +1250,7 @@ export interface operations {
              *
              *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
              *
@@ -1361,7 +1361,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After. */
             429: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -1392,7 +1392,7 @@ export interface operations {
             /**
              * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
              *
@@ -1533,7 +1533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After. */
             429: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -1570,7 +1570,7 @@ export interface operations {
              *
              *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
              *
@@ -1761,7 +1761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After. */
             429: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -1792,7 +1792,7 @@ export interface operations {
             /**
              * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
              *
@@ -1906,7 +1906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After. */
             429: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -1937,7 +1937,7 @@ export interface operations {
             /**
              * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
              *
@@ -2063,7 +2063,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After. */
             429: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -2096,7 +2096,7 @@ export interface operations {
              *
              *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
              *
@@ -2268,7 +2268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After. */
             429: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -2301,7 +2301,7 @@ export interface operations {
              *
              *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
              *
@@ -2354,7 +2354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After. */
             429: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -2385,7 +2385,7 @@ export interface operations {
             /**
              * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
              *
@@ -2453,7 +2453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After. */
+            /** @description `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After. */
             429: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */
@@ -2484,7 +2484,7 @@ export interface operations {
             /**
              * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
-             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.
+             *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
              *

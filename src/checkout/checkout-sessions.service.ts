@@ -7,6 +7,7 @@ import { AppConfig } from '../config/app-config';
 import { alreadyPaid, CardsOnFile } from '../sessions/cards-on-file';
 import { AttachProgress } from '../sessions/attach-progress';
 import { GuestyClient } from '../upstream/guesty-client';
+import type { PlatformReservation } from '../upstream/platform-results';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
@@ -38,21 +39,20 @@ export class CheckoutSessionsService {
   ) {}
 
   /**
-   * `clientIp`, `checked`: the read that opens a session spends checkout priority before the guest has proven
-   * more than an id and an email, so each client network may miss only so often (docs/product-spec.md §7).
+   * `clientIp`: the read that opens a session spends checkout priority before the guest has proven
+   * more than an id and an email, so each client network may miss only so often, and takes its
+   * place among the network's lookups before it is sent (docs/product-spec.md §7).
    */
-  async create(reservationId: string, email: string, clientIp: string, checked?: ReservationLookup): Promise<CheckoutSessionView> {
-    // Checked by the route's guard beside the request's count when it could tell the body's shape.
-    const lookup = checked ?? (await this.limits.reservationLookup(clientIp));
-    lookup.admit();
-    const remembered = this.knownUnknown(reservationId);
-    const reservation = remembered ? null : await this.guesty.getReservation(reservationId);
-    if (!reservation && !remembered) this.rememberUnknown(reservationId);
+  async create(reservationId: string, email: string, clientIp: string): Promise<CheckoutSessionView> {
+    const lookup = await this.limits.reservationLookup(clientIp);
+    const reservation = await this.lookedUp(reservationId, lookup);
     const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
     if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
       await lookup.missed();
       throw new DomainError('reservation_not_found', NOT_FOUND);
     }
+    // Not waited for: the guest's answer does not depend on the place going back.
+    void lookup.found();
     const amount = reservation.money?.balanceDue;
     const currency = reservation.money?.currency;
     if (typeof amount !== 'number' || !currency) {
@@ -134,6 +134,17 @@ export class CheckoutSessionsService {
   private async attachUnderWay(session: CheckoutSession): Promise<boolean> {
     if (session.status === 'succeeded' || session.status === 'processing') return false;
     return this.attaches.attachUnderWay(session.reservationId);
+  }
+
+  /** The reservation, or null when there is none by that id; a read that fails gives the lookup's place back. */
+  private async lookedUp(reservationId: string, lookup: ReservationLookup): Promise<PlatformReservation | null> {
+    if (this.knownUnknown(reservationId)) return null;
+    const reservation = await this.guesty.getReservation(reservationId).catch(async (error: unknown) => {
+      await lookup.cutShort();
+      throw error;
+    });
+    if (!reservation) this.rememberUnknown(reservationId);
+    return reservation;
   }
 
   private knownUnknown(reservationId: string): boolean {

@@ -1,7 +1,6 @@
-import { Body, Controller, Get, Headers, Ip, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Ip, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { FastifyRequest } from 'fastify';
-import { SessionOpenLimitGuard } from '../common/abuse/client-ip-limit.guard';
+import { ClientIpLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ApiProblems, BODY_PROBLEMS, IDEMPOTENCY_PROBLEMS, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { IDEMPOTENCY_HEADER } from '../common/idempotency/idempotency-header';
@@ -45,7 +44,7 @@ export class SessionsController {
   ) {}
 
   @Post()
-  @UseGuards(SessionOpenLimitGuard)
+  @UseGuards(ClientIpLimitGuard)
   @ApiHeader({
     ...IDEMPOTENCY_HEADER,
     required: false,
@@ -80,11 +79,10 @@ export class SessionsController {
     @Body() body: CreateSessionDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Ip() clientIp: string,
-    @Req() request: FastifyRequest,
   ): Promise<CheckoutSessionView> {
     const shape = sessionShape(body);
     if ('reservationId' in shape) {
-      return this.sessions.create(shape.reservationId, shape.email, clientIp, SessionOpenLimitGuard.lookupOf(request));
+      return this.sessions.create(shape.reservationId, shape.email, clientIp);
     }
     // An unknown quote or rate plan answers before the Idempotency-Key is stored: it writes nothing.
     const booking = await this.bookings.admit(shape, clientIp);

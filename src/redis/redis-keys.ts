@@ -6,7 +6,15 @@ import { createHash } from 'node:crypto';
  * client network and per listing.
  */
 export type RequestLimitName =
-  'client-ip' | 'card-attempts' | 'sessions' | 'reservation-misses' | 'booking-holds' | 'unpaid-holds' | 'listing-holds' | 'admin-keys';
+  | 'client-ip'
+  | 'card-attempts'
+  | 'sessions'
+  | 'reservation-misses'
+  | 'reservation-places'
+  | 'booking-holds'
+  | 'unpaid-holds'
+  | 'listing-holds'
+  | 'admin-keys';
 
 /**
  * Every Redis key the service uses is built here, under the configured prefix, so that several
@@ -165,7 +173,7 @@ export class RedisKeys {
   /**
    * A request limit's sliding-window log and pause key, named by a digest of the subject under one
    * hash tag. Limits checked together share a slot, so one step covers both: a network's
-   * reservation misses sit under its `client-ip` tag, counted with its request; sessions and card
+   * reservation misses and lookup places sit under its `client-ip` tag, checked together; sessions and card
    * attempts under the reservation's tag, counted with the card-on-file read or the lease.
    */
   requestLimit(limit: RequestLimitName, subject: string, digested = false): { window: string; pause: string } {
@@ -174,8 +182,9 @@ export class RedisKeys {
       return { window: `${base}:w`, pause: `${base}:pause` };
     }
     // `digested`: the subject is RedisKeys.digest of one already (a network kept by digest, never in the clear).
-    const tagged = `${this.prefix}{limit:${limit === 'reservation-misses' ? 'client-ip' : limit}:${digested ? subject : RedisKeys.digest(subject)}}`;
-    const base = limit === 'reservation-misses' ? `${tagged}:reservation-misses` : tagged;
+    const ofNetwork = limit === 'reservation-misses' || limit === 'reservation-places';
+    const tagged = `${this.prefix}{limit:${ofNetwork ? 'client-ip' : limit}:${digested ? subject : RedisKeys.digest(subject)}}`;
+    const base = ofNetwork ? `${tagged}:${limit}` : tagged;
     return { window: `${base}:w`, pause: `${base}:pause` };
   }
 

@@ -126,6 +126,52 @@ describe('only misses spend the allowance', () => {
     expect((await open(world.apps[0].url, address, madeUpReservationId(), 'someone@example.com')).status).toBe(429);
   });
 
+  it('guesses sent at once from one fresh network read the platform no more often than its allowance of misses', async () => {
+    // Every guess is on its way before any answer: the allowance is spent before the reads are sent.
+    const address = '198.18.9.70';
+    const before = world.sandbox.control.requestLog.filter((entry) => entry.route === 'reservation').length;
+    world.sandbox.control.setRouteDelay('reservation', 300);
+    let answers: request.Response[];
+    try {
+      answers = await Promise.all(
+        Array.from({ length: 30 }, () => open(world.apps[0].url, address, madeUpReservationId(), 'someone@example.com')),
+      );
+    } finally {
+      world.sandbox.control.setRouteDelay('reservation', 0);
+    }
+    const reads = world.sandbox.control.requestLog.filter((entry) => entry.route === 'reservation').length - before;
+    expect(reads).toBeLessThanOrEqual(MISSES_PER_ADDRESS);
+    const codes = answers.map((answer) => `${answer.status} ${answer.body.code}`);
+    expect(codes.filter((code) => code === '404 reservation_not_found')).toHaveLength(MISSES_PER_ADDRESS);
+    expect(codes.filter((code) => code === '429 rate_limited')).toHaveLength(30 - MISSES_PER_ADDRESS);
+    for (const answer of answers.filter((each) => each.status === 429)) {
+      expect(answer.body.detail).toMatch(/reservations not found/i);
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(60);
+    }
+  });
+
+  it('a lookup cut short by a fault gives its place back and counts nothing', async () => {
+    const address = '198.18.9.75';
+    // More faulted lookups than the allowance: had they kept their places, the next open would wait.
+    world.sandbox.control.forceStatus('reservation', 500);
+    try {
+      const faulted = await Promise.all(
+        Array.from({ length: MISSES_PER_ADDRESS + 1 }, () =>
+          open(world.apps[0].url, address, madeUpReservationId(), 'someone@example.com'),
+        ),
+      );
+      expect(faulted.every((answer) => answer.status >= 500 && answer.body.code !== 'rate_limited')).toBe(true);
+    } finally {
+      world.sandbox.control.clearFaults();
+    }
+    for (let i = 0; i < MISSES_PER_ADDRESS; i += 1) {
+      expect((await open(world.apps[0].url, address, madeUpReservationId(), 'someone@example.com')).body.code).toBe(
+        'reservation_not_found',
+      );
+    }
+    expect((await open(world.apps[0].url, address, madeUpReservationId(), 'someone@example.com')).status).toBe(429);
+  });
+
   it('an unknown reservation id is remembered briefly: the same guess from other addresses reads the platform once, and still counts as their miss', async () => {
     const reads = () => world.sandbox.control.requestLog.filter((entry) => entry.route === 'reservation').length;
     const guess = madeUpReservationId();
@@ -137,5 +183,35 @@ describe('only misses spend the allowance', () => {
     // Each address spent a miss: its allowance ends as if each guess had been read.
     for (let i = 1; i < MISSES_PER_ADDRESS; i += 1) await open(world.apps[0].url, '198.18.9.80', guess, 'someone@example.com');
     expect((await open(world.apps[0].url, '198.18.9.80', guess, 'someone@example.com')).status).toBe(429);
+  });
+});
+
+describe('guesses spread over replicas', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(2, { env: { TRUST_PROXY: '1', CHECKOUT_RESERVATION_MISSES_PER_IP: `${MISSES_PER_ADDRESS}/h` } });
+  });
+
+  afterAll(() => world.close());
+
+  it('read the platform no more often than the network’s allowance, and real guests of the network still open sessions at once', async () => {
+    const reads = () => world.sandbox.control.requestLog.filter((entry) => entry.route === 'reservation').length;
+    world.sandbox.control.setRouteDelay('reservation', 300);
+    try {
+      const before = reads();
+      const guesses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => open(world.apps[i % 2].url, '198.18.9.90', madeUpReservationId(), 'someone@example.com')),
+      );
+      expect(reads() - before).toBeLessThanOrEqual(MISSES_PER_ADDRESS);
+      expect(guesses.filter((answer) => answer.status === 404)).toHaveLength(MISSES_PER_ADDRESS);
+      expect(guesses.every((answer) => answer.status === 404 || answer.status === 429)).toBe(true);
+
+      const guests = Array.from({ length: 6 }, () => freshReservation(world));
+      const opened = await Promise.all(guests.map((r, i) => open(world.apps[i % 2].url, '198.18.9.91', r.reservationId, r.guestEmail)));
+      expect(opened.map((answer) => answer.status)).toEqual(guests.map(() => 201));
+    } finally {
+      world.sandbox.control.setRouteDelay('reservation', 0);
+    }
   });
 });

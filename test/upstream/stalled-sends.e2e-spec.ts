@@ -17,8 +17,10 @@ describe('the upstream budget under a stalled replica', () => {
   });
 
   it('sends no more than the platform allows in any of its windows when granted calls leave late', async () => {
-    // The platform's published limits, on both sides (15/s, 120/min).
-    world = await startAppsOnSandboxProcess(1);
+    // The platform's published limits, on both sides (15/s, 120/min). Thirty guests, each from an
+    // address of their own: one network's lookups go a few at a time (spec §7), and the stall below,
+    // held until thirty grants, would hold those few.
+    world = await startAppsOnSandboxProcess(1, { env: { TRUST_PROXY: '1' } });
     const limiter = world.apps[0].app.get(OutboundRateLimiter);
     const acquire = limiter.acquire.bind(limiter);
     let granted = 0;
@@ -43,7 +45,14 @@ describe('the upstream budget under a stalled replica', () => {
       const { reservationId, guestEmail } = await freshReservationIn(world.sandbox);
       reservations.push({ reservationId, email: guestEmail });
     }
-    const sessions = await Promise.all(reservations.map((body) => request(world.apps[0].url).post('/checkout/sessions').send(body)));
+    const sessions = await Promise.all(
+      reservations.map((body, guest) =>
+        request(world.apps[0].url)
+          .post('/checkout/sessions')
+          .set('X-Forwarded-For', `198.51.100.${guest + 1}`)
+          .send(body),
+      ),
+    );
 
     expect(granted).toBeGreaterThanOrEqual(first + 29);
     expect((await world.sandbox.control('counters')).rateLimited).toBe(0);

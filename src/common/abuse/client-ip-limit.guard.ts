@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { FastifyRequest } from 'fastify';
-import { RequestLimits, ReservationLookup } from './request-limits';
+import { RequestLimits } from './request-limits';
 
 /**
  * Counts the request against a per-IP limit before anything else runs (invalid bodies count too:
@@ -31,33 +31,5 @@ export class ClientIpLimitGuard extends ClientIpGuard {
 export class ClientIpReadLimitGuard extends ClientIpGuard {
   protected count(ip: string): Promise<void> {
     return this.limits.perClientIpRead(ip);
-  }
-}
-
-/** The lookups the guard checked beside the request it counted, by request, for the route to spend. */
-const lookups = new WeakMap<FastifyRequest, ReservationLookup>();
-
-/**
- * `@UseGuards(SessionOpenLimitGuard)` on POST /checkout/sessions: counts the request as
- * ClientIpLimitGuard does and, for a body that names a reservation, checks the network's reservation
- * misses in the same step (one round trip); the route refuses on that check once the body is valid.
- */
-@Injectable()
-export class SessionOpenLimitGuard extends ClientIpGuard {
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const body = request.body as { reservationId?: unknown; quoteId?: unknown } | null | undefined;
-    if (body?.reservationId === undefined || body.quoteId !== undefined) return super.canActivate(context);
-    lookups.set(request, await this.limits.perClientIpOpeningSession(request.ip));
-    return true;
-  }
-
-  protected count(ip: string): Promise<void> {
-    return this.limits.perClientIp(ip);
-  }
-
-  /** The lookup this guard checked for the request, if its body named a reservation. */
-  static lookupOf(request: FastifyRequest): ReservationLookup | undefined {
-    return lookups.get(request);
   }
 }

@@ -9,6 +9,7 @@ import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
 import { DomainError } from '../errors/domain-error';
 import { clientNetwork } from '../http/client-ip';
+import { LookupsHere } from './lookups-here';
 import { BlockTaken, ReadsInHand } from './reads-in-hand';
 
 /**
@@ -27,11 +28,24 @@ function listingHoldsOf(listingId: string, networkDigest: string): string {
 
 /** The one window member every check of a network's reservation misses writes (see reservationLookup). */
 const RESERVATION_MISS_CHECK = 'check';
+/**
+ * How long a lookup's place counts unless it ends first: longer than a reservation read takes, so
+ * the place of a replica that died reading frees itself then.
+ */
+const LOOKUP_PLACE_MS = 30_000;
+/** How long a session open waits for a place while its network's lookups are on their way. */
+const LOOKUP_WAIT_MS = 10_000;
+/** How often a waiting session open asks again while the places are held on other replicas. */
+const LOOKUP_RECHECK_MS = 100;
 
-/** A network's reservation-miss check before a session opens: refuse when spent, count a miss once it happened. */
+/** A session open's place among its network's reservation lookups, taken before the read. */
 export interface ReservationLookup {
-  admit(): void;
+  /** The reservation was found for that email: the place is given back. */
+  found(): Promise<void>;
+  /** No such reservation for that email: the place stays, as the network's miss. */
   missed(): Promise<void>;
+  /** The read failed: the place is given back and nothing counted. */
+  cutShort(): Promise<void>;
 }
 
 /**
@@ -54,6 +68,7 @@ export class RequestLimits {
   private readonly unpaidHoldsPerListing: number;
   private readonly local = new MemoryKeyValueStore();
   private readonly readsInHand: ReadsInHand;
+  private readonly lookupsHere: LookupsHere;
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -73,6 +88,7 @@ export class RequestLimits {
     // A block is handed out for at most a second, and a sixteenth of the window: reads stay counted
     // close to when they happened, and unused ones go back soon.
     const heldMs = Math.min(1_000, this.readLimit.windowMs / 16);
+    this.lookupsHere = new LookupsHere(() => performance.now(), this.missLimit.windowMs);
     this.readsInHand = new ReadsInHand(
       (network, slots, countsFromMs) => this.takeReads(network, slots, countsFromMs),
       () => performance.now(),
@@ -163,57 +179,92 @@ export class RequestLimits {
   }
 
   /**
-   * The check before a session opens on a reservation named by id and email
-   * (CHECKOUT_RESERVATION_MISSES_PER_IP): `admit()` throws 429 once the network's misses are spent.
-   * A miss is counted only after it happened (`missed()`), so lookups in flight at once never
-   * refuse each other and a lookup cut short by a fault counts nothing.
+   * A place among the network's reservation lookups, taken before the read: misses and lookups on
+   * their way stay within CHECKOUT_RESERVATION_MISSES_PER_IP plus what the network found lately
+   * here. 429 once the misses are spent; while lookups hold the places it waits, then 503.
    */
   async reservationLookup(ip: string): Promise<ReservationLookup> {
     const network = clientNetwork(ip);
-    return this.lookupAnswered(network, await this.take('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK));
+    const deadline = performance.now() + LOOKUP_WAIT_MS;
+    for (;;) {
+      const place = randomUUID();
+      const [misses, placed] = await this.takeAll([
+        this.slotRequest('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK),
+        this.placeRequest(network, place),
+      ]);
+      if (!misses.granted) this.refuseMisses(misses);
+      if (placed.granted) return this.lookupPlaced(network, place);
+      // The last place is held by a miss, not by a lookup on its way: refused as the misses are.
+      if (placed.retryAfterMs > LOOKUP_PLACE_MS) this.refuseMisses(placed);
+      if (performance.now() >= deadline) {
+        this.metrics.requestLimitRefusals.inc({ limit: 'reservation_lookups' });
+        throw new DomainError('rate_limited', 'Reservations are being looked up for your network. Please try again in a moment.', {
+          status: 503,
+          retryAfterSeconds: 1,
+        });
+      }
+      await this.lookupsHere.nextEnd(network, Math.min(placed.retryAfterMs, LOOKUP_RECHECK_MS));
+    }
   }
 
   /**
-   * One request of this client (perClientIp) that opens a session on a reservation it names: the
-   * request is counted and the network's reservation misses checked (reservationLookup) in one step.
-   * Throws 429 when the requests are over their limit; the lookup refuses once the body is known good.
+   * The network's places: each lookup on its way (counted LOOKUP_PLACE_MS unless it ends first) and
+   * each miss (kept a whole miss window), within the allowance plus what the network found here.
    */
-  async perClientIpOpeningSession(ip: string): Promise<ReservationLookup> {
-    const network = clientNetwork(ip);
-    const [request, check] = await this.takeAll([
-      this.slotRequest('client-ip', network, this.ipLimit),
-      this.slotRequest('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK),
-    ]);
-    if (!request.granted) this.refuseRequest(request);
-    // Tried, since the request before it was granted.
-    return this.lookupAnswered(network, check);
+  private placeRequest(network: string, place: string, asMiss = false): SlotRequest {
+    const rate = asMiss
+      ? { limit: Number.MAX_SAFE_INTEGER, windowMs: LOOKUP_PLACE_MS }
+      : { limit: this.missLimit.limit + this.lookupsHere.credit(network), windowMs: LOOKUP_PLACE_MS };
+    return {
+      ...this.slotRequest('reservation-places', network, { ...this.missLimit, ...rate }, place),
+      ...(asMiss ? { countsFromMs: Math.max(0, this.missLimit.windowMs - LOOKUP_PLACE_MS) } : {}),
+    };
+  }
+
+  private lookupPlaced(network: string, place: string): ReservationLookup {
+    const places = [this.keys.requestLimit('reservation-places', network).window];
+    // A store that fails here leaves the place to free itself after LOOKUP_PLACE_MS.
+    const quietly = (work: Promise<unknown>) =>
+      work.then(
+        () => undefined,
+        () => undefined,
+      );
+    return {
+      found: async () => {
+        await quietly(this.store.releaseSlot(places, place));
+        this.lookupsHere.found(network);
+      },
+      missed: async () => {
+        await quietly(
+          this.store.takeEachSlot([
+            this.slotRequest('reservation-misses', network, this.missWindow()),
+            this.placeRequest(network, place, true),
+          ]),
+        );
+        this.lookupsHere.ended(network);
+      },
+      cutShort: async () => {
+        await quietly(this.store.releaseSlot(places, place));
+        this.lookupsHere.ended(network);
+      },
+    };
   }
 
   /**
    * The window holds the network's misses and one member of the checks, which every check
    * refreshes (the same member, so checks at once share it): full means the misses reached the
-   * allowance, and a check takes nothing a concurrent lookup needs.
+   * allowance, and a check takes nothing a lookup needs.
    */
   private missWindow(): RateLimit {
     return { ...this.missLimit, limit: this.missLimit.limit + 1 };
   }
 
-  private lookupAnswered(network: string, check: SlotAnswer): ReservationLookup {
-    return {
-      admit: () => {
-        if (check.granted) return;
-        this.refuse(
-          'reservation_misses',
-          check,
-          'Too many reservations not found from your network. Please check the reservation id and email in your confirmation, wait, and try again, or contact us.',
-        );
-      },
-      missed: () =>
-        this.take('reservation-misses', network, this.missWindow()).then(
-          () => undefined,
-          () => undefined,
-        ),
-    };
+  private refuseMisses(answer: SlotAnswer): never {
+    this.refuse(
+      'reservation_misses',
+      answer,
+      'Too many reservations not found from your network. Please check the reservation id and email in your confirmation, wait, and try again, or contact us.',
+    );
   }
 
   /**
@@ -334,6 +385,7 @@ export class RequestLimits {
       | 'card_attempts'
       | 'sessions'
       | 'reservation_misses'
+      | 'reservation_lookups'
       | 'booking_holds'
       | 'unpaid_holds'
       | 'admin_keys',

@@ -109,7 +109,7 @@ export const ERROR_CODES = {
     title: 'Too many requests',
     retryAfter: true,
     meaning:
-      "Too many requests from this client (429), or the service's share of the platform's budget is spent (503): retry after Retry-After.",
+      "Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.",
   },
   internal_error: { status: 500, title: 'Internal error', meaning: 'A fault on our side; report the requestId.' },
   payment_account_unavailable: {

@@ -1,0 +1,75 @@
+import { setBounded } from '../bounded-map';
+
+/** Networks one replica keeps track of; the oldest is forgotten first. */
+const MOST_NETWORKS = 10_000;
+/** The most places a network's found reservations add to its own (see credit). */
+const MOST_CREDIT = 50;
+
+interface Network {
+  waiting: Set<() => void>;
+  found: number;
+  foundSince: number;
+}
+
+/**
+ * What this replica knows of a network's reservation lookups: the session opens waiting for one of
+ * its lookups to end, and how many reservations it found lately, which lets more of its lookups be
+ * on their way at once (guests, not guesses).
+ */
+export class LookupsHere {
+  private readonly networks = new Map<string, Network>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly creditWindowMs: number,
+  ) {}
+
+  /** Reservations the network found within the window here, up to MOST_CREDIT. */
+  credit(network: string): number {
+    const known = this.networks.get(network);
+    if (!known || this.now() - known.foundSince >= this.creditWindowMs) return 0;
+    return Math.min(MOST_CREDIT, known.found);
+  }
+
+  found(network: string): void {
+    const known = this.of(network);
+    if (this.now() - known.foundSince >= this.creditWindowMs) {
+      known.found = 0;
+      known.foundSince = this.now();
+    }
+    known.found += 1;
+    this.ended(network);
+  }
+
+  /** A lookup of the network ended here: every session open waiting for a place tries again. */
+  ended(network: string): void {
+    const known = this.networks.get(network);
+    if (!known) return;
+    const waiting = [...known.waiting];
+    known.waiting.clear();
+    for (const wake of waiting) wake();
+  }
+
+  /** Until a lookup of the network ends here, or `ms` pass (a place held on another replica). */
+  async nextEnd(network: string, ms: number): Promise<void> {
+    const known = this.of(network);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(wake, ms);
+      function wake() {
+        clearTimeout(timer);
+        known.waiting.delete(wake);
+        resolve();
+      }
+      known.waiting.add(wake);
+    });
+  }
+
+  private of(network: string): Network {
+    let known = this.networks.get(network);
+    if (!known) {
+      known = { waiting: new Set(), found: 0, foundSince: this.now() };
+      setBounded(this.networks, network, known, MOST_NETWORKS);
+    }
+    return known;
+  }
+}
