@@ -215,3 +215,37 @@ describe('guesses spread over replicas', () => {
     }
   });
 });
+
+describe('a session open that finds no place among its network’s lookups', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, {
+      env: {
+        TRUST_PROXY: '1',
+        CHECKOUT_RESERVATION_MISSES_PER_IP: `${MISSES_PER_ADDRESS}/h`,
+        UPSTREAM_TIMEOUT_MS: '15000',
+        UPSTREAM_DEADLINE_MS: '20000',
+      },
+    });
+  });
+
+  afterAll(() => world.close());
+
+  it('waits for one, then answers 503 rate_limited with Retry-After 1, never the misses’ 429, and the lookups it waited for complete', async () => {
+    // A platform slower than the wait: the network's places stay taken for 12 s.
+    world.sandbox.control.setRouteDelay('reservation', 12_000);
+    try {
+      const guests = Array.from({ length: MISSES_PER_ADDRESS + 1 }, () => freshReservation(world));
+      const answers = await Promise.all(guests.map((r) => open(world.apps[0].url, '198.18.9.95', r.reservationId, r.guestEmail)));
+      const waited = answers.filter((answer) => answer.status === 503);
+      expect(waited).toHaveLength(1);
+      expect(waited[0].body.code).toBe('rate_limited');
+      expect(waited[0].body.detail).toMatch(/being looked up for your network/);
+      expect(waited[0].headers['retry-after']).toBe('1');
+      expect(answers.filter((answer) => answer.status === 201)).toHaveLength(MISSES_PER_ADDRESS);
+    } finally {
+      world.sandbox.control.setRouteDelay('reservation', 0);
+    }
+  }, 40_000);
+});
