@@ -62,7 +62,9 @@ local function take(k, a, windows, member, slots, heldMs)
     else
       for j = 1, slots do redis.call('ZADD', KEYS[k + i], now + heldMs, member .. '.' .. j) end
     end
-    redis.call('PEXPIRE', KEYS[k + i], tonumber(ARGV[a + i * 3 + 1]) + heldMs)
+    -- Never shortened: the log may hold slots counted longer than this one (a miss among places).
+    local ttl = tonumber(ARGV[a + i * 3 + 1]) + heldMs
+    if redis.call('PTTL', KEYS[k + i]) < ttl then redis.call('PEXPIRE', KEYS[k + i], ttl) end
   end
   return {1, 0, left}
 end`;

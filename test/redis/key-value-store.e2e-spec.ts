@@ -26,6 +26,33 @@ describeKeyValueStoreContract('in-process', () =>
   Promise.resolve({ store: new MemoryKeyValueStore(), prefix: 'memory:', close: () => Promise.resolve() }),
 );
 
+describe('a sliding-window log in Redis', () => {
+  it('lives as long as its longest-counted slot: a later, shorter take never shortens it', async () => {
+    const store = RedisKeyValueStore.connect(testRedisUrl());
+    const admin = new Redis(testRedisUrl());
+    const key = `${testKeyPrefix()}{log}:w`;
+    try {
+      await store.whenConnected(3000);
+      const take = (member: string, countsFromMs: number) =>
+        store.takeSlot({
+          windowKeys: [key],
+          pauseKey: `${key}:pause`,
+          windows: [{ limit: 10, windowMs: 30_000, reserve: 0 }],
+          member,
+          countsFromMs,
+        });
+      // A miss kept among places: counted an hour, in a log of 30-second places.
+      await take('miss', 3_570_000);
+      await take('place', 0);
+      expect(await admin.pttl(key)).toBeGreaterThan(3_500_000);
+    } finally {
+      await admin.del(key);
+      admin.disconnect();
+      await store.close();
+    }
+  });
+});
+
 describe('Redis on the request path', () => {
   // The refusal names the reason: nothing is queued until Redis comes back (a queued command would
   // wait for the reconnection, not fail).
