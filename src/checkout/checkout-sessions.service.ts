@@ -45,14 +45,23 @@ export class CheckoutSessionsService {
    */
   async create(reservationId: string, email: string, clientIp: string): Promise<CheckoutSessionView> {
     const lookup = await this.limits.reservationLookup(clientIp);
-    const reservation = await this.lookedUp(reservationId, lookup);
-    const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
-    if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
-      await lookup.missed();
-      throw new DomainError('reservation_not_found', NOT_FOUND);
+    try {
+      const reservation = await this.lookedUp(reservationId, lookup);
+      const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
+      if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
+        await lookup.missed();
+        throw new DomainError('reservation_not_found', NOT_FOUND);
+      }
+      // Not waited for: the guest's answer does not depend on the place going back.
+      void lookup.found(reservation.id);
+      return await this.opened(reservation);
+    } finally {
+      // Whatever failed before the lookup was judged gives its place back (a no-op once judged).
+      void lookup.cutShort();
     }
-    // Not waited for: the guest's answer does not depend on the place going back.
-    void lookup.found();
+  }
+
+  private async opened(reservation: PlatformReservation): Promise<CheckoutSessionView> {
     const amount = reservation.money?.balanceDue;
     const currency = reservation.money?.currency;
     if (typeof amount !== 'number' || !currency) {

@@ -6,13 +6,16 @@ describe('LookupsHere (a network’s reservation lookups as one replica sees the
 
   beforeEach(() => (now = 0));
 
-  it('lets a network that found reservations lately have one more lookup on its way for each, up to 50', () => {
+  it('lets a network that found reservations lately have one more lookup on its way for each distinct one, up to 50', () => {
     const here = lookups();
     expect(here.credit('203.0.113.7')).toBe(0);
-    for (let i = 0; i < 3; i += 1) here.found('203.0.113.7');
+    for (let i = 0; i < 3; i += 1) here.found('203.0.113.7', `res-${i}`);
     expect(here.credit('203.0.113.7')).toBe(3);
     expect(here.credit('203.0.113.8')).toBe(0);
-    for (let i = 0; i < 100; i += 1) here.found('203.0.113.7');
+    // Its own reservation opened again and again earns nothing more.
+    for (let i = 0; i < 10; i += 1) here.found('203.0.113.7', 'res-0');
+    expect(here.credit('203.0.113.7')).toBe(3);
+    for (let i = 0; i < 100; i += 1) here.found('203.0.113.7', `more-${i}`);
     expect(here.credit('203.0.113.7')).toBe(50);
     now += 60_000;
     expect(here.credit('203.0.113.7')).toBe(0);

@@ -7,7 +7,8 @@ const MOST_CREDIT = 50;
 
 interface Network {
   waiting: Set<() => void>;
-  found: number;
+  /** Distinct reservations found since foundSince: opening one's own reservation again earns nothing. */
+  found: Set<string>;
   foundSince: number;
 }
 
@@ -24,20 +25,20 @@ export class LookupsHere {
     private readonly creditWindowMs: number,
   ) {}
 
-  /** Reservations the network found within the window here, up to MOST_CREDIT. */
+  /** Distinct reservations the network found within the window here, up to MOST_CREDIT. */
   credit(network: string): number {
     const known = this.networks.get(network);
     if (!known || this.now() - known.foundSince >= this.creditWindowMs) return 0;
-    return Math.min(MOST_CREDIT, known.found);
+    return Math.min(MOST_CREDIT, known.found.size);
   }
 
-  found(network: string): void {
+  found(network: string, reservationId: string): void {
     const known = this.of(network);
     if (this.now() - known.foundSince >= this.creditWindowMs) {
-      known.found = 0;
+      known.found.clear();
       known.foundSince = this.now();
     }
-    known.found += 1;
+    if (known.found.size < MOST_CREDIT) known.found.add(reservationId);
     this.ended(network);
   }
 
@@ -67,7 +68,7 @@ export class LookupsHere {
   private of(network: string): Network {
     let known = this.networks.get(network);
     if (!known) {
-      known = { waiting: new Set(), found: 0, foundSince: this.now() };
+      known = { waiting: new Set(), found: new Set(), foundSince: this.now() };
       setBounded(this.networks, network, known, MOST_NETWORKS);
     }
     return known;

@@ -28,11 +28,6 @@ function listingHoldsOf(listingId: string, networkDigest: string): string {
 
 /** The one window member every check of a network's reservation misses writes (see reservationLookup). */
 const RESERVATION_MISS_CHECK = 'check';
-/**
- * How long a lookup's place counts unless it ends first: longer than a reservation read takes, so
- * the place of a replica that died reading frees itself then.
- */
-const LOOKUP_PLACE_MS = 30_000;
 /** How long a session open waits for a place while its network's lookups are on their way. */
 const LOOKUP_WAIT_MS = 10_000;
 /** How often a waiting session open asks again while the places are held on other replicas. */
@@ -40,11 +35,11 @@ const LOOKUP_RECHECK_MS = 100;
 
 /** A session open's place among its network's reservation lookups, taken before the read. */
 export interface ReservationLookup {
-  /** The reservation was found for that email: the place is given back. */
-  found(): Promise<void>;
+  /** The reservation was found for that email: the place is given back. The first of the three counts. */
+  found(reservationId: string): Promise<void>;
   /** No such reservation for that email: the place stays, as the network's miss. */
   missed(): Promise<void>;
-  /** The read failed: the place is given back and nothing counted. */
+  /** The read failed, or the open did after it: the place is given back and nothing counted. */
   cutShort(): Promise<void>;
 }
 
@@ -69,6 +64,11 @@ export class RequestLimits {
   private readonly local = new MemoryKeyValueStore();
   private readonly readsInHand: ReadsInHand;
   private readonly lookupsHere: LookupsHere;
+  /**
+   * How long a lookup's place counts unless it ends first: longer than a reservation read may take
+   * (two calls, each within its deadline plus a last attempt), so only a dead replica's frees itself.
+   */
+  private readonly placeMs: number;
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -87,8 +87,10 @@ export class RequestLimits {
     this.unpaidHoldsPerListing = booking.unpaidHoldsPerListing;
     // A block is handed out for at most a second, and a sixteenth of the window: reads stay counted
     // close to when they happened, and unused ones go back soon.
-    const heldMs = Math.min(1_000, this.readLimit.windowMs / 16);
+    const heldMs = Math.floor(Math.min(1_000, this.readLimit.windowMs / 16));
     this.lookupsHere = new LookupsHere(() => performance.now(), this.missLimit.windowMs);
+    const guesty = config.get('guesty', { infer: true });
+    this.placeMs = 2 * (guesty.callDeadlineMs + guesty.requestTimeoutMs) + 2_000;
     this.readsInHand = new ReadsInHand(
       (network, slots, countsFromMs) => this.takeReads(network, slots, countsFromMs),
       () => performance.now(),
@@ -195,7 +197,7 @@ export class RequestLimits {
       if (!misses.granted) this.refuseMisses(misses);
       if (placed.granted) return this.lookupPlaced(network, place);
       // The last place is held by a miss, not by a lookup on its way: refused as the misses are.
-      if (placed.retryAfterMs > LOOKUP_PLACE_MS) this.refuseMisses(placed);
+      if (placed.retryAfterMs > this.placeMs) this.refuseMisses(placed);
       if (performance.now() >= deadline) {
         this.metrics.requestLimitRefusals.inc({ limit: 'reservation_lookups' });
         throw new DomainError('rate_limited', 'Reservations are being looked up for your network. Please try again in a moment.', {
@@ -208,33 +210,37 @@ export class RequestLimits {
   }
 
   /**
-   * The network's places: each lookup on its way (counted LOOKUP_PLACE_MS unless it ends first) and
+   * The network's places: each lookup on its way (counted this.placeMs unless it ends first) and
    * each miss (kept a whole miss window), within the allowance plus what the network found here.
    */
   private placeRequest(network: string, place: string, asMiss = false): SlotRequest {
     const rate = asMiss
-      ? { limit: Number.MAX_SAFE_INTEGER, windowMs: LOOKUP_PLACE_MS }
-      : { limit: this.missLimit.limit + this.lookupsHere.credit(network), windowMs: LOOKUP_PLACE_MS };
+      ? { limit: Number.MAX_SAFE_INTEGER, windowMs: this.placeMs }
+      : { limit: this.missLimit.limit + this.lookupsHere.credit(network), windowMs: this.placeMs };
     return {
       ...this.slotRequest('reservation-places', network, { ...this.missLimit, ...rate }, place),
-      ...(asMiss ? { countsFromMs: Math.max(0, this.missLimit.windowMs - LOOKUP_PLACE_MS) } : {}),
+      ...(asMiss ? { countsFromMs: Math.max(0, this.missLimit.windowMs - this.placeMs) } : {}),
     };
   }
 
   private lookupPlaced(network: string, place: string): ReservationLookup {
     const places = [this.keys.requestLimit('reservation-places', network).window];
-    // A store that fails here leaves the place to free itself after LOOKUP_PLACE_MS.
+    // A store that fails here leaves the place to free itself after placeMs.
+    let settled = false;
+    const settle = () => !settled && (settled = true);
     const quietly = (work: Promise<unknown>) =>
       work.then(
         () => undefined,
         () => undefined,
       );
     return {
-      found: async () => {
+      found: async (reservationId) => {
+        if (!settle()) return;
         await quietly(this.store.releaseSlot(places, place));
-        this.lookupsHere.found(network);
+        this.lookupsHere.found(network, reservationId);
       },
       missed: async () => {
+        if (!settle()) return;
         await quietly(
           this.store.takeEachSlot([
             this.slotRequest('reservation-misses', network, this.missWindow()),
@@ -244,6 +250,7 @@ export class RequestLimits {
         this.lookupsHere.ended(network);
       },
       cutShort: async () => {
+        if (!settle()) return;
         await quietly(this.store.releaseSlot(places, place));
         this.lookupsHere.ended(network);
       },
