@@ -97,6 +97,9 @@ export const steps = {
 /** A takeSlot step for `request`, unless one of `unlessPresent` holds a value. */
 export function slotStep(request: SlotRequest, unlessPresent: readonly string[] = []): BatchStep & { op: 'takeSlot' } {
   assertSlotRequest(request);
+  // The batch script takes one slot counted from now: a block belongs to takeSlot alone.
+  if ((request.slots ?? 1) !== 1 || (request.countsFromMs ?? 0) !== 0)
+    throw new Error('takeSlot: a batch step takes one slot, counted from now');
   return { op: 'takeSlot', key: request.windowKeys[0], request, ...(unlessPresent.length > 0 ? { unlessPresent } : {}) };
 }
 

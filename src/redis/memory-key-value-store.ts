@@ -238,7 +238,7 @@ export class MemoryKeyValueStore extends KeyValueStore {
     });
     if (denied) return { granted: false, retryAfterMs: wait };
     // As the script: a block's slots count from when its holder stops handing them out.
-    const at = now + (request.countsFromMs ?? 0);
+    const at = now + Math.ceil(request.countsFromMs ?? 0);
     const members = slots === 1 ? [request.member] : blockMembers(request.member, 1, slots);
     for (const log of logs) {
       for (const member of members) {

@@ -99,4 +99,17 @@ describe('ReadsInHand (a network’s reads handed out from blocks of its shared 
     expect(refused.retryAfterMs).toBe(60_000);
     await expect(counted()).resolves.toBe(2);
   });
+
+  it('refuses a flood past the limit from the last refusal, not with a store round trip each, for no longer than a holding time', async () => {
+    const { reads, takes, advance } = world(2);
+    await reads.spend('203.0.113.7');
+    await reads.spend('203.0.113.7');
+    const before = takes.length;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => reads.spend('203.0.113.7')));
+    expect(answers.every((answer) => !answer.granted && answer.retryAfterMs > 50_000)).toBe(true);
+    expect(takes.length - before).toBe(1);
+    advance(HELD_MS);
+    await expect(reads.spend('203.0.113.7')).resolves.toMatchObject({ granted: false });
+    expect(takes.length - before).toBe(2);
+  });
 });

@@ -32,6 +32,8 @@ interface Hand {
   lastTakeAt: number;
   /** A quarter of the reads the limit had left at the last take: other replicas may need the rest. */
   fair: number;
+  /** The limit's last refusal, answered again without a take until then (at most a holding time). */
+  refused?: { answer: SlotAnswer; at: number; until: number };
 }
 
 const GRANTED: SlotAnswer = { granted: true, retryAfterMs: 0 };
@@ -62,6 +64,10 @@ export class ReadsInHand {
         this.takeAhead(network, hand);
         return GRANTED;
       }
+      const refused = hand.refused;
+      const now = this.now();
+      if (refused && now < refused.until)
+        return { granted: false, retryAfterMs: Math.max(1, refused.answer.retryAfterMs - (now - refused.at)) };
       if (!hand.taking) return this.takeNow(network, hand);
       // A take that failed leaves nothing in hand: the next turn takes for itself and meets the failure.
       await hand.taking.catch(() => undefined);
@@ -97,7 +103,13 @@ export class ReadsInHand {
     } finally {
       if (hand.taking === taking) hand.taking = undefined;
     }
-    if (!answer.granted) return answer;
+    if (!answer.granted) {
+      // Reads arriving meanwhile are refused with it: a flood near the limit costs no store round trip each.
+      const at = this.now();
+      hand.refused = { answer, at, until: at + Math.min(answer.retryAfterMs, this.heldMs) };
+      return answer;
+    }
+    hand.refused = undefined;
     hand.handedOut += 1;
     return GRANTED;
   }
