@@ -1,4 +1,4 @@
-import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
+import { journalWorld, newSessionOf, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { AttachProgress } from '../sessions/attach-progress';
 import { SessionState } from '../sessions/session-state';
@@ -26,17 +26,7 @@ async function setUp() {
   );
   const sessions = module.get(SessionState);
   const processing = async () => {
-    const session = await sessions.open({
-      id: sessions.newId(),
-      reservationId: RESERVATION,
-      listingId: 'lst-1',
-      guestId: 'guest-1',
-      paymentProviderId: 'pp-1',
-      amount: 300,
-      currency: 'USD',
-      createdAt: world.clock.now(),
-      expiresAt: world.clock.now() + 3_600_000,
-    });
+    const session = await sessions.open(newSessionOf(sessions, world.clock, { reservationId: RESERVATION }));
     return sessions.move(session.id, { move: 'outcomePending' });
   };
   return { world, progress, sessions, checkout: module.get(CheckoutSessionsService), processing };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { RedisKeys } from '../redis/redis-keys';
-import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
+import { journalWorld, newSessionOf, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { InvoiceItemRequest } from '../upstream/platform-results';
@@ -39,17 +39,7 @@ async function setUp() {
   const sessions = module.get(SessionState);
   /** A session opened and moved as the product moves it. */
   const newSession = async (...moves: SessionMove[]) => {
-    let session = await sessions.open({
-      id: sessions.newId(),
-      reservationId: RESERVATION,
-      listingId: 'lst-1',
-      guestId: 'guest-1',
-      paymentProviderId: 'pp-1',
-      amount: 300,
-      currency: 'USD',
-      createdAt: world.clock.now(),
-      expiresAt: world.clock.now() + 3_600_000,
-    });
+    let session = await sessions.open(newSessionOf(sessions, world.clock, { reservationId: RESERVATION }));
     for (const move of moves) session = await sessions.move(session.id, move);
     return session;
   };

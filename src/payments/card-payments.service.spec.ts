@@ -1,5 +1,5 @@
 import { IdempotencyService } from '../common/idempotency/idempotency.service';
-import { journalWorld, quietLogs, unitModule } from '../../test/utils/unit-kit';
+import { journalWorld, newSessionOf, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { RedisKeys } from '../redis/redis-keys';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { ProductEventBus } from '../common/events/product-event-bus';
@@ -125,17 +125,7 @@ async function setUp(env: Record<string, string> = {}) {
   const cards = module.get(CardPaymentsService);
   const sessions = module.get(SessionState);
   const newSession = () =>
-    sessions.open({
-      id: sessions.newId(),
-      reservationId: RESERVATION,
-      listingId: 'lst-1',
-      guestId: GUEST,
-      paymentProviderId: PROVIDER,
-      amount: 300,
-      currency: 'USD',
-      createdAt: clock.now(),
-      expiresAt: clock.now() + 3_600_000,
-    });
+    sessions.open(newSessionOf(sessions, clock, { reservationId: RESERVATION, guestId: GUEST, paymentProviderId: PROVIDER }));
   const payWithToken = async (session: CheckoutSession, key: string, token = `tok_${key}`) =>
     cards.submitToken(await sessions.require(session.id), token, key);
   /** What the session shows once payment-status finds the charge failed. */

@@ -1,4 +1,4 @@
-import { journalWorld, unitModule } from '../../test/utils/unit-kit';
+import { journalWorld, newSessionOf, unitModule } from '../../test/utils/unit-kit';
 import { CheckoutSessionsStore } from './checkout-sessions.store';
 import { SessionMoveRefused } from './session-moves';
 import { NewSession, SessionState } from './session-state';
@@ -6,17 +6,7 @@ import { NewSession, SessionState } from './session-state';
 async function setUp() {
   const world = journalWorld();
   const sessionState = (await unitModule(world, [SessionState, CheckoutSessionsStore])).get(SessionState);
-  const fresh = (): NewSession => ({
-    id: sessionState.newId(),
-    reservationId: 'res-1',
-    listingId: 'lst-1',
-    guestId: 'guest-1',
-    paymentProviderId: 'pp-1',
-    amount: 100,
-    currency: 'USD',
-    createdAt: world.clock.now(),
-    expiresAt: world.clock.now() + 3_600_000,
-  });
+  const fresh = (): NewSession => newSessionOf(sessionState, world.clock, { reservationId: 'res-1', amount: 100 });
   return { world, sessionState, fresh };
 }
 

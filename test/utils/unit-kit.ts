@@ -13,6 +13,7 @@ import { InvoiceItemWrite } from '../../src/invoices/invoice-item.write-kind';
 import { FollowUps } from '../../src/journal/follow-ups';
 import { PaymentMethodWrite } from '../../src/payments/payment-method.write-kind';
 import { CardsOnFile } from '../../src/sessions/cards-on-file';
+import { NewSession, SessionState } from '../../src/sessions/session-state';
 import { ReservationCreateWrite } from '../../src/booking/reservation-create.write-kind';
 import { ReservationStatusWrite } from '../../src/booking/reservation-status.write-kind';
 import { StoreGeneration } from '../../src/journal/store-generation';
@@ -133,6 +134,22 @@ export function journalWorld(
 }
 
 /** Nest's testing module prints errors unless told otherwise; unit specs read outcomes, not logs. */
+/** A session as the checkout opens one: res-1 on lst-1 for 300 USD, an hour to live, but for `fields`. */
+export function newSessionOf(sessions: SessionState, clock: Clock, fields: Partial<NewSession> = {}): NewSession {
+  return {
+    id: sessions.newId(),
+    reservationId: 'res-1',
+    listingId: 'lst-1',
+    guestId: 'guest-1',
+    paymentProviderId: 'pp-1',
+    amount: 300,
+    currency: 'USD',
+    createdAt: clock.now(),
+    expiresAt: clock.now() + 3_600_000,
+    ...fields,
+  };
+}
+
 export const SILENT_LOGGER: LoggerService = { log: () => undefined, error: () => undefined, warn: () => undefined };
 
 /** A fake standing in for the provider of `token` (a class, usually the seam under test). */
