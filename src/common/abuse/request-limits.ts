@@ -113,10 +113,7 @@ export class RequestLimits {
   private async takeReads(network: string, slots: number, countsFromMs: number): Promise<BlockTaken> {
     // A subject of its own under the client-ip limit: reads and writes are two allowances.
     const request: SlotRequest = { ...this.slotRequest('client-ip', `read:${network}`, this.readLimit), slots, countsFromMs };
-    const counted = await this.store.takeSlot(request).then(
-      (answer) => ({ answer, by: this.store }),
-      async () => ({ answer: await this.local.takeSlot(request), by: this.local }),
-    );
+    const counted = await this.countedWhereAble(request);
     return {
       answer: counted.answer,
       giveBack: (from) => counted.by.releaseSlot(request.windowKeys, blockMembers(request.member, from, slots)),
@@ -347,14 +344,19 @@ export class RequestLimits {
   /** A wrong or missing operator key: counted for its network; past the allowance the network is paused (429). */
   async adminKeyFailed(ip: string): Promise<void> {
     const request = this.slotRequest('admin-keys', clientNetwork(ip), ADMIN_KEY_FAILURES);
-    // The pause goes where the count was taken: Redis, or this replica's own store while Redis fails.
-    const counted = await this.store.takeSlot(request).then(
-      (answer) => ({ answer, by: this.store }),
-      async () => ({ answer: await this.local.takeSlot(request), by: this.local }),
-    );
+    // The pause goes where the count was taken.
+    const counted = await this.countedWhereAble(request);
     if (counted.answer.granted) return;
     await counted.by.pauseSlots(request.pauseKey, counted.answer.retryAfterMs).catch(() => undefined);
     this.refuse('admin_keys', counted.answer, 'Too many wrong operator keys from your network. Please wait.');
+  }
+
+  /** A slot taken in Redis, or in this replica's own store while Redis fails, and which of them took it. */
+  private countedWhereAble(request: SlotRequest): Promise<{ answer: SlotAnswer; by: KeyValueStore }> {
+    return this.store.takeSlot(request).then(
+      (answer) => ({ answer, by: this.store }),
+      async () => ({ answer: await this.local.takeSlot(request), by: this.local }),
+    );
   }
 
   private async releaseSlot(limit: RequestLimitName, subject: string, member: string): Promise<void> {
