@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { RequestLimits, ReservationLookup } from '../common/abuse/request-limits';
+import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
@@ -46,7 +46,7 @@ export class CheckoutSessionsService {
   async create(reservationId: string, email: string, clientIp: string): Promise<CheckoutSessionView> {
     const lookup = await this.limits.reservationLookup(clientIp);
     try {
-      const reservation = await this.lookedUp(reservationId, lookup);
+      const reservation = await this.lookedUp(reservationId);
       const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
       if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
         await lookup.missed();
@@ -56,8 +56,9 @@ export class CheckoutSessionsService {
       void lookup.found(reservation.id);
       return await this.opened(reservation);
     } finally {
-      // Whatever failed before the lookup was judged gives its place back (a no-op once judged).
-      void lookup.cutShort();
+      // A read that failed, or anything else before the lookup was judged, gives its place back
+      // before the answer goes (a no-op once judged).
+      await lookup.cutShort();
     }
   }
 
@@ -145,13 +146,10 @@ export class CheckoutSessionsService {
     return this.attaches.attachUnderWay(session.reservationId);
   }
 
-  /** The reservation, or null when there is none by that id; a read that fails gives the lookup's place back. */
-  private async lookedUp(reservationId: string, lookup: ReservationLookup): Promise<PlatformReservation | null> {
+  /** The reservation, or null when there is none by that id (an id the platform did not know is remembered briefly). */
+  private async lookedUp(reservationId: string): Promise<PlatformReservation | null> {
     if (this.knownUnknown(reservationId)) return null;
-    const reservation = await this.guesty.getReservation(reservationId).catch(async (error: unknown) => {
-      await lookup.cutShort();
-      throw error;
-    });
+    const reservation = await this.guesty.getReservation(reservationId);
     if (!reservation) this.rememberUnknown(reservationId);
     return reservation;
   }
