@@ -85,24 +85,21 @@ export class ReadsInHand {
 
   private async takeNow(network: string, hand: Hand): Promise<SlotAnswer> {
     let answer!: SlotAnswer;
-    const taking = (async () => {
-      const sentAt = this.now();
-      const size = this.nextSize(hand, sentAt);
-      let taken = await this.take(network, size, size > 1 ? this.heldMs : 0);
-      // Near the limit a block may not fit where one read still does.
-      if (!taken.answer.granted && size > 1) {
-        hand.fair = 1;
-        taken = await this.take(network, 1, 0);
-      } else if (taken.answer.granted && size > 1) this.keep(hand, size, 1, taken, sentAt);
-      if (taken.answer.granted) this.judgeFair(hand, taken.answer);
-      answer = taken.answer;
-    })();
-    hand.taking = taking;
-    try {
-      await taking;
-    } finally {
-      if (hand.taking === taking) hand.taking = undefined;
-    }
+    await this.onItsWay(
+      hand,
+      (async () => {
+        const sentAt = this.now();
+        const size = this.nextSize(hand, sentAt);
+        let taken = await this.take(network, size, size > 1 ? this.heldMs : 0);
+        // Near the limit a block may not fit where one read still does.
+        if (!taken.answer.granted && size > 1) {
+          hand.fair = 1;
+          taken = await this.take(network, 1, 0);
+        } else if (taken.answer.granted && size > 1) this.keep(hand, size, 1, taken, sentAt);
+        if (taken.answer.granted) this.judgeFair(hand, taken.answer);
+        answer = taken.answer;
+      })(),
+    );
     if (!answer.granted) {
       // Reads arriving meanwhile are refused with it: a flood near the limit costs no store round trip each.
       const at = this.now();
@@ -121,18 +118,23 @@ export class ReadsInHand {
     const sentAt = this.now();
     const size = this.nextSize(hand, sentAt);
     if (size === 1) return;
-    const taking = this.take(network, size, this.heldMs).then(
-      (taken) => {
+    void this.onItsWay(
+      hand,
+      this.take(network, size, this.heldMs).then((taken) => {
         if (!taken.answer.granted) return;
         this.keep(hand, size, 0, taken, sentAt);
         this.judgeFair(hand, taken.answer);
-      },
-      () => undefined,
-    );
-    hand.taking = taking;
-    void taking.then(() => {
+      }),
+    ).catch(() => undefined);
+  }
+
+  /** `take` as the network's take on its way: spends finding nothing in hand wait for it, which ends it either way. */
+  private onItsWay(hand: Hand, take: Promise<void>): Promise<void> {
+    const taking = take.finally(() => {
       if (hand.taking === taking) hand.taking = undefined;
     });
+    hand.taking = taking;
+    return taking;
   }
 
   /** Half a holding time's worth of reads at the rate since the last take, within the network's fair share. */
@@ -156,8 +158,10 @@ export class ReadsInHand {
 
   private dropSpent(hand: Hand): void {
     const now = this.now();
-    for (const block of [...hand.blocks]) {
-      if (block.used >= block.slots) hand.blocks.splice(hand.blocks.indexOf(block), 1);
+    // Backwards, as blocks leave: no copy of the list on every read.
+    for (let at = hand.blocks.length - 1; at >= 0; at -= 1) {
+      const block = hand.blocks[at];
+      if (block.used >= block.slots) hand.blocks.splice(at, 1);
       else if (now >= block.until) this.expire(hand, block);
     }
   }
