@@ -173,14 +173,8 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Each route's recorder by method, route and status, resolved once: a request then records with one lookup. */
-  private readonly httpRecorders = new Map<string, (seconds: number) => void>();
-
   recordHttp(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let record = this.httpRecorders.get(key);
-    if (record === undefined) this.httpRecorders.set(key, (record = this.httpAnswers(method, route, status)));
-    record(seconds);
+    this.httpAnswers(method, route, status)(seconds);
   }
 
   /** The HTTP metrics of one route's answers with one status, resolved once: call it with each answer's seconds. */
