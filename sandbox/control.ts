@@ -51,6 +51,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     createReservation(input) {
       const created = createTestReservation(runtime.store, input, runtime.now());
       const reservation = runtime.store.reservations.get(created.reservationId);
+      if (reservation) runtime.reservationCreated(reservation);
       if (reservation) runtime.reservationNightsChanged(reservation);
       return created;
     },

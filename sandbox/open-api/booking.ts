@@ -294,6 +294,7 @@ export function createReservationFromQuote(ctx: RequestContext): SandboxAnswer {
   const holdMs = status === 'reserved' ? RESERVED_UNTIL_MS[hold] : Number.POSITIVE_INFINITY;
   const heldUntil = Number.isFinite(holdMs) ? ctx.now + holdMs : undefined;
   if (heldUntil !== undefined) bookingState(store, ctx.now).holds.set(id, heldUntil);
+  ctx.runtime.reservationCreated(reservation);
   if (holdsNights(reservation.status)) ctx.runtime.reservationNightsChanged(reservation);
   return jsonAnswer(200, reservationAnswer(reservation, heldUntil, quote._id));
 }

@@ -191,6 +191,17 @@ export class SandboxRuntime {
     }
   }
 
+  /**
+   * A reservation was made: `reservation.created.v2`, the event that replaces `reservation.new`.
+   * Its lean payload's field names are not published (docs/upstream.md, "Webhooks of today"): this
+   * sends one of the two readings, `data.reservationId`, with key stay details only.
+   */
+  reservationCreated(reservation: ReservationRecord): void {
+    this.webhooks.send('reservation.created.v2', {
+      data: { reservationId: reservation._id, status: reservation.status, confirmationCode: reservation.confirmationCode },
+    });
+  }
+
   /** The platform's payments webhook: what it names, never more than the reference's payload. */
   notify({ type, reservation, payment }: ChargeEvent): void {
     this.webhooks.send(type, {

@@ -62,6 +62,16 @@ export function freshReservation(world: SandboxedApps, balanceDue = 500, listing
   return { ...created, guestEmail };
 }
 
+/**
+ * A reservation made on the platform, once the service has heard of it: the sandbox's
+ * `reservation.created.v2` webhook answered (a world started with `webhooks: true`).
+ */
+export async function announcedReservation(world: SandboxedApps, balanceDue = 500, listingId = 'lst-seaside', currency = 'USD') {
+  const created = freshReservation(world, balanceDue, listingId, currency);
+  await world.sandbox.control.webhooksSettled();
+  return created;
+}
+
 /** Every request the sandbox has seen, for "nothing was sent upstream" checks. */
 export function upstreamRequests(world: SandboxedApps): number {
   return world.sandbox.control.requestLog.length;

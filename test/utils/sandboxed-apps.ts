@@ -1,3 +1,4 @@
+import { newWebhookSecret } from '../../sandbox/runtime/webhooks';
 import { startSandbox } from '../../sandbox/start-sandbox';
 import { RunningSandbox, SandboxOptions, SandboxUrls, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../sandbox/types';
 import { ManualClock } from './manual-clock';
@@ -36,10 +37,16 @@ export function pointedAtSandbox(urls: SandboxUrls): Record<string, string> {
  */
 export async function startSandboxedApps(
   count: number,
-  options: { env?: Record<string, string>; sandbox?: SandboxOptions } = {},
+  options: { env?: Record<string, string>; sandbox?: SandboxOptions; webhooks?: boolean } = {},
 ): Promise<SandboxedApps> {
-  const sandbox = await startSandbox(options.sandbox);
-  const env: Record<string, string> = { ...pointedAtSandbox(sandbox.urls), ...options.env };
+  // `webhooks`: the platform's signed webhooks go to the first replica, as a subscribed account's do.
+  const webhookSecret = options.webhooks ? newWebhookSecret() : undefined;
+  const sandbox = await startSandbox({ ...options.sandbox, ...(webhookSecret ? { webhookSecret } : {}) });
+  const env: Record<string, string> = {
+    ...pointedAtSandbox(sandbox.urls),
+    ...(webhookSecret ? { GUESTY_WEBHOOK_SECRET: webhookSecret } : {}),
+    ...options.env,
+  };
   // The first replica's address is the public one: 3-D Secure return URLs point at it (a test that
   // names a page of the service in its configuration gives the port itself).
   const firstPort = env.PORT ? Number(env.PORT) : await freePort();
@@ -49,6 +56,7 @@ export async function startSandboxedApps(
   for (const [index, clock] of clocks.entries()) {
     apps.push(await startTestApp({}, { config: testConfig({ ...env, PORT: index === 0 ? String(firstPort) : '0' }), clock }));
   }
+  if (webhookSecret) sandbox.control.setWebhookTarget(`${apps[0].url}/webhooks/guesty`);
   return {
     sandbox,
     apps,
