@@ -6,6 +6,7 @@ import { SESSION_PROVIDERS } from '../sessions/sessions.module';
 import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSessionsService } from './checkout-sessions.service';
+import { KnownReservations } from './known-reservations';
 
 const RESERVATION = 'res-1';
 
@@ -17,7 +18,7 @@ async function setUp() {
   const progress = { underWay: false };
   const module = await unitModule(
     world,
-    [CheckoutSessionsService, ...SESSION_PROVIDERS, RequestLimits],
+    [CheckoutSessionsService, ...SESSION_PROVIDERS, RequestLimits, KnownReservations],
     [
       [GuestyClient, {}],
       [PaymentProviders, {}],

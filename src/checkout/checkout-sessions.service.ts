@@ -12,6 +12,8 @@ import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
 import { setBounded } from '../common/bounded-map';
+import type { BatchStep } from '../redis/key-value-store';
+import { KnownReservations, LookupShares } from './known-reservations';
 
 // One answer for an unknown reservation and a wrong email: a session must not reveal which it was.
 const NOT_FOUND = 'No reservation matches this id and email.';
@@ -36,33 +38,41 @@ export class CheckoutSessionsService {
     private readonly cards: CardsOnFile,
     private readonly limits: RequestLimits,
     private readonly attaches: AttachProgress,
+    private readonly known: KnownReservations,
   ) {}
 
   /**
-   * `clientIp`: the read that opens a session spends checkout priority before the guest has proven
-   * more than an id and an email, so each client network may miss only so often, and takes its
-   * place among the network's lookups before it is sent (docs/product-spec.md §7).
+   * `clientIp`: the read that opens a session comes before the guest has proven more than an id
+   * and an email, so each client network may miss only so often, and takes its place among the
+   * network's lookups before it is sent; it spends checkout priority only for a reservation the
+   * service knows, asked for with its guest's email (docs/product-spec.md §7).
    */
   async create(reservationId: string, email: string, clientIp: string): Promise<CheckoutSessionView> {
-    const lookup = await this.limits.reservationLookup(clientIp);
+    const { lookup, record } = await this.limits.reservationLookup(clientIp, this.known.read(reservationId));
+    const shares = this.known.sharesOf(record, email);
     try {
-      const reservation = await this.lookedUp(reservationId);
+      const reservation = await this.lookedUp(reservationId, shares);
       const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
-      if (!reservation || !guestEmail || guestEmail !== email.trim().toLowerCase()) {
+      const found = !!reservation && !!guestEmail && guestEmail === email.trim().toLowerCase();
+      shares.ended(!found);
+      if (!found) {
+        if (reservation && guestEmail) await this.known.seen(reservation.id, guestEmail, record).catch(() => undefined);
         await lookup.missed();
         throw new DomainError('reservation_not_found', NOT_FOUND);
       }
       // Not waited for: the guest's answer does not depend on the place going back.
       void lookup.found(reservation.id);
-      return await this.opened(reservation);
+      return await this.opened(reservation, this.known.seenSteps(reservation.id, guestEmail, record));
     } finally {
       // A read that failed, or anything else before the lookup was judged, gives its place back
-      // before the answer goes (a no-op once judged).
+      // before the answer goes, and counts no miss (both no-ops once judged).
+      shares.ended(false);
       await lookup.cutShort();
     }
   }
 
-  private async opened(reservation: PlatformReservation): Promise<CheckoutSessionView> {
+  /** `seen`: steps of the reservation's slot that record what was read, written with the session's count. */
+  private async opened(reservation: PlatformReservation, seen: BatchStep[]): Promise<CheckoutSessionView> {
     const amount = reservation.money?.balanceDue;
     const currency = reservation.money?.currency;
     if (typeof amount !== 'number' || !currency) {
@@ -98,7 +108,7 @@ export class CheckoutSessionsService {
     // The card on file, the session's count and its write in one batch: a reservation with a card
     // spends none of the count, and neither it nor a denied count writes a session.
     const opening = this.limits.sessionOpening(reservation.id);
-    const { card, counted, after } = await this.cards.onFileOrCounted(reservation.id, opening.request, opened ? [opened.step] : []);
+    const { card, counted, after } = await this.cards.onFileOrCounted(reservation.id, opening.request, opened ? [opened.step] : [], seen);
     if (card) throw alreadyPaid();
     opening.admit(counted);
     if ('error' in provider) throw provider.error;
@@ -147,9 +157,13 @@ export class CheckoutSessionsService {
   }
 
   /** The reservation, or null when there is none by that id (an id the platform did not know is remembered briefly). */
-  private async lookedUp(reservationId: string): Promise<PlatformReservation | null> {
-    if (this.knownUnknown(reservationId)) return null;
-    const reservation = await this.guesty.getReservation(reservationId);
+  private async lookedUp(reservationId: string, shares: LookupShares): Promise<PlatformReservation | null> {
+    if (this.knownUnknown(reservationId)) {
+      // Nothing was read: no miss that cost the platform a read.
+      shares.ended(false);
+      return null;
+    }
+    const reservation = await this.guesty.getReservation(reservationId, shares.rest, undefined, shares.find);
     if (!reservation) this.rememberUnknown(reservationId);
     return reservation;
   }

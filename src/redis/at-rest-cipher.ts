@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 const INFO = 'aes-256-gcm at rest in the shared store';
 
@@ -27,6 +27,14 @@ export class AtRestCipher {
     cipher.setAAD(Buffer.from(boundTo));
     const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+  }
+
+  /**
+   * A keyed digest (HMAC-SHA256, 128 bits): tells whether two values are the same without keeping
+   * either, and without the secret nobody can try guesses against it (an email, say).
+   */
+  fingerprint(value: string): string {
+    return createHmac('sha256', this.key).update(value).digest('base64url').slice(0, 22);
   }
 
   /** The plaintext, or null when the value was not sealed with this secret for this purpose and key. */

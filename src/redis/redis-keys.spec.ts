@@ -76,6 +76,7 @@ describe('RedisKeys in a Redis Cluster', () => {
         'paymentStatus',
         'quotes',
         'webhookMessage',
+        'knownReservation',
         'fetchLock',
       ].sort(),
     );
@@ -88,6 +89,10 @@ describe('RedisKeys in a Redis Cluster', () => {
       const writes = keys.reservationWrites('res-checkout-usd');
       expect(
         slotsOf([writes.lease, writes.lastWrite, writes.openIntent, writes.card, writes.booking, writes.intent('0123abcd')]).size,
+      ).toBe(1);
+      // What the service knows of it is written in the session count's step, beside the card on file.
+      expect(
+        slotsOf([writes.card, keys.knownReservation('res-checkout-usd'), keys.requestLimit('sessions', 'res-checkout-usd').window]).size,
       ).toBe(1);
     });
 

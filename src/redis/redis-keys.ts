@@ -206,6 +206,15 @@ export class RedisKeys {
     return windows.map((window) => `${this.prefix}{upstream-budget}:share:${share}:w:${window.windowMs}`);
   }
 
+  /**
+   * What the service knows of a reservation before reading it (checkout/known-reservations.ts):
+   * that the platform announced it, and a keyed digest of its guest's email. Under the
+   * reservation's tag, so a session's open writes it in the step that counts the session.
+   */
+  knownReservation(reservationId: string): string {
+    return `${this.prefix}{reservation:${reservationId}}:known`;
+  }
+
   /** A webhook message id already handled (24 h, every replica), by a digest of the id. */
   webhookMessage(messageId: string): string {
     return `${this.prefix}webhook:${RedisKeys.digest(messageId)}`;

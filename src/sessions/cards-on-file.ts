@@ -59,23 +59,28 @@ export class CardsOnFile {
 
   /**
    * The card on file, read in the step that takes `count` (a reservation limit under its tag) when
-   * there is none: a reservation with a card never spends its limits. `whenCounted`: steps of
-   * another hash slot, run in the batch only when the count was granted with no card on file;
-   * `after` answers them in order (null: not run).
+   * there is none: a reservation with a card never spends its limits. Only a count granted with no
+   * card runs `whenCounted` (steps of another slot, answered in `after`; null: not run) and
+   * `alongside` (of the reservation's slot, unanswered).
    */
   async onFileOrCounted(
     reservationId: string,
     count: SlotRequest,
     whenCounted: BatchStep[] = [],
+    alongside: BatchStep[] = [],
   ): Promise<{ card: CardOnFile | null; counted: SlotAnswer; after: BatchAnswer[] }> {
     const cardKey = this.keys.reservationWrites(reservationId).card;
     const otherSlot = whenCounted.map((step) => ({ ...step, otherSlot: true as const }));
-    const [present, counted, ...after] = await this.store
-      .batch([steps.read(cardKey), slotStep(count, [cardKey]), ...otherSlot])
+    const [present, counted, ...rest] = await this.store
+      .batch([steps.read(cardKey), slotStep(count, [cardKey]), ...alongside, ...otherSlot])
       .catch((cause: unknown) => {
         throw DomainError.storeUnavailable(cause);
       });
-    return { card: typeof present === 'string' ? CARD_ON_FILE.parse(present) : null, counted: slotAnswerOf(counted), after };
+    return {
+      card: typeof present === 'string' ? CARD_ON_FILE.parse(present) : null,
+      counted: slotAnswerOf(counted),
+      after: rest.slice(alongside.length),
+    };
   }
 
   /** Kept and retried while Redis is down: the card is on the reservation whatever Redis says. */

@@ -103,7 +103,10 @@ describe('checkout sessions', () => {
       const touching = commands
         .filter((args) => args.some((arg) => arg === sessionKey || arg.includes(tag)))
         .map((args) => args.filter((arg) => arg.startsWith(keys.prefix)));
-      expect(touching).toEqual([expect.arrayContaining([cardKey, sessionKey])]);
+      // Before it, the lookup's step read what the service knows of the reservation (spec §7).
+      const knownKey = keys.knownReservation(reservation.reservationId);
+      expect(touching).toEqual([[knownKey, ...touching[0].slice(1)], expect.arrayContaining([cardKey, sessionKey])]);
+      expect(touching[0].filter((key) => key.includes(tag))).toEqual([knownKey]);
     } finally {
       watch.stop();
       marker.disconnect();

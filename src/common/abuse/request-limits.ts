@@ -3,7 +3,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig, RateLimit } from '../../config/app-config';
 import { MetricsService } from '../../metrics/metrics.service';
-import { KeyValueStore, SlotAnswer, SlotRequest, blockMembers, steps } from '../../redis/key-value-store';
+import {
+  KeyValueStore,
+  RecordRead,
+  SlotAnswer,
+  SlotRequest,
+  blockMembers,
+  slotAnswerOf,
+  slotStep,
+  steps,
+} from '../../redis/key-value-store';
 import type { RequestLimitName } from '../../redis/redis-keys';
 import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
@@ -180,19 +189,25 @@ export class RequestLimits {
   /**
    * A place among the network's reservation lookups, taken before the read: misses and lookups on
    * their way stay within CHECKOUT_RESERVATION_MISSES_PER_IP plus what the network found lately
-   * here. 429 once the misses are spent; while lookups hold the places it waits, then 503.
+   * here. 429 once the misses are spent; while lookups hold the places it waits, then 503. `beside`:
+   * a record of the reservation's, read in the same step (what the service knows of it).
    */
-  async reservationLookup(ip: string): Promise<ReservationLookup> {
+  async reservationLookup<T>(ip: string, beside: RecordRead<T>): Promise<{ lookup: ReservationLookup; record: T }> {
     const network = clientNetwork(ip);
     const deadline = performance.now() + LOOKUP_WAIT_MS;
     for (;;) {
       const place = randomUUID();
-      const [misses, placed] = await this.takeAll([
-        this.slotRequest('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK),
-        this.placeRequest(network, place),
-      ]);
+      const { stored, misses, placed } = await this.placeStep(beside.key, network, place);
       if (!misses.granted) this.refuseMisses(misses);
-      if (placed.granted) return this.lookupPlaced(network, place);
+      if (placed.granted) {
+        const lookup = this.lookupPlaced(network, place);
+        try {
+          return { lookup, record: await beside.open(stored) };
+        } catch (error) {
+          await lookup.cutShort();
+          throw error;
+        }
+      }
       // The last place is held by a miss, not by a lookup on its way: refused as the misses are.
       if (placed.retryAfterMs > this.placeMs) this.refuseMisses(placed);
       if (performance.now() >= deadline) {
@@ -203,6 +218,20 @@ export class RequestLimits {
         });
       }
       await this.lookupsHere.nextEnd(network, Math.min(placed.retryAfterMs, LOOKUP_RECHECK_MS));
+    }
+  }
+
+  /** The record beside, the misses check and the place, in one round trip (the record's key sits in another slot). */
+  private async placeStep(besideKey: string, network: string, place: string) {
+    try {
+      const [stored, misses, placed] = await this.store.batch([
+        { ...steps.read(besideKey), otherSlot: true },
+        slotStep(this.slotRequest('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK)),
+        slotStep(this.placeRequest(network, place)),
+      ]);
+      return { stored: typeof stored === 'string' ? stored : null, misses: slotAnswerOf(misses), placed: slotAnswerOf(placed) };
+    } catch (cause) {
+      throw DomainError.storeUnavailable(cause);
     }
   }
 

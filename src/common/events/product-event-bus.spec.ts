@@ -22,6 +22,12 @@ class CalendarLike {
 }
 
 @Injectable()
+class KnownReservationsLike {
+  @OnProductEvent('reservation.changed', 'known reservations')
+  onReservationChanged(): void {}
+}
+
+@Injectable()
 class PaymentStatusLike {
   @OnProductEvent('payments.changed', 'payment status')
   onPaymentsChanged(): void {}
@@ -56,7 +62,12 @@ class SessionsLike {
 
 async function started(
   consumers: (
-    typeof CalendarLike | typeof PaymentStatusLike | typeof BookingConfirmationLike | typeof StrayCardConsumer | typeof SessionsLike
+    | typeof CalendarLike
+    | typeof KnownReservationsLike
+    | typeof PaymentStatusLike
+    | typeof BookingConfirmationLike
+    | typeof StrayCardConsumer
+    | typeof SessionsLike
   )[],
 ) {
   const module = await Test.createTestingModule({ imports: [ProductEventsModule], providers: consumers })
@@ -68,7 +79,7 @@ async function started(
 
 describe('ProductEventBus', () => {
   it('hands an event to its consumer and resolves once the consumer is done', async () => {
-    const module = await started([CalendarLike, PaymentStatusLike, BookingConfirmationLike, SessionsLike]);
+    const module = await started([CalendarLike, KnownReservationsLike, PaymentStatusLike, BookingConfirmationLike, SessionsLike]);
     await module
       .get(ProductEventBus)
       .publish('reservation.changed', { type: 'reservation.new', reservationId: 'res-1', listingId: 'lst-1' });
@@ -77,19 +88,19 @@ describe('ProductEventBus', () => {
   });
 
   it('refuses to start when an event the product needs has no consumer, naming it', async () => {
-    const module = await started([CalendarLike]);
+    const module = await started([CalendarLike, KnownReservationsLike]);
     expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
       'no room consumes the product event(s) card.attached (booking confirmation; wired: none), payments.changed (payment status; wired: none), balance.changed (payment status; wired: none), attach.settled (card payments; wired: none):',
     );
     const bare = await started([]);
     expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) reservation.changed (booking calendar; wired: none), card.attached (booking confirmation; wired: none), payments.changed (payment status; wired: none), balance.changed (payment status; wired: none), attach.settled (card payments; wired: none):',
+      'no room consumes the product event(s) reservation.changed (booking calendar, known reservations; wired: none), card.attached (booking confirmation; wired: none), payments.changed (payment status; wired: none), balance.changed (payment status; wired: none), attach.settled (card payments; wired: none):',
     );
   });
 
   it('refuses to start when one consumer is missing, though every other is wired, naming only it', async () => {
     // Nothing would confirm a booked reservation paid with a card.
-    const module = await started([CalendarLike, PaymentStatusLike, SessionsLike]);
+    const module = await started([CalendarLike, KnownReservationsLike, PaymentStatusLike, SessionsLike]);
     expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
       'no room consumes the product event(s) card.attached (booking confirmation; wired: none):',
     );
@@ -97,7 +108,7 @@ describe('ProductEventBus', () => {
 
   it('refuses to start when another consumer of the event stands where a needed one is missing', async () => {
     // A consumer of a card attached, as many as the product needs, but it confirms no booking.
-    const module = await started([CalendarLike, PaymentStatusLike, StrayCardConsumer, SessionsLike]);
+    const module = await started([CalendarLike, KnownReservationsLike, PaymentStatusLike, StrayCardConsumer, SessionsLike]);
     expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
       'no room consumes the product event(s) card.attached (booking confirmation; wired: payment status at StrayCardConsumer.onCardAttached):',
     );

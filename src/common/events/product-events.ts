@@ -5,7 +5,8 @@
 export interface ProductEvents {
   /**
    * A verified platform webhook about a reservation or a listing's calendar. Ids only: a consumer
-   * re-reads the platform, never takes the payload's figures as facts. The booking calendar consumes it.
+   * re-reads the platform, never takes the payload's figures as facts. The booking calendar consumes
+   * it, and the known reservations (a reservation the platform announced is a guest's, not a guess).
    */
   'reservation.changed': { type: string; reservationId?: string; listingId?: string; dates?: { from: string; to: string } };
   /**
@@ -47,7 +48,7 @@ export type ProductEventName = keyof ProductEvents;
  * webhook's calendar refresh or a booked reservation's confirmation.
  */
 export const PRODUCT_EVENT_CONSUMERS = {
-  'reservation.changed': ['booking calendar'],
+  'reservation.changed': ['booking calendar', 'known reservations'],
   'card.attached': ['booking confirmation'],
   'payments.changed': ['payment status'],
   'balance.changed': ['payment status'],

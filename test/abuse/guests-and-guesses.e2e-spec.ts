@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { announcedReservation, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { UNKNOWN_FIND_MISSES } from '../../src/checkout/unknown-finds';
+import { keysAdded } from '../utils/keys-added';
+import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+
+const madeUpReservationId = () => `res-${randomBytes(9).toString('base64url')}`;
+const open = (url: string, address: string, reservationId: string, email: string) =>
+  request(url).post('/checkout/sessions').set('X-Forwarded-For', address).send({ reservationId, email });
+const reservationReads = (world: SandboxedApps) => world.sandbox.control.requestLog.filter((entry) => entry.route === 'reservation').length;
+
+/** Upstream calls the replica's budget granted at `priority` so far (its wait histogram counts each grant). */
+async function grantsAt(world: SandboxedApps, priority: 'anonymous' | 'checkout'): Promise<number> {
+  const text = (await request(world.apps[0].url).get('/metrics')).text;
+  const line = new RegExp(`^upstream_limiter_wait_seconds_count\\{priority="${priority}"\\} (\\d+)`, 'm').exec(text);
+  return line ? Number(line[1]) : 0;
+}
+
+/**
+ * docs/product-spec.md §7: a session open reads at checkout priority for a reservation the platform
+ * announced or a guest found, and for unknown ids until a few were misses; the rest at the
+ * anonymous share. Here that share is 0: what reaches the platform was read at checkout priority.
+ */
+describe('a guess spends the anonymous share, a guest the checkout share', () => {
+  let world: SandboxedApps;
+  let url: string;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, { webhooks: true, env: { TRUST_PROXY: '1', UPSTREAM_ANONYMOUS_SHARE: '0' } });
+    url = world.apps[0].url;
+  });
+
+  afterAll(() => world.close());
+
+  it('made-up reservation ids from many networks read the platform only until the replica’s misses are spent, and a reservation the platform announced opens and is paid', async () => {
+    // The replica's allowance: a few ids it does not know are read at checkout priority, and miss.
+    for (let i = 0; i < UNKNOWN_FIND_MISSES; i += 1) {
+      expect((await open(url, `198.18.20.${i + 1}`, madeUpReservationId(), 'someone@example.com')).body.code).toBe('reservation_not_found');
+    }
+    const readsBefore = reservationReads(world);
+    const keysBefore = await world.apps[0].redisKeys();
+    const guesses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => open(url, `198.18.20.${i + 100}`, madeUpReservationId(), 'someone@example.com')),
+    );
+    // Then every guess is "try again" (the anonymous share is spent), never a refusal's code, and the
+    // platform is not asked.
+    expect(guesses.map((answer) => `${answer.status} ${answer.body.code}`)).toEqual(guesses.map(() => '503 rate_limited'));
+    expect(guesses.every((answer) => Number(answer.headers['retry-after']) > 0)).toBe(true);
+    expect(reservationReads(world)).toBe(readsBefore);
+    // Nothing is left but the networks' counters (the check of their misses; their places went back).
+    expect(keysAdded(keysBefore, await world.apps[0].redisKeys()).filter((key) => !key.includes('{limit:client-ip:'))).toEqual([]);
+
+    const { reservationId, guestEmail } = await announcedReservation(world);
+    const session = await open(url, '198.18.20.200', reservationId, guestEmail);
+    expect(session.status).toBe(201);
+    const paid = await checkoutClient(url).submit(session.body.id as string, cardBody());
+    expect(paid.body.status).toBe('succeeded');
+  });
+
+  it('a reservation the platform did not announce, asked for while guesses spent the allowance, is found at the anonymous share', async () => {
+    world.sandbox.control.setWebhookTarget(undefined);
+    const { reservationId, guestEmail } = freshReservation(world);
+    world.sandbox.control.setWebhookTarget(`${url}/webhooks/guesty`);
+    const readsBefore = reservationReads(world);
+    const answer = await open(url, '198.18.20.201', reservationId, guestEmail);
+    expect(`${answer.status} ${answer.body.code}`).toBe('503 rate_limited');
+    expect(reservationReads(world)).toBe(readsBefore);
+  });
+
+  it('once its guest’s email was seen, wrong emails on a known reservation read at the anonymous share, and the guest’s own at checkout', async () => {
+    const { reservationId, guestEmail } = await announcedReservation(world);
+    // Announced, its guest's email not seen yet: the first wrong email is read, and is a miss.
+    const readsBefore = reservationReads(world);
+    expect((await open(url, '198.18.20.210', reservationId, 'someone-else@example.com')).body.code).toBe('reservation_not_found');
+    expect(reservationReads(world)).toBe(readsBefore + 1);
+    // From then on a wrong email reaches nothing the checkouts need.
+    const again = await open(url, '198.18.20.211', reservationId, 'another-one@example.com');
+    expect(`${again.status} ${again.body.code}`).toBe('503 rate_limited');
+    expect(reservationReads(world)).toBe(readsBefore + 1);
+    // The guest, whatever the case of the address they type, still opens at checkout priority.
+    expect((await open(url, '198.18.20.212', reservationId, ` ${guestEmail.toUpperCase()} `)).status).toBe(201);
+
+    // What the service keeps of the guest's email is a keyed digest: the address is in no value.
+    const contents = await world.apps[0].redisContents();
+    expect([...contents.values()].filter((value) => value.toLowerCase().includes(guestEmail))).toEqual([]);
+  });
+});
+
+/** Without the platform's reservation webhooks, guests still open sessions: the product works either way. */
+describe('an account that does not send reservation webhooks', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, { env: { TRUST_PROXY: '1' } });
+  });
+
+  afterAll(() => world.close());
+
+  it('finds its guests at checkout priority while few ids were misses, at the anonymous share after a run of them, and a found reservation at checkout priority again', async () => {
+    const first = freshReservation(world);
+    const anonymousBefore = await grantsAt(world, 'anonymous');
+    expect((await open(world.apps[0].url, '198.18.21.1', first.reservationId, first.guestEmail)).status).toBe(201);
+    expect(await grantsAt(world, 'anonymous')).toBe(anonymousBefore);
+
+    for (let i = 0; i < UNKNOWN_FIND_MISSES; i += 1) {
+      expect((await open(world.apps[0].url, `198.18.21.${10 + i}`, madeUpReservationId(), 'someone@example.com')).status).toBe(404);
+    }
+    const second = freshReservation(world);
+    const anonymousAfterGuesses = await grantsAt(world, 'anonymous');
+    expect((await open(world.apps[0].url, '198.18.21.2', second.reservationId, second.guestEmail)).status).toBe(201);
+    // One call found it (Reservations V3, or the legacy read); what was read of it went at checkout priority.
+    expect((await grantsAt(world, 'anonymous')) - anonymousAfterGuesses).toBe(1);
+
+    // Found once, it is known: its guest's next open reads nothing at the anonymous share.
+    const anonymousBetween = await grantsAt(world, 'anonymous');
+    expect((await open(world.apps[0].url, '198.18.21.3', second.reservationId, second.guestEmail)).status).toBe(201);
+    expect(await grantsAt(world, 'anonymous')).toBe(anonymousBetween);
+  });
+});
