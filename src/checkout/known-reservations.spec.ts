@@ -30,6 +30,16 @@ describe('KnownReservations: which share a session open reads at (docs/product-s
     expect(known.sharesOf(await record('res-1'), 'anyone@example.com')).toMatchObject({ find: 'checkout', rest: 'checkout' });
   });
 
+  it('once the platform announces the account’s reservations, finds every id it does not know at the anonymous share, on every replica', async () => {
+    const { known, record, world } = setUp();
+    const other = new KnownReservations(world.store, world.keys, world.ciphers);
+    await known.onReservationChanged({ type: 'reservation.created.v2', reservationId: 'res-1' });
+    expect(known.sharesOf(await record('res-guess'), 'guest@example.com')).toMatchObject({ find: 'anonymous', rest: 'checkout' });
+    // The replica that did not hear the webhook learns it from the store.
+    await other.checkAnnouncing();
+    expect(other.sharesOf(await record('res-guess'), 'guest@example.com')).toMatchObject({ find: 'anonymous', rest: 'checkout' });
+  });
+
   it('once its guest’s email was seen, reads only that email at checkout priority, in any case or spacing', async () => {
     const { known, record, world } = setUp();
     await known.onReservationChanged({ type: 'reservation.created.v2', reservationId: 'res-1' });

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { OnProductEvent } from '../common/events/on-product-event';
 import type { ProductEvents } from '../common/events/product-events';
 import { AtRestCipher, AtRestCiphers } from '../redis/at-rest-cipher';
@@ -12,6 +12,10 @@ import { UnknownFinds } from './unknown-finds';
  * than bookings are usually made ahead of their payment; past it, its lookup reads at the anonymous share.
  */
 const KNOWN_FOR_MS = 180 * 86_400_000;
+/** An account that sent no reservation webhook for this long is taken not to send them. */
+const ANNOUNCING_FOR_MS = 7 * 86_400_000;
+/** How often a replica asks the store whether the account announces its reservations. */
+const ANNOUNCING_CHECK_MS = 30_000;
 /** The record of a reservation announced by the platform, its guest's email not seen yet. */
 const ANNOUNCED = 'announced';
 const EMAIL = 'email:';
@@ -44,9 +48,11 @@ const ANONYMOUS_FIND = { find: 'anonymous', rest: 'checkout' } as const;
  * kept only as a keyed digest.
  */
 @Injectable()
-export class KnownReservations {
+export class KnownReservations implements OnModuleInit {
   private readonly emails: AtRestCipher;
   private readonly unknownFinds = new UnknownFinds(() => performance.now());
+  /** Whether the platform announces this account's reservations (a webhook lately, on any replica). */
+  private readonly announcing = { lately: false, checkedAt: Number.NEGATIVE_INFINITY };
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -78,6 +84,8 @@ export class KnownReservations {
    * known one asked with another email: anonymous.
    */
   sharesOf(record: KnownReservation, email: string): LookupShares {
+    // An account whose reservations are announced has its guests known: an unknown id is a guess.
+    if (!record.known && this.announcesReservations()) return { ...ANONYMOUS_FIND, ended: () => {} };
     if (!record.known) {
       const find = this.unknownFinds.take();
       return find ? { find: 'checkout', rest: 'checkout', ended: (missed) => find.ended(missed) } : { ...ANONYMOUS_FIND, ended: () => {} };
@@ -103,10 +111,35 @@ export class KnownReservations {
     if (written.length > 0) await this.store.batch(written);
   }
 
-  /** The platform's reservation webhooks announce a reservation; a record with its guest's email stays as it is. */
+  /**
+   * The platform's reservation webhooks announce a reservation (a record with its guest's email
+   * stays as it is), and that the account announces them, to every replica.
+   */
   @OnProductEvent('reservation.changed', 'known reservations')
   async onReservationChanged(event: ProductEvents['reservation.changed']): Promise<void> {
     if (!event.type.startsWith('reservation.') || !event.reservationId) return;
-    await this.store.set(this.keys.knownReservation(event.reservationId), ANNOUNCED, { ifAbsent: true, ttlMs: KNOWN_FOR_MS });
+    Object.assign(this.announcing, { lately: true, checkedAt: performance.now() });
+    await Promise.all([
+      this.store.set(this.keys.knownReservation(event.reservationId), ANNOUNCED, { ifAbsent: true, ttlMs: KNOWN_FOR_MS }),
+      this.store.set(this.keys.reservationAnnouncements(), '1', { ttlMs: ANNOUNCING_FOR_MS }),
+    ]);
+  }
+
+  /** Asked of the store at start, then at most every ANNOUNCING_CHECK_MS; never waited for (a store down at start holds nothing up). */
+  onModuleInit(): void {
+    void this.checkAnnouncing();
+  }
+
+  private announcesReservations(): boolean {
+    if (performance.now() - this.announcing.checkedAt >= ANNOUNCING_CHECK_MS) void this.checkAnnouncing();
+    return this.announcing.lately;
+  }
+
+  /** Reads whether the account announces its reservations (another replica may have heard it). */
+  async checkAnnouncing(): Promise<void> {
+    this.announcing.checkedAt = performance.now();
+    // A store that cannot tell leaves the last answer.
+    const stored = await this.store.get(this.keys.reservationAnnouncements()).catch(() => undefined);
+    if (stored !== undefined) this.announcing.lately = stored !== null;
   }
 }

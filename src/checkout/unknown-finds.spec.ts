@@ -27,6 +27,13 @@ describe('UnknownFinds: unknown reservation ids found at checkout priority (docs
     expect(finds.take()).not.toBeNull();
   });
 
+  it('once a miss was seen, lets no more finds be on their way than misses are left', () => {
+    const finds = new UnknownFinds(() => 0, { misses: 3, atOnce: 20, windowMs: 60_000 });
+    finds.take()!.ended(true);
+    expect([finds.take(), finds.take()].every((find) => find !== null)).toBe(true);
+    expect(finds.take()).toBeNull();
+  });
+
   it('counts only misses: finds that found a reservation never send the next ones to the anonymous share', () => {
     const finds = new UnknownFinds(() => 0, { misses: 2, atOnce: 20, windowMs: 60_000 });
     for (let i = 0; i < 100; i += 1) finds.take()!.ended(false);

@@ -1,7 +1,7 @@
 /** Misses of the last window after which a replica finds unknown ids at the anonymous share (see UnknownFinds). */
 export const UNKNOWN_FIND_MISSES = 5;
 export const UNKNOWN_FINDS_WINDOW_MS = 60_000;
-/** Finds of unknown ids on their way at once at checkout priority: two batched reads' worth. */
+/** Finds of unknown ids on their way at once at checkout priority while none missed lately: two batched reads' worth. */
 export const UNKNOWN_FINDS_AT_ONCE = 20;
 
 /**
@@ -23,7 +23,9 @@ export class UnknownFinds {
   take(): { ended(missed: boolean): void } | null {
     const since = this.now() - this.allowance.windowMs;
     while (this.misses.length > 0 && this.misses[0] <= since) this.misses.shift();
-    if (this.misses.length >= this.allowance.misses || this.inFlight >= this.allowance.atOnce) return null;
+    // Once a miss was seen, finds on their way count as misses to come: a burst cannot outrun them.
+    const atOnce = this.misses.length === 0 ? this.allowance.atOnce : this.allowance.misses - this.misses.length;
+    if (this.misses.length >= this.allowance.misses || this.inFlight >= atOnce) return null;
     this.inFlight += 1;
     let done = false;
     return {

@@ -77,6 +77,7 @@ describe('RedisKeys in a Redis Cluster', () => {
         'quotes',
         'webhookMessage',
         'knownReservation',
+        'reservationAnnouncements',
         'fetchLock',
       ].sort(),
     );

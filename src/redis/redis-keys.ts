@@ -215,6 +215,11 @@ export class RedisKeys {
     return `${this.prefix}{reservation:${reservationId}}:known`;
   }
 
+  /** Present while the platform announces its reservations to this service (a reservation webhook lately). */
+  reservationAnnouncements(): string {
+    return `${this.prefix}reservation-announcements`;
+  }
+
   /** A webhook message id already handled (24 h, every replica), by a digest of the id. */
   webhookMessage(messageId: string): string {
     return `${this.prefix}webhook:${RedisKeys.digest(messageId)}`;
