@@ -4,6 +4,7 @@ import { Writable } from 'node:stream';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../src/app.factory';
 import { parseConfiguration } from '../src/config/parse-configuration';
+import { newWebhookSecret } from '../sandbox/runtime/webhooks';
 import { startSandbox } from '../sandbox/start-sandbox';
 import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, SandboxOptions, SandboxUrls } from '../sandbox/types';
 
@@ -28,12 +29,19 @@ const quiet = new Writable({ write: (_chunk, _encoding, callback) => callback() 
 /** The sandbox with a fixed latency, and N service instances on one Redis under a fresh prefix. */
 export async function startBenchWorld(
   instances: number,
-  options: { env?: Record<string, string>; sandbox?: SandboxOptions } = {},
+  options: { env?: Record<string, string>; sandbox?: SandboxOptions; webhooks?: boolean } = {},
 ): Promise<BenchWorld> {
-  const sandbox = await startSandbox({ latencyMs: 20, ...options.sandbox });
+  // `webhooks`: the platform's signed webhooks go to the first instance, as a subscribed account's do.
+  const webhookSecret = options.webhooks ? newWebhookSecret() : undefined;
+  const sandbox = await startSandbox({ latencyMs: 20, ...options.sandbox, ...(webhookSecret ? { webhookSecret } : {}) });
   const redisUrl = benchRedisUrl();
   const prefix = benchKeyPrefix();
-  const config = parseConfiguration({ ...serviceEnvironment(sandbox.urls, redisUrl, prefix), NODE_ENV: 'test', ...options.env });
+  const config = parseConfiguration({
+    ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
+    NODE_ENV: 'test',
+    ...(webhookSecret ? { GUESTY_WEBHOOK_SECRET: webhookSecret } : {}),
+    ...options.env,
+  });
   const started: BenchInstance[] = [];
   for (let i = 0; i < instances; i += 1) {
     const { app } = await createApp(config, { logDestination: quiet });
@@ -42,6 +50,7 @@ export async function startBenchWorld(
     const port = typeof address === 'object' && address ? address.port : 0;
     started.push({ url: `http://127.0.0.1:${port}`, app, close: () => app.close() });
   }
+  if (webhookSecret) sandbox.control.setWebhookTarget(`${started[0].url}/webhooks/guesty`);
   return {
     sandbox,
     instances: started,
