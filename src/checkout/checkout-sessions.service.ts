@@ -49,14 +49,16 @@ export class CheckoutSessionsService {
    */
   async create(reservationId: string, email: string, clientIp: string): Promise<CheckoutSessionView> {
     const { lookup, record } = await this.limits.reservationLookup(clientIp, this.known.read(reservationId));
-    const shares = this.known.sharesOf(record, email);
+    let shares: LookupShares | undefined;
     try {
+      shares = await this.known.sharesOf(reservationId, record, email);
       const reservation = await this.lookedUp(reservationId, shares);
       const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
       const found = !!reservation && !!guestEmail && guestEmail === email.trim().toLowerCase();
       shares.ended(!found);
       if (!found) {
-        if (reservation && guestEmail) await this.known.seen(reservation.id, guestEmail, record).catch(() => undefined);
+        // A reservation with no email the platform shows is recorded so too: no email opens it.
+        if (reservation) await this.known.seen(reservation.id, guestEmail ?? '', record).catch(() => undefined);
         await lookup.missed();
         throw new DomainError('reservation_not_found', NOT_FOUND);
       }
@@ -66,7 +68,7 @@ export class CheckoutSessionsService {
     } finally {
       // A read that failed, or anything else before the lookup was judged, gives its place back
       // before the answer goes, and counts no miss (both no-ops once judged).
-      shares.ended(false);
+      shares?.ended(false);
       await lookup.cutShort();
     }
   }
@@ -163,7 +165,10 @@ export class CheckoutSessionsService {
       shares.ended(false);
       return null;
     }
-    const reservation = await this.guesty.getReservation(reservationId, shares.rest, undefined, shares.find);
+    const reservation = await this.guesty.getReservation(reservationId, shares.rest, undefined, {
+      priority: shares.find,
+      answered: (exists) => shares.answered(exists),
+    });
     if (!reservation) this.rememberUnknown(reservationId);
     return reservation;
   }

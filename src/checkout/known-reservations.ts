@@ -4,6 +4,7 @@ import type { ProductEvents } from '../common/events/product-events';
 import { AtRestCipher, AtRestCiphers } from '../redis/at-rest-cipher';
 import { BatchStep, KeyValueStore, RecordRead, steps } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
+import { StoreOutbox } from '../redis/store-outbox';
 import type { Priority } from '../upstream/outbound-rate-limiter';
 import { UnknownFinds } from './unknown-finds';
 
@@ -34,9 +35,14 @@ const normalised = (email: string) => email.trim().toLowerCase();
 export interface LookupShares {
   find: Priority;
   rest: Priority;
+  /** The find read answered: `exists`, whether the platform has a reservation by that id. */
+  answered(exists: boolean): void;
   /** `missed`: the platform has no reservation by that id for that email. The first call counts. */
   ended(missed: boolean): void;
 }
+
+/** For lookups whose end changes nothing here. */
+const NOTHING_TOLD = { answered: () => {}, ended: () => {} };
 
 /** An unknown id past the replica's allowance: found at the anonymous share, read at checkout once found. */
 const ANONYMOUS_FIND = { find: 'anonymous', rest: 'checkout' } as const;
@@ -52,12 +58,15 @@ export class KnownReservations implements OnModuleInit {
   private readonly emails: AtRestCipher;
   private readonly unknownFinds = new UnknownFinds(() => performance.now());
   /** Whether the platform announces this account's reservations (a webhook lately, on any replica). */
-  private readonly announcing = { lately: false, checkedAt: Number.NEGATIVE_INFINITY };
+  private readonly announcing = { lately: false, checkedAt: Number.NEGATIVE_INFINITY, heardAt: Number.NEGATIVE_INFINITY };
+  /** Announced reservations whose guest's email is not seen yet, with a lookup at checkout priority on its way here. */
+  private readonly firstReads = new Set<string>();
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
     private readonly keys: RedisKeys,
     ciphers: AtRestCiphers,
+    private readonly outbox: StoreOutbox,
   ) {
     this.emails = ciphers.for('known-reservation-email');
   }
@@ -78,29 +87,38 @@ export class KnownReservations implements OnModuleInit {
   }
 
   /**
-   * The shares a lookup reads at (`find`: the read that finds the reservation; `rest`: what is read
-   * of it once found), and `ended`, told how the lookup ended. A known reservation asked with its
-   * guest's email (or before one was seen): checkout. An unknown id: as UnknownFinds allows. A
-   * known one asked with another email: anonymous.
+   * The shares a lookup reads at (`find`: the first read; `rest`: what is read once found) and
+   * `ended`, told how it ended. Checkout: a known reservation asked with its guest's email, or the
+   * first lookup while none is seen. Anonymous: another email, lookups meanwhile. An unknown id: a
+   * guess where the account announces reservations, else as UnknownFinds allows.
    */
-  sharesOf(record: KnownReservation, email: string): LookupShares {
-    // An account whose reservations are announced has its guests known: an unknown id is a guess.
-    if (!record.known && this.announcesReservations()) return { ...ANONYMOUS_FIND, ended: () => {} };
+  async sharesOf(reservationId: string, record: KnownReservation, email: string): Promise<LookupShares> {
     if (!record.known) {
-      const find = this.unknownFinds.take();
-      return find ? { find: 'checkout', rest: 'checkout', ended: (missed) => find.ended(missed) } : { ...ANONYMOUS_FIND, ended: () => {} };
+      // An account whose reservations are announced has its guests known: an unknown id is a guess.
+      const find = this.announcesReservations() ? null : await this.unknownFinds.take();
+      if (!find) return { ...ANONYMOUS_FIND, ...NOTHING_TOLD };
+      // Its place frees as soon as the find answers: a guest's other reads do not hold up the next find.
+      return { find: 'checkout', rest: 'checkout', answered: (exists) => find.ended(!exists), ended: (missed) => find.ended(missed) };
     }
-    const sameGuest = record.guestEmail === undefined || record.guestEmail === this.emails.fingerprint(normalised(email));
-    return sameGuest ? { find: 'checkout', rest: 'checkout', ended: () => {} } : { find: 'anonymous', rest: 'anonymous', ended: () => {} };
+    if (record.guestEmail !== undefined) {
+      return record.guestEmail === this.digestOf(reservationId, email)
+        ? { find: 'checkout', rest: 'checkout', ...NOTHING_TOLD }
+        : { find: 'anonymous', rest: 'anonymous', ...NOTHING_TOLD };
+    }
+    // Only the first lookup learns the guest's email; wrong emails sent meanwhile must not all be read at checkout.
+    if (this.firstReads.has(reservationId)) return { find: 'anonymous', rest: 'anonymous', ...NOTHING_TOLD };
+    this.firstReads.add(reservationId);
+    return { find: 'checkout', rest: 'checkout', answered: () => {}, ended: () => this.firstReads.delete(reservationId) };
   }
 
   /**
-   * The platform showed the reservation: the step that records its guest's email, none when the
-   * record says so already. Written whether the guest asked with that email or not: the guest's
-   * own lookups then read at checkout priority, and wrong guesses on the id at the anonymous share.
+   * The platform showed the reservation: the step that records its guest's email (`''`: it has none
+   * the platform shows, so no email matches), none when the record says so already. Written whether
+   * the guest asked with that email or not: the guest's own lookups then read at checkout priority,
+   * and wrong guesses on the id at the anonymous share.
    */
   seenSteps(reservationId: string, guestEmail: string, record: KnownReservation): BatchStep[] {
-    const digest = this.emails.fingerprint(normalised(guestEmail));
+    const digest = this.digestOf(reservationId, guestEmail);
     if (record.guestEmail === digest) return [];
     return [steps.write(this.keys.knownReservation(reservationId), `${EMAIL}${digest}`, KNOWN_FOR_MS)];
   }
@@ -111,17 +129,29 @@ export class KnownReservations implements OnModuleInit {
     if (written.length > 0) await this.store.batch(written);
   }
 
+  /** Bound to the reservation: one guest's reservations do not share a value a reader of Redis could link. */
+  private digestOf(reservationId: string, email: string): string {
+    return this.emails.fingerprint(`${reservationId}\n${normalised(email)}`);
+  }
+
   /**
    * The platform's reservation webhooks announce a reservation (a record with its guest's email
-   * stays as it is), and that the account announces them, to every replica.
+   * stays as it is), and that the account announces them, to every replica. Kept and retried while
+   * the store is down: the webhook is handled once, and its retry would be a duplicate.
    */
   @OnProductEvent('reservation.changed', 'known reservations')
   async onReservationChanged(event: ProductEvents['reservation.changed']): Promise<void> {
     if (!event.type.startsWith('reservation.') || !event.reservationId) return;
-    Object.assign(this.announcing, { lately: true, checkedAt: performance.now() });
+    Object.assign(this.announcing, { lately: true, heardAt: performance.now() });
+    const known = this.keys.knownReservation(event.reservationId);
+    const announcements = this.keys.reservationAnnouncements();
     await Promise.all([
-      this.store.set(this.keys.knownReservation(event.reservationId), ANNOUNCED, { ifAbsent: true, ttlMs: KNOWN_FOR_MS }),
-      this.store.set(this.keys.reservationAnnouncements(), '1', { ttlMs: ANNOUNCING_FOR_MS }),
+      this.outbox.write(known, 'known reservation', () =>
+        this.store.set(known, ANNOUNCED, { ifAbsent: true, ttlMs: KNOWN_FOR_MS }).then(() => undefined),
+      ),
+      this.outbox.write(announcements, 'reservations announced', () =>
+        this.store.set(announcements, '1', { ttlMs: ANNOUNCING_FOR_MS }).then(() => undefined),
+      ),
     ]);
   }
 
@@ -137,9 +167,10 @@ export class KnownReservations implements OnModuleInit {
 
   /** Reads whether the account announces its reservations (another replica may have heard it). */
   async checkAnnouncing(): Promise<void> {
-    this.announcing.checkedAt = performance.now();
-    // A store that cannot tell leaves the last answer.
+    const asked = performance.now();
+    this.announcing.checkedAt = asked;
+    // A store that cannot tell leaves the last answer, and a webhook heard meanwhile outranks it.
     const stored = await this.store.get(this.keys.reservationAnnouncements()).catch(() => undefined);
-    if (stored !== undefined) this.announcing.lately = stored !== null;
+    if (stored !== undefined && this.announcing.heardAt < asked) this.announcing.lately = stored !== null;
   }
 }

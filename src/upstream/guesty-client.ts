@@ -214,21 +214,24 @@ export class GuestyClient {
   /**
    * A reservation as the platform holds it now, with the parts a route asks for (`guest`, `money`,
    * `folio`). The legacy read answers all in one call; the current surface reads Reservations V3,
-   * then each part asked for in parallel, so a route pays only for what it reads (docs/upstream.md,
-   * "The surface of 2027"). `findPriority`: the first read's share.
+   * then each part asked for in parallel (docs/upstream.md, "The surface of 2027"). `find`: the
+   * first read's share, and whom it tells.
    */
   async getReservation(
     reservationId: string,
     priority: Priority = 'checkout',
     parts: readonly ReservationPart[] = ['guest', 'money'],
-    findPriority: Priority = priority,
+    find: { priority?: Priority; answered?: (exists: boolean) => void } = {},
   ): Promise<PlatformReservation | null> {
+    const findPriority = find.priority ?? priority;
     if (this.surface() === 'legacy') {
       const reservation = await this.getLegacyReservation(reservationId, findPriority);
+      find.answered?.(reservation !== null);
       // The legacy read's payments name the method each charges: the cards on file, with no other call.
       return reservation && parts.includes('cards') ? { ...reservation, cardsOnFile: methodsPaying(reservation.money) } : reservation;
     }
     const read = await this.reservationReads.load(reservationId, findPriority);
+    find.answered?.(read !== null);
     if (!read) return null;
     const [guestEmail, money, folio, cards] = await Promise.all([
       parts.includes('guest') && read.bookerId ? this.readGuestEmail(read.bookerId, priority) : undefined,

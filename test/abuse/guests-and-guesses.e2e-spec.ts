@@ -115,3 +115,23 @@ describe('an account that does not send reservation webhooks', () => {
     expect(await grantsAt(world, 'anonymous')).toBe(anonymousBetween);
   });
 });
+
+describe('an account that does not send reservation webhooks, many guests at once', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, { env: { TRUST_PROXY: '1' } });
+  });
+
+  afterAll(() => world.close());
+
+  it('finds more guests at once than the replica’s allowance at checkout priority: the later ones wait for the first to be found', async () => {
+    const guests = Array.from({ length: 3 * UNKNOWN_FIND_MISSES }, () => freshReservation(world));
+    const anonymousBefore = await grantsAt(world, 'anonymous');
+    const opened = await Promise.all(
+      guests.map((guest, i) => open(world.apps[0].url, `198.18.21.${100 + i}`, guest.reservationId, guest.guestEmail)),
+    );
+    expect(opened.map((answer) => answer.status)).toEqual(guests.map(() => 201));
+    expect(await grantsAt(world, 'anonymous')).toBe(anonymousBefore);
+  });
+});
