@@ -80,6 +80,10 @@ export interface SandboxProcess {
   createReservation(input: CreateReservationInput): Promise<{ reservationId: string; guestId: string }>;
   /** Open API calls seen so far (token and tokenization requests not counted). */
   openApiCalls(): Promise<number>;
+  /** Where the platform's webhooks go (signed with the options' `webhookSecret`); none while undefined. */
+  setWebhookTarget(url: string | undefined): Promise<void>;
+  /** Resolves once every webhook sent so far was answered. */
+  webhooksSettled(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -105,6 +109,8 @@ export function startSandboxProcess(options: SandboxOptions): Promise<SandboxPro
           urls: message.ready,
           createReservation: (input) => ask({ op: 'createReservation', input }),
           openApiCalls: () => ask({ op: 'openApiCalls' }),
+          setWebhookTarget: (url) => ask({ op: 'setWebhookTarget', url }),
+          webhooksSettled: () => ask({ op: 'webhooksSettled' }),
           stop: () =>
             new Promise((stopped) => {
               child.removeAllListeners('exit');
