@@ -27,13 +27,15 @@ async function main(): Promise<void> {
       send({ id: message.id });
       return;
     }
+    const refused = (error: unknown) => send({ id: message.id, error: error instanceof Error ? error.message : String(error) });
     try {
       const member = sandbox.control[message.member] as unknown;
       const value =
         typeof member === 'function' ? (member as (...args: unknown[]) => unknown).apply(sandbox.control, message.args ?? []) : member;
-      send({ id: message.id, value });
+      // A member that answers later (webhooksSettled) is answered once it has.
+      Promise.resolve(value).then((settled) => send({ id: message.id, value: settled }), refused);
     } catch (error) {
-      send({ id: message.id, error: error instanceof Error ? error.message : String(error) });
+      refused(error);
     }
   });
   // The parent gone (test ended or crashed): nothing is left behind.

@@ -18,9 +18,10 @@ describe('the upstream budget under a stalled replica', () => {
 
   it('sends no more than the platform allows in any of its windows when granted calls leave late', async () => {
     // The platform's published limits, on both sides (15/s, 120/min). Thirty guests, each from an
-    // address of their own: one network's lookups go a few at a time (spec §7), and the stall below,
+    // address of their own, on reservations the platform announced: a network's lookups, and a
+    // replica's finds of ids it does not know, go a few at a time (spec §7), and the stall below,
     // held until thirty grants, would hold those few.
-    world = await startAppsOnSandboxProcess(1, { env: { TRUST_PROXY: '1' } });
+    world = await startAppsOnSandboxProcess(1, { env: { TRUST_PROXY: '1' }, webhooks: true });
     const limiter = world.apps[0].app.get(OutboundRateLimiter);
     const acquire = limiter.acquire.bind(limiter);
     let granted = 0;
@@ -45,6 +46,7 @@ describe('the upstream budget under a stalled replica', () => {
       const { reservationId, guestEmail } = await freshReservationIn(world.sandbox);
       reservations.push({ reservationId, email: guestEmail });
     }
+    await world.sandbox.control('webhooksSettled');
     const sessions = await Promise.all(
       reservations.map((body, guest) =>
         request(world.apps[0].url)

@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { recordViolation, type ContractViolation } from '../../sandbox/open-api/contract-violations';
+import { newWebhookSecret } from '../../sandbox/runtime/webhooks';
 import type { SandboxControl, SandboxOptions, SandboxUrls } from '../../sandbox/types';
 import { pointedAtSandbox } from './sandboxed-apps';
 import { ROOT } from './service-process';
@@ -90,12 +91,15 @@ export interface AppsOnSandboxProcess {
 /** `count` replicas of the service (in this process) on the sandbox in its own process. */
 export async function startAppsOnSandboxProcess(
   count: number,
-  options: { env?: Record<string, string>; sandbox?: SandboxOptions } = {},
+  options: { env?: Record<string, string>; sandbox?: SandboxOptions; webhooks?: boolean } = {},
 ): Promise<AppsOnSandboxProcess> {
-  const sandbox = await startSandboxProcess(options.sandbox);
-  const env = { ...pointedAtSandbox(sandbox.urls), ...options.env };
+  // `webhooks`: the platform's signed webhooks go to the first replica, as a subscribed account's do.
+  const webhookSecret = options.webhooks ? newWebhookSecret() : undefined;
+  const sandbox = await startSandboxProcess({ ...options.sandbox, ...(webhookSecret ? { webhookSecret } : {}) });
+  const env = { ...pointedAtSandbox(sandbox.urls), ...(webhookSecret ? { GUESTY_WEBHOOK_SECRET: webhookSecret } : {}), ...options.env };
   const apps: TestApp[] = [];
   for (let index = 0; index < count; index += 1) apps.push(await startTestApp({}, { config: testConfig(env) }));
+  if (webhookSecret) await sandbox.control('setWebhookTarget', `${apps[0].url}/webhooks/guesty`);
   return {
     sandbox,
     apps,
