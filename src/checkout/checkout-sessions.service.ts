@@ -51,11 +51,12 @@ export class CheckoutSessionsService {
     const { lookup, record } = await this.limits.reservationLookup(clientIp, this.known.read(reservationId));
     let shares: LookupShares | undefined;
     try {
-      shares = await this.known.sharesOf(reservationId, record, email);
-      const reservation = await this.lookedUp(reservationId, shares);
+      // A guess the replica remembers reads nothing: it takes no share, and is no miss of the shares'.
+      if (!this.knownUnknown(reservationId)) shares = await this.known.sharesOf(reservationId, record, email);
+      const reservation = shares ? await this.lookedUp(reservationId, shares) : null;
       const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
       const found = !!reservation && !!guestEmail && guestEmail === email.trim().toLowerCase();
-      shares.ended(!found);
+      shares?.ended(!found);
       if (!found) {
         // A reservation with no email the platform shows is recorded so too: no email opens it.
         if (reservation) await this.known.seen(reservation.id, guestEmail ?? '', record).catch(() => undefined);
@@ -158,13 +159,8 @@ export class CheckoutSessionsService {
     return this.attaches.attachUnderWay(session.reservationId);
   }
 
-  /** The reservation, or null when there is none by that id (an id the platform did not know is remembered briefly). */
+  /** The reservation, or null when there is none by that id (which is then remembered briefly). */
   private async lookedUp(reservationId: string, shares: LookupShares): Promise<PlatformReservation | null> {
-    if (this.knownUnknown(reservationId)) {
-      // Nothing was read: no miss that cost the platform a read.
-      shares.ended(false);
-      return null;
-    }
     const reservation = await this.guesty.getReservation(reservationId, shares.rest, undefined, {
       priority: shares.find,
       answered: (exists) => shares.answered(exists),

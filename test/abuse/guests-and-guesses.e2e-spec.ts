@@ -116,7 +116,7 @@ describe('an account that does not send reservation webhooks', () => {
   });
 });
 
-describe('an account that does not send reservation webhooks, many guests at once', () => {
+describe('an account that does not send reservation webhooks, repeated guesses and many guests at once', () => {
   let world: SandboxedApps;
 
   beforeAll(async () => {
@@ -124,6 +124,19 @@ describe('an account that does not send reservation webhooks, many guests at onc
   });
 
   afterAll(() => world.close());
+
+  it('counts a guess the replica remembers as no miss: it read nothing, and guests are still found at checkout priority', async () => {
+    const guess = madeUpReservationId();
+    const readsBefore = reservationReads(world);
+    for (let i = 0; i < UNKNOWN_FIND_MISSES; i += 1) {
+      expect((await open(world.apps[0].url, `198.18.21.${50 + i}`, guess, 'someone@example.com')).status).toBe(404);
+    }
+    expect(reservationReads(world)).toBe(readsBefore + 1);
+    const guest = freshReservation(world);
+    const anonymousBefore = await grantsAt(world, 'anonymous');
+    expect((await open(world.apps[0].url, '198.18.21.60', guest.reservationId, guest.guestEmail)).status).toBe(201);
+    expect(await grantsAt(world, 'anonymous')).toBe(anonymousBefore);
+  });
 
   it('finds more guests at once than the replica’s allowance at checkout priority: the later ones wait for the first to be found', async () => {
     const guests = Array.from({ length: 3 * UNKNOWN_FIND_MISSES }, () => freshReservation(world));
