@@ -1,3 +1,5 @@
+import { Wakeups } from '../common/wakeups';
+
 /** Misses of the last window, with finds on their way, that a replica reads at checkout priority (see UnknownFinds). */
 export const UNKNOWN_FIND_MISSES = 5;
 export const UNKNOWN_FINDS_WINDOW_MS = 60_000;
@@ -24,7 +26,7 @@ interface Allowance {
 export class UnknownFinds {
   private inFlight = 0;
   private readonly misses: number[] = [];
-  private readonly waiting = new Set<() => void>();
+  private readonly ends = new Wakeups();
 
   constructor(
     private readonly now: () => number,
@@ -45,7 +47,7 @@ export class UnknownFinds {
       if (this.misses.length + this.inFlight < this.allowance.misses) return this.taken();
       const left = deadline - this.now();
       if (left <= 0) return null;
-      await this.nextEnd(left);
+      await this.ends.next(left);
     }
   }
 
@@ -67,23 +69,8 @@ export class UnknownFinds {
         if (freed) return;
         freed = true;
         this.inFlight -= 1;
-        const woken = [...this.waiting];
-        this.waiting.clear();
-        for (const wake of woken) wake();
+        this.ends.wakeAll();
       },
     };
-  }
-
-  /** Until a find on its way ends, or `ms` pass. */
-  private nextEnd(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.waiting.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.waiting.add(wake);
-    });
   }
 }

@@ -1,4 +1,5 @@
 import { setBounded } from '../bounded-map';
+import { Wakeups } from '../wakeups';
 
 /** Networks one replica keeps track of; the oldest is forgotten first. */
 const MOST_NETWORKS = 10_000;
@@ -6,7 +7,7 @@ const MOST_NETWORKS = 10_000;
 const MOST_CREDIT = 50;
 
 interface Network {
-  waiting: Set<() => void>;
+  waiting: Wakeups;
   /** Distinct reservations found since foundSince: opening one's own reservation again earns nothing. */
   found: Set<string>;
   foundSince: number;
@@ -44,31 +45,18 @@ export class LookupsHere {
 
   /** A lookup of the network ended here: every session open waiting for a place tries again. */
   ended(network: string): void {
-    const known = this.networks.get(network);
-    if (!known) return;
-    const waiting = [...known.waiting];
-    known.waiting.clear();
-    for (const wake of waiting) wake();
+    this.networks.get(network)?.waiting.wakeAll();
   }
 
   /** Until a lookup of the network ends here, or `ms` pass (a place held on another replica). */
-  async nextEnd(network: string, ms: number): Promise<void> {
-    const known = this.of(network);
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(wake, ms);
-      function wake() {
-        clearTimeout(timer);
-        known.waiting.delete(wake);
-        resolve();
-      }
-      known.waiting.add(wake);
-    });
+  nextEnd(network: string, ms: number): Promise<void> {
+    return this.of(network).waiting.next(ms);
   }
 
   private of(network: string): Network {
     let known = this.networks.get(network);
     if (!known) {
-      known = { waiting: new Set(), found: new Set(), foundSince: this.now() };
+      known = { waiting: new Wakeups(), found: new Set(), foundSince: this.now() };
       setBounded(this.networks, network, known, MOST_NETWORKS);
     }
     return known;
