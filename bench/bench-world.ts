@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../src/app.factory';
 import { parseConfiguration } from '../src/config/parse-configuration';
-import { newWebhookSecret } from '../sandbox/runtime/webhooks';
+import { webhookSubscription } from '../sandbox/runtime/webhooks';
 import { startSandbox } from '../sandbox/start-sandbox';
 import { RunningSandbox, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, SandboxOptions, SandboxUrls } from '../sandbox/types';
 
@@ -32,14 +32,14 @@ export async function startBenchWorld(
   options: { env?: Record<string, string>; sandbox?: SandboxOptions; webhooks?: boolean } = {},
 ): Promise<BenchWorld> {
   // `webhooks`: the platform's signed webhooks go to the first instance, as a subscribed account's do.
-  const webhookSecret = options.webhooks ? newWebhookSecret() : undefined;
-  const sandbox = await startSandbox({ latencyMs: 20, ...options.sandbox, ...(webhookSecret ? { webhookSecret } : {}) });
+  const subscription = webhookSubscription(options.webhooks === true);
+  const sandbox = await startSandbox({ latencyMs: 20, ...options.sandbox, ...subscription.sandbox });
   const redisUrl = benchRedisUrl();
   const prefix = benchKeyPrefix();
   const config = parseConfiguration({
     ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
     NODE_ENV: 'test',
-    ...(webhookSecret ? { GUESTY_WEBHOOK_SECRET: webhookSecret } : {}),
+    ...subscription.env,
     ...options.env,
   });
   const started: BenchInstance[] = [];
@@ -50,7 +50,7 @@ export async function startBenchWorld(
     const port = typeof address === 'object' && address ? address.port : 0;
     started.push({ url: `http://127.0.0.1:${port}`, app, close: () => app.close() });
   }
-  if (webhookSecret) sandbox.control.setWebhookTarget(`${started[0].url}/webhooks/guesty`);
+  sandbox.control.setWebhookTarget(subscription.target(started[0].url));
   return {
     sandbox,
     instances: started,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newWebhookSecret } from '../sandbox/runtime/webhooks';
+import { webhookSubscription } from '../sandbox/runtime/webhooks';
 import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../sandbox/types';
 import { benchKeyPrefix, benchRedisUrl, deleteKeys, percentile, redisRoundTrips, serviceEnvironment, timed } from './bench-world';
 import { printTable } from './cold-start';
@@ -30,13 +30,13 @@ export async function checkouts(options: { instances: number; concurrency: numbe
   // The account announces its reservations (spec §7), as the integration guide asks: while the
   // bench makes them, webhooks go to the first instance, and are answered before the checkouts; the
   // payments webhooks that follow a card are not sent, so the figures stay those of session + card.
-  const webhookSecret = newWebhookSecret();
-  const sandbox = await startSandboxProcess({ latencyMs: 20, rateLimits: PLENTY, webhookSecret });
+  const subscription = webhookSubscription(true);
+  const sandbox = await startSandboxProcess({ latencyMs: 20, rateLimits: PLENTY, ...subscription.sandbox });
   const redisUrl = benchRedisUrl();
   const prefix = benchKeyPrefix();
   const env = {
     ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
-    GUESTY_WEBHOOK_SECRET: webhookSecret,
+    ...subscription.env,
     NODE_ENV: 'development',
     UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h',
     CHECKOUT_IP_RATE_LIMIT: '100000/m',
@@ -47,7 +47,7 @@ export async function checkouts(options: { instances: number; concurrency: numbe
   try {
     for (let i = 0; i < options.instances; i += 1) instances.push(await startServiceProcess(env));
     const announced = async (size: number) => {
-      await sandbox.setWebhookTarget(`${instances[0].url}/webhooks/guesty`);
+      await sandbox.setWebhookTarget(subscription.target(instances[0].url));
       const made = await Promise.all(Array.from({ length: size }, () => reservation(sandbox)));
       await sandbox.webhooksSettled();
       await sandbox.setWebhookTarget(undefined);

@@ -19,6 +19,24 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }
 
+/**
+ * A world's service subscribed to the sandbox's webhooks, or not (`subscribed` false): the secret
+ * the sandbox signs with and the service's variable for it, and where a service at `serviceUrl`
+ * takes them (undefined: none are sent).
+ */
+export function webhookSubscription(subscribed: boolean): {
+  sandbox: { webhookSecret?: string };
+  env: Record<string, string>;
+  target(serviceUrl: string): string | undefined;
+} {
+  const secret = subscribed ? newWebhookSecret() : undefined;
+  return {
+    sandbox: secret ? { webhookSecret: secret } : {},
+    env: secret ? { GUESTY_WEBHOOK_SECRET: secret } : {},
+    target: (serviceUrl) => (secret ? `${serviceUrl}/webhooks/guesty` : undefined),
+  };
+}
+
 /** Headers of one signed delivery; tests use it to forge stale or replayed ones. */
 export function signWebhook(secret: string, id: string, timestampSeconds: number, body: string): Record<string, string> {
   const signature = new Webhook(secret).sign(id, new Date(timestampSeconds * 1000), body);

@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { recordViolation, type ContractViolation } from '../../sandbox/open-api/contract-violations';
-import { newWebhookSecret } from '../../sandbox/runtime/webhooks';
+import { webhookSubscription } from '../../sandbox/runtime/webhooks';
 import type { SandboxControl, SandboxOptions, SandboxUrls } from '../../sandbox/types';
 import { pointedAtSandbox } from './sandboxed-apps';
 import { ROOT } from './service-process';
@@ -94,12 +94,12 @@ export async function startAppsOnSandboxProcess(
   options: { env?: Record<string, string>; sandbox?: SandboxOptions; webhooks?: boolean } = {},
 ): Promise<AppsOnSandboxProcess> {
   // `webhooks`: the platform's signed webhooks go to the first replica, as a subscribed account's do.
-  const webhookSecret = options.webhooks ? newWebhookSecret() : undefined;
-  const sandbox = await startSandboxProcess({ ...options.sandbox, ...(webhookSecret ? { webhookSecret } : {}) });
-  const env = { ...pointedAtSandbox(sandbox.urls), ...(webhookSecret ? { GUESTY_WEBHOOK_SECRET: webhookSecret } : {}), ...options.env };
+  const subscription = webhookSubscription(options.webhooks === true);
+  const sandbox = await startSandboxProcess({ ...options.sandbox, ...subscription.sandbox });
+  const env = { ...pointedAtSandbox(sandbox.urls), ...subscription.env, ...options.env };
   const apps: TestApp[] = [];
   for (let index = 0; index < count; index += 1) apps.push(await startTestApp({}, { config: testConfig(env) }));
-  if (webhookSecret) await sandbox.control('setWebhookTarget', `${apps[0].url}/webhooks/guesty`);
+  await sandbox.control('setWebhookTarget', subscription.target(apps[0].url));
   return {
     sandbox,
     apps,

@@ -1,4 +1,4 @@
-import { newWebhookSecret } from '../../sandbox/runtime/webhooks';
+import { webhookSubscription } from '../../sandbox/runtime/webhooks';
 import { startSandbox } from '../../sandbox/start-sandbox';
 import { RunningSandbox, SandboxOptions, SandboxUrls, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../sandbox/types';
 import { ManualClock } from './manual-clock';
@@ -40,11 +40,11 @@ export async function startSandboxedApps(
   options: { env?: Record<string, string>; sandbox?: SandboxOptions; webhooks?: boolean } = {},
 ): Promise<SandboxedApps> {
   // `webhooks`: the platform's signed webhooks go to the first replica, as a subscribed account's do.
-  const webhookSecret = options.webhooks ? newWebhookSecret() : undefined;
-  const sandbox = await startSandbox({ ...options.sandbox, ...(webhookSecret ? { webhookSecret } : {}) });
+  const subscription = webhookSubscription(options.webhooks === true);
+  const sandbox = await startSandbox({ ...options.sandbox, ...subscription.sandbox });
   const env: Record<string, string> = {
     ...pointedAtSandbox(sandbox.urls),
-    ...(webhookSecret ? { GUESTY_WEBHOOK_SECRET: webhookSecret } : {}),
+    ...subscription.env,
     ...options.env,
   };
   // The first replica's address is the public one: 3-D Secure return URLs point at it (a test that
@@ -56,7 +56,7 @@ export async function startSandboxedApps(
   for (const [index, clock] of clocks.entries()) {
     apps.push(await startTestApp({}, { config: testConfig({ ...env, PORT: index === 0 ? String(firstPort) : '0' }), clock }));
   }
-  if (webhookSecret) sandbox.control.setWebhookTarget(`${apps[0].url}/webhooks/guesty`);
+  sandbox.control.setWebhookTarget(subscription.target(apps[0].url));
   return {
     sandbox,
     apps,
