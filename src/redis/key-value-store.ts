@@ -8,8 +8,8 @@ export interface SetOptions {
 /**
  * One step of a batch (KeyValueStore.batch). `otherSlot`: its keys sit in another hash slot; a
  * Redis Cluster then runs it alone, in its place, only if every guard before it held. Mark only a
- * step that needs the rest's order, not their atomicity; marked neighbours run as one script and
- * share a slot.
+ * step that needs the rest's order, not their atomicity; marked neighbours of one hash tag run as
+ * one script.
  */
 export type BatchStep = (
   | { op: 'get'; key: string }
@@ -39,6 +39,8 @@ export type BatchStep = (
    */
   | { op: 'indexAdd'; key: string; member: string; score: number }
   | { op: 'indexRemove'; key: string; member: string }
+  /** A slot given back before its time, as releaseSlot does, from the one window log `key`; not a guard. */
+  | { op: 'releaseSlot'; key: string; member: string }
 ) & { otherSlot?: true };
 
 /**
@@ -87,6 +89,13 @@ export const steps = {
     ifAbsent: true,
   }),
   remove: (key: string): BatchStep & { op: 'delete' } => ({ op: 'delete', key }),
+  /** A slot of one window log given back before its time (releaseSlot in a batch); its key sits in another slot. */
+  slotBack: (windowKey: string, member: string): BatchStep & { op: 'releaseSlot' } => ({
+    op: 'releaseSlot',
+    key: windowKey,
+    member,
+    otherSlot: true,
+  }),
   /** `value` over the key only while it still holds `held` (a claim): the first answer says whether it did. */
   replaceHeld: (key: string, held: string, value: string, ttlMs: number): BatchStep[] => [
     { op: 'requireEquals', key, value: held },

@@ -145,6 +145,10 @@ export class MemoryKeyValueStore extends KeyValueStore {
         this.indexes.get(step.key)?.delete(step.member);
         return true;
       }
+      if (step.op === 'releaseSlot') {
+        void this.releaseSlot([step.key], step.member);
+        return true;
+      }
       if (step.op === 'get') return entry?.value ?? null;
       if (step.op === 'set') {
         if (step.ifAbsent && entry !== undefined) return false;

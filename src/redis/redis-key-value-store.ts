@@ -136,7 +136,7 @@ while a <= #ARGV do
   elseif op == 'indexAdd' then
     redis.call('ZADD', key, y, x)
     answers[n] = 1
-  elseif op == 'indexRemove' then
+  elseif op == 'indexRemove' or op == 'releaseSlot' then
     redis.call('ZREM', key, x)
     answers[n] = 1
   else
@@ -372,12 +372,16 @@ export class RedisKeyValueStore extends KeyValueStore {
   async batch(steps: BatchStep[]): Promise<BatchAnswer[]> {
     if (!(this.client instanceof Cluster)) return this.script(steps);
     // A Cluster runs one script in one slot: the index, in its own slot, is written beside it, and
-    // each run of steps marked for another slot (or not) is a script of its own, in order.
+    // each run of steps marked for another slot (one hash tag a run), or not, is a script of its own, in order.
     const scripted = steps.filter((step) => !isIndexStep(step));
     const runs: BatchStep[][] = [];
     for (const step of scripted) {
       const last = runs[runs.length - 1];
-      if (last && !!last[0].otherSlot === !!step.otherSlot) last.push(step);
+      const sameRun =
+        last !== undefined &&
+        !!last[0].otherSlot === !!step.otherSlot &&
+        (!step.otherSlot || hashTagOf(last[0].key) === hashTagOf(step.key));
+      if (sameRun) last.push(step);
       else runs.push([step]);
     }
     const adds = steps.flatMap((step) => (step.op === 'indexAdd' ? [step] : []));
@@ -550,6 +554,7 @@ function encodedStep(step: BatchStep): [string[], (string | number)[]] {
     case 'indexAdd':
       return [[step.key], [step.member, step.score]];
     case 'indexRemove':
+    case 'releaseSlot':
       return [[step.key], [step.member]];
     case 'takeSlot': {
       const { request } = step;

@@ -499,6 +499,24 @@ export function describeKeyValueStoreContract(
         await expect(takeAs('hold-2')).resolves.toMatchObject({ granted: true });
       });
 
+      it('gives a slot back in a batch, in its place, and not past a guard that stopped it', async () => {
+        const { windowKeys, pauseKey } = budget('release-step', [w(1, 60_000)]);
+        const takeAs = (member: string) => store.takeSlot({ windowKeys, pauseKey, windows: [w(1, 60_000)], member });
+        const gate = key('{release-gate}:gate');
+        const giveBack = (member: string) =>
+          store.batch([
+            { op: 'requireAbsent', key: gate },
+            { op: 'releaseSlot', key: windowKeys[0], member, otherSlot: true },
+          ]);
+        await expect(takeAs('step-1')).resolves.toMatchObject({ granted: true });
+        await store.set(gate, 'closed');
+        await expect(giveBack('step-1')).resolves.toEqual([false, null]);
+        await expect(takeAs('step-2')).resolves.toMatchObject({ granted: false });
+        await store.delete(gate);
+        await expect(giveBack('step-1')).resolves.toEqual([true, true]);
+        await expect(takeAs('step-2')).resolves.toMatchObject({ granted: true });
+      });
+
       it('frees slots as they leave the window', async () => {
         const { take } = budget('expiry', [w(2, 200)]);
         await take();
