@@ -63,9 +63,14 @@ export class CheckoutSessionsService {
         await lookup.missed();
         throw new DomainError('reservation_not_found', NOT_FOUND);
       }
-      // Not waited for: the guest's answer does not depend on the place going back.
-      void lookup.found(reservation.id);
-      return await this.opened(reservation, this.known.seenSteps(reservation.id, guestEmail, record));
+      // The place goes back in the session's own write; an open that ends before it gives it back
+      // itself, not waited for: the guest's answer does not depend on it.
+      const placeBack = lookup.foundStep(reservation.id);
+      try {
+        return await this.opened(reservation, this.known.seenSteps(reservation.id, guestEmail, record), placeBack);
+      } finally {
+        void lookup.found(reservation.id);
+      }
     } finally {
       // A read that failed, or anything else before the lookup was judged, gives its place back
       // before the answer goes, and counts no miss (both no-ops once judged).
@@ -74,8 +79,15 @@ export class CheckoutSessionsService {
     }
   }
 
-  /** `seen`: steps of the reservation's slot that record what was read, written with the session's count. */
-  private async opened(reservation: PlatformReservation, seen: BatchStep[]): Promise<CheckoutSessionView> {
+  /**
+   * `seen`: steps of the reservation's slot that record what was read, written with the session's
+   * count; `placeBack`: the lookup's place, given back in the same write once counted.
+   */
+  private async opened(
+    reservation: PlatformReservation,
+    seen: BatchStep[],
+    placeBack: { step: BatchStep; given(): void },
+  ): Promise<CheckoutSessionView> {
     const amount = reservation.money?.balanceDue;
     const currency = reservation.money?.currency;
     if (typeof amount !== 'number' || !currency) {
@@ -111,7 +123,13 @@ export class CheckoutSessionsService {
     // The card on file, the session's count and its write in one batch: a reservation with a card
     // spends none of the count, and neither it nor a denied count writes a session.
     const opening = this.limits.sessionOpening(reservation.id);
-    const { card, counted, after } = await this.cards.onFileOrCounted(reservation.id, opening.request, opened ? [opened.step] : [], seen);
+    const { card, counted, after } = await this.cards.onFileOrCounted(
+      reservation.id,
+      opening.request,
+      [placeBack.step, ...(opened ? [opened.step] : [])],
+      seen,
+    );
+    if (after[0] !== null) placeBack.given();
     if (card) throw alreadyPaid();
     opening.admit(counted);
     if ('error' in provider) throw provider.error;
@@ -121,7 +139,7 @@ export class CheckoutSessionsService {
         'Card payments are not available for this property right now; please try again later.',
       );
     }
-    return toView(opened.written(after[0]));
+    return toView(opened.written(after[1]));
   }
 
   async get(id: string): Promise<CheckoutSessionView> {

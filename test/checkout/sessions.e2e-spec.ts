@@ -84,7 +84,8 @@ describe('checkout sessions', () => {
     expect(await sessionsStoredFor(world, reservation.reservationId)).toBe(0);
   });
 
-  it('writes the session in the one Redis step that reads the card on file and counts the opening', async () => {
+  /** A session opened on a fresh reservation, with every Redis command it sent, in the order Redis ran them. */
+  async function openedWatched() {
     const reservation = freshReservation(world);
     const keys = new RedisKeys(world.apps[0].config.redis.keyPrefix);
     const watch = await watchRedis(testRedisUrl());
@@ -96,20 +97,42 @@ describe('checkout sessions', () => {
       await marker.get(markerKey);
       const { commands } = watch;
       await waitUntil(() => Promise.resolve(commands.some((args) => args.includes(markerKey))), 5_000, 'the monitor to show the request');
-      const sessionKey = keys.checkoutSession(RedisKeys.sessionRef(created.body.id as string));
-      const cardKey = keys.reservationWrites(reservation.reservationId).card;
-      const tag = `{reservation:${reservation.reservationId}}`;
-      // Each command that names the reservation's keys or the session's, as the keys it names.
-      const touching = commands
-        .filter((args) => args.some((arg) => arg === sessionKey || arg.includes(tag)))
-        .map((args) => args.filter((arg) => arg.startsWith(keys.prefix)));
-      // Before it, the lookup's step read what the service knows of the reservation (spec §7).
-      const knownKey = keys.knownReservation(reservation.reservationId);
-      expect(touching).toEqual([[knownKey, ...touching[0].slice(1)], expect.arrayContaining([cardKey, sessionKey])]);
-      expect(touching[0].filter((key) => key.includes(tag))).toEqual([knownKey]);
+      return { reservation, keys, commands, sessionKey: keys.checkoutSession(RedisKeys.sessionRef(created.body.id as string)) };
     } finally {
       watch.stop();
       marker.disconnect();
+    }
+  }
+
+  it('writes the session in the one Redis step that reads the card on file and counts the opening', async () => {
+    const { reservation, keys, commands, sessionKey } = await openedWatched();
+    const cardKey = keys.reservationWrites(reservation.reservationId).card;
+    const tag = `{reservation:${reservation.reservationId}}`;
+    // Each command that names the reservation's keys or the session's, as the keys it names.
+    const touching = commands
+      .filter((args) => args.some((arg) => arg === sessionKey || arg.includes(tag)))
+      .map((args) => args.filter((arg) => arg.startsWith(keys.prefix)));
+    // Before it, the lookup's step read what the service knows of the reservation (spec §7).
+    const knownKey = keys.knownReservation(reservation.reservationId);
+    expect(touching).toEqual([[knownKey, ...touching[0].slice(1)], expect.arrayContaining([cardKey, sessionKey])]);
+    expect(touching[0].filter((key) => key.includes(tag))).toEqual([knownKey]);
+  });
+
+  it('gives the lookup’s place back in that same step, not in a round trip of its own', async () => {
+    const { keys, commands, sessionKey } = await openedWatched();
+    const naming = commands.filter((args) => args.some((arg) => arg.startsWith(keys.prefix) && arg.endsWith(':reservation-places:w')));
+    // Taken in the lookup's step, given back in the session's write: two commands, no ZREM alone.
+    expect(naming).toHaveLength(2);
+    expect(naming[1]).toContain(sessionKey);
+    // Given back: the place the lookup took is gone from the network's places once the session is open.
+    const [placesKey] = naming[1].filter((arg) => arg.endsWith(':reservation-places:w'));
+    const place = naming[1][naming[1].indexOf('releaseSlot') + 3];
+    expect(naming[0]).toContain(place);
+    const redis = new Redis(testRedisUrl());
+    try {
+      await expect(redis.zscore(placesKey, place)).resolves.toBeNull();
+    } finally {
+      redis.disconnect();
     }
   });
 

@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { AppConfig, RateLimit } from '../../config/app-config';
 import { MetricsService } from '../../metrics/metrics.service';
 import {
+  BatchStep,
   KeyValueStore,
   RecordRead,
   SlotAnswer,
@@ -46,6 +47,11 @@ const LOOKUP_RECHECK_MS = 100;
 export interface ReservationLookup {
   /** The reservation was found for that email: the place is given back. The first of the three counts. */
   found(reservationId: string): Promise<void>;
+  /**
+   * found() as a step of another write (of another slot), sparing its round trip: `given` once the
+   * step ran. Until then found(), missed() and cutShort() still settle the place.
+   */
+  foundStep(reservationId: string): { step: BatchStep; given(): void };
   /** No such reservation for that email: the place stays, as the network's miss. */
   missed(): Promise<void>;
   /** The read failed, or the open did after it: the place is given back and nothing counted. */
@@ -265,6 +271,12 @@ export class RequestLimits {
         await quietly(this.store.releaseSlot(places, place));
         this.lookupsHere.found(network, reservationId);
       },
+      foundStep: (reservationId) => ({
+        step: steps.slotBack(places[0], place),
+        given: () => {
+          if (settle()) this.lookupsHere.found(network, reservationId);
+        },
+      }),
       missed: async () => {
         if (!settle()) return;
         await quietly(
