@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { RequestLimits } from '../common/abuse/request-limits';
+import { PlaceBack, RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
@@ -83,11 +83,7 @@ export class CheckoutSessionsService {
    * `seen`: steps of the reservation's slot that record what was read, written with the session's
    * count; `placeBack`: the lookup's place, given back in the same write once counted.
    */
-  private async opened(
-    reservation: PlatformReservation,
-    seen: BatchStep[],
-    placeBack: { step: BatchStep; given(): void },
-  ): Promise<CheckoutSessionView> {
+  private async opened(reservation: PlatformReservation, seen: BatchStep[], placeBack: PlaceBack): Promise<CheckoutSessionView> {
     const amount = reservation.money?.balanceDue;
     const currency = reservation.money?.currency;
     if (typeof amount !== 'number' || !currency) {

@@ -43,6 +43,12 @@ const LOOKUP_WAIT_MS = 10_000;
 /** How often a waiting session open asks again while the places are held on other replicas. */
 const LOOKUP_RECHECK_MS = 100;
 
+/** A found lookup's place given back as a step of another write: `given` once that step ran. */
+export interface PlaceBack {
+  step: BatchStep;
+  given(): void;
+}
+
 /** A session open's place among its network's reservation lookups, taken before the read. */
 export interface ReservationLookup {
   /** The reservation was found for that email: the place is given back. The first of the three counts. */
@@ -51,7 +57,7 @@ export interface ReservationLookup {
    * found() as a step of another write (of another slot), sparing its round trip: `given` once the
    * step ran. Until then found(), missed() and cutShort() still settle the place.
    */
-  foundStep(reservationId: string): { step: BatchStep; given(): void };
+  foundStep(reservationId: string): PlaceBack;
   /** No such reservation for that email: the place stays, as the network's miss. */
   missed(): Promise<void>;
   /** The read failed, or the open did after it: the place is given back and nothing counted. */
