@@ -71,6 +71,27 @@ describe('ReadsInHand (a network’s reads handed out from blocks of its shared 
     expect(takes.length - before).toBeLessThan(10);
   });
 
+  it('decides a read from a block in hand, or a refusal it holds, at once; asks the store for nothing else', async () => {
+    const { reads, advance } = world(1_000);
+    expect(reads.spendInHand('203.0.113.7')).toBeUndefined();
+    for (let i = 0; i < 20; i += 1) {
+      await reads.spend('203.0.113.7');
+      advance(1);
+    }
+    expect(reads.spendInHand('203.0.113.7')).toEqual({ granted: true, retryAfterMs: 0 });
+    expect(reads.spendInHand('198.51.100.4')).toBeUndefined();
+
+    const refusing = world(1);
+    await refusing.reads.spend('203.0.113.7');
+    await expect(refusing.reads.spend('203.0.113.7')).resolves.toMatchObject({ granted: false });
+    const takesBefore = refusing.takes.length;
+    refusing.advance(100);
+    expect(refusing.reads.spendInHand('203.0.113.7')).toEqual({ granted: false, retryAfterMs: 59_900 });
+    refusing.advance(HELD_MS);
+    expect(refusing.reads.spendInHand('203.0.113.7')).toBeUndefined();
+    expect(refusing.takes.length).toBe(takesBefore);
+  });
+
   it('gives a block’s unused reads back when its holding time ends, so the limit counts only reads made', async () => {
     jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate'] });
     try {

@@ -54,24 +54,35 @@ export class ReadsInHand {
 
   /** One read of `network`: granted from a block in hand or a block taken now, else the limit's denial. */
   async spend(network: string): Promise<SlotAnswer> {
-    const hand = this.handOf(network);
     for (;;) {
-      this.dropSpent(hand);
-      const block = hand.blocks[0];
-      if (block) {
-        block.used += 1;
-        hand.handedOut += 1;
-        this.takeAhead(network, hand);
-        return GRANTED;
-      }
-      const refused = hand.refused;
-      const now = this.now();
-      if (refused && now < refused.until)
-        return { granted: false, retryAfterMs: Math.max(1, refused.answer.retryAfterMs - (now - refused.at)) };
+      const decided = this.spendInHand(network);
+      if (decided) return decided;
+      const hand = this.handOf(network);
       if (!hand.taking) return this.takeNow(network, hand);
       // A take that failed leaves nothing in hand: the next turn takes for itself and meets the failure.
       await hand.taking.catch(() => undefined);
     }
+  }
+
+  /**
+   * spend() when this replica can answer alone, without a promise: a read from a block in hand, or
+   * the limit's refusal it still holds. Undefined when the store must be asked.
+   */
+  spendInHand(network: string): SlotAnswer | undefined {
+    const hand = this.handOf(network);
+    this.dropSpent(hand);
+    const block = hand.blocks[0];
+    if (block) {
+      block.used += 1;
+      hand.handedOut += 1;
+      this.takeAhead(network, hand);
+      return GRANTED;
+    }
+    const refused = hand.refused;
+    const now = this.now();
+    if (refused && now < refused.until)
+      return { granted: false, retryAfterMs: Math.max(1, refused.answer.retryAfterMs - (now - refused.at)) };
+    return undefined;
   }
 
   private handOf(network: string): Hand {

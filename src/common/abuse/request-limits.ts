@@ -123,11 +123,19 @@ export class RequestLimits {
    * One read of this client that may cost an upstream call (`CHECKOUT_IP_READ_LIMIT`: a listing
    * summary, a payment-status poll); throws 429 `rate_limited` when over.
    */
-  async perClientIpRead(ip: string): Promise<void> {
-    const answer = await this.readsInHand.spend(clientNetwork(ip));
+  perClientIpRead(ip: string): Promise<void> | undefined {
+    const network = clientNetwork(ip);
+    // Most reads are decided from the network's reads in hand: no promise, no store round trip.
+    const inHand = this.readsInHand.spendInHand(network);
+    if (inHand) return this.admitRead(inHand);
+    return this.readsInHand.spend(network).then((answer) => this.admitRead(answer));
+  }
+
+  private admitRead(answer: SlotAnswer): undefined {
     if (!answer.granted) {
       this.refuse('client_ip_read', answer, 'Too many requests from your network. Please wait a moment and try again.');
     }
+    return undefined;
   }
 
   /** A block of a network's reads (ReadsInHand), given back where it was taken: Redis, or this replica while Redis fails. */
