@@ -100,19 +100,31 @@ export class CalendarService {
 
   /**
    * The days of `from`..`to` as the route's JSON text with its ETag, kept per range while its month
-   * copies and the day stay the same. A `from` before yesterday is refused (400), as a quote's past
-   * check-in is; yesterday passes (still today behind UTC) but every past day is unavailable.
+   * copies and the day stay the same; at once, without a promise, when this replica holds every
+   * month. A `from` before yesterday is refused (400); yesterday passes (still today behind UTC),
+   * its days unavailable.
    */
-  async daysText(listingId: string, from: string, to: string): Promise<PublicText> {
+  daysText(listingId: string, from: string, to: string): PublicText | Promise<PublicText> {
     const now = this.today();
     if (dayNumber(from) < dayNumber(now) - 1)
       throw DomainError.validation([{ field: 'from', message: 'from must not be more than a day in the past' }]);
+    const months = monthsBetween(from, to);
+    const copies = months.map((month) => this.cache.heldHere<CalendarMonth>('calendar', `${listingId}:${month}`));
+    if (copies.every((copy) => copy !== undefined)) {
+      const held = copies.map((copy) => copy.value);
+      return this.answerOf(listingId, held, from, to, now);
+    }
     const policy = { ttlMs: this.ttlMs, localTtlMs: LOCAL_COPY_MS, missTtlMs: MISS_MS };
-    const months = await Promise.all(
-      monthsBetween(from, to).map((month) =>
-        this.cache.getOrLoad<CalendarMonth>('calendar', `${listingId}:${month}`, policy, () => this.loadMonth(listingId, month)),
-      ),
-    );
+    return Promise.all(
+      months.map((month, index) => {
+        const copy = copies[index];
+        if (copy) return Promise.resolve(copy.value);
+        return this.cache.getOrLoad<CalendarMonth>('calendar', `${listingId}:${month}`, policy, () => this.loadMonth(listingId, month));
+      }),
+    ).then((loaded) => this.answerOf(listingId, loaded, from, to, now));
+  }
+
+  private answerOf(listingId: string, months: (CalendarMonth | null)[], from: string, to: string, now: string): PublicText {
     if (months.some((month) => month === null)) throw new DomainError('listing_not_found', 'No listing has this id.');
     return this.answer(listingId, months as CalendarMonth[], from, to, now);
   }

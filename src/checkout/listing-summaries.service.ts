@@ -45,16 +45,21 @@ export class ListingSummariesService {
       const listing = await this.guesty.getListing(listingId);
       return listing ? summarise(listing) : null;
     });
-    if (!summary) throw new DomainError('listing_not_found', 'No listing has this id.');
-    return summary;
+    return found(summary);
   }
 
   /**
    * The summary as the JSON text a public read answers, with its ETag: made once per copy this
-   * replica keeps, so a read of a held summary (a 304 too) serialises and hashes nothing.
+   * replica keeps, so a read of a held summary (a 304 too) serialises and hashes nothing. A copy
+   * held here is answered at once, without a promise; any other is read first.
    */
-  async text(listingId: string): Promise<PublicText> {
-    const summary = await this.get(listingId);
+  text(listingId: string): PublicText | Promise<PublicText> {
+    const held = this.cache.heldHere<ListingSummary>('listing-summary', listingId);
+    if (held) return this.textOf(found(held.value));
+    return this.get(listingId).then((summary) => this.textOf(summary));
+  }
+
+  private textOf(summary: ListingSummary): PublicText {
     let answer = this.texts.get(summary);
     if (answer === undefined) {
       const text = JSON.stringify(summary);
@@ -62,4 +67,9 @@ export class ListingSummariesService {
     }
     return answer;
   }
+}
+
+function found(summary: ListingSummary | null): ListingSummary {
+  if (!summary) throw new DomainError('listing_not_found', 'No listing has this id.');
+  return summary;
 }

@@ -4,7 +4,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
-import { sendPublicJson } from '../common/http/public-answer';
+import { PublicText, sendPublicJson } from '../common/http/public-answer';
 import { DomainError } from '../common/errors/domain-error';
 import { ListingSummariesService, SUMMARY_CACHING } from './listing-summaries.service';
 import { ListingSummary } from './listing-summary';
@@ -25,9 +25,12 @@ export class ListingsController {
   @ApiOkResponse({ type: ListingSummary })
   @ApiPublicCaching('the summary cache, 5 minutes')
   @ApiProblems('listing_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)
-  async get(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  get(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> | undefined {
     if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
-    const { text, etag } = await this.summaries.text(id);
-    sendPublicJson(request, reply, text, SUMMARY_CACHING, etag);
+    const send = ({ text, etag }: PublicText) => sendPublicJson(request, reply, text, SUMMARY_CACHING, etag);
+    const summary = this.summaries.text(id);
+    if (summary instanceof Promise) return summary.then(send);
+    send(summary);
+    return undefined;
   }
 }

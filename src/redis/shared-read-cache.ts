@@ -47,13 +47,18 @@ export class SharedReadCache {
     private readonly fetches: SharedFetches,
   ) {}
 
+  /** getOrLoad's answer from this replica's own copy while it is fresh, without a promise (a hit); undefined otherwise. */
+  heldHere<T>(cache: string, id: string): { value: T | null } | undefined {
+    const copy = this.local.get(this.keys.cache(cache, id));
+    if (!copy || copy.until <= this.clock.now()) return undefined;
+    this.hit(cache);
+    return copy as { value: T | null };
+  }
+
   async getOrLoad<T>(cache: string, id: string, policy: CachePolicy, load: () => Promise<T | null>): Promise<T | null> {
+    const held = this.heldHere<T>(cache, id);
+    if (held) return held.value;
     const key = this.keys.cache(cache, id);
-    const copy = this.local.get(key);
-    if (copy && copy.until > this.clock.now()) {
-      this.hit(cache);
-      return copy.value as T;
-    }
     const cached = await this.store.get(key).catch(() => null);
     if (cached !== null) {
       this.hit(cache);
