@@ -163,6 +163,9 @@ export interface SlotRequest {
   countsFromMs?: number;
 }
 
+/** The most slots one block takes: Redis adds a block's members in one ZADD, whose arguments Lua must hold at once. */
+export const MOST_BLOCK_SLOTS = 1_000;
+
 /** The members of a block of `slots` taken under `member`, numbered from 1, as the stores write them. */
 export function blockMembers(member: string, from: number, slots: number): string[] {
   return Array.from({ length: slots - from + 1 }, (_, index) => `${member}.${from + index}`);
@@ -192,8 +195,8 @@ export function assertSlotRequest(request: SlotRequest): void {
     throw new Error('takeSlot: one key per window is required');
   }
   const slots = request.slots ?? 1;
-  if (!Number.isInteger(slots) || slots < 1 || !((request.countsFromMs ?? 0) >= 0))
-    throw new Error('takeSlot: a block is 1 slot or more, counted from now or later');
+  if (!Number.isInteger(slots) || slots < 1 || slots > MOST_BLOCK_SLOTS || !((request.countsFromMs ?? 0) >= 0))
+    throw new Error(`takeSlot: a block is 1 to ${MOST_BLOCK_SLOTS} slots, counted from now or later`);
 }
 
 /**

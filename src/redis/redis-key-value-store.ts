@@ -60,7 +60,13 @@ local function take(k, a, windows, member, slots, heldMs)
     if slots == 1 then
       redis.call('ZADD', KEYS[k + i], now + heldMs, member)
     else
-      for j = 1, slots do redis.call('ZADD', KEYS[k + i], now + heldMs, member .. '.' .. j) end
+      -- One ZADD for the whole block: a call from Lua costs more than the members it adds.
+      local added = {}
+      for j = 1, slots do
+        added[2 * j - 1] = now + heldMs
+        added[2 * j] = member .. '.' .. j
+      end
+      redis.call('ZADD', KEYS[k + i], unpack(added))
     end
     -- Never shortened: the log may hold slots counted longer than this one (a miss among places).
     local ttl = tonumber(ARGV[a + i * 3 + 1]) + heldMs

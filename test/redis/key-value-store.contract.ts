@@ -1,4 +1,4 @@
-import { KeyValueStore, SlotWindow, blockMembers, slotAnswerOf, slotStep } from '../../src/redis/key-value-store';
+import { KeyValueStore, MOST_BLOCK_SLOTS, SlotWindow, blockMembers, slotAnswerOf, slotStep } from '../../src/redis/key-value-store';
 
 /**
  * The behaviour every KeyValueStore must show; run against Redis and the in-process store alike
@@ -403,6 +403,18 @@ export function describeKeyValueStoreContract(
         await store.releaseSlot(windowKeys, blockMembers('b1', 2, 4));
         await expect(block('b5', 3)).resolves.toMatchObject({ granted: true, left: 0 });
         await expect(block('b6', 1)).resolves.toMatchObject({ granted: false });
+      });
+
+      it('takes the largest block whole in one step, and refuses a larger one as a programming error', async () => {
+        const windows = [w(MOST_BLOCK_SLOTS, 60_000)];
+        const { windowKeys, pauseKey } = budget('largest', windows);
+        const block = (member: string, slots: number) => store.takeSlot({ windowKeys, pauseKey, windows, member, slots });
+        await expect(block('l1', MOST_BLOCK_SLOTS)).resolves.toEqual({ granted: true, retryAfterMs: 0, left: 0 });
+        await expect(block('l2', 1)).resolves.toMatchObject({ granted: false });
+        await store.releaseSlot(windowKeys, blockMembers('l1', MOST_BLOCK_SLOTS, MOST_BLOCK_SLOTS));
+        await expect(block('l3', 1)).resolves.toMatchObject({ granted: true, left: 0 });
+        // Thrown or rejected, as each store refuses a request it cannot hold.
+        await expect(Promise.resolve().then(() => block('l4', MOST_BLOCK_SLOTS + 1))).rejects.toThrow(/a block is 1 to/);
       });
 
       it("counts a block's slots from the end of its holding time, so a read handed out late still counts a whole window", async () => {
