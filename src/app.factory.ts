@@ -41,6 +41,8 @@ export async function createApp(config: AppConfig, options: CreateAppOptions = {
     genReqId: requestIdFor,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // No Nest middleware: without @fastify/middie every request skips its hook.
+    skipMiddie: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, options.extraModules, options.clock), adapter, {
     logger: new PinoLoggerService(logger),

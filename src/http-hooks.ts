@@ -19,7 +19,7 @@ const FORM_PATHS = /^\/checkout\/3ds\//;
 export function installHttpHooks(fastify: FastifyInstance, logger: Logger, metrics: MetricsService, shutdown: ShutdownState): void {
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
-    nameServerSpan(request.method, request.routeOptions.url);
+    nameServerSpan(request.method, () => request.routeOptions.url);
     requestContext.run({ requestId: request.id }, done);
   });
 

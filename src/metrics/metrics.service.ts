@@ -173,8 +173,14 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /** Each route's answers by method and status, resolved once (route templates, methods and statuses are few). */
+  private readonly httpRecorders = new Map<string, (seconds: number) => void>();
+
   recordHttp(method: string, route: string, status: number, seconds: number): void {
-    this.httpAnswers(method, route, status)(seconds);
+    const key = `${method} ${status} ${route}`;
+    let record = this.httpRecorders.get(key);
+    if (record === undefined) this.httpRecorders.set(key, (record = this.httpAnswers(method, route, status)));
+    record(seconds);
   }
 
   /** The HTTP metrics of one route's answers with one status, resolved once: call it with each answer's seconds. */

@@ -7,10 +7,15 @@ export function currentTrace(): { trace_id?: string; span_id?: string } {
   return { trace_id: context.traceId, span_id: context.spanId };
 }
 
-/** The server span takes the route's template (never the path: ids in a checkout path are capabilities). */
-export function nameServerSpan(method: string, route: string | undefined): void {
+/**
+ * The server span takes the route's template (never the path: ids in a checkout path are
+ * capabilities). `route` is asked only when a span is active: Fastify builds it on every ask.
+ */
+export function nameServerSpan(method: string, route: () => string | undefined): void {
   const span = trace.getActiveSpan();
-  if (!span || !route) return;
-  span.updateName(`${method} ${route}`);
-  span.setAttribute('http.route', route);
+  if (!span) return;
+  const template = route();
+  if (!template) return;
+  span.updateName(`${method} ${template}`);
+  span.setAttribute('http.route', template);
 }
