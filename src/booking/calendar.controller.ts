@@ -5,7 +5,7 @@ import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { DomainError, FieldError } from '../common/errors/domain-error';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
-import { PublicText, sendPublicJson } from '../common/http/public-answer';
+import { sendPublicText } from '../common/http/public-answer';
 import { CalendarService } from './calendar.service';
 import { CalendarResponse } from './dto/calendar.view';
 import { dayNumber, isCalendarDate } from './stay-dates';
@@ -50,11 +50,7 @@ export class CalendarController {
     const problems = rangeProblems(from, to);
     if (problems.length > 0) throw DomainError.validation(problems);
     if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
-    const send = ({ text, etag }: PublicText) => sendPublicJson(request, reply, text, this.calendar.caching, etag);
-    const days = this.calendar.daysText(id, from as string, to as string);
-    if (days instanceof Promise) return days.then(send);
-    send(days);
-    return undefined;
+    return sendPublicText(request, reply, this.calendar.daysText(id, from as string, to as string), this.calendar.caching);
   }
 }
 

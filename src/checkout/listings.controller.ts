@@ -4,7 +4,7 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
 import { ApiProblems, UPSTREAM_PROBLEMS } from '../common/http/api-problems.decorator';
 import { ApiPublicCaching } from '../common/http/api-public-caching.decorator';
-import { PublicText, sendPublicJson } from '../common/http/public-answer';
+import { sendPublicText } from '../common/http/public-answer';
 import { DomainError } from '../common/errors/domain-error';
 import { ListingSummariesService, SUMMARY_CACHING } from './listing-summaries.service';
 import { ListingSummary } from './listing-summary';
@@ -27,10 +27,6 @@ export class ListingsController {
   @ApiProblems('listing_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)
   get(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> | undefined {
     if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');
-    const send = ({ text, etag }: PublicText) => sendPublicJson(request, reply, text, SUMMARY_CACHING, etag);
-    const summary = this.summaries.text(id);
-    if (summary instanceof Promise) return summary.then(send);
-    send(summary);
-    return undefined;
+    return sendPublicText(request, reply, this.summaries.text(id), SUMMARY_CACHING);
   }
 }

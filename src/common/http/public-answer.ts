@@ -45,6 +45,22 @@ export function sendPublicJson(
   sendPublic(request, reply, { text, type: 'application/json; charset=utf-8' }, caching, etag);
 }
 
+/**
+ * sendPublicJson of a text and ETag made once per cached copy, in hand or on its way: a promise
+ * only for the latter, so a route answering a held copy leaves Nest nothing to await.
+ */
+export function sendPublicText(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: PublicText | Promise<PublicText>,
+  caching: PublicCaching,
+): Promise<void> | undefined {
+  const send = ({ text, etag }: PublicText) => sendPublicJson(request, reply, text, caching, etag);
+  if (answer instanceof Promise) return answer.then(send);
+  send(answer);
+  return undefined;
+}
+
 /** sendPublicJson for a text of any type (a script, a style sheet). */
 export function sendPublic(
   request: FastifyRequest,
