@@ -65,8 +65,10 @@ export interface SandboxReadings {
   methodListFilter: 'honoured' | 'ignored';
   /** Reservations the current read answers nothing for though they exist (a published support case). */
   reservationsV3Misses: string[];
-  /** The legacy reservation read and guest payment-method routes: retired on 2027-03-01 (404), or still served. */
+  /** The legacy reservation read: retired on 2027-03-01 (404), or still served. */
   legacyRoutes: 'retired' | 'served';
+  /** The guest's legacy payment-method routes: served (deprecated, no removal date published), or retired (404). */
+  legacyPaymentMethodRoutes: 'served' | 'retired';
 }
 
 export const DEFAULT_READINGS: SandboxReadings = {
@@ -78,15 +80,17 @@ export const DEFAULT_READINGS: SandboxReadings = {
   methodListFilter: 'honoured',
   reservationsV3Misses: [],
   legacyRoutes: 'retired',
+  legacyPaymentMethodRoutes: 'served',
 };
 
 /**
- * The readings a sandbox starts with: the defaults (the platform of 2027, legacy routes retired), with
- * the legacy routes served when the service beside it is sent back to them (GUESTY_API_SURFACE=legacy),
- * as the platform serves them until 2027-03-01.
+ * The readings a sandbox starts with: the defaults (the platform of 2027), with the legacy reservation
+ * read served when the service beside it is sent back to it (GUESTY_API_SURFACE or
+ * GUESTY_RESERVATIONS_SURFACE=legacy), as the platform serves it until 2027-03-01.
  */
 export function startingReadings(): SandboxReadings {
-  return { ...DEFAULT_READINGS, legacyRoutes: process.env.GUESTY_API_SURFACE === 'legacy' ? 'served' : 'retired' };
+  const reservations = process.env.GUESTY_RESERVATIONS_SURFACE ?? process.env.GUESTY_API_SURFACE;
+  return { ...DEFAULT_READINGS, legacyRoutes: reservations === 'legacy' ? 'served' : 'retired' };
 }
 
 /** The platform's calendar webhooks: the current one and the legacy one it replaces. */
@@ -123,7 +127,7 @@ export interface SandboxOptions {
    * or makes another record: nothing published says which the platform does, so the product is tested both ways.
    */
   mergeGuestsByEmail?: boolean;
-  /** The legacy routes retired on 2027-03-01: served or retired from the start (and after every reset); else by GUESTY_API_SURFACE. */
+  /** The legacy reservation read retired on 2027-03-01: served or retired from the start (and after every reset); else by the surface variables. */
   legacyRoutes?: SandboxReadings['legacyRoutes'];
   clock?: () => number;
 }
@@ -180,6 +184,8 @@ export interface SandboxCounters {
 
 export interface RequestLogEntry {
   route: SandboxRoute | 'unknown';
+  /** The reference's path template of an Open API route (`/guests/{id}/payment-methods`): which surface answered. */
+  reference?: string;
   method: string;
   /** 0 when the connection was dropped without an answer. */
   status: number;

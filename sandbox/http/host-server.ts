@@ -24,6 +24,8 @@ export interface RouteDefinition {
   name: SandboxRoute;
   method: 'GET' | 'POST' | 'PUT';
   path: RegExp;
+  /** The reference's path template, where the route has one (the same operation may have two: current and legacy). */
+  reference?: string;
   handle: RouteHandler;
 }
 
@@ -123,7 +125,8 @@ async function serve(
   const routeName = found.route?.name ?? 'unknown';
   const requests = runtime.counters.requests;
   requests[routeName] = (requests[routeName] ?? 0) + 1;
-  const finish = (status: number) => runtime.log({ route: routeName, method, status, time: now });
+  const reference = found.route?.reference;
+  const finish = (status: number) => runtime.log({ route: routeName, method, status, time: now, ...(reference ? { reference } : {}) });
 
   let rawBody: Buffer;
   try {

@@ -20,14 +20,18 @@ import { getFolioInvoiceItems, getFolioOverview, getGuest, getReservationsV3, li
 import type { RouteHandler } from '../http/host-server';
 
 /**
- * A legacy route the platform retires on 2027-03-01 (changelogs 2026-11-05 and 2026-11-19): 404
- * "retired", unless the readings still serve it (`legacyRoutes`), as the platform does until then.
+ * A legacy route: the reservation read the platform retires on 2027-03-01 (changelog 2026-11-05), or
+ * a guest payment-method route, deprecated with no removal date. Each answers 404 "retired" unless
+ * its reading still serves it (`legacyRoutes`, `legacyPaymentMethodRoutes`).
  */
-function legacy(handler: RouteHandler): RouteHandler {
+function legacy(handler: RouteHandler, reading: 'legacyRoutes' | 'legacyPaymentMethodRoutes' = 'legacyRoutes'): RouteHandler {
   return (ctx) => {
-    if (ctx.runtime.readings.legacyRoutes === 'served') return handler(ctx);
+    if (ctx.runtime.readings[reading] === 'served') return handler(ctx);
     throw new UpstreamRefusal(404, {
-      message: 'This endpoint was retired on 2027-03-01; see the reservation migration guide',
+      message:
+        reading === 'legacyRoutes'
+          ? 'This endpoint was retired on 2027-03-01; see the reservation migration guide'
+          : 'This endpoint was retired; see the payments API',
       code: 'RETIRED',
     });
   };
@@ -73,14 +77,14 @@ export const apiHost: HostDefinition = {
       'POST',
       /^\/v1\/guests\/(?<guestId>[^/]+)\/payment-methods\/?$/,
       '/guests/{id}/payment-methods',
-      legacy(attachPaymentMethod),
+      legacy(attachPaymentMethod, 'legacyPaymentMethodRoutes'),
     ),
     openApiRoute(
       'listPaymentMethods',
       'GET',
       /^\/v1\/guests\/(?<guestId>[^/]+)\/payment-methods\/?$/,
       '/guests/{id}/payment-methods',
-      legacy(listPaymentMethods),
+      legacy(listPaymentMethods, 'legacyPaymentMethodRoutes'),
     ),
     openApiRoute(
       'invoiceItems',

@@ -77,5 +77,5 @@ export function openApiRoute(
 ): RouteDefinition {
   GATED.push({ method, reference });
   const checked = checkedAgainstReference(reference, handler);
-  return { name, method, path, handle: (ctx) => passGate(ctx, checked) };
+  return { name, method, path, reference, handle: (ctx) => passGate(ctx, checked) };
 }

@@ -51,11 +51,15 @@ export interface GuestyConfig {
   payUrl: string;
   invoiceItemsEndpoint: 'current' | 'deprecated';
   /**
-   * Which of the platform's surfaces reservations and payment methods are read and attached through:
-   * the current one (Reservations V3, guest folio, payments API) or the legacy one it retires on
-   * 2027-03-01, an operator's way back until then (docs/upstream.md, "The surface of 2027").
+   * Where reservations, their guest and money are read: the current surface (Reservations V3, guest
+   * folio, payments API) or the legacy read the platform retires on 2027-03-01 (docs/upstream.md).
    */
-  apiSurface: 'current' | 'legacy';
+  reservationsSurface: 'current' | 'legacy';
+  /**
+   * Where cards are attached and listed: the payments API's payment methods, or the guest's legacy
+   * ones, deprecated with no removal date (docs/upstream.md, "The surface of 2027").
+   */
+  paymentMethodsSurface: 'current' | 'legacy';
   /** The `whsec_…` secret of the platform's webhook subscription; absent: /webhooks/guesty answers 404. */
   webhookSecret?: string;
   /** Where the token request carries the credentials (docs/upstream-seed.md §4.1 allows both). */

@@ -19,6 +19,9 @@ import {
 /** The platform's surface the service calls unless told otherwise: the one that stays after 2027-03-01. */
 export const DEFAULT_API_SURFACE = 'current';
 
+/** The platform retires its legacy reservation endpoints on this day (changelog 2026-11-05); its legacy payment methods have no date. */
+export const LEGACY_RESERVATIONS_RETIRED_AT = Date.UTC(2027, 2, 1);
+
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
@@ -49,6 +52,8 @@ export class Environment {
   @Integer(0, 120_000) SHUTDOWN_DRAIN_MS = 10_000;
   @OneOf('current', 'deprecated') INVOICE_ITEMS_ENDPOINT: 'current' | 'deprecated' = 'current';
   @OneOf('current', 'legacy') GUESTY_API_SURFACE: 'current' | 'legacy' = DEFAULT_API_SURFACE;
+  @OneOf('current', 'legacy') GUESTY_RESERVATIONS_SURFACE?: 'current' | 'legacy';
+  @OneOf('current', 'legacy') GUESTY_PAYMENT_METHODS_SURFACE?: 'current' | 'legacy';
   @Matching(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, 'must be the subscription secret: whsec_ followed by its base64 key')
   GUESTY_WEBHOOK_SECRET?: string;
   @OneOf('basic', 'body') GUESTY_TOKEN_CREDENTIALS: 'basic' | 'body' = 'basic';

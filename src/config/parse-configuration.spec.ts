@@ -45,7 +45,8 @@ describe('parseConfiguration', () => {
       authUrl: 'https://open-api.guesty.com',
       payUrl: 'https://pay.guesty.com',
       invoiceItemsEndpoint: 'current',
-      apiSurface: 'current',
+      reservationsSurface: 'current',
+      paymentMethodsSurface: 'current',
     });
   });
 
@@ -105,6 +106,37 @@ describe('parseConfiguration', () => {
     const config = parseConfiguration(PRODUCTION);
     expect(config.runtime.sandbox).toBe(false);
     expect(config.logging.pretty).toBe(false);
+  });
+
+  it('chooses the surface of reservations and of payment methods each on its own, GUESTY_API_SURFACE setting both', () => {
+    const surfaces = (env: Record<string, string>) => {
+      const { reservationsSurface, paymentMethodsSurface } = parseConfiguration(env).guesty;
+      return [reservationsSurface, paymentMethodsSurface];
+    };
+    expect(surfaces({})).toEqual(['current', 'current']);
+    expect(surfaces({ GUESTY_API_SURFACE: 'legacy' })).toEqual(['legacy', 'legacy']);
+    expect(surfaces({ GUESTY_PAYMENT_METHODS_SURFACE: 'legacy' })).toEqual(['current', 'legacy']);
+    expect(surfaces({ GUESTY_API_SURFACE: 'legacy', GUESTY_RESERVATIONS_SURFACE: 'current' })).toEqual(['current', 'legacy']);
+    expect(problemsOf({ GUESTY_PAYMENT_METHODS_SURFACE: 'old' })).toEqual([
+      expect.stringMatching(/^GUESTY_PAYMENT_METHODS_SURFACE must be one of/),
+    ]);
+  });
+
+  it('refuses the legacy reservation reads from the day the platform retires them, and keeps the legacy payment methods', () => {
+    jest.useFakeTimers({ now: Date.UTC(2027, 2, 1) });
+    try {
+      expect(problemsOf({ GUESTY_API_SURFACE: 'legacy' })).toEqual([
+        expect.stringMatching(/^GUESTY_API_SURFACE=legacy: the platform retired/),
+      ]);
+      expect(problemsOf({ GUESTY_RESERVATIONS_SURFACE: 'legacy' })).toEqual([
+        expect.stringMatching(/^GUESTY_RESERVATIONS_SURFACE=legacy: the platform retired/),
+      ]);
+      expect(problemsOf({ GUESTY_API_SURFACE: 'legacy', GUESTY_RESERVATIONS_SURFACE: 'current' })).toEqual([]);
+      expect(problemsOf({ GUESTY_PAYMENT_METHODS_SURFACE: 'legacy' })).toEqual([]);
+    } finally {
+      jest.useRealTimers();
+    }
+    expect(problemsOf({ GUESTY_API_SURFACE: 'legacy' })).toEqual([]);
   });
 
   it('refuses http upstream or public URLs in production', () => {

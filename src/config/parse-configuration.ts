@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { AppConfig } from './app-config';
-import { Environment, ENVIRONMENT_VARIABLES } from './environment';
+import { Environment, ENVIRONMENT_VARIABLES, LEGACY_RESERVATIONS_RETIRED_AT } from './environment';
 import { isClusterUrl } from './redis-address';
 import { timingProblems } from './timing-rules';
 
@@ -85,6 +85,10 @@ function rulesBetweenVariables(
     !sandbox && !isGiven('CHECKOUT_RETURN_URL'),
     'CHECKOUT_RETURN_URL is required outside sandbox mode (the site page guests return to after 3-D Secure)',
   );
+  problem(
+    (env.GUESTY_RESERVATIONS_SURFACE ?? env.GUESTY_API_SURFACE) === 'legacy' && Date.now() >= LEGACY_RESERVATIONS_RETIRED_AT,
+    `${isGiven('GUESTY_RESERVATIONS_SURFACE') ? 'GUESTY_RESERVATIONS_SURFACE' : 'GUESTY_API_SURFACE'}=legacy: the platform retired the legacy reservation endpoints on 2027-03-01; use current (npm run platform:check shows whether it answers)`,
+  );
   problem(env.GUESTY_TOKEN_RESERVE >= env.GUESTY_TOKENS_PER_DAY, 'GUESTY_TOKEN_RESERVE must be smaller than GUESTY_TOKENS_PER_DAY');
   problems.push(
     ...timingProblems({
@@ -124,7 +128,8 @@ function appConfig(env: Environment, { production, sandbox }: Runtime): AppConfi
       authUrl: env.GUESTY_AUTH_URL ?? env.GUESTY_API_URL,
       payUrl: env.GUESTY_PAY_URL,
       invoiceItemsEndpoint: env.INVOICE_ITEMS_ENDPOINT,
-      apiSurface: env.GUESTY_API_SURFACE,
+      reservationsSurface: env.GUESTY_RESERVATIONS_SURFACE ?? env.GUESTY_API_SURFACE,
+      paymentMethodsSurface: env.GUESTY_PAYMENT_METHODS_SURFACE ?? env.GUESTY_API_SURFACE,
       webhookSecret: env.GUESTY_WEBHOOK_SECRET,
       tokenCredentials: env.GUESTY_TOKEN_CREDENTIALS,
       tokensPerDay: env.GUESTY_TOKENS_PER_DAY,

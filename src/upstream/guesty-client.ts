@@ -224,7 +224,7 @@ export class GuestyClient {
     find: { priority?: Priority; answered?: (exists: boolean) => void } = {},
   ): Promise<PlatformReservation | null> {
     const findPriority = find.priority ?? priority;
-    if (this.surface() === 'legacy') {
+    if (this.surfaceOf('reservations') === 'legacy') {
       const reservation = await this.getLegacyReservation(reservationId, findPriority);
       find.answered?.(reservation !== null);
       // The legacy read's payments name the method each charges: the cards on file, with no other call.
@@ -305,7 +305,7 @@ export class GuestyClient {
    * card was on it to pay with), unless the platform states a balance; the legacy read's balance.
    */
   async balanceOfNewReservation(reservationId: string, priority: Priority): Promise<{ amount?: number; currency?: string }> {
-    if (this.surface() === 'legacy') {
+    if (this.surfaceOf('reservations') === 'legacy') {
       const money = (await this.getLegacyReservation(reservationId, priority))?.money;
       return { amount: money?.balanceDue, currency: money?.currency };
     }
@@ -390,7 +390,7 @@ export class GuestyClient {
 
   /** The reservation's confirmation code, which the current attach links the card by and a method's list item names. */
   async confirmationCodeOf(reservationId: string, priority: Priority = 'checkout'): Promise<string | undefined> {
-    if (this.surface() === 'legacy') return (await this.getLegacyReservation(reservationId, priority))?.confirmationCode;
+    if (this.surfaceOf('reservations') === 'legacy') return (await this.getLegacyReservation(reservationId, priority))?.confirmationCode;
     return (await this.reservationReads.load(reservationId, priority))?.confirmationCode;
   }
 
@@ -400,7 +400,7 @@ export class GuestyClient {
    * code is the caller's to know before the write (a read here would delay a send already fenced).
    */
   async attachPaymentMethod(request: AttachPaymentMethodRequest): Promise<PaymentMethodOnFile> {
-    const legacy = this.surface() === 'legacy';
+    const legacy = this.surfaceOf('paymentMethods') === 'legacy';
     const { confirmationCode } = request;
     if (!legacy && !confirmationCode) {
       throw new UpstreamError('upstream_error', 'The reservation’s confirmation code is not known; nothing was attached.', {
@@ -434,7 +434,7 @@ export class GuestyClient {
     priority: Priority = 'checkout',
     confirmationCode?: string,
   ): Promise<PaymentMethodOnFile[]> {
-    const legacy = this.surface() === 'legacy';
+    const legacy = this.surfaceOf('paymentMethods') === 'legacy';
     const answer = await this.openApi({
       operation: 'listPaymentMethods',
       kind: 'read',
@@ -456,8 +456,10 @@ export class GuestyClient {
       .map((method) => methodOnFileOf({ ...method, reservationId }));
   }
 
-  private surface(): 'current' | 'legacy' {
-    return this.config.get('guesty', { infer: true }).apiSurface;
+  /** Each resource on its own switch (docs/product-spec.md §2): reservations may move on while cards stay, or the reverse. */
+  private surfaceOf(resource: 'reservations' | 'paymentMethods'): 'current' | 'legacy' {
+    const guesty = this.config.get('guesty', { infer: true });
+    return resource === 'reservations' ? guesty.reservationsSurface : guesty.paymentMethodsSurface;
   }
 
   /**

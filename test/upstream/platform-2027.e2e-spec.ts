@@ -99,3 +99,41 @@ describe('the legacy routes after the sunset', () => {
     }
   });
 });
+
+/**
+ * Each resource on its own switch (docs/product-spec.md §2): the legacy guest payment methods have no
+ * removal date while the legacy reservation read goes on 2027-03-01, so an operator may keep one and
+ * move the other. The surface the platform answered on is the reference path it logged.
+ */
+describe.each([
+  ['reservations current, payment methods legacy', 'current', 'legacy', '/guests/{id}/payment-methods'],
+  ['reservations legacy, payment methods current', 'legacy', 'current', '/payment-methods'],
+] as const)('%s', (_name, reservations, paymentMethods, methodPath) => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, {
+      sandbox: { paymentVisibilityDelayMs: 0, legacyRoutes: reservations === 'legacy' ? 'served' : 'retired' },
+      env: { GUESTY_RESERVATIONS_SURFACE: reservations, GUESTY_PAYMENT_METHODS_SURFACE: paymentMethods },
+    });
+    world.sandbox.control.setReadings({ legacyPaymentMethodRoutes: paymentMethods === 'legacy' ? 'served' : 'retired' });
+  });
+  afterAll(() => world.close());
+
+  it('reads the reservation on its surface and lists and attaches the card on the other, once', async () => {
+    const reservation = freshReservation(world, 260);
+    const from = world.sandbox.control.requestLog.length;
+    const site = checkoutClient(world.apps[0].url);
+    const created = await site.createSession(reservation.reservationId, reservation.guestEmail).expect(201);
+    expect(created.body).toMatchObject({ amount: 260, currency: 'USD' });
+    expect((await site.submit(created.body.id, cardBody(CARDS.noThreeDs)).expect(200)).body.status).toBe('succeeded');
+    expect(world.sandbox.control.getPaymentMethods(reservation.guestId)).toHaveLength(1);
+
+    const calls = world.sandbox.control.requestLog.slice(from);
+    expect(calls.filter((call) => call.status >= 400)).toEqual([]);
+    const pathsOf = (route: string) => [...new Set(calls.filter((call) => call.route === route).map((call) => call.reference))];
+    expect(pathsOf('reservation')).toEqual([reservations === 'legacy' ? '/reservations/{id}' : '/reservations-v3']);
+    expect(pathsOf('paymentMethods')).toEqual([methodPath]);
+    expect(pathsOf('listPaymentMethods')).toEqual([methodPath]);
+  });
+});
