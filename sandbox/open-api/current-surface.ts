@@ -101,7 +101,9 @@ export function getGuest(ctx: RequestContext): SandboxAnswer {
     returningGuest: false,
   };
   const wanted = new Set(fields.split(/[\s,]+/));
-  return jsonAnswer(200, Object.fromEntries(Object.entries(whole).filter(([name]) => name === '_id' || wanted.has(name))));
+  // The reference's schema requires these whatever `fields` asks.
+  const always = ['_id', 'firstName', 'lastName', 'returningGuest'];
+  return jsonAnswer(200, Object.fromEntries(Object.entries(whole).filter(([name]) => always.includes(name) || wanted.has(name))));
 }
 
 function itemsTotal(reservation: ReservationRecord): { subTotalPrice: number; totalTaxes: number } {

@@ -59,6 +59,11 @@ function checkedAgainstReference(reference: string, handler: RouteHandler): Rout
 
 const GATED: { method: string; reference: string }[] = [];
 
+/** Every /v1 operation the sandbox serves, as the reference names it: what the contract test reports on. */
+export function gatedOperations(): readonly { method: string; reference: string }[] {
+  return GATED;
+}
+
 /**
  * Compiles every /v1 route's validators before the sandbox listens: compiling on a first request
  * would stall the loop mid-burst and bunch the requests queued behind it into one rate-limit window.

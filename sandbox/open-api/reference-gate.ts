@@ -19,6 +19,8 @@ interface ReferenceParameter {
 }
 
 interface ReferenceOperation {
+  /** What of this copy is our reading, not the platform's publication (docs/upstream-reference/README.md). */
+  'x-inferred'?: string;
   responses?: Record<string, unknown>;
   parameters?: ReferenceParameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: Schema }> };
@@ -50,6 +52,17 @@ export function loadReference(): ReferenceDocument | null {
     reference = file ? (JSON.parse(readFileSync(file, 'utf8')) as ReferenceDocument) : null;
   }
   return reference;
+}
+
+/**
+ * How far the reference copy of an operation is the platform's word: `published`, `inferred` where
+ * part of it is our reading (`x-inferred`: a request or answer checked against it proves only that the
+ * sandbox and the product share a guess), `absent` where the copy has no such operation.
+ */
+export function referenceStanding(method: string, route: string): 'published' | 'inferred' | 'absent' {
+  const operation = loadReference()?.paths[route]?.[method.toLowerCase()];
+  if (!operation) return 'absent';
+  return operation['x-inferred'] ? 'inferred' : 'published';
 }
 
 /**

@@ -1,8 +1,10 @@
 import Ajv from 'ajv';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startTestSandbox, tokenizeBody, webhookReceiver, type JsonBody, type SandboxClient } from '../sandbox/sandbox-helpers';
 import { SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET } from '../../sandbox/types';
+import { gatedOperations } from '../../sandbox/open-api/gate';
+import { referenceStanding } from '../../sandbox/open-api/reference-gate';
 import { exampleHas, productFields, referenceHas } from './reference-fields';
 
 /**
@@ -120,6 +122,13 @@ const OPERATIONS: Operation[] = [
     route: '/payment-providers/provider-by-listing',
     reads: 'PaymentProvider',
     call: (s) => s.api('/v1/payment-providers/provider-by-listing?listingId=lst-seaside'),
+  },
+  {
+    operation: 'getGuest',
+    method: 'get',
+    route: '/guests-crud/{guestId}',
+    reads: 'UpstreamGuestRead',
+    call: (s) => s.api('/v1/guests-crud/guest-olivia?fields=email'),
   },
   {
     operation: 'getReservation',
@@ -638,6 +647,32 @@ describe('the sandbox answers as the published reference describes (contract)', 
       "/payload/card/exp_month is string, the example's number",
       '/list/0/b is not in the example',
     ]);
+  });
+
+  it('reports each operation whose reference is our inference as unverified, checks none against it, and the beliefs table names each', () => {
+    const operations = [...new Set(gatedOperations().map(({ method, reference }) => `${method} ${reference}`))].sort();
+    const report = operations.map((operation) => {
+      const [method, route] = operation.split(' ');
+      const standing = referenceStanding(method, route);
+      return { operation, verdict: standing === 'published' ? 'checked' : 'unverified', reference: standing };
+    });
+    mkdirSync(path.join(__dirname, '../../test-results'), { recursive: true });
+    writeFileSync(path.join(__dirname, '../../test-results/contract-report.json'), `${JSON.stringify(report, null, 2)}\n`);
+    const unverified = report.filter((entry) => entry.verdict === 'unverified').map((entry) => entry.operation);
+    expect(unverified).toEqual(
+      expect.arrayContaining([
+        'GET /guest-folio/overview',
+        'GET /payment-methods',
+        'GET /payments',
+        'GET /reservations-v3',
+        'POST /payment-methods',
+      ]),
+    );
+    // No answer is judged against a schema we wrote ourselves.
+    expect(OPERATIONS.filter((operation) => referenceStanding(operation.method, operation.route) === 'inferred')).toEqual([]);
+    const beliefs = readFileSync(path.join(__dirname, '../../docs/upstream.md'), 'utf8');
+    const inferredInDocs = [...beliefs.matchAll(/^\| [^|]+ \| `([A-Z]+ [^`]+)` \| inferred \|/gm)].map((row) => row[1]);
+    expect(unverified.filter((operation) => !inferredInDocs.includes(operation))).toEqual([]);
   });
 
   it('names what the reference publishes no answer schema for, and what stands in for it', () => {
