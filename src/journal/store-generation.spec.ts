@@ -1,5 +1,6 @@
 import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
 import { DomainError } from '../common/errors/domain-error';
+import { StoreGeneration } from './store-generation';
 
 const SETTLE_MS = 120_000;
 
@@ -53,5 +54,45 @@ describe('StoreGeneration: writes wait for the settle horizon after Redis lost t
     await expect(admitNow(world)).resolves.toMatchObject({ code: 'step_in_progress' });
     const raised = JSON.parse((await world.store.get(world.keys.journal().generation))!) as { id: string; writesFrom: number };
     expect(raised).toEqual({ id: 'started-after-the-loss', writesFrom: world.clock.now() + SETTLE_MS });
+  });
+
+  it('holds once per loss: a replica that comes to write after the horizon moves it for nobody', async () => {
+    const world = journalWorld({ WRITE_HOLD_ON_NEW_STORE: 'false' });
+    const replica = (): StoreGeneration => new StoreGeneration(world.store, world.keys, world.clock, world.metrics, world.config);
+    const [first, stale] = [replica(), replica()];
+    const admit = async (generation: StoreGeneration) =>
+      generation.admit(await world.store.get(world.keys.journal().generation)).then(
+        () => 'open',
+        (error: unknown) => error,
+      );
+    await first.onModuleInit();
+    await stale.onModuleInit();
+    await world.store.delete(world.keys.journal().generation);
+    // The first replica to write finds the loss and holds writes for one horizon from then.
+    await expect(admit(first)).resolves.toMatchObject({ code: 'step_in_progress', retryAfterSeconds: SETTLE_MS / 1000 });
+    world.clock.time += SETTLE_MS;
+    await expect(admit(first)).resolves.toBe('open');
+    // Days later, a replica that wrote nothing since finds the new generation: nothing of it can still land.
+    world.clock.time += 3 * 86_400_000;
+    await expect(admit(stale)).resolves.toBe('open');
+    await expect(admit(first)).resolves.toBe('open');
+  });
+
+  it("a replica finding the loss within the first finder's horizon holds to that same horizon, not its own", async () => {
+    const world = journalWorld({ WRITE_HOLD_ON_NEW_STORE: 'false' });
+    const [first, second] = [0, 1].map(() => new StoreGeneration(world.store, world.keys, world.clock, world.metrics, world.config));
+    const admit = async (generation: StoreGeneration) =>
+      generation.admit(await world.store.get(world.keys.journal().generation)).then(
+        () => 'open',
+        (error: unknown) => error,
+      );
+    await first.onModuleInit();
+    await second.onModuleInit();
+    await world.store.delete(world.keys.journal().generation);
+    await admit(first);
+    world.clock.time += SETTLE_MS / 2;
+    await expect(admit(second)).resolves.toMatchObject({ code: 'step_in_progress', retryAfterSeconds: SETTLE_MS / 2000 });
+    world.clock.time += SETTLE_MS / 2;
+    await expect(admit(second)).resolves.toBe('open');
   });
 });

@@ -8,16 +8,21 @@ import { MetricsService } from '../metrics/metrics.service';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 
-/** The journal's generation: which store life this is, and the first moment writes may be sent in it. */
+/**
+ * The journal's generation: which store life this is, the first moment writes may be sent in it, and
+ * when a replica first found the store without it (absent in generations written before it was kept).
+ */
 interface Generation {
   id: string;
   writesFrom: number;
+  foundAt?: number;
 }
 
 function readGeneration(raw: string): Generation | null {
   try {
     const parsed = JSON.parse(raw) as Partial<Generation>;
-    return typeof parsed.id === 'string' && typeof parsed.writesFrom === 'number' ? { id: parsed.id, writesFrom: parsed.writesFrom } : null;
+    if (typeof parsed.id !== 'string' || typeof parsed.writesFrom !== 'number') return null;
+    return { id: parsed.id, writesFrom: parsed.writesFrom, ...(typeof parsed.foundAt === 'number' ? { foundAt: parsed.foundAt } : {}) };
   } catch {
     return null;
   }
@@ -88,22 +93,27 @@ export class StoreGeneration implements OnModuleInit {
     let text = raw;
     let current = text === null ? null : readGeneration(text);
     const lostWhileRunning = knew !== null && current?.id !== knew.id;
+    let created = false;
     if (current === null) {
       const writesFrom = lostWhileRunning || this.holdOnNewStore ? this.clock.now() + this.settleMs : 0;
-      const fresh = JSON.stringify({ id: randomUUID(), writesFrom });
+      const fresh = JSON.stringify({ id: randomUUID(), writesFrom, foundAt: this.clock.now() });
       // One generation for every replica: the first to write it wins, the others read it.
-      const wrote = await this.store.set(this.key, fresh, { ifAbsent: true });
-      text = wrote ? fresh : await this.store.get(this.key);
+      created = await this.store.set(this.key, fresh, { ifAbsent: true });
+      text = created ? fresh : await this.store.get(this.key);
       current = text === null ? null : readGeneration(text);
       if (text === null || current === null) return null;
     }
-    if (lostWhileRunning && current.writesFrom < this.clock.now() + this.settleMs) {
-      // Another replica started this generation as a new store's; this one knows writes were in flight.
-      current = { id: current.id, writesFrom: this.clock.now() + this.settleMs };
+    // Every write this replica sent before the loss left before the loss was first found, so one
+    // horizon from then covers them all: a replica finding it later (days, for one that wrote
+    // nothing since) never moves it. Only a generation opened at once as a new store's is raised.
+    const horizon = (current.foundAt ?? this.clock.now()) + this.settleMs;
+    if (lostWhileRunning && current.writesFrom < horizon) {
+      current = { ...current, writesFrom: horizon };
       text = JSON.stringify(current);
       await this.store.set(this.key, text);
     }
-    if (lostWhileRunning || (knew === null && current.writesFrom > this.clock.now())) {
+    const held = current.writesFrom > this.clock.now();
+    if ((lostWhileRunning && (created || held)) || (knew === null && held)) {
       this.metrics.storeLosses.inc();
       this.logger.error(
         { waitMs: Math.max(0, current.writesFrom - this.clock.now()) },
