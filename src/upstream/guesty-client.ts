@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Clock } from '../common/clock';
+import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { AccessToken, AccessTokens } from './access-tokens';
 import {
@@ -639,7 +640,7 @@ export class GuestyClient {
     let token: AccessToken = await this.tokens.current();
     let reminted = false;
     for (let attempt = 0; ; attempt += 1) {
-      await this.slot(call.priority, deadline);
+      await this.slot(call.priority, deadline, call.operation);
       if (attempt === 0) granted?.();
       // A write never leaves past its deadline (a stalled loop, a frozen process): the journal's settle horizon counts on it.
       if (call.kind === 'write' && Date.now() > deadline) {
@@ -704,10 +705,19 @@ export class GuestyClient {
    * Holds a slot of the outbound budget fresh enough to send on: one granted before a stall of this
    * replica's loop is taken again, so late sends never crowd one of the platform's windows.
    */
-  private async slot(priority: Priority, deadline: number): Promise<void> {
+  private async slot(priority: Priority, deadline: number, operation: string): Promise<void> {
     for (;;) {
       const grant = await inSpan('upstream rate limit wait', { 'upstream.priority': priority }, () =>
-        this.limiter.acquire(priority, deadline),
+        this.limiter.acquire(priority, deadline).catch((refusal: unknown) => {
+          // The budget's refusal is a request that surely never left: a write the journal need not remember.
+          if (!(refusal instanceof DomainError) || refusal instanceof UpstreamError) throw refusal;
+          throw new UpstreamError(refusal.code, refusal.detail, {
+            operation,
+            maybeSent: false,
+            status: refusal.status,
+            retryAfterSeconds: refusal.retryAfterSeconds,
+          });
+        }),
       );
       if (!this.limiter.expired(grant)) return;
     }

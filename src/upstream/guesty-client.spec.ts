@@ -1,0 +1,39 @@
+import { SteppingClock, unitConfig } from '../../test/utils/unit-kit';
+import { DomainError } from '../common/errors/domain-error';
+import { AccessTokens } from './access-tokens';
+import { GuestyClient } from './guesty-client';
+import { OutboundRateLimiter } from './outbound-rate-limiter';
+import { UpstreamError } from './upstream-error';
+import { UpstreamHttp } from './upstream-http';
+
+/** A client whose budget refuses every slot, as the limiter does when no slot frees before the deadline. */
+function refusedByTheBudget() {
+  const sent: string[] = [];
+  const http = { send: (call: { operation: string }) => Promise.reject(new Error(`sent ${sent.push(call.operation)}`)) };
+  const tokens = { current: () => Promise.resolve({ value: 'unit-token' }), rejected: () => Promise.resolve(null) };
+  const refusal = new DomainError('rate_limited', 'The booking platform is busy; try again shortly.', {
+    status: 503,
+    retryAfterSeconds: 7,
+  });
+  const limiter = { acquire: () => Promise.reject(refusal), expired: () => false, pauseAll: () => Promise.resolve() };
+  const client = new GuestyClient(
+    http as unknown as UpstreamHttp,
+    tokens as unknown as AccessTokens,
+    limiter as unknown as OutboundRateLimiter,
+    unitConfig().service,
+    new SteppingClock(),
+  );
+  return { client, sent };
+}
+
+describe('GuestyClient: a request the outbound budget refused', () => {
+  it('is a write that surely never left, so the journal keeps nothing of it (docs/product-spec.md §6)', async () => {
+    const { client, sent } = refusedByTheBudget();
+    const refused = await client
+      .createGuest({ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' }, 'anonymous')
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UpstreamError);
+    expect(refused).toMatchObject({ code: 'rate_limited', status: 503, retryAfterSeconds: 7, maybeSent: false, operation: 'createGuest' });
+    expect(sent).toEqual([]);
+  });
+});
