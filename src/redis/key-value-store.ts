@@ -209,6 +209,11 @@ export abstract class KeyValueStore {
   abstract readonly kind: 'redis' | 'memory';
 
   abstract ping(): Promise<void>;
+  /**
+   * The store's memory policy as Redis names it (`maxmemory-policy`; on a Cluster, the first master's
+   * that is not `noeviction`): any other lets Redis drop keys the journal needs. The in-process store never evicts.
+   */
+  abstract evictionPolicy(): Promise<string>;
   /** Resolves true once connected, false when `timeoutMs` passed first (the store keeps trying). */
   abstract whenConnected(timeoutMs: number): Promise<boolean>;
   abstract get(key: string): Promise<string | null>;

@@ -56,6 +56,10 @@ export class MemoryKeyValueStore extends KeyValueStore {
     return Promise.resolve();
   }
 
+  evictionPolicy(): Promise<string> {
+    return Promise.resolve('noeviction');
+  }
+
   whenConnected(): Promise<boolean> {
     return Promise.resolve(true);
   }

@@ -322,6 +322,15 @@ export class RedisKeyValueStore extends KeyValueStore {
     await this.failFast(() => this.client.ping());
   }
 
+  async evictionPolicy(): Promise<string> {
+    const nodes = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+    // INFO, not CONFIG GET: managed services often rename or forbid CONFIG; an answer without the field is "unknown".
+    const policies = await Promise.all(
+      nodes.map(async (node) => /^maxmemory_policy:(\S+)/m.exec(await this.failFast(() => node.info('memory')))?.[1] ?? 'unknown'),
+    );
+    return policies.find((policy) => policy !== 'noeviction') ?? 'noeviction';
+  }
+
   whenConnected(timeoutMs: number): Promise<boolean> {
     if (this.client.status === 'ready') return Promise.resolve(true);
     return new Promise((resolve) => {

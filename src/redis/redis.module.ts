@@ -8,7 +8,7 @@ import { KeyValueStore } from './key-value-store';
 import { MemoryKeyValueStore } from './memory-key-value-store';
 import { RedisKeyValueStore } from './redis-key-value-store';
 import { RedisKeys } from './redis-keys';
-import { RedisHealthIndicator } from './redis.health';
+import { evictionRefusal, RedisHealthIndicator } from './redis.health';
 import { SharedFetches } from './shared-fetches';
 import { SharedReadCache } from './shared-read-cache';
 import { StoreOutbox } from './store-outbox';
@@ -57,7 +57,11 @@ export class RedisModule implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     if (!(await this.store.whenConnected(CONNECT_WAIT_MS))) {
       new Logger('Redis').error(`Redis is not reachable after ${CONNECT_WAIT_MS} ms; readiness answers 503 until it is`);
+      return;
     }
+    // A policy that cannot be read now is read again by every readiness probe.
+    const refusal = evictionRefusal(await this.store.evictionPolicy().catch(() => 'noeviction'));
+    if (refusal) throw new Error(refusal);
   }
 
   // Closed after the HTTP server has drained (onModuleDestroy would run before in-flight requests end).

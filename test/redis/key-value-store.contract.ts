@@ -23,6 +23,10 @@ export function describeKeyValueStoreContract(
 
     const key = (suffix: string) => `${prefix}${suffix}`;
 
+    it('names its memory policy: the test servers, every master of a cluster too, evict nothing', async () => {
+      await expect(store.evictionPolicy()).resolves.toBe('noeviction');
+    });
+
     it('reads back what it wrote and answers null for a missing key', async () => {
       await expect(store.set(key('a'), 'one')).resolves.toBe(true);
       await expect(store.get(key('a'))).resolves.toBe('one');

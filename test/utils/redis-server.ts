@@ -65,6 +65,12 @@ function redisCommand(port: number, words: string[], timeoutMs = 2_000): Promise
   });
 }
 
+/** Sets one of a test server's settings at run time (CONFIG SET), as an operator might. */
+export async function configSet(port: number, name: string, value: string): Promise<void> {
+  const reply = await redisCommand(port, ['CONFIG', 'SET', name, value]);
+  if (!reply.startsWith('+OK')) throw new Error(`CONFIG SET ${name} ${value} answered ${reply.trim()}`);
+}
+
 /** Whether a replica's link to its primary is up (INFO replication). */
 function replicationUp(port: number): Promise<boolean> {
   return redisCommand(port, ['INFO', 'replication'], 300).then(
