@@ -254,5 +254,25 @@ describe("the platform's answers, read in the product's words", () => {
     ];
     expect(methodsPaying({ payments })).toEqual(['pm_1']);
     expect(methodsPaying(undefined)).toEqual([]);
+    // A hold's card is on file too, though the hold is no payment.
+    expect(methodsPaying({ payments, holds: [{ ...payments[2], id: 'h1', hold: true, methodId: 'pm_2' }] })).toEqual(['pm_1', 'pm_2']);
+  });
+
+  it("keeps the legacy read's holds apart from its payments, the platform's own totals as they are", () => {
+    const reservation = reservationOf({
+      _id: 'res-1',
+      listingId: 'lst-1',
+      guestId: 'g-1',
+      money: {
+        currency: 'USD',
+        totalPaid: 300,
+        balanceDue: 200,
+        payments: [
+          { _id: 'h1', amount: 500, currency: 'USD', status: 'SUCCEEDED', isAuthorizationHold: true },
+          { _id: 'c1', amount: 300, currency: 'USD', status: 'SUCCEEDED' },
+        ],
+      },
+    });
+    expect(reservation.money).toMatchObject({ paid: 300, balanceDue: 200, payments: [{ id: 'c1' }], holds: [{ id: 'h1', hold: true }] });
   });
 });
