@@ -329,7 +329,7 @@ export interface components {
              * @example validation_failed
              * @enum {string}
              */
-            code: "validation_failed" | "malformed_json" | "unauthorized" | "not_found" | "session_not_found" | "reservation_not_found" | "listing_not_found" | "method_not_allowed" | "idempotency_in_progress" | "invalid_state" | "step_in_progress" | "already_paid" | "quote_not_found" | "dates_unavailable" | "booking_refused" | "quote_used" | "hold_expired" | "stay_not_allowed" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "card_declined" | "rate_limited" | "internal_error" | "payment_account_unavailable" | "upstream_error" | "upstream_forbidden" | "upstream_unavailable" | "token_budget_exhausted" | "store_unavailable" | "outcome_pending" | "not_ready" | "shutting_down";
+            code: "validation_failed" | "malformed_json" | "unauthorized" | "not_found" | "session_not_found" | "reservation_not_found" | "listing_not_found" | "method_not_allowed" | "idempotency_in_progress" | "invalid_state" | "step_in_progress" | "already_paid" | "quote_not_found" | "dates_unavailable" | "booking_refused" | "quote_used" | "hold_expired" | "stay_not_allowed" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "card_declined" | "rate_limited" | "internal_error" | "payment_account_unavailable" | "upstream_error" | "upstream_forbidden" | "upstream_unavailable" | "token_budget_exhausted" | "store_unavailable" | "outcome_pending" | "platform_answer_unexpected" | "not_ready" | "shutting_down";
             errors?: components["schemas"]["FieldErrorDto"][];
             /** @example 6f1c2a9e-1d7b-4c55-9d0e-2b1f3f7a9c10 */
             requestId: string;

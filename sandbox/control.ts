@@ -6,6 +6,7 @@ import { reservationView } from './state/money';
 import { createTestReservation } from './state/reservation-factory';
 import { paymentMethodView } from './open-api/payment-methods';
 import { PAYMENT_POLICIES } from './state/charging';
+import { captureHold, refundPayment, settleRefund, takePayment } from './state/payments-taken';
 import { SANDBOX_ROUTES, type CardTokenView, type SandboxControl, type SandboxRoute } from './types';
 
 function checkedRoute(route: SandboxRoute): SandboxRoute {
@@ -142,6 +143,15 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
     setCalendarWebhooks(kinds) {
       runtime.calendarWebhooks = [...kinds];
     },
+
+    addPayment: (reservationId, payment) => ({ paymentId: takePayment(runtime.store, reservationId, payment, runtime.now())._id }),
+    capturePayment: (reservationId, holdId, options) => ({
+      paymentId: captureHold(runtime.store, reservationId, holdId, runtime.now(), options?.amount)._id,
+    }),
+    refundPayment: (reservationId, paymentId, refund) => ({
+      refundId: refundPayment(runtime.store, reservationId, paymentId, runtime.now(), refund)._id,
+    }),
+    settleRefund: (reservationId, paymentId, refundId, status) => settleRefund(runtime.store, reservationId, paymentId, refundId, status),
 
     getPaymentMethods(guestId) {
       return [...runtime.store.paymentMethods.values()].filter((method) => method.guestId === guestId).map(paymentMethodView);

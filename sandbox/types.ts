@@ -69,6 +69,13 @@ export interface SandboxReadings {
   legacyRoutes: 'retired' | 'served';
   /** The guest's legacy payment-method routes: served (deprecated, no removal date published), or retired (404). */
   legacyPaymentMethodRoutes: 'served' | 'retired';
+  /**
+   * The payments list: without summary fields (a list, as `listWrapper` says), or an object with the
+   * list under `results` beside the reservation's `totalPaid` and `balanceDue` (names inferred).
+   */
+  paymentSummary: 'absent' | 'present';
+  /** The overview's `fields`: only the published names (any other refused 400, naming it), or the third-party list too. */
+  overviewFields: 'published' | 'seen';
 }
 
 export const DEFAULT_READINGS: SandboxReadings = {
@@ -81,6 +88,8 @@ export const DEFAULT_READINGS: SandboxReadings = {
   reservationsV3Misses: [],
   legacyRoutes: 'retired',
   legacyPaymentMethodRoutes: 'served',
+  paymentSummary: 'absent',
+  overviewFields: 'published',
 };
 
 /**
@@ -278,6 +287,24 @@ export interface SandboxControl {
   setReadings(readings: Partial<SandboxReadings>): void;
   /** Which calendar webhooks a calendar change sends (both until changed; reset restores both). */
   setCalendarWebhooks(kinds: CalendarWebhookKind[]): void;
+  /**
+   * A payment the property takes on the reservation, visible at once: a charge (SUCCEEDED unless
+   * `status`), or an authorization hold (`hold`: `authorization` or `securityDeposit`), never paid until captured.
+   */
+  addPayment(
+    reservationId: string,
+    payment: { amount: number; status?: 'SUCCEEDED' | 'PENDING' | 'FAILED'; hold?: 'authorization' | 'securityDeposit' },
+  ): { paymentId: string };
+  /** Captures a hold once, in full unless `amount`: a new SUCCEEDED payment, not linked to the hold in any answer. */
+  capturePayment(reservationId: string, holdId: string, options?: { amount?: number }): { paymentId: string };
+  /** Refunds a succeeded payment, in full (what is left of it) unless `amount`; SUCCEEDED unless `status` (PROCESSING, PENDING, FAILED). */
+  refundPayment(
+    reservationId: string,
+    paymentId: string,
+    refund?: { amount?: number; status?: 'SUCCEEDED' | 'PROCESSING' | 'PENDING' | 'FAILED' },
+  ): { refundId: string };
+  /** A refund on its way settles (SUCCEEDED) or fails at the provider. */
+  settleRefund(reservationId: string, paymentId: string, refundId: string, status: 'SUCCEEDED' | 'FAILED'): void;
 }
 
 export interface RunningSandbox {

@@ -8,7 +8,7 @@ import { jsonAnswer, type SandboxAnswer } from '../http/answer';
 import { invalidParameters, notFound } from '../http/errors';
 import type { RequestContext } from '../http/host-server';
 import { expireHolds, holdOf } from '../state/booking-state';
-import { paymentView, roundMoney } from '../state/money';
+import { paymentSummary, paymentView, roundMoney, USD_PER_UNIT } from '../state/money';
 import type { ReservationRecord } from '../state/records';
 import { lowerPaymentStatuses } from './reservations';
 
@@ -112,15 +112,52 @@ function itemsTotal(reservation: ReservationRecord): { subTotalPrice: number; to
   return { subTotalPrice: roundMoney(all - taxes), totalTaxes: roundMoney(taxes) };
 }
 
-/** The overview fields the sandbox knows; any other name is refused 400, as the platform refuses an unknown one. */
-const OVERVIEW_FIELDS = ['currency', 'subTotalPrice', 'totalTaxes', 'hostPayout', 'listingId', 'source', 'platform', 'updatedAt'];
+/**
+ * The overview's field names the platform publishes (its reference page and example; `reservationId`
+ * always comes): under the reading `published`, any other name is refused 400, naming it.
+ */
+const PUBLISHED_OVERVIEW_FIELDS = [
+  'reservationId',
+  'hostPayout',
+  'totalTaxes',
+  'currency',
+  'hostPayoutUsd',
+  'bundledFees.title',
+  'perStayTotals.hostPayout',
+];
+
+/** The names public third-party code sends the live endpoint (docs/upstream.md, inferred), accepted under the reading `seen`. */
+const SEEN_OVERVIEW_FIELDS = [
+  ...PUBLISHED_OVERVIEW_FIELDS,
+  'listingId',
+  'platform',
+  'source',
+  'updatedAt',
+  'canceledAt',
+  'rawAccommodationFare',
+  'accommodationFareNet',
+  'accommodationFareIncTax',
+  'totalBundledFees',
+  'rawCleaningFee',
+  'cleaningFeeIncTax',
+  'totalFees',
+  'totalFeesIncTax',
+  'guestFeeBase',
+  'guestFeeVat',
+  'channelCommission',
+  'channelCommissionTax',
+  'channelCommissionIncTax',
+  'subTotalPrice',
+  'hostOriginalPayout',
+];
 
 /** GET /v1/guest-folio/overview?reservationIds=a,b&fields=f1,f2: always 200, the unknown ids in `notFound`. */
 export function getFolioOverview(ctx: RequestContext): SandboxAnswer {
   const ids = arrayParameter(ctx, 'reservationIds');
   const fields = arrayParameter(ctx, 'fields');
   if (ids.length === 0 || ids.length > 200) throw invalidParameters([{ field: 'reservationIds', message: 'must name 1 to 200 ids' }]);
-  const unknown = fields.filter((field) => !OVERVIEW_FIELDS.includes(field));
+  const known = ctx.runtime.readings.overviewFields === 'seen' ? SEEN_OVERVIEW_FIELDS : PUBLISHED_OVERVIEW_FIELDS;
+  const unknown = fields.filter((field) => !known.includes(field));
   if (fields.length === 0 || unknown.length > 0) {
     throw invalidParameters([
       { field: 'fields', message: `must be among the overview's fields (unknown: ${unknown.join(', ') || 'none given'})` },
@@ -135,16 +172,21 @@ export function getFolioOverview(ctx: RequestContext): SandboxAnswer {
       continue;
     }
     const totals = itemsTotal(reservation);
+    // A direct booking, no channel commission: the host's payout is what the guest pays (the published quote example's case).
+    const hostPayout = roundMoney(totals.subTotalPrice + totals.totalTaxes);
     const whole: Record<string, unknown> = {
       currency: reservation.currency,
       ...totals,
-      hostPayout: roundMoney(totals.subTotalPrice + totals.totalTaxes),
+      hostPayout,
+      hostPayoutUsd: roundMoney(hostPayout * (USD_PER_UNIT[reservation.currency] ?? 1)),
       listingId: reservation.listingId,
       source: reservation.source ?? 'website',
       platform: 'direct',
       updatedAt: new Date(ctx.now).toISOString(),
     };
-    results.push({ reservationId: id, ...Object.fromEntries(fields.map((field) => [field, whole[field]])) });
+    // A field with no stored value is left out, as the platform's folio answers do.
+    const asked = fields.filter((field) => whole[field] !== undefined);
+    results.push({ reservationId: id, ...Object.fromEntries(asked.map((field) => [field, whole[field]])) });
   }
   return jsonAnswer(200, { results, notFound });
 }
@@ -173,7 +215,10 @@ export function getFolioInvoiceItems(ctx: RequestContext): SandboxAnswer {
   return jsonAnswer(200, { results });
 }
 
-/** GET /v1/payments?reservationId=…: every payment the platform shows on it (visible ones: it catches up late). */
+/**
+ * GET /v1/payments?reservationId=…: every payment the platform shows on it (visible ones: it catches
+ * up late), holds and their captures included; with the summary fields beside them under `paymentSummary`.
+ */
 export function listPayments(ctx: RequestContext): SandboxAnswer {
   const reservationId = ctx.url.searchParams.get('reservationId');
   if (!reservationId) throw invalidParameters([{ field: 'reservationId', message: 'is required' }]);
@@ -181,5 +226,7 @@ export function listPayments(ctx: RequestContext): SandboxAnswer {
   if (!reservation) throw notFound(`Reservation ${reservationId} not found`);
   const payments = reservation.payments.filter((payment) => payment.visibleAt <= ctx.now).map(paymentView);
   if (ctx.runtime.readings.paymentStatusCase === 'lower') lowerPaymentStatuses(payments);
+  if (ctx.runtime.readings.paymentSummary === 'present')
+    return jsonAnswer(200, { results: payments, ...paymentSummary(reservation, ctx.now) });
   return listAnswer(ctx, payments);
 }

@@ -7,11 +7,11 @@ import { projectFields } from '../state/projection';
 /** The reference's 404 answer of the reservation read and of the deprecated invoice-item endpoint. */
 export const RESERVATION_NOT_FOUND = 'Reservation Not Found';
 
-type StatusBearer = { status?: unknown; attempts?: { status?: unknown }[] };
+type StatusBearer = { status?: unknown; attempts?: { status?: unknown }[]; refunds?: { status?: unknown }[] };
 
 /**
  * The other reading of the reference's free-text payment statuses (`type: string`, no enum): lower
- * case, each payment's and each of its attempts'. The legacy read's and the payments list's alike.
+ * case, each payment's and each of its attempts' and refunds'. The legacy read's and the payments list's alike.
  */
 export function lowerPaymentStatuses(payments: StatusBearer[]): void {
   const lower = (item: { status?: unknown }) => {
@@ -20,6 +20,7 @@ export function lowerPaymentStatuses(payments: StatusBearer[]): void {
   for (const payment of payments) {
     lower(payment);
     for (const attempt of payment.attempts ?? []) lower(attempt);
+    for (const refund of payment.refunds ?? []) lower(refund);
   }
 }
 

@@ -62,7 +62,7 @@ export function scheduleOnAttach(
     payment.paymentProviderId = method.paymentProviderId;
     payment.charge = method.charge ?? 'succeeds';
   }
-  const scheduled = reservation.payments.filter(waiting).reduce((sum, p) => sum + p.amount, 0);
+  const scheduled = reservation.payments.filter((p) => waiting(p) && !p.isAuthorizationHold).reduce((sum, p) => sum + p.amount, 0);
   const uncovered = roundMoney(outstandingBalance(reservation) - scheduled);
   if (uncovered <= 0) return;
   const checkIn = Date.parse(reservation.checkIn);

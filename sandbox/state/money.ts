@@ -13,8 +13,24 @@ function invoiceTotal(reservation: ReservationRecord): number {
   return reservation.invoiceItems.reduce((sum, item) => sum + item.amount, 0);
 }
 
+/**
+ * What the platform counts paid: succeeded payments less their succeeded refunds (one still
+ * processing is not money back yet); an authorization hold is never paid, its capture is.
+ */
+function refunded(payment: PaymentRecord): number {
+  return (payment.refunds ?? []).filter((refund) => refund.status === 'SUCCEEDED').reduce((sum, refund) => sum + refund.amount, 0);
+}
+
 function paidBy(payments: PaymentRecord[]): number {
-  return payments.filter((p) => p.status === 'SUCCEEDED').reduce((sum, p) => sum + p.amount, 0);
+  return payments
+    .filter((payment) => payment.status === 'SUCCEEDED' && !payment.isAuthorizationHold)
+    .reduce((sum, payment) => sum + payment.amount - refunded(payment), 0);
+}
+
+/** The payments list's summary fields (names inferred, reading `paymentSummary`): the platform's own totals. */
+export function paymentSummary(reservation: ReservationRecord, now: number): { totalPaid: number; balanceDue: number } {
+  const totalPaid = roundMoney(paidBy(reservation.payments.filter((payment) => payment.visibleAt <= now)));
+  return { totalPaid, balanceDue: roundMoney(Math.max(0, invoiceTotal(reservation) - totalPaid)) };
 }
 
 /** What a new charge would be for: counts payments readers cannot see yet, so none is charged twice. */
@@ -34,7 +50,8 @@ export function paymentView(payment: PaymentRecord): Record<string, unknown> {
     guestId: payment.guestId,
     createdAt: new Date(payment.createdAt).toISOString(),
     shouldBePaidAt: new Date(payment.shouldBePaidAt ?? payment.createdAt).toISOString(),
-    isAuthorizationHold: false,
+    isAuthorizationHold: payment.isAuthorizationHold === true,
+    ...(payment.isSecurityDeposit ? { isSecurityDeposit: true } : {}),
     paymentMethodStatus: 'ACTIVE',
     ...(payment.status === 'PENDING_AUTH' && payment.authenticationUrl
       ? { authenticationRequiredData: { authenticationUrl: payment.authenticationUrl } }
@@ -43,7 +60,12 @@ export function paymentView(payment: PaymentRecord): Record<string, unknown> {
       ...attempt,
       ...(attempt.status === 'SUCCEEDED' && payment.paidAt !== undefined ? { createdAt: new Date(payment.paidAt).toISOString() } : {}),
     })),
-    refunds: [],
+    refunds: (payment.refunds ?? []).map((refund) => ({
+      _id: refund._id,
+      amount: refund.amount,
+      status: refund.status,
+      createdAt: new Date(refund.createdAt).toISOString(),
+    })),
   };
 }
 
@@ -94,7 +116,7 @@ export function reservationView(
 }
 
 /** Fixed rates for hostPayoutUsd: the sandbox's currencies only (the platform converts at its day's rate). */
-const USD_PER_UNIT: Record<string, number> = { USD: 1, EUR: 1.08, GBP: 1.27 };
+export const USD_PER_UNIT: Record<string, number> = { USD: 1, EUR: 1.08, GBP: 1.27 };
 
 function sumOf(items: ReservationRecord['invoiceItems'], keep: (item: ReservationRecord['invoiceItems'][number]) => boolean): number {
   return roundMoney(items.filter(keep).reduce((sum, item) => sum + item.amount, 0));
@@ -151,7 +173,7 @@ export function statusAnswerMoney(reservation: ReservationRecord, now: number): 
     hostPayout,
     hostPayoutUsd: roundMoney(hostPayout * (USD_PER_UNIT[reservation.currency] ?? 1)),
     payments: payments.map((payment) => payment._id),
-    totalRefunded: 0,
+    totalRefunded: roundMoney(payments.reduce((sum, payment) => sum + refunded(payment), 0)),
     totalPaid,
     paymentsDue: balanceDue,
     balanceDue,

@@ -83,6 +83,14 @@ export interface PaymentAttempt {
  */
 export type PaymentStatus = 'PENDING' | 'PENDING_AUTH' | 'SUCCEEDED' | 'FAILED';
 
+/** A refund of a payment, with its own id (the platform's recorded-refund update names one); PROCESSING until the provider settles it. */
+export interface RefundRecord {
+  _id: string;
+  amount: number;
+  status: 'SUCCEEDED' | 'PROCESSING' | 'PENDING' | 'FAILED';
+  createdAt: number;
+}
+
 export interface PaymentRecord {
   _id: string;
   amount: number;
@@ -103,6 +111,13 @@ export interface PaymentRecord {
   paidAt?: number;
   authenticationUrl?: string;
   attempts: PaymentAttempt[];
+  /** Refunds of it, in full or in part, settled or still processing. */
+  refunds?: RefundRecord[];
+  /** An authorization hold (a security deposit is one too): money held, never paid; its capture is a payment of its own. */
+  isAuthorizationHold?: boolean;
+  isSecurityDeposit?: boolean;
+  /** Sandbox-only: the hold this payment captured (the platform publishes no link between them; never answered). */
+  capturedHoldId?: string;
 }
 
 export interface ReservationRecord {

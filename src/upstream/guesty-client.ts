@@ -65,6 +65,9 @@ import {
   methodsPaying,
   moneyOf,
   folioLinesOf,
+  MoneyReading,
+  PaymentsListed,
+  paymentSummaryOf,
 } from './platform-readings';
 
 type Kind = 'read' | 'write';
@@ -89,10 +92,10 @@ const enc = encodeURIComponent;
 export type ReservationPart = 'guest' | 'money' | 'payments' | 'folio' | 'cards';
 
 /**
- * The folio overview's fields the product asks for: names its reference page and public integrations
- * show (an unknown name is refused 400, so no unpublished one is asked). Total = subtotal + taxes.
+ * The folio overview's fields the product asks for: its published example's, no other (an unknown name
+ * is refused 400). The guest's total is `hostPayout` (docs/upstream.md, "The surface of 2027").
  */
-const FOLIO_OVERVIEW_FIELDS = 'currency,subTotalPrice,totalTaxes';
+const FOLIO_OVERVIEW_FIELDS = 'hostPayout,totalTaxes,currency';
 const FOLIO_ITEM_FIELDS = 'title,normalType,totalPrice,secondIdentifier';
 
 /**
@@ -239,7 +242,7 @@ export class GuestyClient {
       parts.includes('money')
         ? this.readMoney(reservationId, priority)
         : parts.includes('payments')
-          ? this.readPayments(reservationId, priority).then((payments) => moneyOf(undefined, payments))
+          ? this.readPayments(reservationId, priority).then((listed) => this.counted(reservationId, moneyOf(undefined, listed)))
           : undefined,
       parts.includes('folio') ? this.readFolio(reservationId, priority) : undefined,
       // The published way to the card on file (a payment's paymentMethodId is not published on this surface).
@@ -310,17 +313,40 @@ export class GuestyClient {
       const money = (await this.getLegacyReservation(reservationId, priority))?.money;
       return { amount: money?.balanceDue, currency: money?.currency };
     }
-    const money = moneyOf(await this.readFolioOverview(reservationId, priority), []);
+    const money = this.counted(reservationId, moneyOf(await this.readFolioOverview(reservationId, priority), { payments: [] }));
     return { amount: money.balanceDue, currency: money.currency };
   }
 
   /** Totals from the folio overview and the payments list, read together. */
   private async readMoney(reservationId: string, priority: Priority): Promise<ReservationMoney> {
-    const [overview, payments] = await Promise.all([
+    const [overview, listed] = await Promise.all([
       this.readFolioOverview(reservationId, priority),
       this.readPayments(reservationId, priority),
     ]);
-    return moneyOf(overview, payments);
+    return this.counted(reservationId, moneyOf(overview, listed));
+  }
+
+  /**
+   * The money as read, once the reading is one the product may rely on: the platform's summary and
+   * the product's count disagreeing is logged with both figures; a field it needed and could not read
+   * is a loud 503, never a guess (a refund without an amount, a payment in an unknown status).
+   */
+  private counted(reservationId: string, { money, unreadable, disagreements }: MoneyReading): ReservationMoney {
+    for (const { figure, platform, counted } of disagreements) {
+      this.logger.warn(
+        { operation: 'listPayments', reservationId, figure, platform, counted },
+        "the platform's payment summary and the product's count of its payments disagree; the platform's figure is used",
+      );
+    }
+    if (unreadable.length === 0) return money;
+    const operation = unreadable[0].answer === 'payments' ? 'listPayments' : 'getFolioOverview';
+    const what = unreadable.map((entry) => entry.what).join('; ');
+    this.logger.error({ operation, reservationId, unreadable: what }, 'the platform answered a money read the product cannot rely on');
+    throw new UpstreamError(
+      'platform_answer_unexpected',
+      'The booking platform answered in a way the service cannot rely on; nothing was changed. Please try again later.',
+      { operation, maybeSent: true, retryAfterSeconds: 30 },
+    );
   }
 
   private readFolioOverview(reservationId: string, priority: Priority): Promise<UpstreamFolioOverviewLine | undefined> {
@@ -347,10 +373,11 @@ export class GuestyClient {
   }
 
   /**
-   * Every payment of the reservation (`GET /payments?reservationId=`): a bare list, or a wrapper with
-   * the list (its key unpublished: `results`, `payments` or `data`) beside the reservation's payment summary.
+   * Every payment of the reservation (`GET /payments?reservationId=`), holds and captures included: a
+   * bare list, or a wrapper with the list (its key unpublished: `results`, `payments` or `data`) beside
+   * the reservation's payment summary fields, read where present (their names inferred).
    */
-  async readPayments(reservationId: string, priority: Priority): Promise<UpstreamPayment[]> {
+  async readPayments(reservationId: string, priority: Priority): Promise<PaymentsListed> {
     const answer = await this.openApi({
       operation: 'listPayments',
       kind: 'read',
@@ -359,9 +386,10 @@ export class GuestyClient {
       path: '/payments',
       query: { reservationId },
     });
-    if (answer.status === 404) return [];
-    const list = itemsOf<UpstreamPayment>(this.expect(answer, 'listPayments'), ['results', 'payments', 'data']);
-    return list.filter((payment) => typeof payment?._id === 'string');
+    if (answer.status === 404) return { payments: [] };
+    const data = this.expect(answer, 'listPayments');
+    const list = itemsOf<UpstreamPayment>(data, ['results', 'payments', 'data']);
+    return { payments: list.filter((payment) => typeof payment?._id === 'string'), summary: paymentSummaryOf(data) };
   }
 
   private async readFolio(reservationId: string, priority: Priority): Promise<InvoiceLine[]> {

@@ -60,6 +60,27 @@ export interface UpstreamPayment {
   shouldBePaidAt?: string;
   authenticationRequiredData?: { authenticationUrl?: string };
   attempts?: UpstreamPaymentAttempt[];
+  /** An authorization hold (or a security deposit, a hold too): money held, never paid; its capture is a payment of its own. */
+  isAuthorizationHold?: boolean;
+  isSecurityDeposit?: boolean;
+  /** Its refunds, each with its own id; one can still be PROCESSING until the provider settles it. */
+  refunds?: UpstreamRefund[];
+}
+
+/** A payment's refund (its fields inferred: the refund pages publish its id, its amount asked and PROCESSING). */
+export interface UpstreamRefund {
+  _id?: string;
+  amount?: number;
+  status?: string;
+}
+
+/**
+ * The payments list's "reservation payment summary fields" (published without names): the names the
+ * product reads are inferred, and read only when the answer is an object carrying them.
+ */
+export interface UpstreamPaymentSummary {
+  totalPaid?: number;
+  balanceDue?: number;
 }
 
 export interface UpstreamInvoiceItem {
@@ -119,16 +140,14 @@ export interface UpstreamGuestRead {
 }
 
 /**
- * One reservation's line of `GET /guest-folio/overview` (fields asked: currency, subTotalPrice,
- * totalTaxes). `balanceDue` and `totalPaid` are no published field name: read when present, never asked.
+ * One reservation's line of `GET /guest-folio/overview`, asked for the published example's fields
+ * only (`hostPayout,totalTaxes,currency`): the guest's total is `hostPayout` (docs/upstream.md).
  */
 export interface UpstreamFolioOverviewLine {
   reservationId?: string;
   currency?: string;
-  subTotalPrice?: number;
+  hostPayout?: number;
   totalTaxes?: number;
-  balanceDue?: number;
-  totalPaid?: number;
 }
 
 export interface UpstreamFolioOverview {

@@ -15,6 +15,7 @@ import {
   UpstreamReservationRead,
   UpstreamFolioOverviewLine,
   UpstreamFolioItems,
+  UpstreamPaymentSummary,
 } from './guesty.types';
 import {
   CalendarDay,
@@ -131,6 +132,7 @@ function attemptOf(attempt: UpstreamPaymentAttempt): PaymentAttempt {
 
 export function paymentOf(payment: UpstreamPayment, currency?: string): PlatformPayment {
   return present({
+    ...(isHold(payment) ? { hold: true as const } : {}),
     id: payment._id,
     amount: payment.amount,
     // The payments API's pages show no currency on a payment: all its amounts are in the reservation's.
@@ -165,7 +167,7 @@ export function reservationOf(reservation: UpstreamReservation): PlatformReserva
         fullyPaid: money.isFullyPaid,
         paymentProviderIds: money.paymentProviderIds,
         folio: Array.isArray(money.invoiceItems) ? money.invoiceItems.map(invoiceLineOf) : undefined,
-        payments: Array.isArray(money.payments) ? money.payments.map((payment) => paymentOf(payment, money.currency)) : undefined,
+        ...(Array.isArray(money.payments) ? paymentsApart(money.payments.map((payment) => paymentOf(payment, money.currency))) : {}),
       }),
   });
 }
@@ -233,28 +235,140 @@ function cents(amount: number): number {
   return Math.round(amount * 100) / 100;
 }
 
+/** Money held, never paid: an authorization hold, or a security deposit (a hold too, the create page says). */
+function isHold(payment: UpstreamPayment): boolean {
+  return payment.isAuthorizationHold === true || payment.isSecurityDeposit === true;
+}
+
+/** A reservation's payments, its holds apart: a hold's capture is a payment of its own, so a hold never counts. */
+function paymentsApart(read: PlatformPayment[]): Pick<ReservationMoney, 'payments' | 'holds'> {
+  const holds = read.filter((payment) => payment.hold);
+  return { payments: read.filter((payment) => !payment.hold), ...(holds.length > 0 ? { holds } : {}) };
+}
+
+/** The payment statuses the product knows; a payment in another says nothing the product may count. */
+const PAYMENT_STATUSES = ['SUCCEEDED', 'PENDING', 'PENDING_AUTH', 'FAILED', 'CANCELED', 'CANCELLED'];
+/** A refund is money back once SUCCEEDED; PROCESSING and PENDING are on their way; the rest never will be. */
+const REFUND_STATUSES = { SUCCEEDED: true, PROCESSING: false, PENDING: false, FAILED: false, CANCELED: false, CANCELLED: false };
+
+function isAmount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** What a succeeded payment's refunds gave back, or why it cannot be told. */
+function refundedOf(payment: UpstreamPayment, unreadable: string[]): number {
+  if (payment.refunds === undefined || payment.refunds === null) return 0;
+  if (!Array.isArray(payment.refunds)) {
+    unreadable.push(`payment ${payment._id}: refunds is not a list`);
+    return 0;
+  }
+  let back = 0;
+  for (const refund of payment.refunds) {
+    const status = asPublished(refund?.status);
+    const settled = typeof status === 'string' ? (REFUND_STATUSES as Record<string, boolean | undefined>)[status] : undefined;
+    if (settled === undefined) unreadable.push(`payment ${payment._id}: a refund with status ${String(status)}`);
+    else if (settled && !isAmount(refund.amount)) unreadable.push(`payment ${payment._id}: a succeeded refund without an amount`);
+    else if (settled) back += refund.amount as number;
+  }
+  return back;
+}
+
+/** The succeeded payments less their succeeded refunds, holds left out; what cannot be read is named, never guessed. */
+function countedPaid(payments: UpstreamPayment[], unreadable: string[]): number {
+  let paid = 0;
+  for (const payment of payments) {
+    if (isHold(payment)) continue;
+    const status = asPublished(payment.status);
+    if (typeof status !== 'string' || !PAYMENT_STATUSES.includes(status)) {
+      unreadable.push(`payment ${payment._id}: status ${String(status)}`);
+    } else if (status !== 'SUCCEEDED') {
+      continue;
+    } else if (!isAmount(payment.amount)) {
+      unreadable.push(`payment ${payment._id}: succeeded without an amount`);
+    } else {
+      paid += payment.amount - refundedOf(payment, unreadable);
+    }
+  }
+  return cents(paid);
+}
+
+/** The payments list's summary fields, where the answer is an object carrying them (names inferred). */
+export function paymentSummaryOf(data: unknown): PaymentSummary {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return {};
+  const { totalPaid, balanceDue } = data as UpstreamPaymentSummary;
+  return present({ paid: isAmount(totalPaid) ? totalPaid : undefined, balanceDue: isAmount(balanceDue) ? balanceDue : undefined });
+}
+
+/** The platform's own totals of a reservation's payments, in the product's words. */
+export interface PaymentSummary {
+  paid?: number;
+  balanceDue?: number;
+}
+
+/** A reservation's payments as its list answered them: the items, and the summary fields where it carried some. */
+export interface PaymentsListed {
+  payments: UpstreamPayment[];
+  summary?: PaymentSummary;
+}
+
+/** Where the platform's summary and the product's count differ: both figures, for the operator. */
+export interface MoneyDisagreement {
+  figure: 'paid' | 'balanceDue';
+  platform: number;
+  counted: number;
+}
+
+/** Something the product needed of an answer and could not read: which answer, and what (ids and field names, no secret). */
+export interface Unreadable {
+  answer: 'payments' | 'overview';
+  what: string;
+}
+
+/** A reservation's money, with what the product needed and could not read (GuestyClient fails loud on it) and any disagreement. */
+export interface MoneyReading {
+  money: ReservationMoney;
+  unreadable: Unreadable[];
+  disagreements: MoneyDisagreement[];
+}
+
 /**
- * A reservation's money on the current surface: the folio's total (its subtotal and taxes, from the
- * overview) less the payments that succeeded (docs/product-spec.md §3.2). A `balanceDue` or `totalPaid`
- * the overview carries is the platform's own word and wins; nothing published names them.
+ * A reservation's money on the current surface (docs/product-spec.md §3.2): the guest's total is the
+ * overview's `hostPayout` (docs/upstream.md); paid is the succeeded payments less their succeeded
+ * refunds, holds never counted. The list's summary fields, where present, win over the count.
  */
-export function moneyOf(line: UpstreamFolioOverviewLine | undefined, payments: UpstreamPayment[] | undefined): ReservationMoney {
+export function moneyOf(line: UpstreamFolioOverviewLine | undefined, listed: PaymentsListed | undefined): MoneyReading {
   const currency = line?.currency;
-  const read = payments?.map((payment) => paymentOf(payment, currency));
-  const succeeded = read?.filter((payment) => payment.status === 'SUCCEEDED' && typeof payment.amount === 'number');
-  const paid =
-    typeof line?.totalPaid === 'number' ? line.totalPaid : succeeded && cents(succeeded.reduce((sum, payment) => sum + payment.amount, 0));
-  const total =
-    typeof line?.subTotalPrice === 'number'
-      ? cents(line.subTotalPrice + (typeof line.totalTaxes === 'number' ? line.totalTaxes : 0))
-      : undefined;
-  const balanceDue =
-    typeof line?.balanceDue === 'number'
-      ? line.balanceDue
-      : total !== undefined && paid !== undefined
-        ? cents(Math.max(0, total - paid))
-        : undefined;
-  return present({ currency, paid, balanceDue, fullyPaid: balanceDue === undefined ? undefined : balanceDue <= 0, payments: read });
+  const unreadable: Unreadable[] = [];
+  const totalMissing: string[] = [];
+  if (line && !isAmount(line.hostPayout)) totalMissing.push('the folio overview without hostPayout');
+  if (line && typeof currency !== 'string') totalMissing.push('the folio overview without currency');
+  const total = line && isAmount(line.hostPayout) ? cents(line.hostPayout) : undefined;
+  const summary = listed?.summary ?? {};
+  const countProblems: string[] = [];
+  const counted = listed ? countedPaid(listed.payments, countProblems) : undefined;
+  const paid = summary.paid ?? (countProblems.length > 0 ? undefined : counted);
+  if (summary.paid === undefined) unreadable.push(...countProblems.map((what) => ({ answer: 'payments' as const, what })));
+  const owed = (figure: number | undefined) =>
+    total !== undefined && figure !== undefined ? cents(Math.max(0, total - figure)) : undefined;
+  const balanceDue = summary.balanceDue ?? owed(paid);
+  if (summary.balanceDue === undefined) unreadable.push(...totalMissing.map((what) => ({ answer: 'overview' as const, what })));
+  const disagreements: MoneyDisagreement[] = [];
+  if (counted !== undefined && countProblems.length === 0) {
+    if (summary.paid !== undefined && Math.abs(summary.paid - counted) >= 0.01)
+      disagreements.push({ figure: 'paid', platform: summary.paid, counted });
+    const countedDue = owed(counted);
+    if (summary.balanceDue !== undefined && countedDue !== undefined && Math.abs(summary.balanceDue - countedDue) >= 0.01)
+      disagreements.push({ figure: 'balanceDue', platform: summary.balanceDue, counted: countedDue });
+  }
+  const read = listed?.payments.map((payment) => paymentOf(payment, currency));
+  const money = present({
+    currency,
+    paid,
+    balanceDue,
+    fullyPaid: balanceDue === undefined ? undefined : balanceDue <= 0,
+    ...(read ? paymentsApart(read) : {}),
+  });
+  return { money, unreadable, disagreements };
 }
 
 /** A reservation's folio lines, as `GET /guest-folio/invoice-items` answers them. */
@@ -275,7 +389,8 @@ export function folioLinesOf(folio: UpstreamFolioItems | undefined): InvoiceLine
   );
 }
 
-/** The payment methods a reservation's payments charge, once each (the legacy read names them on each payment). */
+/** The payment methods a reservation's payments and holds charge, once each (the legacy read names them on each payment). */
 export function methodsPaying(money: ReservationMoney | undefined): string[] {
-  return [...new Set((money?.payments ?? []).flatMap((payment) => (payment.methodId ? [payment.methodId] : [])))];
+  const all = [...(money?.payments ?? []), ...(money?.holds ?? [])];
+  return [...new Set(all.flatMap((payment) => (payment.methodId ? [payment.methodId] : [])))];
 }

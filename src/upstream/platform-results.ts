@@ -130,6 +130,8 @@ export interface PaymentAttempt {
 /** A payment the platform shows on a reservation: scheduled, being charged, waiting for the guest, paid or failed. */
 export interface PlatformPayment {
   id: string;
+  /** An authorization hold or security deposit: money held, never paid (ReservationMoney keeps them apart). */
+  hold?: true;
   amount: number;
   currency: string;
   /** PENDING (scheduled or being charged), PENDING_AUTH, SUCCEEDED, FAILED, … in upper case whatever the platform's. */
@@ -147,12 +149,16 @@ export interface PlatformPayment {
 /** What a reservation's money shows: the totals, the folio and the payments. */
 export interface ReservationMoney {
   currency?: string;
+  /** The succeeded payments less their succeeded refunds (holds never count; their captures do). */
   paid?: number;
   balanceDue?: number;
   fullyPaid?: boolean;
   paymentProviderIds?: string[];
   folio?: InvoiceLine[];
+  /** Its payments, authorization holds apart (below): money held is not a payment. */
   payments?: PlatformPayment[];
+  /** Its authorization holds and security deposits: never paid until captured, and then the capture is the payment. */
+  holds?: PlatformPayment[];
 }
 
 /** A reservation as the platform holds it now. */

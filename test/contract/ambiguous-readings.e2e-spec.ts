@@ -25,6 +25,8 @@ const READINGS: [string, SandboxReadings][] = [
       invoiceItemAnswer: 'item',
       listWrapper: 'results',
       methodListFilter: 'ignored',
+      paymentSummary: 'present',
+      overviewFields: 'seen',
     },
   ],
 ];

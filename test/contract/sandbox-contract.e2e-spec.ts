@@ -469,8 +469,17 @@ const KNOWN: Record<string, { answer?: string[]; fields?: string[]; why: string 
     why: 'the reference types GET /listings as a bare array of listings, where the product (GuestyClient.getListings) and the sandbox use a page {results, count, limit, skip}: one of the two is wrong, to settle against a real account',
   },
   getReservation: {
-    fields: ['guest', 'guest.email', 'reservedExpiresAt', 'money.invoiceItems[].description'],
-    why: "the guest's email (checked against the one a guest gives at checkout) and an item description are read where the July 2024 schema does not name them, which names the guestId only; reservedExpiresAt is published on the Reservations V3 answers only, so a hold is judged by its status and, when a read carries it, by it (src/payments/booking-hold.ts works either way)",
+    fields: [
+      'guest',
+      'guest.email',
+      'reservedExpiresAt',
+      'money.invoiceItems[].description',
+      'money.payments[].isSecurityDeposit',
+      'money.payments[].refunds[]._id',
+      'money.payments[].refunds[].amount',
+      'money.payments[].refunds[].status',
+    ],
+    why: "the guest's email (checked against the one a guest gives at checkout) and an item description are read where the July 2024 schema does not name them, which names the guestId only; reservedExpiresAt is published on the Reservations V3 answers only, so a hold is judged by its status and, when a read carries it, by it (src/payments/booking-hold.ts works either way); a payment's refunds are an untyped array there and isSecurityDeposit is named only by the payments API's create page: a refund's id, amount and status are inferred from the refund pages (docs/upstream.md), and a refund the product cannot read is a loud 503, never a guess",
   },
   listPaymentMethods: {
     fields: ['reservationId'],
