@@ -50,6 +50,18 @@ class CheckContext {
   }
 }
 
+/** The reads' context on the service's own modules (a test opens it in-process to run many readings on one token). */
+export async function openCheck(
+  config: AppConfig,
+  logDestination: DestinationStream,
+): Promise<{ check: PlatformCheck; close: () => Promise<void> }> {
+  const context = await NestFactory.createApplicationContext(CheckContext.register(config), {
+    logger: new PinoLoggerService(createLogger(config.logging, logDestination)),
+    abortOnError: false,
+  });
+  return { check: context.get(PlatformCheck), close: () => context.close() };
+}
+
 class UsageError extends Error {}
 
 function options(argv: string[]) {
@@ -114,18 +126,14 @@ async function run(argv: string[]): Promise<number> {
   }
   const card = args.write ? testCard(process.env.PLATFORM_CHECK_CARD) : undefined;
   const sink = logSink(args.verbose);
-  const context = await NestFactory.createApplicationContext(CheckContext.register(config), {
-    logger: new PinoLoggerService(createLogger(config.logging, sink)),
-    abortOnError: false,
-  });
+  const { check, close } = await openCheck(config, sink);
   let read: ReadCheckReport | undefined;
   let testListing: { isTest: boolean; why: string } | undefined;
   try {
-    const check = context.get(PlatformCheck);
     if (args.reservation) read = await check.read(args.reservation);
     if (args.write) testListing = await check.listingIsTest(args.listing!);
   } finally {
-    await context.close();
+    await close();
   }
   if (testListing && !testListing.isTest) {
     process.stderr.write(`Refused: ${testListing.why}. --write books only on a listing the platform marks isTest; nothing was written.\n`);
