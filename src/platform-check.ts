@@ -125,6 +125,10 @@ async function run(argv: string[]): Promise<number> {
     throw new UsageError('platform:check runs against the account: set GUESTY_CLIENT_ID and GUESTY_CLIENT_SECRET (SANDBOX is on)');
   }
   const card = args.write ? testCard(process.env.PLATFORM_CHECK_CARD) : undefined;
+  if (!config.redis.url)
+    process.stderr.write(
+      'REDIS_URL is not set: the check mints an access token of its own, one of the day’s few; give it the service’s REDIS_URL.\n',
+    );
   const sink = logSink(args.verbose);
   const { check, close } = await openCheck(config, sink);
   let read: ReadCheckReport | undefined;

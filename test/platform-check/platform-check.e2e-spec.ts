@@ -1,3 +1,4 @@
+import Redis from 'ioredis';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -23,11 +24,17 @@ const ENTRY = path.join(ROOT, 'dist/src/platform-check.js');
 const WRITES: SandboxRoute[] = ['createQuote', 'guests', 'reservationFromQuote', 'paymentMethods', 'reservationStatus', 'tokenize'];
 const CHECK_GUEST = 'platform-check@example.com';
 
+type Fault = [SandboxRoute, number, ForceStatusOptions?];
+interface Made {
+  reservationId: string;
+  guestId: string;
+}
+
 /** What a sandbox reading (and fault) makes `platform:check` say of some operations; the rest are not asserted. */
 interface Row {
   reading: string;
   readings?: Partial<SandboxReadings>;
-  faults?: [SandboxRoute, number, ForceStatusOptions?][];
+  faults?: Fault[] | ((made: Made) => Fault[]);
   /** The reservation to check: a fresh one by default; a guest with cards where the row is about cards. */
   reservation?: 'fresh' | 'withCard' | 'guestWithOtherCard';
   /** Readings that name the reservation (its id is known only once made). */
@@ -140,6 +147,26 @@ const TABLE: Row[] = [
     ok: false,
   },
   {
+    reading: 'the guest’s email only in the guest list, as guestEmail',
+    faults: ({ guestId }) => [
+      ['guest', 200, { body: { _id: guestId, firstName: 'Ada' } }],
+      ['guestsList', 200, { body: { results: [{ _id: guestId, guestEmail: 'ada@example.com' }], total: 1 } }],
+    ],
+    verdicts: { getGuestEmail: 'confirmed' },
+    found: { getGuestEmail: /the single read carries no email; the list read carries guestEmail/ },
+    ok: true,
+  },
+  {
+    reading: 'the guest’s email in neither read',
+    faults: ({ guestId }) => [
+      ['guest', 200, { body: { _id: guestId, firstName: 'Ada' } }],
+      ['guestsList', 200, { body: { results: [], total: 0 } }],
+    ],
+    verdicts: { getGuestEmail: 'contradicted', getReservationsV3: 'confirmed' },
+    found: { getGuestEmail: /none with _id/ },
+    ok: false,
+  },
+  {
     reading: 'payments failing (503)',
     faults: [['payments', 503]],
     verdicts: { listPayments: 'unreadable' },
@@ -147,8 +174,11 @@ const TABLE: Row[] = [
   },
 ];
 
-/** This file's checks share one outbound budget (the prefix) and spend more than the platform's minute: the budget is not under test. */
-const ROOMY_BUDGET = { UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h', UPSTREAM_ANONYMOUS_SHARE: '100' };
+/**
+ * This file's checks share one outbound budget (the prefix) and spend more than the platform's minute:
+ * the budget is not under test. The current surface is configured unless a test says otherwise.
+ */
+const ROOMY_BUDGET = { UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h', UPSTREAM_ANONYMOUS_SHARE: '100', GUESTY_API_SURFACE: 'current' };
 
 const nowhere = () => new Writable({ write: (_chunk, _encoding, done) => done() });
 
@@ -193,6 +223,7 @@ describe('platform:check', () => {
   let close: () => Promise<void>;
   let made = 0;
   let platform: SandboxClient;
+  let redis: Redis;
 
   beforeAll(async () => {
     // Room for a dozen checks and the command's own runs: the limits are not under test here.
@@ -202,6 +233,7 @@ describe('platform:check', () => {
       rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100000 },
     });
     platform = new SandboxClient(sandbox);
+    redis = new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
     prefix = testKeyPrefix();
     ({ check, close } = await openCheck(
       testConfig({ ...pointedAtSandbox(sandbox.urls), ...ROOMY_BUDGET, REDIS_KEY_PREFIX: prefix }),
@@ -209,6 +241,7 @@ describe('platform:check', () => {
     ));
   });
   afterAll(async () => {
+    redis.disconnect();
     await close();
     await sandbox.stop();
   });
@@ -217,24 +250,26 @@ describe('platform:check', () => {
     sandbox.control.setReadings({ ...DEFAULT_READINGS, legacyRoutes: 'retired' });
   });
 
-  async function reservationFor(kind: Row['reservation'] = 'fresh'): Promise<string> {
+  async function reservationFor(kind: Row['reservation'] = 'fresh'): Promise<Made> {
     made += 1;
     const guestEmail = `check-${made}-${Date.now()}@example.com`;
     const make = () => sandbox.control.createReservation({ listingId: 'lst-seaside', guestEmail, balanceDue: 300, currency: 'USD' });
     const reservation = make();
     if (kind === 'withCard') await platform.payWithCard(reservation.reservationId, CARDS.noThreeDs);
-    if (kind !== 'guestWithOtherCard') return reservation.reservationId;
+    if (kind !== 'guestWithOtherCard') return reservation;
     // The same guest's card on another booking: a list that ignores its filter shows it here too.
     await platform.payWithCard(reservation.reservationId, CARDS.noThreeDs);
-    return make().reservationId;
+    return make();
   }
 
   const byName = (operations: CheckedOperation[]) => Object.fromEntries(operations.map((operation) => [operation.operation, operation]));
 
   it.each(TABLE.map((row) => [row.reading, row]))('%s', async (_reading, row) => {
-    const reservationId = await reservationFor(row.reservation);
+    const made = await reservationFor(row.reservation);
+    const { reservationId } = made;
     sandbox.control.setReadings({ ...row.readings, ...row.naming?.(reservationId) });
-    for (const [route, status, options] of row.faults ?? []) sandbox.control.forceStatus(route, status, options);
+    const faults = typeof row.faults === 'function' ? row.faults(made) : (row.faults ?? []);
+    for (const [route, status, options] of faults) sandbox.control.forceStatus(route, status, options);
 
     const report = await check.read(reservationId);
 
@@ -250,7 +285,7 @@ describe('platform:check', () => {
   });
 
   it('runs as a command: prints exactly {ok, operations} and exits 0 when every configured read is confirmed, 1 when one is not', async () => {
-    const reservationId = await reservationFor();
+    const { reservationId } = await reservationFor();
     const good = await runCommand(['--reservation', reservationId, '--json'], commandEnv(sandbox, prefix));
     expect(good.code).toBe(0);
     const report = JSON.parse(good.stdout) as { ok: boolean; operations: CheckedOperation[] };
@@ -277,28 +312,79 @@ describe('platform:check', () => {
     expectNoSecret(good.stdout + good.stderr + bad.stdout + bad.stderr);
   });
 
-  it('refuses a call without a reservation, saying how to run it, with nothing sent', async () => {
-    const before = sandbox.control.requestLog.length;
-    const refused = await runCommand(['--json'], commandEnv(sandbox, prefix));
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/--reservation <id> is required/);
-    expect(sandbox.control.requestLog.slice(before)).toEqual([]);
-  });
-
-  it('spends at most 15 Open API calls and no token while the service holds one in Redis', async () => {
-    const reservationId = await reservationFor('withCard');
-    // The in-process check of this file shares the prefix: it holds the service's token in Redis.
-    await check.read(reservationId);
+  it('stores the token it mints for the service, then spends at most 15 Open API calls and no token while one is held', async () => {
+    const { reservationId } = await reservationFor('withCard');
+    const fresh = testKeyPrefix();
     const minted = sandbox.control.counters.tokensMinted;
+    expect((await runCommand(['--reservation', reservationId, '--json'], commandEnv(sandbox, fresh))).code).toBe(0);
+    expect(sandbox.control.counters.tokensMinted).toBe(minted + 1);
     const before = sandbox.control.requestLog.length;
-    const run = await runCommand(['--reservation', reservationId, '--json'], commandEnv(sandbox, prefix));
+    const run = await runCommand(['--reservation', reservationId, '--json'], commandEnv(sandbox, fresh));
     expect(run.code).toBe(0);
     const calls = sandbox.control.requestLog.slice(before);
     expect(calls.filter((call) => call.route === 'token')).toEqual([]);
     expect(calls.length).toBeLessThanOrEqual(15);
     expect(run.stderr).toContain(`Open API calls: ${calls.length};`);
-    expect(sandbox.control.counters.tokensMinted).toBe(minted);
+    expect(sandbox.control.counters.tokensMinted).toBe(minted + 1);
   });
+
+  it('judges the legacy reads as the configured ones when the environment names the legacy surface', async () => {
+    const legacy = await openCheck(
+      testConfig({ ...pointedAtSandbox(sandbox.urls), ...ROOMY_BUDGET, REDIS_KEY_PREFIX: prefix, GUESTY_API_SURFACE: 'legacy' }),
+      nowhere(),
+    );
+    try {
+      const { reservationId } = await reservationFor('withCard');
+      sandbox.control.setReadings({ legacyRoutes: 'served' });
+      const served = await legacy.check.read(reservationId);
+      const configured = served.operations.filter((operation) => operation.configured).map((operation) => operation.operation);
+      expect(configured).toEqual(['getReservation (legacy)', 'listPaymentMethods (legacy)', 'getPaymentProvider']);
+      expect(served.ok).toBe(true);
+      sandbox.control.setReadings({ legacyRoutes: 'retired' });
+      const retired = await legacy.check.read(reservationId);
+      expect(retired.ok).toBe(false);
+      expect(byName(retired.operations)['getReservation (legacy)']).toMatchObject({
+        verdict: 'contradicted',
+        found: '404: retired',
+        productWill: expect.stringMatching(/set GUESTY_RESERVATIONS_SURFACE=current/),
+      });
+      expect(retired.choices.map((choice) => [choice.variable, choice.choose])).toEqual([
+        ['GUESTY_RESERVATIONS_SURFACE', 'current'],
+        ['GUESTY_PAYMENT_METHODS_SURFACE', 'current'],
+      ]);
+    } finally {
+      await legacy.close();
+    }
+  });
+
+  it.each([
+    [['--json'], /--reservation <id> is required/],
+    [['--write'], /--write needs --listing <id>/],
+    [['--reservation', 'res-paid', '--colour'], /Unknown option '--colour'/],
+    [
+      ['--write', '--listing', 'lst-test'],
+      /PLATFORM_CHECK_CARD must be number\|MM\|YYYY\|cvc/,
+      { PLATFORM_CHECK_CARD: '4242424242424242|12' },
+    ],
+    [
+      ['--reservation', 'res-paid'],
+      /runs against the account: set GUESTY_CLIENT_ID/,
+      { SANDBOX: 'true', GUESTY_CLIENT_ID: '', GUESTY_CLIENT_SECRET: '' },
+    ],
+  ] as [string[], RegExp, Record<string, string>?][])(
+    'refuses %j with the reason and how to run it, sending nothing, writing nothing to Redis',
+    async (args, reason, env = {}) => {
+      const fresh = testKeyPrefix();
+      const before = sandbox.control.requestLog.length;
+      const refused = await runCommand(args, commandEnv(sandbox, fresh, env));
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(reason);
+      expect(refused.stdout).toBe('');
+      expect(sandbox.control.requestLog.slice(before)).toEqual([]);
+      expect(await redis.keys(`${fresh}*`)).toEqual([]);
+      expectNoSecret(refused.stderr, '4242424242424242');
+    },
+  );
 
   /** Every reservation the check's guest holds, by status. */
   const checkGuestReservations = () =>
