@@ -309,6 +309,11 @@ describe('platform:check', () => {
     expect(bad.stdout).toMatch(/CONTRADICTED listPayments\n {2}path: {5}GET \/payments\?reservationId=/);
     expect(bad.stdout).toMatch(/product: {2}answers 503 platform_answer_unexpected/);
     expect(bad.stdout).toMatch(/NOT OK/);
+
+    // A mistyped id: no read knows it, and the report says so rather than blaming the surface alone.
+    const unknown = await runCommand(['--reservation', 'res-nobody-knows'], commandEnv(sandbox, prefix));
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toMatch(/note: {5}the folio overview lists it in notFound too/);
     expectNoSecret(good.stdout + good.stderr + bad.stdout + bad.stderr);
   });
 

@@ -102,6 +102,8 @@ export class PlatformCheck {
       fields: OVERVIEW_FIELDS,
     });
     const overviewJudged = this.overviewOf(overview.heard, reservationId);
+    if (!reservation.item && notFoundBy(overview.heard, reservationId))
+      operations[0].note = 'the folio overview lists it in notFound too: is it a reservation of this account?';
     if (overviewJudged.verdict === 'confirmed') overviewJudged.note = await this.totalsCompared(probe, reservationId);
     add(
       {
@@ -506,6 +508,12 @@ export class PlatformCheck {
       };
     return { verdict: 'confirmed', found: `${provider.paymentProviderId}, ACTIVE`, productWill: 'tokenizes cards with this provider' };
   }
+}
+
+/** Whether the overview's 200 names the id among those it does not know (its `notFound`). */
+function notFoundBy(heard: Heard, reservationId: string): boolean {
+  const notFound = heard.answered && heard.status < 300 ? (heard.data as Wire | null)?.notFound : undefined;
+  return Array.isArray(notFound) && notFound.includes(reservationId);
 }
 
 function notAsked(why: string): Judged {
