@@ -32,6 +32,13 @@ function words(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** A step that did not land, in the service's words: its problem code and detail, or the status it answered (a card asking 3-D Secure). */
+function refused(answer: Answer): string {
+  const code = words(answer.body.code);
+  if (code) return `${answer.status} ${code}: ${words(answer.body.detail ?? answer.body.title)}`;
+  return `${answer.status}${words(answer.body.status) ? `, status ${words(answer.body.status)}` : ''}${words(answer.body.detail) ? `: ${words(answer.body.detail)}` : ''}`;
+}
+
 interface Answer {
   status: number;
   body: Record<string, unknown>;
@@ -79,7 +86,7 @@ export async function bookAndCancel(
         path,
         expected,
         verdict: ok ? 'confirmed' : answer.status >= 500 || answer.status === 0 ? 'unreadable' : 'contradicted',
-        found: ok ? found : `${answer.status} ${words(answer.body.code)}: ${words(answer.body.detail ?? answer.body.title)}`,
+        found: ok ? found : refused(answer),
         productWill: ok ? 'does this for a guest' : 'refuses a guest here the same way',
       });
       return ok;
