@@ -37,7 +37,7 @@ const FLOOR = forbid(
 );
 /** The wiring beside main.ts imports every room; a room importing it back would import everything. */
 const NO_APP = {
-  regex: '^(\\.\\./)+(app\\.(factory|module)|http-hooks|main|write-openapi)$',
+  regex: '^(\\.\\./)+(app\\.(factory|module)|http-hooks|main|write-openapi|platform-check(-write)?)$',
   message: "a room never imports the app's wiring (src/*.ts)",
 };
 /** A session changes only by a move of its one owner: outside sessions/, its records' store is never imported. */

@@ -28,6 +28,7 @@ export const SANDBOX_LISTINGS: readonly SandboxListingGuide[] = [
   { listingId: 'lst-mountain', paymentProviderId: 'pp-mountain', currency: 'GBP', note: 'active provider' },
   { listingId: 'lst-closed', paymentProviderId: 'pp-closed', currency: 'USD', note: 'provider INACTIVE' },
   { listingId: 'lst-suites', paymentProviderId: 'pp-suites', currency: 'USD', note: 'multi-unit (3 units): availability by allotment' },
+  { listingId: 'lst-test', paymentProviderId: 'pp-test', currency: 'USD', note: 'isTest: true (platform:check --write books here)' },
 ];
 
 const reservation = (

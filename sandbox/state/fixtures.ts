@@ -25,6 +25,7 @@ const PROVIDERS: ProviderSeed[] = [
   { key: 'mountain', accountName: 'Highland Chalets Ltd', currency: 'GBP', country: 'GB', status: 'ACTIVE' },
   { key: 'closed', accountName: 'Old Mill Cottages Inc', currency: 'USD', country: 'US', status: 'INACTIVE' },
   { key: 'suites', accountName: 'Harbour Suites Co', currency: 'USD', country: 'US', status: 'ACTIVE' },
+  { key: 'test', accountName: 'Test Properties Co', currency: 'USD', country: 'US', status: 'ACTIVE' },
 ];
 
 interface ListingSeed {
@@ -39,6 +40,8 @@ interface ListingSeed {
   cleaningFee: number;
   rooms: [accommodates: number, bedrooms: number, bathrooms: number];
   propertyType: string;
+  /** A test property (the platform's `isTest`, changelog 2026-05-11): the only kind `platform:check --write` books on. */
+  isTest?: boolean;
 }
 
 const LISTINGS: ListingSeed[] = [
@@ -108,6 +111,20 @@ const LISTINGS: ListingSeed[] = [
     rooms: [2, 1, 1],
     propertyType: 'Serviced apartment',
   },
+  {
+    key: 'test',
+    title: 'Test Property',
+    nickname: 'Test Property',
+    city: 'Austin',
+    country: 'US',
+    street: '1 Test Street',
+    currency: 'USD',
+    basePrice: 100,
+    cleaningFee: 20,
+    rooms: [2, 1, 1],
+    propertyType: 'Apartment',
+    isTest: true,
+  },
 ];
 
 function providerRecord(seed: ProviderSeed, now: number): ProviderRecord {
@@ -147,6 +164,7 @@ function listingRecord(seed: ListingSeed): ListingRecord {
     bedrooms,
     bathrooms,
     propertyType: seed.propertyType,
+    isTest: seed.isTest ?? false,
     owners: [`owner-${seed.key}`],
     publicDescription: { summary: `${seed.nickname} in ${seed.city}.`, notes: 'Key box code 4711 (internal).' },
     // Objects, as the reference types both (its listing schema names no fields inside them).
@@ -229,6 +247,7 @@ function seedPaymentPolicies(store: SandboxStore): void {
   store.paymentPolicies.set('lst-mountain', PAYMENT_POLICIES.beforeCheckIn);
   store.paymentPolicies.set('lst-closed', PAYMENT_POLICIES.atBooking);
   store.paymentPolicies.set('lst-suites', PAYMENT_POLICIES.atBooking);
+  store.paymentPolicies.set('lst-test', PAYMENT_POLICIES.atBooking);
 }
 
 export function seedFixtures(now: number): SandboxStore {

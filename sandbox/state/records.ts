@@ -32,6 +32,8 @@ export interface ListingRecord {
   bedrooms: number;
   bathrooms: number;
   propertyType: string;
+  /** The platform's flag for a test property (changelog 2026-05-11). */
+  isTest: boolean;
   /** Internal fields a public summary must never show. */
   owners: string[];
   publicDescription: { summary: string; notes: string };

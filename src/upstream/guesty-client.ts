@@ -80,6 +80,10 @@ interface OpenApiCall extends Omit<UpstreamCall, 'host' | 'headers'> {
   bookingAnswer?: boolean;
   /** Told once the call first holds its slot of the outbound budget (ReadBatches keeps a batch open until then). */
   granted?: () => void;
+  /** Sent once, never again on a 5xx or a timeout: the go-live check judges the first answer and counts each call. */
+  once?: boolean;
+  /** Told before each send, re-mints included. */
+  sending?: () => void;
 }
 
 const enc = encodeURIComponent;
@@ -492,6 +496,17 @@ export class GuestyClient {
   }
 
   /**
+   * One GET as the platform answers it, status and body unread, for the go-live check
+   * (platform-check/): the shared token and budget as every call, but sent once and never retried.
+   */
+  readAsAnswered(
+    call: { operation: string; path: string; query?: Record<string, string | string[]> },
+    sending?: () => void,
+  ): Promise<UpstreamAnswer> {
+    return this.openApi({ ...call, kind: 'read', priority: 'checkout', method: 'GET', once: true, ...(sending ? { sending } : {}) });
+  }
+
+  /**
    * Through the current endpoint, or the deprecated one when configured, which takes no
    * realizationDates (refused before this), nor isUpsellFee or stayIndex (left out here: it cannot say them).
    */
@@ -662,7 +677,7 @@ export class GuestyClient {
     );
   }
 
-  private async openApi({ granted, ...call }: OpenApiCall): Promise<UpstreamAnswer & { refusal: BookingRefusal | null }> {
+  private async openApi({ granted, once, sending, ...call }: OpenApiCall): Promise<UpstreamAnswer & { refusal: BookingRefusal | null }> {
     const { callDeadlineMs } = this.config.get('guesty', { infer: true });
     const deadline = Date.now() + (call.kind === 'read' ? callDeadlineMs : callDeadlineMs * 1.5);
     let token: AccessToken = await this.tokens.current();
@@ -683,10 +698,11 @@ export class GuestyClient {
         );
       }
       let answer: UpstreamAnswer;
+      sending?.();
       try {
         answer = await this.http.send({ ...call, host: 'api', headers: { Authorization: `Bearer ${token.value}` } });
       } catch (error) {
-        const retryable = error instanceof UpstreamError && (call.kind === 'read' || !error.maybeSent);
+        const retryable = !once && error instanceof UpstreamError && (call.kind === 'read' || !error.maybeSent);
         if (retryable && (await this.backoff(attempt, deadline))) continue;
         throw error;
       }
@@ -714,7 +730,7 @@ export class GuestyClient {
       if (answer.status === 429) {
         await this.limiter.pauseAll(answer.retryAfterSeconds ?? 1);
         // A 429 was refused before any effect, so even a write may go again after the pause.
-        if (Date.now() + (answer.retryAfterSeconds ?? 1) * 1000 < deadline) continue;
+        if (!once && Date.now() + (answer.retryAfterSeconds ?? 1) * 1000 < deadline) continue;
         throw new UpstreamError('rate_limited', 'The booking platform is busy; try again shortly.', {
           operation: call.operation,
           upstreamStatus: 429,
@@ -724,7 +740,7 @@ export class GuestyClient {
           retryAfterSeconds: answer.retryAfterSeconds ?? 1,
         });
       }
-      if (answer.status >= 500 && call.kind === 'read' && (await this.backoff(attempt, deadline))) continue;
+      if (answer.status >= 500 && call.kind === 'read' && !once && (await this.backoff(attempt, deadline))) continue;
       return { ...answer, refusal: null };
     }
   }

@@ -11,16 +11,17 @@ describe('sandbox listings and payment providers', () => {
   it('pages listings with limit and skip', async () => {
     const all = await client.api('/v1/listings');
     expect(all.status).toBe(200);
-    expect(all.body).toMatchObject({ count: 5, limit: 25, skip: 0 });
+    expect(all.body).toMatchObject({ count: 6, limit: 25, skip: 0 });
     expect(all.body.results.map((l: { _id: string }) => l._id)).toEqual([
       'lst-seaside',
       'lst-city',
       'lst-mountain',
       'lst-closed',
       'lst-suites',
+      'lst-test',
     ]);
     const page = await client.api('/v1/listings?limit=2&skip=1');
-    expect(page.body).toMatchObject({ count: 5, limit: 2, skip: 1 });
+    expect(page.body).toMatchObject({ count: 6, limit: 2, skip: 1 });
     expect(page.body.results.map((l: { _id: string }) => l._id)).toEqual(['lst-city', 'lst-mountain']);
     expect((await client.api('/v1/listings?limit=-1')).status).toBe(400);
     expect((await client.api('/v1/listings?limit=abc')).body.message).toBe('Some of the request parameters are invalid');
