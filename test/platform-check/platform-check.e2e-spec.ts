@@ -58,11 +58,31 @@ const CURRENT_CONFIRMED: Record<string, Verdict> = {
 /** One line per sandbox reading (docs/sandbox.md): a reading added later is one more row. */
 const TABLE: Row[] = [
   {
-    reading: 'the defaults: bare lists, filter honoured, legacy routes retired',
-    verdicts: { ...CURRENT_CONFIRMED, 'getReservation (legacy)': 'contradicted', 'listPaymentMethods (legacy)': 'contradicted' },
+    reading: 'the defaults: bare lists, filter honoured, the legacy reservation read retired, the legacy payment methods served',
+    verdicts: { ...CURRENT_CONFIRMED, 'getReservation (legacy)': 'contradicted', 'listPaymentMethods (legacy)': 'confirmed' },
     found: { 'getReservation (legacy)': /404: retired/, getReservationsV3: /a bare array/ },
     ok: true,
     choose: { reservations: 'current', paymentMethods: 'current' },
+  },
+  {
+    reading: 'paymentSummary present',
+    readings: { paymentSummary: 'present' },
+    verdicts: CURRENT_CONFIRMED,
+    ok: true,
+  },
+  {
+    reading: 'overviewFields seen (subTotalPrice accepted too)',
+    readings: { overviewFields: 'seen' },
+    verdicts: CURRENT_CONFIRMED,
+    ok: true,
+  },
+  {
+    reading: 'legacyPaymentMethodRoutes retired',
+    readings: { legacyPaymentMethodRoutes: 'retired' },
+    verdicts: { ...CURRENT_CONFIRMED, 'listPaymentMethods (legacy)': 'contradicted' },
+    found: { 'listPaymentMethods (legacy)': /404: retired/ },
+    ok: true,
+    choose: { paymentMethods: 'current' },
   },
   {
     reading: 'listWrapper results',
