@@ -67,6 +67,19 @@ export interface SandboxReadings {
   reservationsV3Misses: string[];
   /** The legacy reservation read and guest payment-method routes: retired on 2027-03-01 (404), or still served. */
   legacyRoutes: 'retired' | 'served';
+  /**
+   * Where the guest's email is answered: in the single read `GET /guests-crud/{id}` (its schema's
+   * `email`), or only in the guest list (the guest reports guide: "Included in the single guest request? no").
+   */
+  guestEmailIn: 'single' | 'list';
+  /** The name the guest's email is answered under, in the single read and the list alike. */
+  guestEmailField: 'email' | 'guestEmail';
+  /**
+   * What a payment-method item (a list's, an attach's) names of its booking: its confirmationCode (the
+   * one production item published), its reservationId, both, or neither. `listEchoesReservationId`
+   * still adds the reservationId to whichever this names.
+   */
+  methodNames: 'code' | 'reservationId' | 'both' | 'neither';
 }
 
 export const DEFAULT_READINGS: SandboxReadings = {
@@ -78,6 +91,9 @@ export const DEFAULT_READINGS: SandboxReadings = {
   methodListFilter: 'honoured',
   reservationsV3Misses: [],
   legacyRoutes: 'retired',
+  guestEmailIn: 'single',
+  guestEmailField: 'email',
+  methodNames: 'code',
 };
 
 /**
