@@ -1,6 +1,7 @@
 import request from 'supertest';
 import type { ForceStatusOptions, SandboxReadings, SandboxRoute } from '../../sandbox/types';
 import { CardsOnFile } from '../../src/sessions/cards-on-file';
+import { ADMIN_KEY, adminClient, invoiceItemsAt } from '../invoices/invoice-test-helpers';
 import { SandboxClient } from '../sandbox/sandbox-helpers';
 import { CARDS, cardBody, checkoutClient, freshReservation, sessionsStoredFor } from '../utils/checkout-client';
 import { startSandboxedApps, type SandboxedApps } from '../utils/sandboxed-apps';
@@ -28,6 +29,7 @@ function worldOn(surface: 'current' | 'legacy'): Promise<SandboxedApps> {
     },
     env: {
       GUESTY_API_SURFACE: surface,
+      ADMIN_API_KEY: ADMIN_KEY,
       UPSTREAM_RATE_LIMITS: '1000/s,60000/m,1000000/h',
       CHECKOUT_IP_RATE_LIMIT: '1000/m',
       CHECKOUT_CARD_ATTEMPTS: '100/h',
@@ -177,6 +179,20 @@ describe('the platform answering unexpectedly, on the current surface', () => {
     force('reservation', 200, { body: [] });
     const answer = await site().createSession(reservation.reservationId, reservation.guestEmail).expect(404);
     expect(answer.body.code).toBe('reservation_not_found');
+  });
+
+  it("adds no invoice item when the folio's items answer 404 for a reservation that exists", async () => {
+    const reservation = freshReservation(world, 250);
+    const before = invoiceItemsAt(world, reservation.reservationId).length;
+    const witness = await new Witness(world, 'getFolioInvoiceItems').before();
+    force('folioItems', 404, { body: { message: 'Not Found' } });
+    const answer = await adminClient(world.apps[0].url).addItem(reservation.reservationId, {
+      normalType: 'CF',
+      title: 'Late checkout',
+      amount: 40,
+    });
+    await witness.expectLoud(answer, { upstreamStatus: 404 });
+    expect(invoiceItemsAt(world, reservation.reservationId)).toHaveLength(before);
   });
 
   describe.each([
