@@ -644,7 +644,8 @@ export class GuestyClient {
       method: 'GET',
       path: '/guests-crud',
       query: {
-        columns: '_id email guestEmail firstName lastName',
+        // The column as the guest reports guide publishes it; the answer's key is read under either name.
+        columns: '_id guestEmail firstName lastName',
         filters: JSON.stringify({ email: { '@in': [email] } }),
         limit: '25',
       },

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import type { ForceStatusOptions, SandboxReadings, SandboxRoute } from '../../sandbox/types';
 import { CardsOnFile } from '../../src/sessions/cards-on-file';
+import { bookingClient, newGuest, stay } from '../booking/booking-client';
 import { ADMIN_KEY, adminClient, invoiceItemsAt } from '../invoices/invoice-test-helpers';
 import { SandboxClient } from '../sandbox/sandbox-helpers';
 import { CARDS, cardBody, checkoutClient, freshReservation, sessionsStoredFor } from '../utils/checkout-client';
@@ -315,5 +317,33 @@ describe.each(['current', 'legacy'] as const)('the cards on a reservation, on th
     await witness.expectLoud(answer, { upstreamStatus: 404 });
     expect(world.sandbox.control.getPaymentMethods(reservation.guestId)).toHaveLength(0);
     expect(await onFile(reservation.reservationId)).toBeFalsy();
+  });
+});
+
+describe('a guest create whose answer was lost, found in a guest list that names the email guestEmail', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    // A record per create: a find that missed the guest would make a second one.
+    world = await startSandboxedApps(1, {
+      sandbox: { paymentVisibilityDelayMs: 0, mergeGuestsByEmail: false },
+      env: { UPSTREAM_TIMEOUT_MS: '1000', UPSTREAM_DEADLINE_MS: '1000', RESERVATION_LEASE_MS: '1000', RESERVATION_WRITE_SPACING_MS: '0' },
+    });
+    world.sandbox.control.setReadings({ guestEmailField: 'guestEmail' });
+  });
+  afterAll(() => world.close());
+
+  it('books once, for the one guest record the platform made', async () => {
+    const booking = bookingClient(world.apps[0].url);
+    const quote = await booking.quote({ listingId: 'lst-city', ...stay(90, 2), guestsCount: 2 }).expect(201);
+    const guest = newGuest();
+    const body = { quoteId: quote.body.id as string, guest };
+    const key = randomUUID();
+    world.sandbox.control.dropConnection('guests', { times: 1, afterHandling: true });
+    const first = await booking.book(body, key);
+    const retried = await booking.book(body, key).expect(201);
+    if (first.status === 201) expect(first.body.id).toBe(retried.body.id);
+    expect(world.sandbox.control.getGuestsByEmail(guest.email)).toHaveLength(1);
+    expect(world.sandbox.control.counters.requests.guests).toBe(1);
   });
 });
