@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an operator should know of this replica: the platform reads that answered in a way the service cannot rely on, and when. Always 200; readiness is not affected. Never calls the upstream. */
+        get: operations["HealthController_overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/live": {
         parameters: {
             query?: never;
@@ -309,6 +326,37 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        UnexpectedOperationView: {
+            /**
+             * @description the read, by the name its metrics and logs use
+             * @example listPayments
+             */
+            operation: string;
+            /**
+             * @description how many times since this replica started
+             * @example 3
+             */
+            count: number;
+            /**
+             * Format: date-time
+             * @description the last time
+             */
+            lastAt: string;
+            /**
+             * @description what came back: the status, the field a 400 named or a 2xx lacked
+             * @example HTTP 404
+             */
+            found: string;
+        };
+        HealthView: {
+            /**
+             * @description `platform_answers_unexpected` while any read below answered in a way the service cannot rely on
+             * @enum {string}
+             */
+            status: "ok" | "platform_answers_unexpected";
+            /** @description each read the platform answered unexpectedly on this replica, the latest first (empty when none) */
+            platformAnswersUnexpected: components["schemas"]["UnexpectedOperationView"][];
+        };
         FieldErrorDto: {
             /** @example card.number */
             field: string;
@@ -843,6 +891,28 @@ export interface operations {
             };
         };
     };
+    HealthController_overview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description your own request id (1-128 letters, digits, ".", "_", ":" or "-"), echoed in the X-Request-Id response header, problem bodies and logs; one is made otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthView"];
+                };
+            };
+        };
+    };
     HealthController_live: {
         parameters: {
             query?: never;
@@ -1250,6 +1320,8 @@ export interface operations {
              *
              *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
+             *     `platform_answer_unexpected`: The platform answered a read the service relies on unexpectedly (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs), so nothing was sent on its word. Not the guest's fault: retry after Retry-After. For operators: `GET /health` names the read; check the account with `npm run platform:check`.
+             *
              *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
@@ -1391,6 +1463,8 @@ export interface operations {
             };
             /**
              * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
+             *
+             *     `platform_answer_unexpected`: The platform answered a read the service relies on unexpectedly (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs), so nothing was sent on its word. Not the guest's fault: retry after Retry-After. For operators: `GET /health` names the read; check the account with `npm run platform:check`.
              *
              *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
@@ -1569,6 +1643,8 @@ export interface operations {
              * @description `outcome_pending`: A write is being confirmed with the platform: retry after Retry-After with the same Idempotency-Key to get its outcome; never a new key (it would not be sent twice anyway).
              *
              *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
+             *
+             *     `platform_answer_unexpected`: The platform answered a read the service relies on unexpectedly (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs), so nothing was sent on its word. Not the guest's fault: retry after Retry-After. For operators: `GET /health` names the read; check the account with `npm run platform:check`.
              *
              *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
@@ -1792,6 +1868,8 @@ export interface operations {
             /**
              * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
+             *     `platform_answer_unexpected`: The platform answered a read the service relies on unexpectedly (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs), so nothing was sent on its word. Not the guest's fault: retry after Retry-After. For operators: `GET /health` names the read; check the account with `npm run platform:check`.
+             *
              *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
@@ -1936,6 +2014,8 @@ export interface operations {
             };
             /**
              * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
+             *
+             *     `platform_answer_unexpected`: The platform answered a read the service relies on unexpectedly (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs), so nothing was sent on its word. Not the guest's fault: retry after Retry-After. For operators: `GET /health` names the read; check the account with `npm run platform:check`.
              *
              *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
@@ -2095,6 +2175,8 @@ export interface operations {
              * @description `outcome_pending`: A write is being confirmed with the platform: retry after Retry-After with the same Idempotency-Key to get its outcome; never a new key (it would not be sent twice anyway).
              *
              *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
+             *
+             *     `platform_answer_unexpected`: The platform answered a read the service relies on unexpectedly (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs), so nothing was sent on its word. Not the guest's fault: retry after Retry-After. For operators: `GET /health` names the read; check the account with `npm run platform:check`.
              *
              *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
@@ -2301,6 +2383,8 @@ export interface operations {
              *
              *     `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
              *
+             *     `platform_answer_unexpected`: The platform answered a read the service relies on unexpectedly (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs), so nothing was sent on its word. Not the guest's fault: retry after Retry-After. For operators: `GET /health` names the read; check the account with `npm run platform:check`.
+             *
              *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
              *     `token_budget_exhausted`: The service may not request another platform access token now: retry after Retry-After.
@@ -2384,6 +2468,8 @@ export interface operations {
             };
             /**
              * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
+             *
+             *     `platform_answer_unexpected`: The platform answered a read the service relies on unexpectedly (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs), so nothing was sent on its word. Not the guest's fault: retry after Retry-After. For operators: `GET /health` names the read; check the account with `npm run platform:check`.
              *
              *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *
@@ -2483,6 +2569,8 @@ export interface operations {
             };
             /**
              * @description `upstream_unavailable`: The booking platform (or card processing) is unavailable: retry after Retry-After.
+             *
+             *     `platform_answer_unexpected`: The platform answered a read the service relies on unexpectedly (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs), so nothing was sent on its word. Not the guest's fault: retry after Retry-After. For operators: `GET /health` names the read; check the account with `npm run platform:check`.
              *
              *     `rate_limited`: Too many requests from this client (429), or the service's share of the platform's budget is spent or the network's reservation lookups are on their way (503): retry after Retry-After.
              *

@@ -76,6 +76,19 @@ export interface SandboxReadings {
   paymentSummary: 'absent' | 'present';
   /** The overview's `fields`: only the published names (any other refused 400, naming it), or the third-party list too. */
   overviewFields: 'published' | 'seen';
+  /**
+   * Where the guest's email is answered: in the single read `GET /guests-crud/{id}` (its schema's
+   * `email`), or only in the guest list (the guest reports guide: "Included in the single guest request? no").
+   */
+  guestEmailIn: 'single' | 'list';
+  /** The name the guest's email is answered under, in the single read and the list alike. */
+  guestEmailField: 'email' | 'guestEmail';
+  /**
+   * What a payment-method item (a list's, an attach's) names of its booking: its confirmationCode (the
+   * one production item published), its reservationId, both, or neither. `listEchoesReservationId`
+   * still adds the reservationId to whichever this names.
+   */
+  methodNames: 'code' | 'reservationId' | 'both' | 'neither';
 }
 
 export const DEFAULT_READINGS: SandboxReadings = {
@@ -90,6 +103,9 @@ export const DEFAULT_READINGS: SandboxReadings = {
   legacyPaymentMethodRoutes: 'served',
   paymentSummary: 'absent',
   overviewFields: 'published',
+  guestEmailIn: 'single',
+  guestEmailField: 'email',
+  methodNames: 'code',
 };
 
 /**

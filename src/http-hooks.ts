@@ -6,7 +6,7 @@ import { PROBLEM_CONTENT_TYPE, problemDetails } from './common/errors/problem-de
 import { requestContext } from './common/logging/request-context';
 import { nameServerSpan } from './common/telemetry/current-trace';
 
-const QUIET_PATHS = /^\/(health\/|metrics$)/;
+const QUIET_PATHS = /^\/(health(\/|$)|metrics$)/;
 const NO_STORE_PATHS = /^\/(checkout|admin)(\/|$)/;
 const FORM_PATHS = /^\/checkout\/3ds\//;
 

@@ -184,31 +184,39 @@ export function createGuest(ctx: RequestContext): SandboxAnswer {
 
 /**
  * `GET /v1/guests-crud?columns=…&filters=…`: `columns` is required (the reference); `filters` is read
- * in the form of the reference's example (`{"field": {"@in": [values]}}`), on `email` only; the
- * answer is `{results, total}` with `_id` and the columns asked for.
+ * in the form of the reference's example (`{"field": {"@in": [values]}}`), on `email` (or
+ * `guestEmail`) and `_id`; the answer is `{results, total}` with `_id` and the columns asked for.
  */
 export function listGuests(ctx: RequestContext): SandboxAnswer {
   const columns = ctx.url.searchParams.get('columns');
   if (!columns) throw invalidParameters([{ field: 'columns', message: 'is required' }]);
   let wanted: string[] | undefined;
+  let ids: string[] | undefined;
   const filters = ctx.url.searchParams.get('filters');
   if (filters) {
-    let parsed: { email?: { '@in'?: unknown } };
+    type In = { '@in'?: unknown };
+    let parsed: { email?: In; guestEmail?: In; _id?: In };
     try {
       parsed = JSON.parse(filters) as typeof parsed;
     } catch {
       throw invalidParameters([{ field: 'filters', message: 'must be a JSON object' }]);
     }
-    const values = parsed.email?.['@in'];
+    const values = (parsed.email ?? parsed.guestEmail)?.['@in'];
     if (Array.isArray(values)) wanted = values.map((value) => String(value).trim().toLowerCase());
+    const byId = parsed._id?.['@in'];
+    if (Array.isArray(byId)) ids = byId.map(String);
   }
   const limit = Number(ctx.url.searchParams.get('limit') ?? 25);
   const skip = Number(ctx.url.searchParams.get('skip') ?? 0);
-  const all = [...ctx.runtime.store.guests.values()].filter((guest) => !wanted || wanted.includes(guest.email.toLowerCase()));
+  const all = [...ctx.runtime.store.guests.values()].filter(
+    (guest) => (!wanted || wanted.includes(guest.email.toLowerCase())) && (!ids || ids.includes(guest._id)),
+  );
   const shown = new Set(columns.split(' '));
+  // The guide's column is `guestEmail`; the answer names it as the readings say (its key is not published).
+  const emailKey = ctx.runtime.readings.guestEmailField;
   const results = all.slice(skip, skip + limit).map((guest) => ({
     _id: guest._id,
-    ...(shown.has('email') ? { email: guest.email } : {}),
+    ...(shown.has('email') || shown.has('guestEmail') ? { [emailKey]: guest.email } : {}),
     ...(shown.has('fullName') ? { fullName: guest.fullName } : {}),
   }));
   return jsonAnswer(200, { results, total: all.length });

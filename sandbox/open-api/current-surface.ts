@@ -84,26 +84,34 @@ export function getReservationsV3(ctx: RequestContext): SandboxAnswer {
   return listAnswer(ctx, found);
 }
 
-/** GET /v1/guests-crud/{guestId}?fields=…: `fields` required (the reference). */
+/**
+ * GET /v1/guests-crud/{guestId}?fields=…: `fields` required (the reference). The email (asked as
+ * `email` or `guestEmail`) comes under the readings' name, and not at all when only the list has it.
+ */
 export function getGuest(ctx: RequestContext): SandboxAnswer {
   const fields = ctx.url.searchParams.get('fields');
   if (!fields) throw invalidParameters([{ field: 'fields', message: 'is required' }]);
   const guest = ctx.runtime.store.guests.get(ctx.params.guestId);
   if (!guest) throw notFound(`Guest ${ctx.params.guestId} not found`);
+  const { guestEmailIn, guestEmailField } = ctx.runtime.readings;
   const [firstName, ...rest] = guest.fullName.split(' ');
   const whole: Record<string, unknown> = {
     _id: guest._id,
     firstName,
     lastName: rest.join(' '),
     fullName: guest.fullName,
-    email: guest.email,
-    emails: [guest.email],
     returningGuest: false,
   };
   const wanted = new Set(fields.split(/[\s,]+/));
+  const email = guestEmailIn === 'single' && (wanted.has('email') || wanted.has('guestEmail')) ? { [guestEmailField]: guest.email } : {};
+  const emails = guestEmailIn === 'single' && wanted.has('emails') ? { emails: [guest.email] } : {};
   // The reference's schema requires these whatever `fields` asks.
   const always = ['_id', 'firstName', 'lastName', 'returningGuest'];
-  return jsonAnswer(200, Object.fromEntries(Object.entries(whole).filter(([name]) => always.includes(name) || wanted.has(name))));
+  return jsonAnswer(200, {
+    ...Object.fromEntries(Object.entries(whole).filter(([name]) => always.includes(name) || wanted.has(name))),
+    ...email,
+    ...emails,
+  });
 }
 
 function itemsTotal(reservation: ReservationRecord): { subTotalPrice: number; totalTaxes: number } {

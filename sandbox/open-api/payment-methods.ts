@@ -96,12 +96,17 @@ export function paymentMethodView(method: PaymentMethodRecord): Record<string, u
   };
 }
 
-/** A method as the platform answers it: with its reservationId only when the readings say items name it. */
+/** A method as the platform answers it: naming its booking by what the readings say items name (`methodNames`). */
 function platformView(runtime: SandboxRuntime, method: PaymentMethodRecord): Record<string, unknown> {
-  const view = paymentMethodView(method);
-  if (runtime.readings.listEchoesReservationId) return view;
-  const { reservationId: _echo, ...rest } = view;
-  return rest;
+  const { reservationId, confirmationCode, ...rest } = paymentMethodView(method);
+  const { methodNames, listEchoesReservationId } = runtime.readings;
+  const namesId = listEchoesReservationId || methodNames === 'reservationId' || methodNames === 'both';
+  const namesCode = methodNames === 'code' || methodNames === 'both';
+  return {
+    ...rest,
+    ...(namesId ? { reservationId } : {}),
+    ...(namesCode && confirmationCode !== undefined ? { confirmationCode } : {}),
+  };
 }
 
 export function attachPaymentMethod(ctx: RequestContext): SandboxAnswer {

@@ -4,6 +4,8 @@ import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
 import { RedisHealthIndicator } from '../redis/redis.health';
 import { ShutdownState } from './shutdown-state';
 import { ApiProblems } from '../common/http/api-problems.decorator';
+import { UnexpectedAnswers } from '../upstream/unexpected-answers';
+import { HealthView } from './platform-answers.view';
 
 @ApiTags('health')
 @Controller('health')
@@ -12,7 +14,19 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly redis: RedisHealthIndicator,
     private readonly shutdown: ShutdownState,
+    private readonly unexpectedAnswers: UnexpectedAnswers,
   ) {}
+
+  @Get()
+  @ApiOperation({
+    summary:
+      'What an operator should know of this replica: the platform reads that answered in a way the service cannot rely on, and when. Always 200; readiness is not affected. Never calls the upstream.',
+  })
+  @ApiOkResponse({ type: HealthView })
+  overview(): HealthView {
+    const platformAnswersUnexpected = this.unexpectedAnswers.operations();
+    return { status: platformAnswersUnexpected.length > 0 ? 'platform_answers_unexpected' : 'ok', platformAnswersUnexpected };
+  }
 
   @Get('live')
   @HealthCheck()

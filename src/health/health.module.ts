@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { UpstreamModule } from '../upstream/upstream.module';
 import { HealthController } from './health.controller';
 import { ShutdownState } from './shutdown-state';
 
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [TerminusModule.forRoot({ logger: false }), UpstreamModule],
   controllers: [HealthController],
   providers: [ShutdownState],
   exports: [ShutdownState],

@@ -78,6 +78,8 @@ function onReservation(method: PaymentMethodOnFile, reservationId: string): bool
 }
 
 function unreadable(cause: unknown, before: string): DomainError {
+  // The platform answering unexpectedly keeps its own code: the operator has to act, not the guest's patience.
+  if (cause instanceof DomainError && cause.code === 'platform_answer_unexpected') return cause;
   return new DomainError(
     'upstream_unavailable',
     `The booking platform could not be read before ${before}; nothing was attached. Please try again shortly.`,

@@ -4,6 +4,7 @@ import { AccessTokens } from './access-tokens';
 import { GuestyClient } from './guesty-client';
 import { OutboundRateLimiter } from './outbound-rate-limiter';
 import { UpstreamError } from './upstream-error';
+import { UnexpectedAnswers } from './unexpected-answers';
 import { UpstreamHttp } from './upstream-http';
 
 /** A client whose budget refuses every slot, as the limiter does when no slot frees before the deadline. */
@@ -22,6 +23,7 @@ function refusedByTheBudget() {
     limiter as unknown as OutboundRateLimiter,
     unitConfig().service,
     new SteppingClock(),
+    {} as UnexpectedAnswers,
   );
   return { client, sent };
 }

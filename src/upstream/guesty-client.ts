@@ -24,6 +24,7 @@ import {
   UpstreamReservation,
   UpstreamReservationRead,
   UpstreamGuestRead,
+  UpstreamGuestRow,
   UpstreamFolioOverview,
   UpstreamFolioOverviewLine,
   UpstreamFolioItems,
@@ -34,6 +35,7 @@ import { backoffDelayMs, sleep } from './retry-policy';
 import { ReadBatches } from './read-batches';
 import { readTokenizeAnswer, TokenizeAnswer } from './tokenize-answer';
 import { UpstreamError } from './upstream-error';
+import { UnexpectedAnswer, UnexpectedAnswers } from './unexpected-answers';
 import { UpstreamAnswer, UpstreamCall, UpstreamHttp } from './upstream-http';
 import { scrubText } from '../common/logging/redaction';
 import { inSpan } from '../common/telemetry/in-span';
@@ -102,19 +104,31 @@ export type ReservationPart = 'guest' | 'money' | 'payments' | 'folio' | 'cards'
 const FOLIO_OVERVIEW_FIELDS = 'hostPayout,totalTaxes,currency';
 const FOLIO_ITEM_FIELDS = 'title,normalType,totalPrice,secondIdentifier';
 
-/**
- * A list answer, bare as the reference shows it or under one of the wrapper keys named (`results`, a
- * paged answer's, first): one reading for every list the product reads. Anything else is no item.
- */
-function itemsOf<T>(data: unknown, wrappers: readonly string[] = ['results']): T[] {
-  if (Array.isArray(data)) return data as T[];
-  const wrapped = wrappers.map((key) => (data as Record<string, unknown> | null)?.[key]).find(Array.isArray);
-  return (wrapped as T[] | undefined) ?? [];
-}
-
 function upstreamMessage(data: unknown): string | undefined {
   const message = (data as { message?: unknown } | null)?.message;
   return typeof message === 'string' ? scrubText(message).slice(0, 300) : undefined;
+}
+
+/** The fields a 400's body names (`details` or `errors`, each with a `field`), as plain names: never the body itself. */
+function namedFields(data: unknown): string | undefined {
+  const body = data as { details?: unknown; errors?: unknown; field?: unknown } | null;
+  const problems = [body?.details, body?.errors].find(Array.isArray) ?? [body];
+  const names = problems
+    .map((problem) => (problem as { field?: unknown; path?: unknown } | null)?.field ?? (problem as { path?: unknown } | null)?.path)
+    .filter((name): name is string => typeof name === 'string' && /^[\w.[\]-]{1,60}$/.test(name));
+  return names.length > 0 ? names.join(', ') : undefined;
+}
+
+/** A guest's email under either name the platform's documents give it: `email` (the single read's schema) or `guestEmail` (the guest reports' column). */
+function emailOf(guest: UpstreamGuestRead | null | undefined): string | undefined {
+  return [guest?.email, guest?.guestEmail].find((value) => typeof value === 'string' && value.trim() !== '');
+}
+
+/** The guest list's `results`: a list, or rows keyed by anything (the reference types it `object`). */
+function guestRowsOf(data: unknown): UpstreamGuestRow[] | undefined {
+  const results = (data as { results?: unknown } | null)?.results;
+  if (Array.isArray(results)) return results as UpstreamGuestRow[];
+  return results !== null && typeof results === 'object' ? (Object.values(results) as UpstreamGuestRow[]) : undefined;
 }
 
 /** How long after a call the same token answered, a 4xx on a booking call is the booking's, not the token's. */
@@ -166,8 +180,14 @@ export class GuestyClient {
   /** The last token an Open API call was answered 2xx with, and when: a later 4xx on a booking call is not that token's fault. */
   private proven?: { token: string; at: number };
   /** Reservation reads and folio overviews of concurrent requests, sent together (docs/upstream.md, "The surface of 2027"). */
-  private readonly reservationReads = new ReadBatches((ids, priority, granted) => this.readReservations(ids, priority, granted), 10);
-  private readonly overviewReads = new ReadBatches((ids, priority, granted) => this.readFolioOverviews(ids, priority, granted), 200);
+  private readonly reservationReads = new ReadBatches<UpstreamReservationRead | null>(
+    (ids, priority, granted) => this.readReservations(ids, priority, granted),
+    10,
+  );
+  private readonly overviewReads = new ReadBatches<UpstreamFolioOverviewLine>(
+    (ids, priority, granted) => this.readFolioOverviews(ids, priority, granted),
+    200,
+  );
 
   constructor(
     private readonly http: UpstreamHttp,
@@ -175,6 +195,7 @@ export class GuestyClient {
     private readonly limiter: OutboundRateLimiter,
     private readonly config: ConfigService<AppConfig, true>,
     private readonly clock: Clock,
+    private readonly unexpectedAnswers: UnexpectedAnswers,
   ) {}
 
   async getListings(page: { limit: number; skip: number }): Promise<PlatformListingPage> {
@@ -241,6 +262,10 @@ export class GuestyClient {
     const read = await this.reservationReads.load(reservationId, findPriority);
     find.answered?.(read !== null);
     if (!read) return null;
+    // The guest's email and the cards are read by the booker's id: without it there is no "no email" nor "no card".
+    if ((parts.includes('guest') || parts.includes('cards')) && !read.bookerId) {
+      throw this.unexpected({ operation: 'getReservationsV3', missing: 'bookerId', reservationId });
+    }
     const [guestEmail, money, folio, cards] = await Promise.all([
       parts.includes('guest') && read.bookerId ? this.readGuestEmail(read.bookerId, priority) : undefined,
       parts.includes('money')
@@ -269,7 +294,11 @@ export class GuestyClient {
    * support case shows this read answering `[]` for a reservation that exists, so the product never
    * calls it "not found" on this read's word.
    */
-  async readReservations(reservationIds: string[], priority: Priority, granted?: () => void): Promise<(UpstreamReservationRead | null)[]> {
+  async readReservations(
+    reservationIds: string[],
+    priority: Priority,
+    granted?: () => void,
+  ): Promise<(UpstreamReservationRead | null | UpstreamError)[]> {
     if (reservationIds.length > 10) throw new RangeError('reservations-v3 reads at most 10 reservations a call');
     const answer = await this.openApi({
       ...(granted ? { granted } : {}),
@@ -280,9 +309,13 @@ export class GuestyClient {
       path: '/reservations-v3',
       query: { reservationIds },
     });
-    const items = itemsOf<UpstreamReservationRead>(this.expect(answer, 'getReservationsV3'));
+    const items = this.listOf<UpstreamReservationRead>(answer, 'getReservationsV3');
     return reservationIds.map((id) => {
       const found = items.find((item) => item?._id === id) ?? null;
+      // A reservation without its status or code cannot be told held, paid or cancelled, nor carry a card.
+      const missing = found && ['status', 'confirmationCode'].find((field) => typeof found[field as keyof typeof found] !== 'string');
+      if (missing)
+        return this.unexpected({ operation: 'getReservationsV3', missing, reservationId: id, upstreamRequestId: answer.requestId });
       if (!found) {
         this.logger.warn(
           { operation: 'getReservationsV3', reservationId: id, upstreamRequestId: answer.requestId },
@@ -293,8 +326,12 @@ export class GuestyClient {
     });
   }
 
-  /** The guest's email, by `GET /guests-crud/{id}?fields=email` (the reference requires `fields`). */
-  private async readGuestEmail(guestId: string, priority: Priority): Promise<string | undefined> {
+  /**
+   * The guest's email: `GET /guests-crud/{id}?fields=email` (the reference requires `fields`), else
+   * the guest list's row of that id (the guide's `guestEmail` column, which it says only the list
+   * carries), under either name. Not readable is the platform answering unexpectedly, never "no email".
+   */
+  private async readGuestEmail(guestId: string, priority: Priority): Promise<string> {
     const answer = await this.openApi({
       operation: 'getGuest',
       kind: 'read',
@@ -303,9 +340,28 @@ export class GuestyClient {
       path: `/guests-crud/${enc(guestId)}`,
       query: { fields: 'email' },
     });
-    if (answer.status === 404) return undefined;
-    const guest = this.expect(answer, 'getGuest') as UpstreamGuestRead | null;
-    return typeof guest?.email === 'string' ? guest.email : undefined;
+    return emailOf(this.relied(answer, 'getGuest') as UpstreamGuestRead | null) ?? (await this.listedGuestEmail(guestId, priority));
+  }
+
+  /**
+   * The email on the guest list's row for this id. How the list filters by id is not published: the
+   * filter is sent, and only the row naming this guest (`_id` or `id`) is read, honoured or not.
+   */
+  private async listedGuestEmail(guestId: string, priority: Priority): Promise<string> {
+    const answer = await this.openApi({
+      operation: 'listGuestEmail',
+      kind: 'read',
+      priority,
+      method: 'GET',
+      path: '/guests-crud',
+      query: { columns: '_id guestEmail', filters: JSON.stringify({ _id: { '@in': [guestId] } }), limit: '25' },
+    });
+    const rows = guestRowsOf(this.relied(answer, 'listGuestEmail'));
+    const row = rows?.find((candidate) => candidate?._id === guestId || candidate?.id === guestId);
+    const email = emailOf(row);
+    if (email !== undefined) return email;
+    const missing = !rows ? 'results' : !row ? "the guest's row" : 'guestEmail';
+    throw this.unexpected({ operation: 'listGuestEmail', missing, guestId, upstreamRequestId: answer.requestId });
   }
 
   /**
@@ -344,16 +400,10 @@ export class GuestyClient {
     }
     if (unreadable.length === 0) return money;
     const operation = unreadable[0].answer === 'payments' ? 'listPayments' : 'getFolioOverview';
-    const what = unreadable.map((entry) => entry.what).join('; ');
-    this.logger.error({ operation, reservationId, unreadable: what }, 'the platform answered a money read the product cannot rely on');
-    throw new UpstreamError(
-      'platform_answer_unexpected',
-      'The booking platform answered in a way the service cannot rely on; nothing was changed. Please try again later.',
-      { operation, maybeSent: true, retryAfterSeconds: 30 },
-    );
+    throw this.unexpected({ operation, missing: unreadable.map((entry) => entry.what).join('; '), reservationId });
   }
 
-  private readFolioOverview(reservationId: string, priority: Priority): Promise<UpstreamFolioOverviewLine | undefined> {
+  private readFolioOverview(reservationId: string, priority: Priority): Promise<UpstreamFolioOverviewLine> {
     return this.overviewReads.load(reservationId, priority);
   }
 
@@ -362,7 +412,7 @@ export class GuestyClient {
     reservationIds: string[],
     priority: Priority,
     granted?: () => void,
-  ): Promise<(UpstreamFolioOverviewLine | undefined)[]> {
+  ): Promise<(UpstreamFolioOverviewLine | UpstreamError)[]> {
     const answer = await this.openApi({
       ...(granted ? { granted } : {}),
       operation: 'getFolioOverview',
@@ -372,8 +422,20 @@ export class GuestyClient {
       path: '/guest-folio/overview',
       query: { reservationIds: reservationIds.join(','), fields: FOLIO_OVERVIEW_FIELDS },
     });
-    const data = this.expect(answer, 'getFolioOverview') as UpstreamFolioOverview | null;
-    return reservationIds.map((id) => (data?.results ?? []).find((line) => line?.reservationId === id));
+    const data = this.relied(answer, 'getFolioOverview') as UpstreamFolioOverview | null;
+    if (!Array.isArray(data?.results))
+      throw this.unexpected({ operation: 'getFolioOverview', missing: 'results', upstreamRequestId: answer.requestId });
+    // Each id read here is a reservation the platform holds: one without its line (or in `notFound`) has no total to trust.
+    return reservationIds.map(
+      (id) =>
+        data.results!.find((line) => line?.reservationId === id) ??
+        this.unexpected({
+          operation: 'getFolioOverview',
+          missing: "the reservation's line",
+          reservationId: id,
+          upstreamRequestId: answer.requestId,
+        }),
+    );
   }
 
   /**
@@ -390,10 +452,20 @@ export class GuestyClient {
       path: '/payments',
       query: { reservationId },
     });
-    if (answer.status === 404) return { payments: [] };
-    const data = this.expect(answer, 'listPayments');
-    const list = itemsOf<UpstreamPayment>(data, ['results', 'payments', 'data']);
-    return { payments: list.filter((payment) => typeof payment?._id === 'string'), summary: paymentSummaryOf(data) };
+    const list = this.listOf<UpstreamPayment>(answer, 'listPayments', ['results', 'payments', 'data']);
+    // A payment whose status or amount cannot be read would count as nothing paid.
+    for (const payment of list) {
+      const missing = typeof payment?.status !== 'string' ? 'status' : typeof payment.amount !== 'number' ? 'amount' : undefined;
+      if (missing) {
+        throw this.unexpected({
+          operation: 'listPayments',
+          missing: `a payment's ${missing}`,
+          reservationId,
+          upstreamRequestId: answer.requestId,
+        });
+      }
+    }
+    return { payments: list.filter((payment) => typeof payment?._id === 'string'), summary: paymentSummaryOf(answer.data) };
   }
 
   private async readFolio(reservationId: string, priority: Priority): Promise<InvoiceLine[]> {
@@ -405,8 +477,17 @@ export class GuestyClient {
       path: '/guest-folio/invoice-items',
       query: { reservationIds: reservationId, fields: FOLIO_ITEM_FIELDS },
     });
-    const results = itemsOf<UpstreamFolioItems>(this.expect(answer, 'getFolioInvoiceItems'));
-    return folioLinesOf(results.find((entry) => entry?.reservationId === reservationId));
+    const results = this.listOf<UpstreamFolioItems>(answer, 'getFolioInvoiceItems');
+    const folio = results.find((entry) => entry?.reservationId === reservationId);
+    if (!folio) {
+      throw this.unexpected({
+        operation: 'getFolioInvoiceItems',
+        missing: "the reservation's items",
+        reservationId,
+        upstreamRequestId: answer.requestId,
+      });
+    }
+    return folioLinesOf(folio);
   }
 
   private async getLegacyReservation(reservationId: string, priority: Priority): Promise<PlatformReservation | null> {
@@ -476,8 +557,16 @@ export class GuestyClient {
       path: legacy ? `/guests/${enc(guestId)}/payment-methods` : '/payment-methods',
       query: legacy ? { reservationId, reuse: 'false' } : { reservationId },
     });
-    if (answer.status === 404) return [];
-    const methods = itemsOf<UpstreamPaymentMethod>(this.expect(answer, 'listPaymentMethods'));
+    const methods = this.listOf<UpstreamPaymentMethod>(answer, 'listPaymentMethods');
+    // A method naming no booking cannot be told this reservation's card or another's: "no card" would not be true.
+    if (methods.some((method) => !method?.reservationId && !method?.confirmationCode)) {
+      throw this.unexpected({
+        operation: 'listPaymentMethods',
+        missing: "a method's reservationId or confirmationCode",
+        reservationId,
+        upstreamRequestId: answer.requestId,
+      });
+    }
     // The code, when the caller does not know it, is read only if an item names a code and not this id.
     const code =
       confirmationCode ??
@@ -593,17 +682,18 @@ export class GuestyClient {
       priority,
       method: 'GET',
       path: '/guests-crud',
-      query: { columns: '_id email firstName lastName', filters: JSON.stringify({ email: { '@in': [email] } }), limit: '25' },
+      query: {
+        // The column as the guest reports guide publishes it; the answer's key is read under either name.
+        columns: '_id guestEmail firstName lastName',
+        filters: JSON.stringify({ email: { '@in': [email] } }),
+        limit: '25',
+      },
     });
-    const data = this.expect(answer, 'findGuestsByEmail') as { results?: unknown } | null;
-    const results: unknown[] = Array.isArray(data?.results) ? data.results : Object.values(data?.results ?? {});
+    const rows = guestRowsOf(this.expect(answer, 'findGuestsByEmail')) ?? [];
     const wanted = email.trim().toLowerCase();
-    return results
-      .filter(
-        (guest): guest is UpstreamGuest =>
-          typeof (guest as UpstreamGuest | null)?._id === 'string' && (guest as UpstreamGuest).email?.trim().toLowerCase() === wanted,
-      )
-      .map(guestOf);
+    return rows
+      .filter((guest) => typeof guest?._id === 'string' && emailOf(guest)?.trim().toLowerCase() === wanted)
+      .map((guest) => guestOf({ _id: guest._id!, email: emailOf(guest) }));
   }
 
   async createReservationFromQuote(request: ReservationFromQuoteRequest, priority: Priority): Promise<ReservationHold> {
@@ -657,6 +747,36 @@ export class GuestyClient {
     return readTokenizeAnswer(
       await this.http.send({ operation: 'tokenizeCard', host: 'pay', method: 'POST', path: '/api/tokenize/v2', json: request }),
     );
+  }
+
+  /**
+   * The data of a read the product relies on. A 4xx left after the token and the budget had their
+   * say (a 404 where the reservation exists, a 400 naming a field) is the platform answering
+   * unexpectedly, never "none" or "not found"; a 5xx is unavailable, as for any call.
+   */
+  private relied(answer: UpstreamAnswer, operation: string): unknown {
+    if (answer.status >= 400 && answer.status < 500) {
+      throw this.unexpected({
+        operation,
+        upstreamStatus: answer.status,
+        named: answer.status === 400 ? namedFields(answer.data) : undefined,
+        upstreamRequestId: answer.requestId,
+      });
+    }
+    return this.expect(answer, operation);
+  }
+
+  /** A relied-on list: bare, or under one of the wrapper keys; an answer with neither is no list at all, not an empty one. */
+  private listOf<T>(answer: UpstreamAnswer, operation: string, wrappers: readonly string[] = ['results']): T[] {
+    const data = this.relied(answer, operation);
+    const list = Array.isArray(data) ? data : wrappers.map((key) => (data as Record<string, unknown> | null)?.[key]).find(Array.isArray);
+    if (!list)
+      throw this.unexpected({ operation, missing: `a list (bare or under ${wrappers.join(', ')})`, upstreamRequestId: answer.requestId });
+    return list as T[];
+  }
+
+  private unexpected(answer: UnexpectedAnswer): UpstreamError {
+    return this.unexpectedAnswers.raise(answer);
   }
 
   private expect(answer: UpstreamAnswer, operation: string): unknown {

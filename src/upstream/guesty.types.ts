@@ -137,6 +137,13 @@ export interface UpstreamReservationRead {
 export interface UpstreamGuestRead {
   _id?: string;
   email?: string;
+  /** The guest reports guide's name for the email (its list column); read wherever an answer carries it. */
+  guestEmail?: string;
+}
+
+/** One row of `GET /guests-crud?columns=…` (`results`, typed `object` by the reference: a list or keyed rows). */
+export interface UpstreamGuestRow extends UpstreamGuestRead {
+  id?: string;
 }
 
 /**

@@ -9,8 +9,11 @@ export const READ_BATCH_WINDOW_MS = 5;
 /** How long a batch waits, at most, for the call before it to be granted its budget slot. */
 export const READ_BATCH_HOLD_MS = 1_000;
 
-/** `granted`: told once the call holds its slot of the outbound budget and is about to leave. */
-export type BatchRead<V> = (keys: string[], priority: Priority, granted: () => void) => Promise<V[]>;
+/**
+ * `granted`: told once the call holds its slot of the outbound budget and is about to leave. An
+ * Error in a key's place fails that key's read alone.
+ */
+export type BatchRead<V> = (keys: string[], priority: Priority, granted: () => void) => Promise<(V | Error)[]>;
 
 /**
  * Reads the platform answers for many keys a call (Reservations V3: 10; the folio overview: 200):
@@ -49,7 +52,7 @@ export class ReadBatches<V> {
   }
 
   /** A key two requests asked for is read once; each gets its answer. */
-  private async readDistinct(keys: readonly string[], priority: Priority): Promise<V[]> {
+  private async readDistinct(keys: readonly string[], priority: Priority): Promise<(V | Error)[]> {
     const distinct = [...new Set(keys)];
     let granted!: () => void;
     const grant = new Promise<void>((resolve) => (granted = resolve));
@@ -57,7 +60,7 @@ export class ReadBatches<V> {
     try {
       const answers = await this.read(distinct, priority, granted);
       const byKey = new Map(distinct.map((key, index) => [key, answers[index]]));
-      return keys.map((key) => byKey.get(key) as V);
+      return keys.map((key) => byKey.get(key) as V | Error);
     } finally {
       granted();
       if (this.ungranted.get(priority) === grant) this.ungranted.delete(priority);

@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsService } from '../metrics/metrics.service';
 
-/** The upstream's side of /metrics: calls, latency and token mints. */
+/** The upstream's side of /metrics: calls, latency, token mints and unexpected answers. */
 @Injectable()
 export class UpstreamMetrics {
   readonly calls: Counter<'operation' | 'status'>;
   readonly latency: Histogram<'operation'>;
   readonly tokensMinted: Counter<'reason'>;
   readonly tokenBudgetLeft: Gauge;
+  readonly unexpectedAnswers: Counter<'operation'>;
 
   constructor(metrics: MetricsService) {
     const registers = [metrics.registry];
@@ -34,6 +35,12 @@ export class UpstreamMetrics {
     this.tokenBudgetLeft = new Gauge({
       name: 'upstream_token_budget_left',
       help: 'Tokens this service may still mint in the rolling 24 h (after the reserve), as last seen',
+      registers,
+    });
+    this.unexpectedAnswers = new Counter({
+      name: 'upstream_unexpected_answers_total',
+      help: 'Reads the product relies on that the platform answered unexpectedly (a 404 where the reservation exists, a 400 naming a field, a 2xx without a needed field), by operation',
+      labelNames: ['operation'] as const,
       registers,
     });
   }

@@ -8,12 +8,13 @@ import { OutboundRateLimiter } from './outbound-rate-limiter';
 import { PaymentProviders } from './payment-providers';
 import { UpstreamHttp } from './upstream-http';
 import { UpstreamMetrics } from './upstream-metrics';
+import { UnexpectedAnswers } from './unexpected-answers';
 
 /**
  * The upstream: the only module that speaks HTTP to the Open API and the tokenization host, with
- * the outbound budget, the typed client features use and the listing's payment provider (a cached read
- * four rooms need). The client asks for its access token
- * (`AccessTokens`) from the shared token of src/auth/ (AuthModule).
+ * the outbound budget, the typed client features use, the listing's payment provider (a cached read
+ * four rooms need) and the platform's unexpected answers `/health` shows. The client's access token
+ * (`AccessTokens`) comes from the shared token of src/auth/ (AuthModule).
  */
 @Module({
   imports: [
@@ -24,7 +25,7 @@ import { UpstreamMetrics } from './upstream-metrics';
       maxRedirects: 0,
     }),
   ],
-  providers: [UpstreamHttp, UpstreamMetrics, GuestyTokenIssuer, OutboundRateLimiter, GuestyClient, PaymentProviders],
-  exports: [GuestyClient, PaymentProviders, GuestyTokenIssuer, UpstreamMetrics],
+  providers: [UpstreamHttp, UpstreamMetrics, UnexpectedAnswers, GuestyTokenIssuer, OutboundRateLimiter, GuestyClient, PaymentProviders],
+  exports: [GuestyClient, PaymentProviders, GuestyTokenIssuer, UpstreamMetrics, UnexpectedAnswers],
 })
 export class UpstreamModule {}

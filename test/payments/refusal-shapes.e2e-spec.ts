@@ -72,7 +72,8 @@ describe('a refusal the platform publishes no body for, in any shape', () => {
 
   it('a payment-method list refused with a 400 before the attach sends no attach and says to try again', async () => {
     const answers = await refusedInEveryShape('listPaymentMethods', 400, { status: 503, attaches: 0 });
-    expect(answers).toEqual([{ status: 503, code: 'upstream_unavailable', detail: expect.stringContaining('nothing was attached') }]);
+    // A refused read the attach rests on is the platform answering unexpectedly, never "no card on file".
+    expect(answers).toEqual([{ status: 503, code: 'platform_answer_unexpected', detail: expect.stringContaining('nothing was sent') }]);
   });
 
   it('a tokenization refused with a 400 is a decline, told as the sandbox’s own decline is', async () => {

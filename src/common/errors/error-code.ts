@@ -159,7 +159,7 @@ export const ERROR_CODES = {
     title: 'The booking platform answered in a way the service cannot rely on',
     retryAfter: true,
     meaning:
-      'The platform answered a read in a way the service cannot rely on (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs); nothing was sent. Retry after Retry-After; the operator checks the account (`npm run platform:check`).',
+      "The platform answered a read the service relies on unexpectedly (a 404 where the reservation exists, a 400 naming a field, an answer without a field the service needs), so nothing was sent on its word. Not the guest's fault: retry after Retry-After. For operators: `GET /health` names the read; check the account with `npm run platform:check`.",
   },
   not_ready: { status: 503, title: 'Not ready', meaning: 'Readiness: a dependency is down.' },
   shutting_down: { status: 503, title: 'Shutting down', meaning: 'Readiness: the instance is draining.' },

@@ -74,11 +74,12 @@ export const IDEMPOTENCY_PROBLEMS = [
   'step_in_progress',
 ] as const satisfies RouteProblem[];
 
-/** Any route that calls the platform: its errors, its refusal, its unavailability, the shared budgets, the shared state. */
+/** Any route that calls the platform: its errors, its refusal, its unavailability, an answer it cannot rely on, the shared budgets, the shared state. */
 export const UPSTREAM_PROBLEMS = [
   'upstream_error',
   'upstream_forbidden',
   'upstream_unavailable',
+  'platform_answer_unexpected',
   ['rate_limited', 503],
   'token_budget_exhausted',
   'store_unavailable',
