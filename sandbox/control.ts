@@ -61,6 +61,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
       if (!reservation) throw new Error(`Unknown sandbox reservation ${id}`);
       const heldNights = holdsNights(reservation.status);
       reservation.status = 'canceled';
+      runtime.reservationChanged(reservation);
       if (heldNights) runtime.reservationNightsChanged(reservation);
     },
     setRateLimits: (limits) => runtime.limiter.setLimits(limits),

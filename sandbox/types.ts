@@ -67,6 +67,11 @@ export interface SandboxReadings {
   reservationsV3Misses: string[];
   /** The legacy reservation read and guest payment-method routes: retired on 2027-03-01 (404), or still served. */
   legacyRoutes: 'retired' | 'served';
+  /**
+   * Where a v2 reservation webhook names its event: `event` (every published legacy payload's place;
+   * its id then at `data.reservation.id`) or `eventType` (its id at `data.reservationId`). Unpublished.
+   */
+  reservationWebhookEventField: 'event' | 'eventType';
 }
 
 export const DEFAULT_READINGS: SandboxReadings = {
@@ -78,6 +83,7 @@ export const DEFAULT_READINGS: SandboxReadings = {
   methodListFilter: 'honoured',
   reservationsV3Misses: [],
   legacyRoutes: 'retired',
+  reservationWebhookEventField: 'event',
 };
 
 /**

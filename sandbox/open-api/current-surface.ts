@@ -8,7 +8,7 @@ import { jsonAnswer, type SandboxAnswer } from '../http/answer';
 import { invalidParameters, notFound } from '../http/errors';
 import type { RequestContext } from '../http/host-server';
 import { expireHolds, holdOf } from '../state/booking-state';
-import { paymentView, roundMoney } from '../state/money';
+import { folioTotals, paymentView, roundMoney } from '../state/money';
 import type { ReservationRecord } from '../state/records';
 import { lowerPaymentStatuses } from './reservations';
 
@@ -104,12 +104,6 @@ export function getGuest(ctx: RequestContext): SandboxAnswer {
   return jsonAnswer(200, Object.fromEntries(Object.entries(whole).filter(([name]) => name === '_id' || wanted.has(name))));
 }
 
-function itemsTotal(reservation: ReservationRecord): { subTotalPrice: number; totalTaxes: number } {
-  const taxes = reservation.invoiceItems.filter((item) => item.isTax).reduce((sum, item) => sum + item.amount, 0);
-  const all = reservation.invoiceItems.reduce((sum, item) => sum + item.amount, 0);
-  return { subTotalPrice: roundMoney(all - taxes), totalTaxes: roundMoney(taxes) };
-}
-
 /** The overview fields the sandbox knows; any other name is refused 400, as the platform refuses an unknown one. */
 const OVERVIEW_FIELDS = ['currency', 'subTotalPrice', 'totalTaxes', 'hostPayout', 'listingId', 'source', 'platform', 'updatedAt'];
 
@@ -132,7 +126,7 @@ export function getFolioOverview(ctx: RequestContext): SandboxAnswer {
       notFound.push(id);
       continue;
     }
-    const totals = itemsTotal(reservation);
+    const totals = folioTotals(reservation);
     const whole: Record<string, unknown> = {
       currency: reservation.currency,
       ...totals,

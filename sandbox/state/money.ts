@@ -13,6 +13,12 @@ function invoiceTotal(reservation: ReservationRecord): number {
   return reservation.invoiceItems.reduce((sum, item) => sum + item.amount, 0);
 }
 
+/** The folio's totals as its overview answers them: items less taxes, and the taxes. */
+export function folioTotals(reservation: ReservationRecord): { subTotalPrice: number; totalTaxes: number } {
+  const taxes = reservation.invoiceItems.filter((item) => item.isTax).reduce((sum, item) => sum + item.amount, 0);
+  return { subTotalPrice: roundMoney(invoiceTotal(reservation) - taxes), totalTaxes: roundMoney(taxes) };
+}
+
 function paidBy(payments: PaymentRecord[]): number {
   return payments.filter((p) => p.status === 'SUCCEEDED').reduce((sum, p) => sum + p.amount, 0);
 }
