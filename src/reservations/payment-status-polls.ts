@@ -44,10 +44,27 @@ export class PaymentStatusPolls {
     this.refreshMs = config.get('budget', { infer: true }).paymentStatusRefreshSeconds * 1000;
   }
 
-  /** A payments webhook: answered at once, the re-read runs behind, coalesced with any poll, at background priority. */
+  /**
+   * A payments or folio webhook: the answer served is dropped before the webhook is answered, so
+   * the next read on any replica re-reads; a re-read runs behind, coalesced with any poll, at
+   * background priority.
+   */
   @OnProductEvent('payments.changed', 'payment status')
-  onPaymentsChanged({ reservationId, type }: ProductEvents['payments.changed']): void {
-    this.refresh(reservationId).catch((error: unknown) => this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'));
+  async onPaymentsChanged({ reservationId, type }: ProductEvents['payments.changed']): Promise<void> {
+    await this.forget(reservationId);
+    this.readBehind(reservationId, type);
+  }
+
+  /**
+   * The platform says a reservation changed (`reservation.*`: its status, a payment, a card, an
+   * item). Sent for every reservation of the account, so only a reservation whose charges a session
+   * follows is re-read at once; any other's dropped answer waits for its next poll.
+   */
+  @OnProductEvent('reservation.changed', 'payment status')
+  async onReservationChanged({ reservationId, type }: ProductEvents['reservation.changed']): Promise<void> {
+    if (!reservationId || !type.startsWith('reservation.')) return;
+    await this.forget(reservationId);
+    if (await this.sessionCharges.followed(reservationId)) this.readBehind(reservationId, type);
   }
 
   /** An extra added after paying: the "paid" served before it would be untrue. */
@@ -56,13 +73,11 @@ export class PaymentStatusPolls {
     await this.forget(reservationId);
   }
 
-  /**
-   * What the site is served is stale (a webhook said money moved): drop it and re-read at the
-   * background priority, coalesced with any poll running on any replica.
-   */
-  async refresh(reservationId: string): Promise<PaymentDiagnosis> {
-    await this.forget(reservationId);
-    return this.status(reservationId, {}, 'background');
+  /** The session following the charges learns what the re-read found (SessionCharges.follow). */
+  private readBehind(reservationId: string, type: string): void {
+    this.status(reservationId, {}, 'background').catch((error: unknown) =>
+      this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'),
+    );
   }
 
   /** A card attach drops the answer itself, in the journal's step that records it landed (PaymentMethodWrite.alongside). */
