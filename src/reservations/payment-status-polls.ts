@@ -45,39 +45,37 @@ export class PaymentStatusPolls {
   }
 
   /**
-   * A payments or folio webhook: the answer served is dropped before the webhook is answered, so
-   * the next read on any replica re-reads; a re-read runs behind, coalesced with any poll, at
-   * background priority.
+   * A payments or folio webhook. A payments event is about money that moved: re-read behind. A folio
+   * event comes for every reservation of the account, so it is treated as a reservation's.
    */
   @OnProductEvent('payments.changed', 'payment status')
   async onPaymentsChanged({ reservationId, type }: ProductEvents['payments.changed']): Promise<void> {
-    await this.forget(reservationId);
-    this.readBehind(reservationId, type);
+    await this.stale(reservationId, type, type.startsWith('payments.'));
+  }
+
+  /** The platform says a reservation changed (`reservation.*`: its status, a payment, a card, an item). */
+  @OnProductEvent('reservation.changed', 'payment status')
+  async onReservationChanged({ reservationId, type }: ProductEvents['reservation.changed']): Promise<void> {
+    if (reservationId && type.startsWith('reservation.')) await this.stale(reservationId, type, false);
   }
 
   /**
-   * The platform says a reservation changed (`reservation.*`: its status, a payment, a card, an
-   * item). Sent for every reservation of the account, so only a reservation whose charges a session
-   * follows is re-read at once; any other's dropped answer waits for its next poll.
+   * The answer served is dropped before the webhook is answered, so the next read on any replica
+   * re-reads. The re-read runs behind (coalesced with any poll, at background priority) when `reRead`
+   * or when a session of ours follows the reservation's charges, so the session learns it too.
    */
-  @OnProductEvent('reservation.changed', 'payment status')
-  async onReservationChanged({ reservationId, type }: ProductEvents['reservation.changed']): Promise<void> {
-    if (!reservationId || !type.startsWith('reservation.')) return;
+  private async stale(reservationId: string, type: string, reRead: boolean): Promise<void> {
     await this.forget(reservationId);
-    if (await this.sessionCharges.followed(reservationId)) this.readBehind(reservationId, type);
+    if (!reRead && !(await this.sessionCharges.followed(reservationId))) return;
+    this.status(reservationId, {}, 'background').catch((error: unknown) =>
+      this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'),
+    );
   }
 
   /** An extra added after paying: the "paid" served before it would be untrue. */
   @OnProductEvent('balance.changed', 'payment status')
   async onBalanceChanged({ reservationId }: ProductEvents['balance.changed']): Promise<void> {
     await this.forget(reservationId);
-  }
-
-  /** The session following the charges learns what the re-read found (SessionCharges.follow). */
-  private readBehind(reservationId: string, type: string): void {
-    this.status(reservationId, {}, 'background').catch((error: unknown) =>
-      this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'),
-    );
   }
 
   /** A card attach drops the answer itself, in the journal's step that records it landed (PaymentMethodWrite.alongside). */
