@@ -103,7 +103,10 @@ describe('reservation and folio webhooks refresh what a session shows of its res
     },
   );
 
-  it('a charge that failed on the platform shows on the paid session after reservation.updated.v2, without a payment-status read', async () => {
+  it.each([
+    ['reservation.updated.v2', (id: string) => ({ event: 'reservation.updated.v2', data: { reservation: { id } } })],
+    ['guest-folio.updated', (id: string) => ({ event: 'guest-folio.updated', reservationId: id })],
+  ])('a charge that failed on the platform shows on the paid session after %s, without a payment-status read', async (_event, payload) => {
     world.sandbox.control.setWebhookTarget(undefined);
     const { reservationId, guestEmail } = freshReservation(world, 300);
     const site = checkoutClient(world.apps[1].url);
@@ -117,7 +120,7 @@ describe('reservation and folio webhooks refresh what a session shows of its res
     await awaitCharge(world, reservationId, 'FAILED', SETTLE_DELAY_MS);
     expect((await paymentStatus(session.body.id)).body.state).toBe('scheduled');
 
-    await deliver({ event: 'reservation.updated.v2', data: { reservation: { id: reservationId } } }, 0);
+    await deliver(payload(reservationId), 0);
     await waitUntil(
       async () => (await checkoutClient(world.apps[0].url).getSession(session.body.id)).body.charge?.next === 'another_card',
       2_500,
