@@ -17,6 +17,11 @@ function checkedRoute(route: SandboxRoute): SandboxRoute {
 }
 
 export function createControl(runtime: SandboxRuntime): SandboxControl {
+  const moneyChanged = <T>(reservationId: string, made: T): T => {
+    const reservation = runtime.store.reservations.get(reservationId);
+    if (reservation) runtime.reservationChanged(reservation, { folio: true });
+    return made;
+  };
   return {
     reset: () => runtime.reset(),
     advanceClock: (ms) => {
@@ -62,6 +67,7 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
       if (!reservation) throw new Error(`Unknown sandbox reservation ${id}`);
       const heldNights = holdsNights(reservation.status);
       reservation.status = 'canceled';
+      runtime.reservationChanged(reservation);
       if (heldNights) runtime.reservationNightsChanged(reservation);
     },
     setRateLimits: (limits) => runtime.limiter.setLimits(limits),
@@ -144,14 +150,17 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
       runtime.calendarWebhooks = [...kinds];
     },
 
-    addPayment: (reservationId, payment) => ({ paymentId: takePayment(runtime.store, reservationId, payment, runtime.now())._id }),
-    capturePayment: (reservationId, holdId, options) => ({
-      paymentId: captureHold(runtime.store, reservationId, holdId, runtime.now(), options?.amount)._id,
-    }),
-    refundPayment: (reservationId, paymentId, refund) => ({
-      refundId: refundPayment(runtime.store, reservationId, paymentId, runtime.now(), refund)._id,
-    }),
-    settleRefund: (reservationId, paymentId, refundId, status) => settleRefund(runtime.store, reservationId, paymentId, refundId, status),
+    // A change of money the platform announces as any other: `reservation.updated.v2` and `guest-folio.updated`.
+    addPayment: (reservationId, payment) =>
+      moneyChanged(reservationId, { paymentId: takePayment(runtime.store, reservationId, payment, runtime.now())._id }),
+    capturePayment: (reservationId, holdId, options) =>
+      moneyChanged(reservationId, { paymentId: captureHold(runtime.store, reservationId, holdId, runtime.now(), options?.amount)._id }),
+    refundPayment: (reservationId, paymentId, refund) =>
+      moneyChanged(reservationId, { refundId: refundPayment(runtime.store, reservationId, paymentId, runtime.now(), refund)._id }),
+    settleRefund: (reservationId, paymentId, refundId, status) => {
+      settleRefund(runtime.store, reservationId, paymentId, refundId, status);
+      moneyChanged(reservationId, undefined);
+    },
 
     getPaymentMethods(guestId) {
       return [...runtime.store.paymentMethods.values()].filter((method) => method.guestId === guestId).map(paymentMethodView);

@@ -89,6 +89,11 @@ export interface SandboxReadings {
    * still adds the reservationId to whichever this names.
    */
   methodNames: 'code' | 'reservationId' | 'both' | 'neither';
+  /**
+   * Where a v2 reservation webhook names its event: `event` (every published legacy payload's place;
+   * its id then at `data.reservation.id`) or `eventType` (its id at `data.reservationId`). Unpublished.
+   */
+  reservationWebhookEventField: 'event' | 'eventType';
 }
 
 export const DEFAULT_READINGS: SandboxReadings = {
@@ -106,6 +111,7 @@ export const DEFAULT_READINGS: SandboxReadings = {
   guestEmailIn: 'single',
   guestEmailField: 'email',
   methodNames: 'code',
+  reservationWebhookEventField: 'event',
 };
 
 /**

@@ -324,7 +324,9 @@ export function updateReservationStatus(ctx: RequestContext): SandboxAnswer {
     });
   }
   const heldNights = holdsNights(reservation.status);
+  const changed = reservation.status !== body.status;
   reservation.status = body.status;
+  if (changed) ctx.runtime.reservationChanged(reservation);
   if (heldNights !== holdsNights(reservation.status)) ctx.runtime.reservationNightsChanged(reservation);
   // The reference's status answer: the reservation's id, its status and its money, nothing else.
   return jsonAnswer(200, { reservationId: reservation._id, status: reservation.status, money: statusAnswerMoney(reservation, ctx.now) });

@@ -8,7 +8,7 @@ import { jsonAnswer, type SandboxAnswer } from '../http/answer';
 import { invalidParameters, notFound } from '../http/errors';
 import type { RequestContext } from '../http/host-server';
 import { expireHolds, holdOf } from '../state/booking-state';
-import { paymentSummary, paymentView, roundMoney, USD_PER_UNIT } from '../state/money';
+import { folioTotals, paymentSummary, paymentView, roundMoney, USD_PER_UNIT } from '../state/money';
 import type { ReservationRecord } from '../state/records';
 import { lowerPaymentStatuses } from './reservations';
 
@@ -114,12 +114,6 @@ export function getGuest(ctx: RequestContext): SandboxAnswer {
   });
 }
 
-function itemsTotal(reservation: ReservationRecord): { subTotalPrice: number; totalTaxes: number } {
-  const taxes = reservation.invoiceItems.filter((item) => item.isTax).reduce((sum, item) => sum + item.amount, 0);
-  const all = reservation.invoiceItems.reduce((sum, item) => sum + item.amount, 0);
-  return { subTotalPrice: roundMoney(all - taxes), totalTaxes: roundMoney(taxes) };
-}
-
 /**
  * The overview's field names the platform publishes (its reference page and example; `reservationId`
  * always comes): under the reading `published`, any other name is refused 400, naming it.
@@ -179,7 +173,7 @@ export function getFolioOverview(ctx: RequestContext): SandboxAnswer {
       notFound.push(id);
       continue;
     }
-    const totals = itemsTotal(reservation);
+    const totals = folioTotals(reservation);
     // A direct booking, no channel commission: the host's payout is what the guest pays (the published quote example's case).
     const hostPayout = roundMoney(totals.subTotalPrice + totals.totalTaxes);
     const whole: Record<string, unknown> = {

@@ -21,6 +21,7 @@ function addInvoiceItem(ctx: RequestContext, endpoint: 'current' | 'deprecated')
   if (problems.length > 0) throw invalidParameters(problems);
   const record: InvoiceItemRecord = { _id: newId('ii_'), ...item, isTax: isTaxType(item.normalType) };
   reservation.invoiceItems.push(record);
+  ctx.runtime.reservationChanged(reservation, { folio: true });
   if (endpoint === 'current') {
     if (ctx.runtime.readings.invoiceItemAnswer === 'folio') return jsonAnswer(200, folioView(reservation));
     const { isTax: _isTax, ...created } = record;

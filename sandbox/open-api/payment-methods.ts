@@ -149,7 +149,11 @@ function attachToken(
     charge: token.charge,
   };
   runtime.store.paymentMethods.set(method._id, method);
-  if (reservation) scheduleWhenChargeable(runtime, reservation, method, now);
+  if (reservation) {
+    scheduleWhenChargeable(runtime, reservation, method, now);
+    // A card attached, and the payments it scheduled: one change of the reservation.
+    runtime.reservationChanged(reservation);
+  }
   return jsonAnswer(201, platformView(runtime, method));
 }
 

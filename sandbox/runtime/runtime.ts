@@ -18,6 +18,7 @@ import { FaultPlan } from './faults';
 import { DEFAULT_RATE_LIMITS, SlidingWindowLimiter } from './rate-limiter';
 import { settleDuePayments, type ChargeEvent } from '../state/charging';
 import { calendarDays, dayMs, dayString, expireHolds } from '../state/booking-state';
+import { folioTotals, roundMoney } from '../state/money';
 import type { ReservationRecord } from '../state/records';
 import { newWebhookSecret, WebhookSender } from './webhooks';
 
@@ -41,6 +42,12 @@ export interface ResolvedOptions {
 }
 
 const BOTH_CALENDAR_WEBHOOKS: CalendarWebhookKind[] = ['calendar.updated.v2', 'listing.calendar.updated'];
+
+/**
+ * The payments events the sandbox sends: the only ones whose names are published and known to fire
+ * (docs/upstream.md, "Webhooks of today"; 2026-09-02 removed events that never fired).
+ */
+const PAYMENT_EVENTS_SENT: readonly string[] = ['payments.received', 'payments.failed'];
 
 /** The account a listing without a payment provider belongs to, in calendar webhooks. */
 const SANDBOX_ACCOUNT_ID = 'acct-sandbox';
@@ -148,7 +155,10 @@ export class SandboxRuntime {
 
   /** Holds that ended free their nights (the platform does it by itself), with the calendar webhooks for them. */
   expireHolds(): void {
-    for (const reservation of expireHolds(this.store, this.now())) this.reservationNightsChanged(reservation);
+    for (const reservation of expireHolds(this.store, this.now())) {
+      this.reservationChanged(reservation);
+      this.reservationNightsChanged(reservation);
+    }
   }
 
   /** A reservation took or freed its nights: the calendar webhooks for them. */
@@ -170,7 +180,7 @@ export class SandboxRuntime {
       this.webhooks.send(
         'calendar.updated.v2',
         { listingId, accountId, currency: listing.prices.currency, dateRange: { start: from, end: to } },
-        { namesEvent: false },
+        { eventField: 'none' },
       );
     }
     if (this.calendarWebhooks.includes('listing.calendar.updated')) {
@@ -192,29 +202,68 @@ export class SandboxRuntime {
   }
 
   /**
-   * A reservation was made: `reservation.created.v2`, the event that replaces `reservation.new`.
-   * Its lean payload's field names are not published (docs/upstream.md, "Webhooks of today"): this
-   * sends one of the two readings, `data.reservationId`, with key stay details only.
+   * A reservation was made: `reservation.created.v2` (it replaces `reservation.new`) and its folio's
+   * `guest-folio.created`. Neither payload is published (docs/upstream.md, "Webhooks of today"): the
+   * readings choose where the v2 event names itself, the folio's id is at the top (inferred).
    */
   reservationCreated(reservation: ReservationRecord): void {
-    this.webhooks.send('reservation.created.v2', {
-      data: { reservationId: reservation._id, status: reservation.status, confirmationCode: reservation.confirmationCode },
+    this.sendReservationEvent('reservation.created.v2', reservation);
+    this.folioChanged('guest-folio.created', reservation);
+  }
+
+  /**
+   * Anything about a reservation changed (its status, a payment added, settled or refunded, a card
+   * attached, an item added): `reservation.updated.v2`, and `guest-folio.updated` when its items or
+   * money changed (`folio`).
+   */
+  reservationChanged(reservation: ReservationRecord, { folio = false }: { folio?: boolean } = {}): void {
+    this.sendReservationEvent('reservation.updated.v2', reservation);
+    if (folio) this.folioChanged('guest-folio.updated', reservation);
+  }
+
+  /**
+   * The lean v2 payload: key stay details only. Its field names are not published; under each reading
+   * the shape a public handler was seen with: `event` beside `data.reservation.id`, or `eventType`
+   * beside `data.reservationId`.
+   */
+  private sendReservationEvent(type: 'reservation.created.v2' | 'reservation.updated.v2', reservation: ReservationRecord): void {
+    const details = { status: reservation.status, confirmationCode: reservation.confirmationCode };
+    const eventField = this.readings.reservationWebhookEventField;
+    const data =
+      eventField === 'event' ? { reservation: { id: reservation._id, ...details } } : { reservationId: reservation._id, ...details };
+    this.webhooks.send(type, { publishedAt: new Date(this.now()).toISOString(), data }, { eventField });
+  }
+
+  /** A folio event: the overview's top-level fields the published examples name, the reservation's id always. */
+  private folioChanged(type: 'guest-folio.created' | 'guest-folio.updated', reservation: ReservationRecord): void {
+    const { subTotalPrice, totalTaxes } = folioTotals(reservation);
+    this.webhooks.send(type, {
+      reservationId: reservation._id,
+      currency: reservation.currency,
+      hostPayout: roundMoney(subTotalPrice + totalTaxes),
+      totalTaxes,
     });
   }
 
-  /** The platform's payments webhook: what it names, never more than the reference's payload. */
+  /**
+   * What a settled charge sends: the payments event when it is one known to fire (a payment that
+   * waits for authentication sends none), then the reservation's own, and its folio's when money came in.
+   */
   notify({ type, reservation, payment }: ChargeEvent): void {
-    this.webhooks.send(type, {
-      payment: {
-        accountId: this.store.currentProviderOf(reservation.listingId)?.accountId,
-        reservationId: reservation._id,
-        paymentId: payment._id,
-        amount: payment.amount,
-        currency: payment.currency,
-        paymentMethodId: payment.paymentMethodId,
-        ...(payment.paidAt === undefined ? {} : { paidAt: new Date(payment.paidAt).toISOString() }),
-      },
-    });
+    if (PAYMENT_EVENTS_SENT.includes(type)) {
+      this.webhooks.send(type, {
+        payment: {
+          accountId: this.store.currentProviderOf(reservation.listingId)?.accountId,
+          reservationId: reservation._id,
+          paymentId: payment._id,
+          amount: payment.amount,
+          currency: payment.currency,
+          paymentMethodId: payment.paymentMethodId,
+          ...(payment.paidAt === undefined ? {} : { paidAt: new Date(payment.paidAt).toISOString() }),
+        },
+      });
+    }
+    this.reservationChanged(reservation, { folio: type === 'payments.received' });
   }
 
   /** Tells whoever waits on this route that the platform carried one of its requests out. */

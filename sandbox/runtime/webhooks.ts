@@ -60,22 +60,25 @@ export class WebhookSender {
 
   /**
    * Fire and forget, as the platform: a refused delivery is recorded, never retried here. The body
-   * names its `event` unless `namesEvent` is false (calendar.updated.v2's published example has none).
+   * names its event at `eventField` (`event` unless told), or nowhere (`none`: calendar.updated.v2's
+   * published example has no name).
    */
-  send(type: string, data: Record<string, unknown>, options: { namesEvent?: boolean } = {}): void {
+  send(type: string, data: Record<string, unknown>, options: { eventField?: 'event' | 'eventType' | 'none' } = {}): void {
     const target = this.target;
     if (target === undefined) return;
     const id = `msg_${randomBytes(12).toString('hex')}`;
     const now = this.clock();
-    const body = JSON.stringify(options.namesEvent === false ? data : { event: type, ...data });
+    const field = options.eventField ?? 'event';
+    const body = JSON.stringify(field === 'none' ? data : { [field]: type, ...data });
     const headers = signWebhook(this.secret, id, Math.floor(now / 1000), body);
+    // Listed in the order sent (0 until answered), so a test reads what one change sent in order.
+    const sent: WebhookDelivery = { id, type, status: 0, time: now };
+    this.deliveries.push(sent);
     const delivery = fetch(target, { method: 'POST', headers, body, signal: AbortSignal.timeout(5_000) })
       .then((answer) => {
-        this.deliveries.push({ id, type, status: answer.status, time: now });
+        sent.status = answer.status;
       })
-      .catch(() => {
-        this.deliveries.push({ id, type, status: 0, time: now });
-      })
+      .catch(() => undefined)
       .finally(() => this.inFlight.delete(delivery));
     this.inFlight.add(delivery);
   }

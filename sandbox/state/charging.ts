@@ -21,8 +21,11 @@ export const PAYMENT_POLICIES = {
   beforeCheckIn: { name: 'all 7 days before check-in', installments: [{ share: 1, daysBeforeCheckIn: 7 }] },
 } satisfies Record<string, PaymentPolicy>;
 
-/** What happened to a payment, for the webhooks the platform sends about it. */
-export type ChargeEventType = 'payments.received' | 'payments.failed' | 'payments.authenticationRequired';
+/**
+ * What happened to a payment, for the webhooks the platform sends about it: a payments event's name,
+ * or `authentication.required`, which sends no payments event (none known to fire names it).
+ */
+export type ChargeEventType = 'payments.received' | 'payments.failed' | 'authentication.required';
 
 export interface ChargeEvent {
   type: ChargeEventType;
@@ -112,7 +115,7 @@ export function settleDuePayments(
         payment.status = 'PENDING_AUTH';
         payment.authenticationUrl = authenticationUrl(payment._id);
         payment.attempts.push(authenticationRequiredAttempt(card));
-        events.push({ type: 'payments.authenticationRequired', reservation, payment });
+        events.push({ type: 'authentication.required', reservation, payment });
       } else {
         payment.status = 'SUCCEEDED';
         payment.paidAt = payment.settlesAt;

@@ -21,6 +21,12 @@ function refunded(payment: PaymentRecord): number {
   return (payment.refunds ?? []).filter((refund) => refund.status === 'SUCCEEDED').reduce((sum, refund) => sum + refund.amount, 0);
 }
 
+/** The folio's totals as its overview answers them: items less taxes, and the taxes. */
+export function folioTotals(reservation: ReservationRecord): { subTotalPrice: number; totalTaxes: number } {
+  const taxes = reservation.invoiceItems.filter((item) => item.isTax).reduce((sum, item) => sum + item.amount, 0);
+  return { subTotalPrice: roundMoney(invoiceTotal(reservation) - taxes), totalTaxes: roundMoney(taxes) };
+}
+
 function paidBy(payments: PaymentRecord[]): number {
   return payments
     .filter((payment) => payment.status === 'SUCCEEDED' && !payment.isAuthorizationHold)

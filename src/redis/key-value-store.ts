@@ -96,6 +96,11 @@ export const steps = {
     member,
     otherSlot: true,
   }),
+  /** `value` at `key` only while `claimKey` (of the same slot) still holds `held`: the first answer says whether it did. */
+  writeWhileHeld: (claimKey: string, held: string, key: string, value: string, ttlMs: number): BatchStep[] => [
+    { op: 'requireEquals', key: claimKey, value: held },
+    { op: 'set', key, value, ttlMs },
+  ],
   /** `value` over the key only while it still holds `held` (a claim): the first answer says whether it did. */
   replaceHeld: (key: string, held: string, value: string, ttlMs: number): BatchStep[] => [
     { op: 'requireEquals', key, value: held },

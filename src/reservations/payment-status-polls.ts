@@ -7,7 +7,7 @@ import { OnProductEvent } from '../common/events/on-product-event';
 import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
 import { MetricsService } from '../metrics/metrics.service';
-import { KeyValueStore } from '../redis/key-value-store';
+import { KeyValueStore, steps } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { forGuest } from './guest-diagnosis';
 import { KnownPaymentFacts, PaymentDiagnosis } from './payment-diagnosis';
@@ -44,10 +44,32 @@ export class PaymentStatusPolls {
     this.refreshMs = config.get('budget', { infer: true }).paymentStatusRefreshSeconds * 1000;
   }
 
-  /** A payments webhook: answered at once, the re-read runs behind, coalesced with any poll, at background priority. */
+  /**
+   * A payments or folio webhook. A payments event is about money that moved: re-read behind. A folio
+   * event comes for every reservation of the account, so it is treated as a reservation's.
+   */
   @OnProductEvent('payments.changed', 'payment status')
-  onPaymentsChanged({ reservationId, type }: ProductEvents['payments.changed']): void {
-    this.refresh(reservationId).catch((error: unknown) => this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'));
+  async onPaymentsChanged({ reservationId, type }: ProductEvents['payments.changed']): Promise<void> {
+    await this.stale(reservationId, type, type.startsWith('payments.'));
+  }
+
+  /** The platform says a reservation changed (`reservation.*`: its status, a payment, a card, an item). */
+  @OnProductEvent('reservation.changed', 'payment status')
+  async onReservationChanged({ reservationId, type }: ProductEvents['reservation.changed']): Promise<void> {
+    if (reservationId && type.startsWith('reservation.')) await this.stale(reservationId, type, false);
+  }
+
+  /**
+   * The answer served is dropped before the webhook is answered, so the next read on any replica
+   * re-reads. The re-read runs behind (coalesced with any poll, at background priority) when `reRead`
+   * or when a session of ours follows the reservation's charges, so the session learns it too.
+   */
+  private async stale(reservationId: string, type: string, reRead: boolean): Promise<void> {
+    await this.forget(reservationId);
+    if (!reRead && !(await this.sessionCharges.followed(reservationId))) return;
+    this.status(reservationId, {}, 'background').catch((error: unknown) =>
+      this.logger.warn({ err: error, type }, 'payment refresh after a webhook failed'),
+    );
   }
 
   /** An extra added after paying: the "paid" served before it would be untrue. */
@@ -57,28 +79,27 @@ export class PaymentStatusPolls {
   }
 
   /**
-   * What the site is served is stale (a webhook said money moved): drop it and re-read at the
-   * background priority, coalesced with any poll running on any replica.
+   * Drops the answer and the reading replica's lock: a read begun before what made it stale then
+   * stores nothing, and the next read here does not join it. A card attach drops the answer itself,
+   * in the journal's step that records it landed (PaymentMethodWrite.alongside).
    */
-  async refresh(reservationId: string): Promise<PaymentDiagnosis> {
-    await this.forget(reservationId);
-    return this.status(reservationId, {}, 'background');
-  }
-
-  /** A card attach drops the answer itself, in the journal's step that records it landed (PaymentMethodWrite.alongside). */
   async forget(reservationId: string): Promise<void> {
-    await this.store.delete(this.keys.paymentStatus(reservationId).answer);
+    const keys = this.keys.paymentStatus(reservationId);
+    await this.store.batch([steps.remove(keys.answer), steps.remove(keys.lock)]);
+    this.pending.delete(reservationId);
   }
 
   async status(reservationId: string, known: KnownPaymentFacts, priority: Priority = 'session'): Promise<PaymentDiagnosis> {
-    let shared = this.pending.get(reservationId);
+    const shared = this.pending.get(reservationId);
     if (shared) {
       this.metrics.paymentStatusChecks.inc({ source: 'coalesced' });
       return shared;
     }
-    shared = this.lookUp(reservationId, known, priority).finally(() => this.pending.delete(reservationId));
-    this.pending.set(reservationId, shared);
-    return shared;
+    const looking = this.lookUp(reservationId, known, priority).finally(() => {
+      if (this.pending.get(reservationId) === looking) this.pending.delete(reservationId);
+    });
+    this.pending.set(reservationId, looking);
+    return looking;
   }
 
   private async lookUp(reservationId: string, known: KnownPaymentFacts, priority: Priority): Promise<PaymentDiagnosis> {
@@ -93,7 +114,7 @@ export class PaymentStatusPolls {
       const lock = randomUUID();
       if (await this.store.set(keys.lock, lock, { ifAbsent: true, ttlMs: LOCK_TTL_MS })) {
         try {
-          return await this.read(reservationId, known, keys.answer, priority);
+          return await this.read(reservationId, known, { ...keys, held: lock }, priority);
         } finally {
           await this.store.deleteIfEquals(keys.lock, lock).catch(() => false);
         }
@@ -106,10 +127,16 @@ export class PaymentStatusPolls {
     }
   }
 
-  private async read(reservationId: string, known: KnownPaymentFacts, answerKey: string, priority: Priority): Promise<PaymentDiagnosis> {
+  /** Stored only while this read still holds the lock: a webhook meanwhile (forget) makes it stale. */
+  private async read(
+    reservationId: string,
+    known: KnownPaymentFacts,
+    keys: { answer: string; lock: string; held: string },
+    priority: Priority,
+  ): Promise<PaymentDiagnosis> {
     const answer = forGuest(await this.diagnostics.forReservation(reservationId, known, priority), known.last4);
     this.metrics.paymentStatusChecks.inc({ source: 'upstream' });
-    await this.store.set(answerKey, JSON.stringify(answer), { ttlMs: this.refreshMs }).catch(() => false);
+    await this.store.batch(steps.writeWhileHeld(keys.lock, keys.held, keys.answer, JSON.stringify(answer), this.refreshMs)).catch(() => []);
     await this.sessionCharges.follow(reservationId, answer);
     return answer;
   }

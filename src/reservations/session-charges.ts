@@ -35,6 +35,11 @@ export class SessionCharges {
     private readonly sessions: SessionState,
   ) {}
 
+  /** Whether a session of this service follows the reservation's charges: its card is on file. */
+  async followed(reservationId: string): Promise<boolean> {
+    return (await this.cards.onFile(reservationId)) !== null;
+  }
+
   async follow(reservationId: string, answer: PaymentDiagnosis): Promise<void> {
     const charge = chargeOf(answer);
     if (!charge) return;

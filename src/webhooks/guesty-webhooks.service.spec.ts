@@ -73,6 +73,30 @@ describe('GuestyWebhooks', () => {
     ]);
   });
 
+  const ID_PLACES: [string, (id: string) => Record<string, unknown>][] = [
+    ['data.reservation.id', (id) => ({ data: { reservation: { id } } })],
+    ['data.reservationId', (id) => ({ data: { reservationId: id } })],
+    ['reservationId', (id) => ({ reservationId: id })],
+    ['reservation._id', (id) => ({ reservation: { _id: id } })],
+  ];
+  const BOTH_FORMS = ID_PLACES.flatMap(([place, body]) => [['event', place, body] as const, ['eventType', place, body] as const]);
+
+  it.each(BOTH_FORMS)('reads reservation.updated.v2 named at `%s`, its id at %s (docs/upstream.md)', async (field, _place, body) => {
+    const { deliver, heard, refreshed } = await setUp();
+    await expect(deliver({ [field]: 'reservation.updated.v2', ...body('res-both') })).resolves.toBe('accepted');
+    expect(heard).toEqual([{ type: 'reservation.updated.v2', reservationId: 'res-both' }]);
+    expect(refreshed).toEqual([]);
+  });
+
+  it.each(BOTH_FORMS)('reads a folio or payments event named at `%s`, its id at %s, as money moved', async (field, _place, body) => {
+    const { deliver, refreshed, heard } = await setUp();
+    for (const event of ['guest-folio.created', 'guest-folio.updated', 'payments.received', 'payments.failed']) {
+      await expect(deliver({ [field]: event, ...body(`res-${event.replace('.', '-')}`) })).resolves.toBe('accepted');
+    }
+    expect(refreshed).toEqual(['res-guest-folio-created', 'res-guest-folio-updated', 'res-payments-received', 'res-payments-failed']);
+    expect(heard).toEqual([]);
+  });
+
   it('re-reads the payments and balance of the reservation a folio event names, out of order or coalesced', async () => {
     const { deliver, refreshed } = await setUp();
     await expect(deliver({ event: 'guest-folio.updated', reservationId: 'res-f', hostPayout: 1 })).resolves.toBe('accepted');

@@ -105,8 +105,9 @@ function listingNamed(body: WebhookBody): string | undefined {
 /**
  * The platform's webhooks (Svix scheme, whose `svix-*` headers carry the `webhook-*` values),
  * verified on the raw body by the maintained Standard Webhooks library. A verified event is only a
- * hint, its payload never taken as fact: payments.* re-read that reservation's payments at
- * background priority; reservation.* and calendar events are published as `reservation.changed`.
+ * hint, its payload never taken as fact: payments.* and guest-folio.* are published as
+ * `payments.changed` (payment-status drops what it served), reservation.* and calendar events as
+ * `reservation.changed`.
  */
 @Injectable()
 export class GuestyWebhooksService {

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { announcedReservation, cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
 import { UNKNOWN_FIND_MISSES } from '../../src/checkout/unknown-finds';
 import { keysAdded } from '../utils/keys-added';
+import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 const madeUpReservationId = () => `res-${randomBytes(9).toString('base64url')}`;
@@ -53,6 +54,13 @@ describe('a guess spends the anonymous share, a guest the checkout share', () =>
     expect(session.status).toBe(201);
     const paid = await checkoutClient(url).submit(session.body.id as string, cardBody());
     expect(paid.body.status).toBe('succeeded');
+    // The card's reservation.updated.v2 has its charges re-read for the session: done before the next count.
+    await world.sandbox.control.webhooksSettled();
+    await waitUntil(
+      async () => /^payment_status_checks_total\{source="upstream"\} [1-9]/m.test((await request(url).get('/metrics')).text),
+      2_500,
+      "the paid reservation's charges re-read after its webhook",
+    );
   });
 
   it('a reservation made before the account announced it is found at the anonymous share', async () => {

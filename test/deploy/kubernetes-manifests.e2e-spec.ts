@@ -30,7 +30,7 @@ const MANIFEST_DIR = join(ROOT, 'deploy', 'kubernetes');
 const KUSTOMIZATION = 'kustomization.yaml';
 
 /** The variables that must come from the Secret, never from a file. */
-const SECRET_VARIABLES = ['GUESTY_CLIENT_ID', 'GUESTY_CLIENT_SECRET', 'REDIS_URL', 'ADMIN_API_KEY'];
+const SECRET_VARIABLES = ['GUESTY_CLIENT_ID', 'GUESTY_CLIENT_SECRET', 'REDIS_URL', 'ADMIN_API_KEY', 'GUESTY_WEBHOOK_SECRET'];
 
 interface Validatable {
   validate(): void;
@@ -281,9 +281,9 @@ describe('deploy/kubernetes manifests', () => {
       }
       const secretNames = new Set(env.map((entry) => entry.valueFrom?.secretKeyRef?.name).filter(Boolean));
       expect([...secretNames]).toEqual(['booking-checkout-credentials']);
-      // Only the admin key may be absent (then /admin answers 404); the rest are required in production.
+      // Only the admin key and the webhook secret may be absent (then /admin, /webhooks/guesty answer 404).
       const optional = env.filter((entry) => entry.valueFrom?.secretKeyRef?.optional).map((entry) => entry.name);
-      expect(optional).toEqual(['ADMIN_API_KEY']);
+      expect(optional).toEqual(['ADMIN_API_KEY', 'GUESTY_WEBHOOK_SECRET']);
       // No other literal env value carries an application variable (those belong in the ConfigMap).
       const known = envExampleVariables();
       expect(env.filter((entry) => entry.value !== undefined && known.has(entry.name)).map((entry) => entry.name)).toEqual([]);

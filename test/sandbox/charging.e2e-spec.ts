@@ -112,9 +112,15 @@ describe('sandbox charging as the platform does (policies, settlement, authentic
       client.control.setWebhookTarget(receiver.url);
       expect(client.control.webhookSecret).toMatch(/^whsec_/);
       await client.payWithCard('res-checkout-usd', '4242424242424242');
-      const arrived = receiver.next();
+      // The attach is a change of the reservation: reservation.updated.v2 at once, nothing of payments yet.
+      await client.control.webhooksSettled();
+      expect(client.control.webhookDeliveries.map(({ type, status }) => ({ type, status }))).toEqual([
+        { type: 'reservation.updated.v2', status: 204 },
+      ]);
       client.control.advanceClock(1_000);
-      const { headers, body } = await arrived;
+      await client.control.webhooksSettled();
+      const paid = receiver.received.find((entry) => JSON.parse(entry.body).event === 'payments.received');
+      const { headers, body } = paid!;
       expect(headers).toMatchObject({
         'svix-id': expect.stringMatching(/^msg_/),
         'svix-timestamp': String(Math.floor((NOW + 1_000) / 1000)),
@@ -131,8 +137,12 @@ describe('sandbox charging as the platform does (policies, settlement, authentic
           paymentId: expect.stringMatching(/^pay_/),
         }),
       });
-      await client.control.webhooksSettled();
-      expect(client.control.webhookDeliveries).toEqual([expect.objectContaining({ type: 'payments.received', status: 204 })]);
+      // The money that came in changes the reservation and its folio too.
+      expect(client.control.webhookDeliveries.slice(1).map(({ type, status }) => ({ type, status }))).toEqual([
+        { type: 'payments.received', status: 204 },
+        { type: 'reservation.updated.v2', status: 204 },
+        { type: 'guest-folio.updated', status: 204 },
+      ]);
     } finally {
       client.control.setWebhookTarget(undefined);
       await receiver.close();

@@ -63,9 +63,10 @@ describe("the sandbox's calendar webhooks refresh the service's cached calendar"
       body: { quoteId: quote.body._id, status: 'confirmed', guestId: guest.body._id },
     });
     expect(made.status).toBe(200);
-    // The platform announces the reservation too (reservation.created.v2), before the calendar's change.
+    // The platform announces the reservation and its folio too, before the calendar's change.
     expect(await deliveredSince(sent)).toEqual([
       { type: 'reservation.created.v2', status: 204 },
+      { type: 'guest-folio.created', status: 204 },
       { type: 'listing.calendar.updated', status: 204 },
     ]);
     await waitUntil(
@@ -79,7 +80,10 @@ describe("the sandbox's calendar webhooks refresh the service's cached calendar"
       body: { status: 'canceled' },
     });
     expect(canceled.status).toBe(200);
-    expect(await deliveredSince(sent + 2)).toEqual([{ type: 'listing.calendar.updated', status: 204 }]);
+    expect(await deliveredSince(sent + 3)).toEqual([
+      { type: 'reservation.updated.v2', status: 204 },
+      { type: 'listing.calendar.updated', status: 204 },
+    ]);
     await waitUntil(async () => (await unavailable(from, to)).length === 0, 2_500, 'the freed nights on the other replica');
   });
 });

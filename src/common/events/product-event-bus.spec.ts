@@ -29,6 +29,9 @@ class KnownReservationsLike {
 
 @Injectable()
 class PaymentStatusLike {
+  @OnProductEvent('reservation.changed', 'payment status')
+  onReservationChanged(): void {}
+
   @OnProductEvent('payments.changed', 'payment status')
   onPaymentsChanged(): void {}
 
@@ -90,11 +93,11 @@ describe('ProductEventBus', () => {
   it('refuses to start when an event the product needs has no consumer, naming it', async () => {
     const module = await started([CalendarLike, KnownReservationsLike]);
     expect(() => module.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) card.attached (booking confirmation; wired: none), payments.changed (payment status; wired: none), balance.changed (payment status; wired: none), attach.settled (card payments; wired: none):',
+      'no room consumes the product event(s) reservation.changed (payment status; wired: booking calendar at CalendarLike.onReservationChanged, known reservations at KnownReservationsLike.onReservationChanged), card.attached (booking confirmation; wired: none), payments.changed (payment status; wired: none), balance.changed (payment status; wired: none), attach.settled (card payments; wired: none):',
     );
     const bare = await started([]);
     expect(() => bare.get(ProductEventBus).assertConsumed()).toThrow(
-      'no room consumes the product event(s) reservation.changed (booking calendar, known reservations; wired: none), card.attached (booking confirmation; wired: none), payments.changed (payment status; wired: none), balance.changed (payment status; wired: none), attach.settled (card payments; wired: none):',
+      'no room consumes the product event(s) reservation.changed (booking calendar, known reservations, payment status; wired: none), card.attached (booking confirmation; wired: none), payments.changed (payment status; wired: none), balance.changed (payment status; wired: none), attach.settled (card payments; wired: none):',
     );
   });
 

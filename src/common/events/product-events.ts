@@ -6,7 +6,8 @@ export interface ProductEvents {
   /**
    * A verified platform webhook about a reservation or a listing's calendar. Ids only: a consumer
    * re-reads the platform, never takes the payload's figures as facts. The booking calendar consumes
-   * it, and the known reservations (a reservation the platform announced is a guest's, not a guess).
+   * it, the known reservations (a reservation the platform announced is a guest's, not a guess) and
+   * the payment status (what it served of that reservation is stale).
    */
   'reservation.changed': { type: string; reservationId?: string; listingId?: string; dates?: { from: string; to: string } };
   /**
@@ -17,7 +18,7 @@ export interface ProductEvents {
    */
   'card.attached': { reservationId: string; sessionId: string; booked: boolean };
   /**
-   * A verified platform webhook says a reservation's money moved (`payments.*`). The id only: the
+   * A verified platform webhook says a reservation's money moved (`payments.*`, `guest-folio.*`). The id only: the
    * payment status re-reads the platform behind the webhook's answer, never trusting its figures.
    */
   'payments.changed': { type: string; reservationId: string };
@@ -48,7 +49,7 @@ export type ProductEventName = keyof ProductEvents;
  * webhook's calendar refresh or a booked reservation's confirmation.
  */
 export const PRODUCT_EVENT_CONSUMERS = {
-  'reservation.changed': ['booking calendar', 'known reservations'],
+  'reservation.changed': ['booking calendar', 'known reservations', 'payment status'],
   'card.attached': ['booking confirmation'],
   'payments.changed': ['payment status'],
   'balance.changed': ['payment status'],
