@@ -177,6 +177,40 @@ const TABLE: Row[] = [
     ok: true,
   },
   {
+    reading: 'guestEmailIn list (the guest reports guide’s reading)',
+    readings: { guestEmailIn: 'list' },
+    verdicts: CURRENT_CONFIRMED,
+    found: { getGuestEmail: /the single read carries no email; the list read carries email/ },
+    ok: true,
+  },
+  {
+    reading: 'guestEmailField guestEmail, in the single read',
+    readings: { guestEmailField: 'guestEmail' },
+    verdicts: CURRENT_CONFIRMED,
+    ok: true,
+  },
+  {
+    reading: 'guestEmailIn list, as guestEmail',
+    readings: { guestEmailIn: 'list', guestEmailField: 'guestEmail' },
+    verdicts: CURRENT_CONFIRMED,
+    found: { getGuestEmail: /the list read carries guestEmail/ },
+    ok: true,
+  },
+  ...(['reservationId', 'both'] as const).map((names): Row => ({
+    reading: `methodNames ${names}`,
+    readings: { methodNames: names },
+    reservation: 'withCard',
+    verdicts: CURRENT_CONFIRMED,
+    ok: true,
+  })),
+  {
+    reading: 'methodNames neither (a card the product cannot place)',
+    readings: { methodNames: 'neither' },
+    reservation: 'withCard',
+    verdicts: { ...CURRENT_CONFIRMED, listPaymentMethods: 'contradicted' },
+    ok: false,
+  },
+  {
     reading: 'the guest’s email in neither read',
     faults: ({ guestId }) => [
       ['guest', 200, { body: { _id: guestId, firstName: 'Ada' } }],
