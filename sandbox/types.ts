@@ -315,7 +315,7 @@ export interface SandboxControl {
    */
   addPayment(
     reservationId: string,
-    payment: { amount: number; status?: 'SUCCEEDED' | 'PENDING' | 'FAILED'; hold?: 'authorization' | 'securityDeposit' },
+    payment: { amount: number; status?: 'SUCCEEDED' | 'PENDING' | 'PENDING_AUTH' | 'FAILED'; hold?: 'authorization' | 'securityDeposit' },
   ): { paymentId: string };
   /** Captures a hold once, in full unless `amount`: a new SUCCEEDED payment, not linked to the hold in any answer. */
   capturePayment(reservationId: string, holdId: string, options?: { amount?: number }): { paymentId: string };

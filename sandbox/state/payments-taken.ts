@@ -11,7 +11,7 @@ export type RefundStatus = RefundRecord['status'];
 
 export interface PaymentToTake {
   amount: number;
-  status?: 'SUCCEEDED' | 'PENDING' | 'FAILED';
+  status?: 'SUCCEEDED' | 'PENDING' | 'PENDING_AUTH' | 'FAILED';
   /** An authorization hold, or a security deposit (a hold too): held, never paid until captured. */
   hold?: 'authorization' | 'securityDeposit';
 }

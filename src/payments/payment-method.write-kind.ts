@@ -216,7 +216,9 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     // The booking's confirmation is due from the step the card lands in, not from this replica's memory.
     const confirm =
       sessionRef && intent.context.confirmsBooking ? [this.followUps.step({ kind: 'confirm-booking', reservationId, sessionRef })] : [];
-    return [...card, ...confirm, steps.remove(this.keys.paymentStatus(reservationId).answer)];
+    // The answer and its reader's lock go together: a read begun before the card then stores nothing.
+    const status = this.keys.paymentStatus(reservationId);
+    return [...card, ...confirm, steps.remove(status.answer), steps.remove(status.lock)];
   }
 
   /** The sweep (or another request) settled an attach its own request could not: its session is told. */

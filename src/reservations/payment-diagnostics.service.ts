@@ -102,7 +102,9 @@ export class PaymentDiagnosticsService {
   /** What the card's payments say: scheduled, waiting, failed, or a balance nobody scheduled; undefined while it shows none. */
   private cardVerdict(money: Money, methodId: string): Verdict | undefined {
     const payments = paymentsOf(money.payments ?? [], methodId);
-    return scheduleVerdict(payments, this.acceptable) ?? balanceDueVerdict(payments, money);
+    // A hold is never a payment, but one waiting for the guest's bank, or refused by it, is the guest's to act on.
+    const holdsToAct = paymentsOf(money.holds ?? [], methodId).filter((hold) => ['PENDING_AUTH', 'FAILED'].includes(hold.status));
+    return scheduleVerdict([...payments, ...holdsToAct], this.acceptable) ?? balanceDueVerdict(payments, money);
   }
 
   private read(reservationId: string, priority: Priority): Promise<PlatformReservation | null> {

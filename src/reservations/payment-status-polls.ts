@@ -80,8 +80,8 @@ export class PaymentStatusPolls {
 
   /**
    * Drops the answer and the reading replica's lock: a read begun before what made it stale then
-   * stores nothing, and the next read here does not join it. A card attach drops the answer itself,
-   * in the journal's step that records it landed (PaymentMethodWrite.alongside).
+   * stores nothing, and the next read here does not join it. A card attach drops both itself, in the
+   * journal's step that records it landed (PaymentMethodWrite.alongside).
    */
   async forget(reservationId: string): Promise<void> {
     const keys = this.keys.paymentStatus(reservationId);
