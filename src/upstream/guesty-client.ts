@@ -33,6 +33,7 @@ import {
 import { OutboundRateLimiter, Priority } from './outbound-rate-limiter';
 import { backoffDelayMs, sleep } from './retry-policy';
 import { ReadBatches } from './read-batches';
+import { READ_QUERIES } from './platform-read-queries';
 import { readTokenizeAnswer, TokenizeAnswer } from './tokenize-answer';
 import { UpstreamError } from './upstream-error';
 import { UnexpectedAnswer, UnexpectedAnswers } from './unexpected-answers';
@@ -96,13 +97,6 @@ const enc = encodeURIComponent;
  * email, its money, its payments, its folio, or the cards on file for it (the methods that pay it).
  */
 export type ReservationPart = 'guest' | 'money' | 'payments' | 'folio' | 'cards';
-
-/**
- * The folio overview's fields the product asks for: its published example's, no other (an unknown name
- * is refused 400). The guest's total is `hostPayout` (docs/upstream.md, "The surface of 2027").
- */
-const FOLIO_OVERVIEW_FIELDS = 'hostPayout,totalTaxes,currency';
-const FOLIO_ITEM_FIELDS = 'title,normalType,totalPrice,secondIdentifier';
 
 function upstreamMessage(data: unknown): string | undefined {
   const message = (data as { message?: unknown } | null)?.message;
@@ -307,7 +301,7 @@ export class GuestyClient {
       priority,
       method: 'GET',
       path: '/reservations-v3',
-      query: { reservationIds },
+      query: READ_QUERIES.reservationsV3(reservationIds),
     });
     const items = this.listOf<UpstreamReservationRead>(answer, 'getReservationsV3');
     return reservationIds.map((id) => {
@@ -338,7 +332,7 @@ export class GuestyClient {
       priority,
       method: 'GET',
       path: `/guests-crud/${enc(guestId)}`,
-      query: { fields: 'email' },
+      query: READ_QUERIES.guest(),
     });
     return emailOf(this.relied(answer, 'getGuest') as UpstreamGuestRead | null) ?? (await this.listedGuestEmail(guestId, priority));
   }
@@ -354,7 +348,7 @@ export class GuestyClient {
       priority,
       method: 'GET',
       path: '/guests-crud',
-      query: { columns: '_id guestEmail', filters: JSON.stringify({ _id: { '@in': [guestId] } }), limit: '25' },
+      query: READ_QUERIES.guestListById(guestId),
     });
     const rows = guestRowsOf(this.relied(answer, 'listGuestEmail'));
     const row = rows?.find((candidate) => candidate?._id === guestId || candidate?.id === guestId);
@@ -420,7 +414,7 @@ export class GuestyClient {
       priority,
       method: 'GET',
       path: '/guest-folio/overview',
-      query: { reservationIds: reservationIds.join(','), fields: FOLIO_OVERVIEW_FIELDS },
+      query: READ_QUERIES.folioOverview(reservationIds),
     });
     const data = this.relied(answer, 'getFolioOverview') as UpstreamFolioOverview | null;
     if (!Array.isArray(data?.results))
@@ -450,7 +444,7 @@ export class GuestyClient {
       priority,
       method: 'GET',
       path: '/payments',
-      query: { reservationId },
+      query: READ_QUERIES.payments(reservationId),
     });
     const list = this.listOf<UpstreamPayment>(answer, 'listPayments', ['results', 'payments', 'data']);
     // A payment whose status or amount cannot be read would count as nothing paid.
@@ -475,7 +469,7 @@ export class GuestyClient {
       priority,
       method: 'GET',
       path: '/guest-folio/invoice-items',
-      query: { reservationIds: reservationId, fields: FOLIO_ITEM_FIELDS },
+      query: READ_QUERIES.folioItems(reservationId),
     });
     const results = this.listOf<UpstreamFolioItems>(answer, 'getFolioInvoiceItems');
     const folio = results.find((entry) => entry?.reservationId === reservationId);
@@ -497,7 +491,7 @@ export class GuestyClient {
       priority,
       method: 'GET',
       path: `/reservations/${enc(reservationId)}`,
-      query: { fields: '_id confirmationCode status reservedExpiresAt listingId guestId guest checkIn checkOut money' },
+      query: READ_QUERIES.legacyReservation(),
     });
     return answer.status === 404 ? null : reservationOf(this.expect(answer, 'getReservation') as UpstreamReservation);
   }
@@ -555,7 +549,7 @@ export class GuestyClient {
       priority,
       method: 'GET',
       path: legacy ? `/guests/${enc(guestId)}/payment-methods` : '/payment-methods',
-      query: legacy ? { reservationId, reuse: 'false' } : { reservationId },
+      query: READ_QUERIES.paymentMethods(legacy ? 'legacy' : 'current', reservationId),
     });
     const methods = this.listOf<UpstreamPaymentMethod>(answer, 'listPaymentMethods');
     // A method naming no booking cannot be told this reservation's card or another's: "no card" would not be true.

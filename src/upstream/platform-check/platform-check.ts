@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../../config/app-config';
 import { GuestyClient } from '../guesty-client';
+import { READ_QUERIES, ReadQuery } from '../platform-read-queries';
 import { Heard, heardOf, keysOf, listOf, missingFields, plural, refusal, silenceOf, unreadable } from './answer-readings';
 import { CheckedOperation, ConfiguredSurfaces, ReadCheckReport, SurfaceChoice } from './check-report';
 
@@ -17,10 +18,7 @@ const RESERVATION_FIELDS = [
   'stay.0.checkOutDateLocalized',
   'stay.0.unitTypeId',
 ];
-/** The overview's published names (its reference's example): the only ones the product asks. */
-const OVERVIEW_FIELDS = 'hostPayout,totalTaxes,currency';
 const PAYMENT_WRAPPERS = ['results', 'payments', 'data'];
-const LEGACY_RESERVATION_FIELDS = '_id confirmationCode status listingId guestId checkIn checkOut money';
 const UNANSWERED_503 = 'answers 503 (upstream_unavailable or upstream_forbidden) with Retry-After while it lasts: run the check again';
 const LOUD_503 = 'answers 503 platform_answer_unexpected with Retry-After and sends nothing whose safety rests on this read';
 
@@ -29,8 +27,12 @@ class Probe {
   calls = 0;
   constructor(private readonly guesty: GuestyClient) {}
 
-  async ask(operation: string, path: string, query?: Record<string, string>): Promise<{ heard: Heard; shown: string }> {
-    const shown = `GET ${path}${query ? `?${new URLSearchParams(query).toString()}` : ''}`;
+  async ask(operation: string, path: string, query?: ReadQuery): Promise<{ heard: Heard; shown: string }> {
+    // As UpstreamHttp sends it: an array as `name[]=`.
+    const pairs = Object.entries(query ?? {}).flatMap(([name, value]) =>
+      Array.isArray(value) ? value.map((item): [string, string] => [`${name}[]`, item]) : [[name, value] as [string, string]],
+    );
+    const shown = `GET ${path}${pairs.length > 0 ? `?${new URLSearchParams(pairs).toString()}` : ''}`;
     try {
       return { heard: heardOf(await this.guesty.readAsAnswered({ operation, path, query }, () => (this.calls += 1))), shown };
     } catch (error) {
@@ -78,7 +80,7 @@ export class PlatformCheck {
       operations.push({ ...base, ...judged, configured: surfaces[base.resource as keyof ConfiguredSurfaces] === base.surface });
     const onReservations = { resource: 'reservations' as const, surface: 'current' as const };
 
-    const v3 = await probe.ask('getReservationsV3', '/reservations-v3', { reservationIds: reservationId });
+    const v3 = await probe.ask('getReservationsV3', '/reservations-v3', READ_QUERIES.reservationsV3([reservationId]));
     const reservation = this.reservationOf(v3.heard, reservationId);
     add(
       {
@@ -97,10 +99,7 @@ export class PlatformCheck {
     const email = await this.guestEmail(probe, typeof bookerId === 'string' ? bookerId : undefined);
     add({ operation: 'getGuestEmail', ...onReservations, ...email.shown }, email.judged);
 
-    const overview = await probe.ask('getFolioOverview', '/guest-folio/overview', {
-      reservationIds: reservationId,
-      fields: OVERVIEW_FIELDS,
-    });
+    const overview = await probe.ask('getFolioOverview', '/guest-folio/overview', READ_QUERIES.folioOverview([reservationId]));
     const overviewJudged = this.overviewOf(overview.heard, reservationId);
     if (!reservation.item && notFoundBy(overview.heard, reservationId))
       operations[0].note = 'the folio overview lists it in notFound too: is it a reservation of this account?';
@@ -115,10 +114,7 @@ export class PlatformCheck {
       overviewJudged,
     );
 
-    const items = await probe.ask('getFolioInvoiceItems', '/guest-folio/invoice-items', {
-      reservationIds: reservationId,
-      fields: 'title,normalType,totalPrice,secondIdentifier',
-    });
+    const items = await probe.ask('getFolioInvoiceItems', '/guest-folio/invoice-items', READ_QUERIES.folioItems(reservationId));
     add(
       {
         operation: 'getFolioInvoiceItems',
@@ -129,7 +125,7 @@ export class PlatformCheck {
       this.invoiceItemsOf(items.heard, reservationId),
     );
 
-    const payments = await probe.ask('listPayments', '/payments', { reservationId });
+    const payments = await probe.ask('listPayments', '/payments', READ_QUERIES.payments(reservationId));
     add(
       {
         operation: 'listPayments',
@@ -141,7 +137,7 @@ export class PlatformCheck {
       this.paymentsOf(payments.heard),
     );
 
-    const methods = await probe.ask('listPaymentMethods', '/payment-methods', { reservationId });
+    const methods = await probe.ask('listPaymentMethods', '/payment-methods', READ_QUERIES.paymentMethods('current', reservationId));
     add(
       {
         operation: 'listPaymentMethods',
@@ -154,7 +150,7 @@ export class PlatformCheck {
       this.methodsOf(methods.heard, reservationId, typeof confirmationCode === 'string' ? confirmationCode : undefined, 'current'),
     );
 
-    const legacy = await probe.ask('getReservation', `/reservations/${enc(reservationId)}`, { fields: LEGACY_RESERVATION_FIELDS });
+    const legacy = await probe.ask('getReservation', `/reservations/${enc(reservationId)}`, READ_QUERIES.legacyReservation());
     const legacyJudged = this.legacyReservationOf(legacy.heard, reservationId, surfaces.reservations === 'legacy');
     add(
       {
@@ -169,7 +165,11 @@ export class PlatformCheck {
 
     const guestId = (typeof bookerId === 'string' ? bookerId : undefined) ?? legacyJudged.guestId;
     const legacyMethods = guestId
-      ? await probe.ask('listPaymentMethods (legacy)', `/guests/${enc(guestId)}/payment-methods`, { reservationId, reuse: 'false' })
+      ? await probe.ask(
+          'listPaymentMethods (legacy)',
+          `/guests/${enc(guestId)}/payment-methods`,
+          READ_QUERIES.paymentMethods('legacy', reservationId),
+        )
       : undefined;
     add(
       {
@@ -260,7 +260,7 @@ export class PlatformCheck {
         shown: { path: 'GET /guests-crud/{id} (not sent: no bookerId)', expected },
         judged: notAsked('the reservation read named no bookerId'),
       };
-    const single = await probe.ask('getGuest', `/guests-crud/${enc(guestId)}`, { fields: 'email guestEmail' });
+    const single = await probe.ask('getGuest', `/guests-crud/${enc(guestId)}`, READ_QUERIES.guest());
     const singleSilent = unreadable(single.heard);
     if (singleSilent)
       return {
@@ -281,11 +281,7 @@ export class PlatformCheck {
         };
     }
     const singleFound = heard.status < 300 ? 'the single read carries no email' : `the single read answered ${refusal(heard)}`;
-    const list = await probe.ask('findGuestById', '/guests-crud', {
-      columns: '_id guestEmail email',
-      filters: JSON.stringify({ _id: { '@in': [guestId] } }),
-      limit: '25',
-    });
+    const list = await probe.ask('findGuestById', '/guests-crud', READ_QUERIES.guestListById(guestId));
     const path = `${single.shown}, then ${list.shown}`;
     const listSilent = unreadable(list.heard);
     if (listSilent)
@@ -351,10 +347,11 @@ export class PlatformCheck {
 
   /** One more call, beside the verdict: does subTotalPrice + totalTaxes make hostPayout on this reservation? */
   private async totalsCompared(probe: Probe, reservationId: string): Promise<string> {
-    const { heard } = await probe.ask('getFolioOverview (subTotalPrice)', '/guest-folio/overview', {
-      reservationIds: reservationId,
-      fields: 'subTotalPrice,totalTaxes,hostPayout',
-    });
+    const { heard } = await probe.ask(
+      'getFolioOverview (subTotalPrice)',
+      '/guest-folio/overview',
+      READ_QUERIES.folioOverview([reservationId], 'subTotalPrice,totalTaxes,hostPayout'),
+    );
     const silent = unreadable(heard);
     if (silent || !heard.answered) return `subTotalPrice could not be compared (${silent})`;
     if (heard.status === 400) return 'subTotalPrice is not a field here (400)';
