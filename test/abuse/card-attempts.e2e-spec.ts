@@ -60,6 +60,32 @@ describe('card attempts: presses answered "try again" spend none, and tokenize n
   afterEach(() => world.sandbox.control.clearFaults());
   afterAll(() => world.close());
 
+  // First, while the world is fresh: an emptied store forgets the platform calls made before it, not the platform.
+  it('11 presses while writes are held after the store came back empty: 409 step_in_progress each, nothing tokenized, and the card is taken once the hold ends', async () => {
+    // Redis emptied under the running service: every key of its prefix is gone, the journal's generation with them.
+    const redis = new Redis(world.apps[0].config.redis.url!);
+    const keys = await world.apps[0].redisKeys();
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+    const { reservation, press } = await openSession(world);
+    const before = tokenizations(world);
+    for (let attempt = 0; attempt < ATTEMPTS + 1; attempt++) {
+      const held = await press();
+      expectTryAgain(held, 409, 'step_in_progress');
+      expect(Number(held.headers['retry-after'])).toBeLessThanOrEqual(60);
+    }
+    expect(tokenizations(world)).toBe(before);
+    expect(await attemptsSpent(world, reservation.reservationId)).toBe(0);
+
+    // The hold ends (the settle horizon has passed since the loss was found): the guest's next press pays.
+    world.clocks[0].advance(61_000);
+    const paid = await press();
+    expect(paid.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
+    expect(paid.status).toBe(200);
+    expect(tokenizations(world)).toBe(before + 1);
+    expect(await attemptsSpent(world, reservation.reservationId)).toBe(1);
+  });
+
   it('a flood of declined cards still meets 429 after CHECKOUT_CARD_ATTEMPTS, and the next card is not tokenized', async () => {
     const { reservation, press } = await openSession(world);
     const before = tokenizations(world);
@@ -85,31 +111,6 @@ describe('card attempts: presses answered "try again" spend none, and tokenize n
     expect(await attemptsSpent(world, reservation.reservationId)).toBe(1);
     expect(world.sandbox.control.actNow('paymentMethods')).toBe(1);
     await acted;
-  });
-
-  it('11 presses while writes are held after the store came back empty: 409 step_in_progress each, nothing tokenized, and the card is taken once the hold ends', async () => {
-    // Redis emptied under the running service: every key of its prefix is gone, the journal's generation with them.
-    const redis = new Redis(world.apps[0].config.redis.url!);
-    const keys = await world.apps[0].redisKeys();
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-    const { reservation, press } = await openSession(world);
-    const before = tokenizations(world);
-    for (let attempt = 0; attempt < ATTEMPTS + 1; attempt++) {
-      const held = await press();
-      expectTryAgain(held, 409, 'step_in_progress');
-      expect(Number(held.headers['retry-after'])).toBeLessThanOrEqual(60);
-    }
-    expect(tokenizations(world)).toBe(before);
-    expect(await attemptsSpent(world, reservation.reservationId)).toBe(0);
-
-    // The hold ends (the settle horizon has passed since the loss was found): the guest's next press pays.
-    world.clocks[0].advance(61_000);
-    const paid = await press();
-    expect(paid.status).toBe(200);
-    expect(paid.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
-    expect(tokenizations(world)).toBe(before + 1);
-    expect(await attemptsSpent(world, reservation.reservationId)).toBe(1);
   });
 });
 
