@@ -83,11 +83,19 @@ export interface CheckoutClientOptions {
   /** The service's PAYMENT_STATUS_REFRESH_SECONDS (default 10): payment-status is read at most this often. */
   paymentStatusRefreshSeconds?: number;
   /**
-   * Retries of one write attempt, same key, after a lost answer or an answer that says to press again
-   * after its Retry-After (503 outcome_pending, 409 idempotency_in_progress, 409 step_in_progress,
-   * 503 store_unavailable), default 2.
+   * Retries of one write attempt, same key, after a lost answer (after a second) or an answer that
+   * says to press again after its Retry-After (503 outcome_pending, 409 idempotency_in_progress, 409
+   * step_in_progress, 503 store_unavailable), default 2. Such an answer is retried only after the
+   * wait it names, and only when that is at most `maxRetryWaitSeconds`.
    */
   writeRetries?: number;
+  /**
+   * The longest Retry-After a write waits out itself (default 5 s). A longer one (the service holds
+   * payments for up to WRITE_SETTLE_SECONDS after its shared state was lost), or none, is thrown at
+   * once as a CheckoutError with `retryAfterSeconds`: tell the guest when to press again, then send
+   * the same attempt.
+   */
+  maxRetryWaitSeconds?: number;
   /** Waits between polls and retries (tests may shorten nothing: the bounds above are kept). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   now?: () => number;
@@ -147,6 +155,7 @@ export class CheckoutClient {
   private readonly fetcher: typeof fetch;
   private readonly refreshMs: number;
   private readonly writeRetries: number;
+  private readonly maxRetryWaitSeconds: number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly now: () => number;
 
@@ -155,6 +164,7 @@ export class CheckoutClient {
     this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
     this.refreshMs = (options.paymentStatusRefreshSeconds ?? 10) * 1000;
     this.writeRetries = options.writeRetries ?? 2;
+    this.maxRetryWaitSeconds = options.maxRetryWaitSeconds ?? 5;
     this.sleep = options.sleep ?? abortableSleep;
     this.now = options.now ?? Date.now;
   }
@@ -301,19 +311,27 @@ export class CheckoutClient {
     return this.call('GET', target);
   }
 
-  /** One attempt, retried with the same key only when its outcome is unknown or still being settled. */
+  /**
+   * One attempt, retried with the same key only when its answer was lost, or the service said when
+   * to press again and that is soon (see maxRetryWaitSeconds).
+   */
   private async write<T>(target: string, body: unknown, attempt: Attempt): Promise<T> {
     for (let retry = 0; ; retry++) {
       try {
         return await this.call<T>('POST', target, body, attempt.idempotencyKey);
       } catch (error) {
-        const lost = !(error instanceof CheckoutError);
-        const pending = error instanceof CheckoutError && RETRYABLE_WRITE_CODES.has(error.problem.code);
-        if (retry >= this.writeRetries || !(lost || pending)) throw error;
-        const seconds = error instanceof CheckoutError ? (error.retryAfterSeconds ?? 1) : 1;
+        const seconds = error instanceof CheckoutError ? this.pressAgainIn(error) : 1;
+        if (retry >= this.writeRetries || seconds === undefined) throw error;
         await this.sleep(seconds * 1000);
       }
     }
+  }
+
+  /** The seconds after which this answer's own write is pressed again here; undefined: the caller decides. */
+  private pressAgainIn(error: CheckoutError): number | undefined {
+    const seconds = error.retryAfterSeconds;
+    if (!RETRYABLE_WRITE_CODES.has(error.problem.code) || seconds === undefined) return undefined;
+    return seconds <= this.maxRetryWaitSeconds ? seconds : undefined;
   }
 
   private async call<T>(method: 'GET' | 'POST', target: string, body?: unknown, idempotencyKey?: string): Promise<T> {

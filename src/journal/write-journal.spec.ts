@@ -613,6 +613,29 @@ describe('WriteJournal', () => {
       await expect(press('d', 'm4')).resolves.toMatchObject({ counted: { granted: true } });
     });
 
+    it('storeFirst: the store is judged from the step that takes the lease, before the work does anything, and a hold answers step_in_progress', async () => {
+      const world = setUp();
+      await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);
+      await world.generation.onModuleInit();
+      const press = () =>
+        world.journal.holding(
+          TARGET,
+          async (held) => {
+            await held.storeReady();
+            return 'ready';
+          },
+          { storeFirst: true },
+        );
+      const calls = counting(world);
+      await expect(press()).resolves.toBe('ready');
+      expect(calls).toEqual(['batch', 'deleteIfEquals']);
+      // Redis emptied under the running replica: writes wait for the horizon, and the press is told how long.
+      await world.store.delete(world.keys.journal().generation);
+      await expect(press()).rejects.toMatchObject({ code: 'step_in_progress', retryAfterSeconds: SETTLE_MS / 1000 });
+      world.clock.time += SETTLE_MS;
+      await expect(press()).resolves.toBe('ready');
+    });
+
     it("lets go of a lease taken in a step whose later part failed (a Redis Cluster: the session's master did not answer): the next press takes it at once", async () => {
       const world = setUp();
       await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);

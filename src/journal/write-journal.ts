@@ -6,7 +6,16 @@ import { AppConfig } from '../config/app-config';
 import { RECONCILE_DELAYS_MS } from '../config/timing-rules';
 import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamError } from '../upstream/upstream-error';
-import { BatchStep, KeyValueStore, RecordRead, SlotAnswer, SlotRequest, slotAnswerOf, slotStep } from '../redis/key-value-store';
+import {
+  BatchAnswer,
+  BatchStep,
+  KeyValueStore,
+  RecordRead,
+  SlotAnswer,
+  SlotRequest,
+  slotAnswerOf,
+  slotStep,
+} from '../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
 import { LeaseOptions, ReservationLease, ReservationLeases } from './reservation-leases';
@@ -72,6 +81,8 @@ export interface AlongsideLease<S> {
 export type PeekedAlongside<Writes extends readonly { kind: AnyWriteKind; key: string }[], T, S = never> = Peeked<Writes, T> & {
   read: (() => Promise<S>) | null;
   counted: SlotAnswer | null;
+  /** The store's generation as that step read it (HoldingOptions.storeFirst); undefined: not read. */
+  generation?: BatchAnswer;
 };
 
 /** A write a work may send under its lease: its kind and its key. */
@@ -91,6 +102,12 @@ export interface HeldTarget<Writes extends readonly WriteRef[] = [], T = never, 
   wasSent<I extends WriteIntent>(intent: I | null | undefined): intent is I;
   /** One write of `kind` under `key`: its outcome, `outcome_pending`, or the platform's refusal. */
   send<P, Rq, O>(kind: WriteKind<P, Rq, O>, key: string, payload: P): Promise<O>;
+  /**
+   * Whether a write could leave now, before the work does what it cannot take back (a card's
+   * tokenization): 409 `step_in_progress` while writes are held after a store loss, 503
+   * `store_unavailable` when the replicas asked for do not acknowledge. The send checks both again.
+   */
+  storeReady(): Promise<void>;
 }
 
 /** What `holding` reads in the step that takes the lease, and how it waits for the lease. */
@@ -103,6 +120,8 @@ export interface HoldingOptions<Writes extends readonly WriteRef[], T, S> {
   waitMs?: number;
   /** See LeaseOptions: the work's last step is one of its writes. */
   endsWithWrite?: boolean;
+  /** The store's generation is read in the step that takes the lease, for `storeReady` (no round trip of its own). */
+  storeFirst?: boolean;
 }
 
 /** A read step's answer: the value, or null for a missing key (or a step that did not run). */
@@ -129,6 +148,12 @@ function tookOver(): DomainError {
       retryAfterSeconds: 1,
     },
   );
+}
+
+function unreplicated(): DomainError {
+  return new DomainError('store_unavailable', 'Shared state could not keep this step safely; nothing was sent. Try again shortly.', {
+    retryAfterSeconds: 1,
+  });
 }
 
 function pending(cause?: unknown): DomainError {
@@ -187,8 +212,8 @@ export class WriteJournal {
     work: (held: HeldTarget<Writes, T, S>) => Promise<R>,
     options: HoldingOptions<Writes, T, S> = {},
   ): Promise<R> {
-    const { peek, record, alongside, ...leaseOptions } = options;
-    if (!peek && !record && !alongside) {
+    const { peek, record, alongside, storeFirst, ...leaseOptions } = options;
+    if (!peek && !record && !alongside && !storeFirst) {
       const nothingRead = {
         intents: [] as unknown as Peeked<Writes, T>['intents'],
         openIntentId: null,
@@ -206,6 +231,7 @@ export class WriteJournal {
     return this.leaseAndPeek(target, writes, record, (lease, peeked) => work(this.held(lease, writes, peeked, record, true)), {
       ...leaseOptions,
       ...(alongside ? { alongside } : {}),
+      ...(storeFirst ? { storeFirst } : {}),
     });
   }
 
@@ -236,6 +262,14 @@ export class WriteJournal {
         const earlier = index >= 0 && !handed.has(index) ? (peeked.intents[index] as WriteIntent<Rq, O> | null) : undefined;
         if (index >= 0) handed.add(index);
         return this.perform(lease, kind, key, payload, { ...(earlier !== undefined ? { earlier } : {}), openSettled: settled });
+      },
+      storeReady: async () => {
+        const [generation] =
+          peeked.generation !== undefined ? [peeked.generation] : await this.storeCall(() => this.store.batch([this.generation.step()]));
+        await this.generation.admit(generation).catch((error: unknown) => {
+          throw error instanceof DomainError ? error : DomainError.storeUnavailable(error);
+        });
+        if ((await this.replicasShort()) !== null) throw unreplicated();
       },
     };
   }
@@ -278,14 +312,16 @@ export class WriteJournal {
     writes: Writes,
     record: TargetRecord<T> | undefined,
     work: (lease: ReservationLease, peeked: PeekedAlongside<Writes, T, S>) => Promise<R>,
-    options: Omit<LeaseOptions, 'alongside'> & { alongside?: AlongsideLease<S> } = {},
+    options: Omit<LeaseOptions, 'alongside'> & { alongside?: AlongsideLease<S>; storeFirst?: boolean } = {},
   ): Promise<R> {
-    const { alongside = {}, ...leaseOptions } = options;
+    const { alongside = {}, storeFirst, ...leaseOptions } = options;
     const { read } = alongside;
     const reads = this.peekKeys(target, writes, record);
     const steps: BatchStep[] = reads.map((key) => ({ op: 'get', key }));
-    // The read first: a count that is denied or skipped stops the steps after it.
+    // The reads first: a count that is denied or skipped stops the steps after it.
     if (alongside.read !== undefined) steps.push({ op: 'get', key: alongside.read.key, otherSlot: true });
+    const generationAt = steps.length;
+    if (storeFirst) steps.push(this.generation.step());
     if (alongside.count) {
       const settling = [...reads.slice(0, writes.length), ...(alongside.unlessRecord && record ? [reads[writes.length + 1]] : [])];
       steps.push(slotStep(alongside.count, settling));
@@ -298,6 +334,7 @@ export class WriteJournal {
           ...this.peeked(writes, record, answers),
           read: read ? () => read.open(textOf(answers[reads.length])) : null,
           counted: counted === undefined || counted === false ? null : slotAnswerOf(counted),
+          ...(storeFirst ? { generation: answers[generationAt] } : {}),
         });
       },
       { ...leaseOptions, alongside: steps },
@@ -451,19 +488,23 @@ export class WriteJournal {
       await this.discard(intent);
       throw error instanceof DomainError ? error : DomainError.storeUnavailable(error);
     }
-    const { replicas, timeoutMs } = this.replicaAcks;
-    if (replicas === 0) return;
-    const acknowledged = await this.store.replicated(replicas, timeoutMs).catch(() => 0);
-    if (acknowledged >= replicas) return;
+    const acknowledged = await this.replicasShort();
+    if (acknowledged === null) return;
     this.metrics.intentsUnreplicated.inc({});
     this.logger.warn(
-      { target: intent.target, kind: intent.kind, intentId: intent.id, acknowledged, replicas },
+      { target: intent.target, kind: intent.kind, intentId: intent.id, acknowledged, replicas: this.replicaAcks.replicas },
       'Redis replicas did not acknowledge a write intent in time; the write was not sent',
     );
     await this.discard(intent);
-    throw new DomainError('store_unavailable', 'Shared state could not keep this step safely; nothing was sent. Try again shortly.', {
-      retryAfterSeconds: 1,
-    });
+    throw unreplicated();
+  }
+
+  /** With REDIS_WAIT_REPLICAS: null when that many replicas acknowledged this connection's writes in time, else how many did. */
+  private async replicasShort(): Promise<number | null> {
+    const { replicas, timeoutMs } = this.replicaAcks;
+    if (replicas === 0) return null;
+    const acknowledged = await this.store.replicated(replicas, timeoutMs).catch(() => 0);
+    return acknowledged >= replicas ? null : acknowledged;
   }
 
   /**

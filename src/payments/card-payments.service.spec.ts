@@ -264,6 +264,19 @@ describe('CardPayments (the attach through the write journal)', () => {
     expect(world.platform.attaches).toHaveLength(1);
   });
 
+  it('spends no card attempt on presses told "try again" before the card left (writes held after a store loss)', async () => {
+    const world = await setUp({ CHECKOUT_CARD_ATTEMPTS: '1/h' });
+    const session = await world.newSession();
+    const writesFrom = world.clock.now() + 60_000;
+    await world.store.set(world.keys.journal().generation, JSON.stringify({ id: 'after-a-loss', writesFrom, foundAt: world.clock.now() }));
+    for (const key of ['key-1', 'key-2', 'key-3'])
+      await expect(world.payWithToken(session, key)).rejects.toMatchObject({ code: 'step_in_progress', retryAfterSeconds: 60 });
+    expect(world.platform.attaches).toHaveLength(0);
+    world.clock.time = writesFrom;
+    await expect(world.payWithToken(session, 'key-4')).resolves.toMatchObject({ status: 'succeeded' });
+    expect(world.platform.attaches).toHaveLength(1);
+  });
+
   it('tells the guest succeeded for a card that landed while Redis was failing, and records it when Redis answers', async () => {
     const world = await setUp();
     const session = await world.newSession();

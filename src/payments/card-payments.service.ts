@@ -58,6 +58,13 @@ interface AttachStep {
   answered?: ViewBeside;
   /** A booking's hold as read under this lease before tokenizing (the methods charging it): the attach's snapshot, not read twice. */
   charging?: string[];
+  /** Whether the press's card reached the platform (tokenization or attach sent): only then is its attempt spent. */
+  card?: { reached: boolean };
+}
+
+/** The journal's answers that say nothing was sent: a card refused with them never reached the platform. */
+function sentNothing(error: unknown): boolean {
+  return hasCode(error, 'step_in_progress') || hasCode(error, 'store_unavailable');
 }
 
 /** What an attach needs of the reservation it holds: its one journaled send. */
@@ -124,6 +131,7 @@ export class CardPaymentsService implements AttachProgress {
       const attemptId = randomBytes(12).toString('base64url');
       const states = this.states.mint();
       const base = `${this.config.get('http', { infer: true }).publicBaseUrl}/checkout/3ds/${encodeURIComponent(sessionId)}`;
+      if (intent.card) intent.card.reached = true;
       const answer = await this.guesty.tokenizeCard({
         paymentProviderId: provider.paymentProviderId,
         listingId: session.listingId,
@@ -367,25 +375,37 @@ export class CardPaymentsService implements AttachProgress {
     const attempt = this.limits.cardAttempting(known.reservationId);
     const readable = this.sessions.readable(known.id);
     // One step: the lease, what the journal holds for this key, the session as it is now (read
-    // holding the lease), and the card-testing guard's count of both shapes (docs/product-spec.md §7),
-    // before anything reaches the upstream. The attach is the last write under the lease.
+    // holding the lease), the store's generation, and the card-testing guard's count of both shapes
+    // (docs/product-spec.md §7), before anything reaches the upstream. The attach is the last write under the lease.
     return this.journal.holding(
       onReservation(known.reservationId),
       async (held) => {
-        const [earlier] = held.intents;
-        if (held.wasSent(earlier)) return this.resume(known.id, earlier, held, { key, answered });
-        const session = await this.submittable(known, held);
-        // Not counted in that step (it found this key's intent, or a card on file), yet an attach goes
-        // out: one resent after the earlier surely never happened, or a replacement the session turned
-        // to meanwhile. It spends its attempt in a step of its own: the guard has no side door.
-        if (held.counted) attempt.admit(held.counted);
-        else await this.limits.cardAttempt(session.reservationId);
-        return attach(session, held, { key, answered });
+        let spent = held.counted?.granted === true;
+        const card = { reached: false };
+        try {
+          const [earlier] = held.intents;
+          if (held.wasSent(earlier)) return await this.resume(known.id, earlier, held, { key, answered });
+          // A hold after a store loss, or replicas that do not answer, are told before the card is tokenized.
+          await held.storeReady();
+          const session = await this.submittable(known, held);
+          // Not counted in that step (it found this key's intent, or a card on file), yet an attach goes
+          // out: one resent after the earlier surely never happened, or a replacement the session turned
+          // to meanwhile. It spends its attempt in a step of its own: the guard has no side door.
+          if (held.counted) attempt.admit(held.counted);
+          else await attempt.take();
+          spent = true;
+          return await attach(session, held, { key, answered, card });
+        } catch (error) {
+          // A press whose card never reached the platform ("try again", or refused before it) spent no attempt.
+          if (spent && !card.reached) await attempt.giveBack();
+          throw error;
+        }
       },
       {
         peek: [{ kind: this.paymentMethods, key }] as const,
         record: CARD_ON_FILE,
         endsWithWrite: true,
+        storeFirst: true,
         alongside: {
           read: readable ?? undefined,
           count: attempt.request,
@@ -482,6 +502,7 @@ export class CardPaymentsService implements AttachProgress {
         confirmsBooking: session.booking?.status === 'reserved' && this.config.get('booking', { infer: true }).confirmation === 'instant',
       });
     } catch (error) {
+      if (intent.card && !sentNothing(error)) intent.card.reached = true;
       return this.attachFailed(session, error);
     }
     return this.attached(session, attempt.paymentProviderId, method, intent.answered);

@@ -372,6 +372,56 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
     expect(answers).toBe(3);
   });
 
+  it('honours Retry-After on a write: a short wait is waited out with the same key, a long one (a write hold) or none is told at once', async () => {
+    const problem = (status: number, code: string, retryAfter?: string) =>
+      Response.json(
+        { status, code, detail: 'Try again in a moment.' },
+        { status, headers: retryAfter ? { 'Retry-After': retryAfter } : {} },
+      );
+    /** A client whose service answers `answers` in turn, recording each key sent and each wait. */
+    const scripted = (...answers: Response[]) => {
+      const keys: (string | null)[] = [];
+      const waits: number[] = [];
+      const site = new CheckoutClient({
+        baseUrl: 'http://checkout.test',
+        sleep: (ms) => (waits.push(ms), Promise.resolve()),
+        fetch: (_input, init) => {
+          keys.push(new Headers(init?.headers).get('Idempotency-Key'));
+          return Promise.resolve(answers.shift() ?? Response.json({ id: 'cs_x', status: 'succeeded' }));
+        },
+      });
+      const submitted = site.submitPaymentMethod('cs_x', cardBody(CARDS.noThreeDs)).catch((error: unknown) => error);
+      return { submitted, keys, waits };
+    };
+
+    const busy = scripted(problem(409, 'step_in_progress', '2'));
+    expect(await busy.submitted).toMatchObject({ status: 'succeeded' });
+    expect(busy.waits).toEqual([2_000]);
+    expect(new Set(busy.keys).size).toBe(1);
+    expect(busy.keys).toHaveLength(2);
+
+    // Payments held after the service's shared state was lost: the guest is told when, nothing is pressed blind.
+    const held = scripted(problem(409, 'step_in_progress', '118'));
+    const heldError = (await held.submitted) as CheckoutError;
+    expect(heldError).toBeInstanceOf(CheckoutError);
+    expect([heldError.problem.code, heldError.retryAfterSeconds]).toEqual(['step_in_progress', 118]);
+    expect([held.keys.length, held.waits]).toEqual([1, []]);
+
+    const unsaid = scripted(problem(503, 'store_unavailable'));
+    expect(await unsaid.submitted).toMatchObject({ problem: { code: 'store_unavailable' } });
+    expect([unsaid.keys.length, unsaid.waits]).toEqual([1, []]);
+
+    // Still being confirmed after every retry: the last answer is the caller's, never a refusal of the card.
+    const pending = scripted(...[1, 2, 3].map(() => problem(503, 'outcome_pending', '2')));
+    expect(await pending.submitted).toMatchObject({ problem: { code: 'outcome_pending' }, retryAfterSeconds: 2 });
+    expect([pending.keys.length, new Set(pending.keys).size, pending.waits]).toEqual([3, 1, [2_000, 2_000]]);
+
+    // A refusal is never retried, whatever it says.
+    const limited = scripted(problem(429, 'rate_limited', '1'));
+    expect(await limited.submitted).toMatchObject({ problem: { code: 'rate_limited' }, retryAfterSeconds: 1 });
+    expect(limited.keys).toHaveLength(1);
+  });
+
   it('goes to the issuer page for 3-D Secure and finds the session succeeded on return', async () => {
     const site = client();
     const { session } = await bookedSession(site, 62);

@@ -71,6 +71,10 @@ export interface ReservationLookup {
 export interface Counting {
   request: SlotRequest;
   admit(answer: SlotAnswer): void;
+  /** The slot taken in a step of its own, when the caller's step did not take it; 429 when denied. */
+  take(): Promise<void>;
+  /** The slot given back: what it counted never happened (a store that fails here keeps it counted). */
+  giveBack(): Promise<void>;
 }
 
 @Injectable()
@@ -160,9 +164,9 @@ export class RequestLimits {
   }
 
   /**
-   * One card submission for this reservation that is about to reach the tokenization host
-   * (`CHECKOUT_CARD_ATTEMPTS`, card-testing guard); throws 429 `rate_limited` when over. Call it
-   * after the body is validated: invalid bodies never reach the host and do not count.
+   * One card submission for this reservation that is about to reach the platform, its tokenization
+   * or its attach (`CHECKOUT_CARD_ATTEMPTS`, card-testing guard); throws 429 `rate_limited` when
+   * over. Call it after the body is validated: invalid bodies never reach the host and do not count.
    */
   async cardAttempt(reservationId: string): Promise<void> {
     await this.counted(this.cardAttempting(reservationId));
@@ -198,12 +202,16 @@ export class RequestLimits {
     refused: 'card_attempts' | 'sessions',
     what: string,
   ): Counting {
-    return {
-      request: this.slotRequest(limit, reservationId, rate),
+    const request = this.slotRequest(limit, reservationId, rate);
+    const counting: Counting = {
+      request,
       admit: (answer) => {
         if (!answer.granted) this.refuse(refused, answer, `${what} Please wait before trying again, or contact us.`);
       },
+      take: () => this.counted(counting),
+      giveBack: () => this.store.releaseSlot(request.windowKeys, request.member).catch(() => undefined),
     };
+    return counting;
   }
 
   /**

@@ -68,6 +68,7 @@ export class CheckoutClient {
     fetcher;
     refreshMs;
     writeRetries;
+    maxRetryWaitSeconds;
     sleep;
     now;
     constructor(options = {}) {
@@ -75,6 +76,7 @@ export class CheckoutClient {
         this.fetcher = options.fetch ?? ((input, init) => fetch(input, init));
         this.refreshMs = (options.paymentStatusRefreshSeconds ?? 10) * 1000;
         this.writeRetries = options.writeRetries ?? 2;
+        this.maxRetryWaitSeconds = options.maxRetryWaitSeconds ?? 5;
         this.sleep = options.sleep ?? abortableSleep;
         this.now = options.now ?? Date.now;
     }
@@ -207,21 +209,29 @@ export class CheckoutClient {
     read(target) {
         return this.call('GET', target);
     }
-    /** One attempt, retried with the same key only when its outcome is unknown or still being settled. */
+    /**
+     * One attempt, retried with the same key only when its answer was lost, or the service said when
+     * to press again and that is soon (see maxRetryWaitSeconds).
+     */
     async write(target, body, attempt) {
         for (let retry = 0;; retry++) {
             try {
                 return await this.call('POST', target, body, attempt.idempotencyKey);
             }
             catch (error) {
-                const lost = !(error instanceof CheckoutError);
-                const pending = error instanceof CheckoutError && RETRYABLE_WRITE_CODES.has(error.problem.code);
-                if (retry >= this.writeRetries || !(lost || pending))
+                const seconds = error instanceof CheckoutError ? this.pressAgainIn(error) : 1;
+                if (retry >= this.writeRetries || seconds === undefined)
                     throw error;
-                const seconds = error instanceof CheckoutError ? (error.retryAfterSeconds ?? 1) : 1;
                 await this.sleep(seconds * 1000);
             }
         }
+    }
+    /** The seconds after which this answer's own write is pressed again here; undefined: the caller decides. */
+    pressAgainIn(error) {
+        const seconds = error.retryAfterSeconds;
+        if (!RETRYABLE_WRITE_CODES.has(error.problem.code) || seconds === undefined)
+            return undefined;
+        return seconds <= this.maxRetryWaitSeconds ? seconds : undefined;
     }
     async call(method, target, body, idempotencyKey) {
         const headers = { Accept: 'application/json' };
