@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
-import { AppConfig } from '../config/app-config';
+import { AppConfig, ReplicaWaitSetting } from '../config/app-config';
 import { RECONCILE_DELAYS_MS } from '../config/timing-rules';
 import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamError } from '../upstream/upstream-error';
@@ -150,7 +150,7 @@ export class WriteJournal {
   /** WRITE_SETTLE_SECONDS: until this long after its send, a write may still land (docs/write-journal.md). */
   readonly settleMs: number;
   /** REDIS_WAIT_REPLICAS and REDIS_WAIT_TIMEOUT_MS: acknowledgements of an intent asked for before its send. */
-  private readonly replicaAcks: { replicas: number; timeoutMs: number };
+  private readonly replicaAcks: { replicas: ReplicaWaitSetting; timeoutMs: number };
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -451,8 +451,15 @@ export class WriteJournal {
       await this.discard(intent);
       throw error instanceof DomainError ? error : DomainError.storeUnavailable(error);
     }
-    const { replicas, timeoutMs } = this.replicaAcks;
+    let replicas: number;
+    try {
+      replicas = await this.replicasToWaitFor();
+    } catch (error) {
+      await this.discard(intent);
+      throw DomainError.storeUnavailable(error);
+    }
     if (replicas === 0) return;
+    const { timeoutMs } = this.replicaAcks;
     const acknowledged = await this.store.replicated(replicas, timeoutMs).catch(() => 0);
     if (acknowledged >= replicas) return;
     this.metrics.intentsUnreplicated.inc({});
@@ -464,6 +471,17 @@ export class WriteJournal {
     throw new DomainError('store_unavailable', 'Shared state could not keep this step safely; nothing was sent. Try again shortly.', {
       retryAfterSeconds: 1,
     });
+  }
+
+  /**
+   * REDIS_WAIT_REPLICAS: `auto` waits for one replica where the primary had any when the store last
+   * connected, so the default keeps an intent through a failover; `off` waits for none.
+   */
+  private async replicasToWaitFor(): Promise<number> {
+    const { replicas } = this.replicaAcks;
+    if (replicas === 'off') return 0;
+    if (replicas !== 'auto') return replicas;
+    return (await this.store.replicasSeen()) > 0 ? 1 : 0;
   }
 
   /**

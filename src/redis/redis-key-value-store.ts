@@ -260,6 +260,8 @@ export class RedisKeyValueStore extends KeyValueStore {
   private closed = false;
 
   private readonly slotBatches = new SlotBatches(this);
+  /** INFO replication's connected_slaves as read on the latest connection; undefined until read. */
+  private replicaReading: Promise<number> | undefined;
 
   /** `onCommand` is told of every command sent (a round trip; a script is one): for the metrics. */
   constructor(
@@ -270,6 +272,23 @@ export class RedisKeyValueStore extends KeyValueStore {
     // Each script is sent once per connection and run by its SHA after (EVALSHA); ioredis sends it
     // again by itself when Redis answers NOSCRIPT (a restart, a failover, SCRIPT FLUSH).
     for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua });
+    // A reconnect may reach another primary (a failover behind one address): its replicas are read anew.
+    if (!(client instanceof Cluster)) client.on('ready', () => void this.readReplicas());
+  }
+
+  /** Reads the primary's replicas; a failed reading is forgotten, so the next ask reads again. */
+  private readReplicas(): Promise<number> {
+    const client = this.client as Redis;
+    const reading = this.failFast(() => client.info('replication')).then((info) => {
+      const replicas = /^connected_slaves:(\d+)/m.exec(info)?.[1];
+      if (replicas === undefined) throw new Error('Redis INFO replication does not say connected_slaves');
+      return Number(replicas);
+    });
+    this.replicaReading = reading;
+    reading.catch(() => {
+      if (this.replicaReading === reading) this.replicaReading = undefined;
+    });
+    return reading;
   }
 
   /** One of SCRIPTS by its SHA, its keys first. */
@@ -541,6 +560,12 @@ export class RedisKeyValueStore extends KeyValueStore {
     // Configuration refuses REDIS_WAIT_REPLICAS with a Cluster: WAIT answers for one node's connection.
     if (client instanceof Cluster) throw new Error('WAIT is not available on a Redis Cluster');
     return this.failFast(() => client.wait(replicas, timeoutMs));
+  }
+
+  replicasSeen(): Promise<number> {
+    // A Cluster's replicas answer for one node's connection each: configuration refuses WAIT there.
+    if (this.client instanceof Cluster) return Promise.resolve(0);
+    return this.replicaReading ?? this.readReplicas();
   }
 
   async close(): Promise<void> {
