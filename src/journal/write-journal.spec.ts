@@ -58,10 +58,10 @@ const SETTLE_MS = 120_000;
 /** The journal's id of the scripted write with this key. */
 const id = (key: string) => intentIdOf('invoice-item', key);
 
-function setUp(options: { spacingMs?: number } = {}) {
+function setUp(options: { spacingMs?: number; env?: Record<string, string> } = {}) {
   const reconciler = new ScriptedWrite({} as GuestyClient);
   const { clock, store, keys, outbox, leases, journal, generation } = journalWorld(
-    { RESERVATION_WRITE_SPACING_MS: String(options.spacingMs ?? 0) },
+    { RESERVATION_WRITE_SPACING_MS: String(options.spacingMs ?? 0), ...options.env },
     { kinds: { 'invoice-item': reconciler } },
   );
   const leaseKey = keys.reservationWrites(RESERVATION).lease;
@@ -264,10 +264,10 @@ describe('WriteJournal', () => {
     expect(world.sends).toEqual([]);
   });
 
-  describe('REDIS_WAIT_REPLICAS=auto (the default): an intent waits for one replica where the primary has any', () => {
+  describe('REDIS_WAIT_REPLICAS: by default (auto) an intent waits for one replica where the primary has any', () => {
     /** A store whose primary had `replicas` when last connected, `acks` of them acknowledging in time. */
-    function withReplicas(replicas: number, acks: number) {
-      const world = setUp();
+    function withReplicas(replicas: number, acks: number, env: Record<string, string> = {}) {
+      const world = setUp({ env });
       const waits: [number, number][] = [];
       const store: KeyValueStore = world.store;
       store.replicasSeen = () => Promise.resolve(replicas);
@@ -297,6 +297,15 @@ describe('WriteJournal', () => {
       expect(world.sends).toEqual([]);
       expect(await world.stored('lost')).toBeNull();
       expect(await world.openPointer()).toBeNull();
+    });
+
+    it('off waits for none, replicas or not; a number waits for that many', async () => {
+      const off = withReplicas(2, 0, { REDIS_WAIT_REPLICAS: 'off' });
+      await expect(off.world.write(off.world.lease, 'unwaited')).resolves.toBe('made-unwaited');
+      expect(off.waits).toEqual([]);
+      const two = withReplicas(0, 2, { REDIS_WAIT_REPLICAS: '2', REDIS_URL: 'redis://127.0.0.1:6379' });
+      await expect(two.world.write(two.world.lease, 'twice')).resolves.toBe('made-twice');
+      expect(two.waits).toEqual([[2, 500]]);
     });
 
     it('replicas that cannot be read: nothing is sent, the answer says try again', async () => {
