@@ -122,12 +122,12 @@ async function inject(world: ChaosWorld, step: FaultStep): Promise<void> {
       return;
     case 'redis_failover': {
       const { primary, replica, proxy } = world.redis;
-      // Replication is asynchronous: what the primary takes while its replica lags is lost with it.
-      replica.pause();
+      // Replication is asynchronous: the replica is cut off and promoted while the service still
+      // writes to the primary, so what the primary takes meanwhile is lost with it. (A paused replica
+      // would not do: the kernel still hands it what the primary had sent.)
+      await replica.follow(null);
       await pause(step.lagMs);
       await primary.stop();
-      replica.resume();
-      await replica.follow(null);
       proxy.pointAt(replica.port);
       await primary.start();
       await primary.follow(replica.port);

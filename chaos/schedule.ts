@@ -52,7 +52,7 @@ export type FaultStep =
   | { kind: 'redis_restart'; afterMs: number; downMs: number }
   /** The primary killed and started again with no data (its replica follows it, empty). */
   | { kind: 'redis_emptied'; afterMs: number }
-  /** The replica stops taking the primary's writes for `lagMs`, the primary dies, the replica is promoted. */
+  /** The replica is cut off and promoted while the primary takes writes for `lagMs`, then the primary dies: a lossy failover. */
   | { kind: 'redis_failover'; afterMs: number; lagMs: number }
   | { kind: 'replica_frozen'; afterMs: number; replica: number; frozenMs: number }
   | { kind: 'replica_killed'; afterMs: number; replica: number; downMs: number };
@@ -148,7 +148,7 @@ export function describeStep(step: FaultStep): string {
     case 'redis_emptied':
       return `+${step.afterMs} ms redis_emptied: the primary back with no data`;
     case 'redis_failover':
-      return `+${step.afterMs} ms redis_failover: the replica ${step.lagMs} ms behind, then promoted`;
+      return `+${step.afterMs} ms redis_failover: the replica cut off and promoted ${step.lagMs} ms before the primary dies`;
     case 'replica_frozen':
       return `+${step.afterMs} ms replica_frozen r${step.replica}: ${step.frozenMs} ms`;
     case 'replica_killed':

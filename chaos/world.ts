@@ -51,9 +51,9 @@ export interface ChaosWorldOptions {
 export function replicaEnvironment(sandbox: RunningSandbox, redisUrl: string, timing: CampaignTiming): Record<string, string> {
   return {
     ...serviceEnvironment(sandbox.urls, redisUrl, 'chaos:'),
-    // As production runs: a store found empty holds writes, and an intent is on the Redis replica before its send.
+    // As production runs: a store found empty holds writes, and REDIS_WAIT_REPLICAS at its default
+    // (auto) puts an intent on the Redis replica before its send, so the campaign proves the default.
     WRITE_HOLD_ON_NEW_STORE: 'true',
-    REDIS_WAIT_REPLICAS: '1',
     PUBLIC_BASE_URL: BALANCER_URL,
     CHECKOUT_RETURN_URL: SITE_RETURN_URL,
     DOCS_ENABLED: 'false',

@@ -74,15 +74,19 @@ export interface GuestyConfig {
   callDeadlineMs: number;
 }
 
+/** REDIS_WAIT_REPLICAS: `auto`, `off`, or a number of replicas from 1. */
+export type ReplicaWaitSetting = 'auto' | 'off' | number;
+
 export interface RedisConfig {
   /** Absent only outside production: the in-process store is used instead. */
   url?: string;
   keyPrefix: string;
   /**
    * REDIS_WAIT_REPLICAS, REDIS_WAIT_TIMEOUT_MS: replicas that must acknowledge a write's intent
-   * (Redis WAIT) before the write is sent, so a failover cannot drop it (0: none asked).
+   * (Redis WAIT) before the write is sent, so a failover cannot drop it: `auto`, one where the
+   * primary had replicas when last connected; `off`, none asked.
    */
-  waitReplicas: number;
+  waitReplicas: ReplicaWaitSetting;
   waitTimeoutMs: number;
 }
 

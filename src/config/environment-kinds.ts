@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { getMetadataStorage, registerDecorator, ValidationArguments } from 'class-validator';
-import { ExtraDefinition, RateLimit } from './app-config';
+import { ExtraDefinition, RateLimit, ReplicaWaitSetting } from './app-config';
 import { isInvoiceItemNormalType, secondIdentifierProblem } from './invoice-item-rules';
 import { isClusterUrl, parseClusterUrl } from './redis-address';
 
@@ -64,6 +64,28 @@ export function Integer(min: number, max: number): VariableDecorator<number> {
     read: (text) => (/^\d+$/.test(text) ? Number(text) : undefined),
     problems: (value, name) =>
       refuse(typeof value !== 'number' || value < min || value > max, `${name} must be a whole number from ${min} to ${max}`),
+  });
+}
+
+/**
+ * REDIS_WAIT_REPLICAS: auto, off or a count of replicas. A 0 is refused rather than read as off:
+ * the operator who accepts a failover's second card says so in words.
+ */
+export function ReplicaWait(): VariableDecorator<ReplicaWaitSetting> {
+  return variable<ReplicaWaitSetting>({
+    read: (text) => {
+      const word = text.toLowerCase();
+      if (word === 'auto' || word === 'off') return word;
+      return /^\d+$/.test(text) ? Number(text) : undefined;
+    },
+    problems: (value, name) => {
+      if (value === 0)
+        return [
+          `${name}=0 is refused: write ${name}=off if you accept that a Redis failover may take a second card (the default, auto, waits for one replica where the Redis has any)`,
+        ];
+      const good = value === 'auto' || value === 'off' || (typeof value === 'number' && value >= 1 && value <= 10);
+      return refuse(!good, `${name} must be auto, off or a whole number from 1 to 10`);
+    },
   });
 }
 

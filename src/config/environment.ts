@@ -1,4 +1,4 @@
-import { BOOKING_HOLDS, BookingHold, ExtraDefinition, LogLevel, RateLimit } from './app-config';
+import { BOOKING_HOLDS, BookingHold, ExtraDefinition, LogLevel, RateLimit, ReplicaWaitSetting } from './app-config';
 import {
   Extras,
   Flag,
@@ -12,6 +12,7 @@ import {
   Rates,
   rates,
   RedisUrl,
+  ReplicaWait,
   Text,
   variablesOf,
 } from './environment-kinds';
@@ -61,7 +62,7 @@ export class Environment {
   @Integer(0, 99) GUESTY_TOKEN_RESERVE = 1;
   @Integer(100, 60_000) UPSTREAM_TIMEOUT_MS = 8_000;
   @Integer(500, 120_000) UPSTREAM_DEADLINE_MS = 10_000;
-  @Integer(0, 10) REDIS_WAIT_REPLICAS = 0;
+  @ReplicaWait() REDIS_WAIT_REPLICAS: ReplicaWaitSetting = 'auto';
   @Integer(10, 900) REDIS_WAIT_TIMEOUT_MS = 500;
   @Extras() CHECKOUT_EXTRAS: ExtraDefinition[] = [];
   @Integer(60, 86_400) CHECKOUT_SESSION_TTL_SECONDS = 3600;

@@ -31,7 +31,7 @@ describe('parseConfiguration', () => {
       embedOrigins: [],
       docsEnabled: true,
     });
-    expect(config.redis).toEqual({ url: undefined, keyPrefix: 'checkout:', waitReplicas: 0, waitTimeoutMs: 500 });
+    expect(config.redis).toEqual({ url: undefined, keyPrefix: 'checkout:', waitReplicas: 'auto', waitTimeoutMs: 500 });
     expect(config.checkout.returnUrl).toBe('http://localhost:3000/demo/reference');
     expect(config.checkout.ipRateLimit).toEqual({ limit: 60, windowMs: 60_000, text: '60/m' });
     expect(config.checkout.reservationMissesPerIp).toEqual({ limit: 3, windowMs: 3_600_000, text: '3/h' });
@@ -72,6 +72,20 @@ describe('parseConfiguration', () => {
       expect.stringMatching(/^REDIS_WAIT_REPLICAS needs one Redis primary/),
     ]);
     expect(problemsOf({ REDIS_WAIT_REPLICAS: '1', REDIS_URL: 'redis://127.0.0.1:6379' })).toEqual([]);
+  });
+
+  it('waits for a replica by default, and lets the operator opt out only in words (REDIS_WAIT_REPLICAS)', () => {
+    const waitOf = (env: Record<string, string>) => parseConfiguration(env).redis.waitReplicas;
+    expect(waitOf({ REDIS_URL: 'redis://127.0.0.1:6379' })).toBe('auto');
+    // auto asks nothing of a Cluster or of the in-process store, so it is good everywhere.
+    expect(waitOf({ REDIS_WAIT_REPLICAS: 'auto', REDIS_URL: 'redis+cluster://127.0.0.1:7000' })).toBe('auto');
+    expect(waitOf({ REDIS_WAIT_REPLICAS: 'OFF' })).toBe('off');
+    expect(waitOf({ REDIS_WAIT_REPLICAS: '2', REDIS_URL: 'redis://127.0.0.1:6379' })).toBe(2);
+    expect(problemsOf({ REDIS_WAIT_REPLICAS: '0', REDIS_URL: 'redis://127.0.0.1:6379' })).toEqual([
+      'REDIS_WAIT_REPLICAS=0 is refused: write REDIS_WAIT_REPLICAS=off if you accept that a Redis failover may take a second card (the default, auto, waits for one replica where the Redis has any)',
+    ]);
+    for (const text of ['-1', '11', 'yes', '1.5'])
+      expect(problemsOf({ REDIS_WAIT_REPLICAS: text })).toEqual(['REDIS_WAIT_REPLICAS must be auto, off or a whole number from 1 to 10']);
   });
 
   it('refuses a settle horizon that a write may outlive, naming the variable and what it must exceed', () => {

@@ -99,7 +99,7 @@ function rulesBetweenVariables(
     }),
   );
   problem(
-    env.REDIS_WAIT_REPLICAS > 0 && (env.REDIS_URL === undefined || isClusterUrl(env.REDIS_URL)),
+    typeof env.REDIS_WAIT_REPLICAS === 'number' && (env.REDIS_URL === undefined || isClusterUrl(env.REDIS_URL)),
     'REDIS_WAIT_REPLICAS needs one Redis primary (REDIS_URL redis:// or rediss://): a Redis Cluster or no Redis has no replicas to wait for',
   );
   return problems;

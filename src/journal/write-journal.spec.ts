@@ -6,6 +6,7 @@ import { canMove, IntentState, onReservation, Reconciliation, WriteIntent, Write
 import { dueMember, intentIdOf } from './write-journal';
 import { GuestyClient } from '../upstream/guesty-client';
 import { JournaledWrite } from './write-kind';
+import { KeyValueStore } from '../redis/key-value-store';
 
 const RESERVATION = 'res-1';
 const TARGET: WriteTarget = onReservation(RESERVATION);
@@ -57,10 +58,10 @@ const SETTLE_MS = 120_000;
 /** The journal's id of the scripted write with this key. */
 const id = (key: string) => intentIdOf('invoice-item', key);
 
-function setUp(options: { spacingMs?: number } = {}) {
+function setUp(options: { spacingMs?: number; env?: Record<string, string> } = {}) {
   const reconciler = new ScriptedWrite({} as GuestyClient);
   const { clock, store, keys, outbox, leases, journal, generation } = journalWorld(
-    { RESERVATION_WRITE_SPACING_MS: String(options.spacingMs ?? 0) },
+    { RESERVATION_WRITE_SPACING_MS: String(options.spacingMs ?? 0), ...options.env },
     { kinds: { 'invoice-item': reconciler } },
   );
   const leaseKey = keys.reservationWrites(RESERVATION).lease;
@@ -261,6 +262,58 @@ describe('WriteJournal', () => {
     world.store.down = true;
     await expect(world.write(world.lease, 'f')).rejects.toMatchObject({ code: 'store_unavailable' });
     expect(world.sends).toEqual([]);
+  });
+
+  describe('REDIS_WAIT_REPLICAS: by default (auto) an intent waits for one replica where the primary has any', () => {
+    /** A store whose primary had `replicas` when last connected, `acks` of them acknowledging in time. */
+    function withReplicas(replicas: number, acks: number, env: Record<string, string> = {}) {
+      const world = setUp({ env });
+      const waits: [number, number][] = [];
+      const store: KeyValueStore = world.store;
+      store.replicasSeen = () => Promise.resolve(replicas);
+      store.replicated = (wanted: number, timeoutMs: number) => {
+        waits.push([wanted, timeoutMs]);
+        return Promise.resolve(acks);
+      };
+      return { world, waits };
+    }
+
+    it('no replica seen: the write goes without waiting', async () => {
+      const { world, waits } = withReplicas(0, 0);
+      await expect(world.write(world.lease, 'alone')).resolves.toBe('made-alone');
+      expect(waits).toEqual([]);
+    });
+
+    it('replicas seen: the write goes once one replica acknowledged its intent', async () => {
+      const { world, waits } = withReplicas(2, 1);
+      await expect(world.write(world.lease, 'kept')).resolves.toBe('made-kept');
+      expect(waits).toEqual([[1, 500]]);
+      expect(world.sends).toEqual(['kept']);
+    });
+
+    it('replicas seen and none acknowledges in time: nothing is sent, no intent is left, and the guest may try again', async () => {
+      const { world } = withReplicas(1, 0);
+      await expect(world.write(world.lease, 'lost')).rejects.toMatchObject({ code: 'store_unavailable', status: 503 });
+      expect(world.sends).toEqual([]);
+      expect(await world.stored('lost')).toBeNull();
+      expect(await world.openPointer()).toBeNull();
+    });
+
+    it('off waits for none, replicas or not; a number waits for that many', async () => {
+      const off = withReplicas(2, 0, { REDIS_WAIT_REPLICAS: 'off' });
+      await expect(off.world.write(off.world.lease, 'unwaited')).resolves.toBe('made-unwaited');
+      expect(off.waits).toEqual([]);
+      const two = withReplicas(0, 2, { REDIS_WAIT_REPLICAS: '2', REDIS_URL: 'redis://127.0.0.1:6379' });
+      await expect(two.world.write(two.world.lease, 'twice')).resolves.toBe('made-twice');
+      expect(two.waits).toEqual([[2, 500]]);
+    });
+
+    it('replicas that cannot be read: nothing is sent, the answer says try again', async () => {
+      const { world } = withReplicas(1, 1);
+      world.store.replicasSeen = () => Promise.reject(new Error('Redis is down'));
+      await expect(world.write(world.lease, 'unread')).rejects.toMatchObject({ code: 'store_unavailable' });
+      expect(world.sends).toEqual([]);
+    });
   });
 
   it('keeps an outcome Redis could not take, answers it, and writes it when Redis is back', async () => {

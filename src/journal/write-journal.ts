@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
-import { AppConfig } from '../config/app-config';
+import { AppConfig, ReplicaWaitSetting } from '../config/app-config';
 import { RECONCILE_DELAYS_MS } from '../config/timing-rules';
 import { MetricsService } from '../metrics/metrics.service';
 import { UpstreamError } from '../upstream/upstream-error';
@@ -175,7 +175,7 @@ export class WriteJournal {
   /** WRITE_SETTLE_SECONDS: until this long after its send, a write may still land (docs/write-journal.md). */
   readonly settleMs: number;
   /** REDIS_WAIT_REPLICAS and REDIS_WAIT_TIMEOUT_MS: acknowledgements of an intent asked for before its send. */
-  private readonly replicaAcks: { replicas: number; timeoutMs: number };
+  private readonly replicaAcks: { replicas: ReplicaWaitSetting; timeoutMs: number };
 
   constructor(
     @Inject(KeyValueStore) private readonly store: KeyValueStore,
@@ -269,7 +269,10 @@ export class WriteJournal {
         await this.generation.admit(generation).catch((error: unknown) => {
           throw error instanceof DomainError ? error : DomainError.storeUnavailable(error);
         });
-        if ((await this.replicasShort()) !== null) throw unreplicated();
+        const short = await this.replicasShort().catch((error: unknown) => {
+          throw DomainError.storeUnavailable(error);
+        });
+        if (short !== null) throw unreplicated();
       },
     };
   }
@@ -488,7 +491,13 @@ export class WriteJournal {
       await this.discard(intent);
       throw error instanceof DomainError ? error : DomainError.storeUnavailable(error);
     }
-    const acknowledged = await this.replicasShort();
+    let acknowledged: number | null;
+    try {
+      acknowledged = await this.replicasShort();
+    } catch (error) {
+      await this.discard(intent);
+      throw DomainError.storeUnavailable(error);
+    }
     if (acknowledged === null) return;
     this.metrics.intentsUnreplicated.inc({});
     this.logger.warn(
@@ -499,12 +508,26 @@ export class WriteJournal {
     throw unreplicated();
   }
 
-  /** With REDIS_WAIT_REPLICAS: null when that many replicas acknowledged this connection's writes in time, else how many did. */
+  /**
+   * Null when the replicas REDIS_WAIT_REPLICAS asks for acknowledged this connection's writes in
+   * time, else how many did; throws when the replicas cannot be counted (nothing may be sent then).
+   */
   private async replicasShort(): Promise<number | null> {
-    const { replicas, timeoutMs } = this.replicaAcks;
+    const replicas = await this.replicasToWaitFor();
     if (replicas === 0) return null;
-    const acknowledged = await this.store.replicated(replicas, timeoutMs).catch(() => 0);
+    const acknowledged = await this.store.replicated(replicas, this.replicaAcks.timeoutMs).catch(() => 0);
     return acknowledged >= replicas ? null : acknowledged;
+  }
+
+  /**
+   * REDIS_WAIT_REPLICAS: `auto` waits for one replica where the primary had any when the store last
+   * connected, so the default keeps an intent through a failover; `off` waits for none.
+   */
+  private async replicasToWaitFor(): Promise<number> {
+    const { replicas } = this.replicaAcks;
+    if (replicas === 'off') return 0;
+    if (replicas !== 'auto') return replicas;
+    return (await this.store.replicasSeen()) > 0 ? 1 : 0;
   }
 
   /**

@@ -282,5 +282,11 @@ export abstract class KeyValueStore {
    * `timeoutMs`: answers how many did.
    */
   abstract replicated(replicas: number, timeoutMs: number): Promise<number>;
+  /**
+   * The replicas the Redis primary had when the store last connected (INFO replication, read at
+   * start and on every reconnect): 0 for a store that has none to wait for (the in-process store,
+   * a Redis Cluster). Rejects while it cannot be read.
+   */
+  abstract replicasSeen(): Promise<number>;
   abstract close(): Promise<void>;
 }

@@ -293,6 +293,10 @@ export class MemoryKeyValueStore extends KeyValueStore {
     return Promise.resolve(0);
   }
 
+  replicasSeen(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
   close(): Promise<void> {
     this.entries.clear();
     this.logs.clear();

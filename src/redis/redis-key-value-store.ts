@@ -195,6 +195,9 @@ if not beside then return {} end
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {beside, 1} end
 return {beside, 0, redis.call('GET', KEYS[1])}`;
 
+/** How often a primary read without replicas is read again before a journal write (replicasSeen). */
+const NONE_SEEN_READ_AGAIN_MS = 5_000;
+
 /**
  * Options for the request path: while Redis is down or hung a command fails within about a
  * second (no offline queue, a command timeout) so callers answer a clean 503 instead of hanging;
@@ -260,6 +263,8 @@ export class RedisKeyValueStore extends KeyValueStore {
   private closed = false;
 
   private readonly slotBatches = new SlotBatches(this);
+  /** INFO replication's connected_slaves as read on the latest connection, and when; undefined until read. */
+  private replicaReading: { replicas: Promise<number>; readAt: number } | undefined;
 
   /** `onCommand` is told of every command sent (a round trip; a script is one): for the metrics. */
   constructor(
@@ -270,6 +275,24 @@ export class RedisKeyValueStore extends KeyValueStore {
     // Each script is sent once per connection and run by its SHA after (EVALSHA); ioredis sends it
     // again by itself when Redis answers NOSCRIPT (a restart, a failover, SCRIPT FLUSH).
     for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua });
+    // A reconnect may reach another primary (a failover behind one address): its replicas are read anew.
+    if (!(client instanceof Cluster)) client.on('ready', () => this.readReplicas());
+  }
+
+  /** Reads the primary's replicas; a failed reading is forgotten, so the next ask reads again. */
+  private readReplicas(): { replicas: Promise<number>; readAt: number } {
+    const client = this.client as Redis;
+    const replicas = this.failFast(() => client.info('replication')).then((info) => {
+      const connected = /^connected_slaves:(\d+)/m.exec(info)?.[1];
+      if (connected === undefined) throw new Error('Redis INFO replication does not say connected_slaves');
+      return Number(connected);
+    });
+    const reading = { replicas, readAt: Date.now() };
+    this.replicaReading = reading;
+    replicas.catch(() => {
+      if (this.replicaReading === reading) this.replicaReading = undefined;
+    });
+    return reading;
   }
 
   /** One of SCRIPTS by its SHA, its keys first. */
@@ -541,6 +564,18 @@ export class RedisKeyValueStore extends KeyValueStore {
     // Configuration refuses REDIS_WAIT_REPLICAS with a Cluster: WAIT answers for one node's connection.
     if (client instanceof Cluster) throw new Error('WAIT is not available on a Redis Cluster');
     return this.failFast(() => client.wait(replicas, timeoutMs));
+  }
+
+  async replicasSeen(): Promise<number> {
+    // A Cluster's replicas answer for one node's connection each: configuration refuses WAIT there.
+    if (this.client instanceof Cluster) return 0;
+    const last = this.replicaReading ?? this.readReplicas();
+    const replicas = await last.replicas;
+    // Replicas seen stay seen until a reconnect reads again: the one cut off may be the one promoted.
+    // None seen is read again now and then, as a replica may join (a failed primary back) without a reconnect.
+    if (replicas > 0 || Date.now() - last.readAt < NONE_SEEN_READ_AGAIN_MS) return replicas;
+    const next = this.replicaReading === last ? this.readReplicas() : (this.replicaReading ?? this.readReplicas());
+    return next.replicas;
   }
 
   async close(): Promise<void> {

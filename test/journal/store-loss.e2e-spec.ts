@@ -93,7 +93,7 @@ describe('a Redis that loses data mid-attach never lets a second card through', 
   }, 40_000);
 });
 
-describe('a failover that drops the latest writes never lets the same key attach twice (REDIS_WAIT_REPLICAS)', () => {
+describe('a failover that drops the latest writes never lets the same key attach twice (REDIS_WAIT_REPLICAS=auto)', () => {
   let primary: OwnRedis;
   let replica: OwnRedis;
   let world: SandboxedApps;
@@ -104,7 +104,8 @@ describe('a failover that drops the latest writes never lets the same key attach
     primary = await startOwnRedis();
     replica = await startOwnRedis({ replicaOf: primary.port });
     world = await startSandboxedApps(1, {
-      env: { ...ENV, REDIS_URL: primary.url, REDIS_WAIT_REPLICAS: '1', REDIS_WAIT_TIMEOUT_MS: '300' },
+      // The default REDIS_WAIT_REPLICAS (auto): the primary has a replica, so an intent waits for it.
+      env: { ...ENV, REDIS_URL: primary.url, REDIS_WAIT_TIMEOUT_MS: '300' },
       sandbox: { paymentVisibilityDelayMs: 0 },
     });
   });
@@ -155,10 +156,7 @@ describe('a failover that drops the latest writes never lets the same key attach
     const promote = new Redis(replica.url);
     await promote.replicaof('NO', 'ONE');
     await promote.quit();
-    const survivor = await startTestApp(
-      {},
-      { config: testConfig({ ...world.env, ...ENV, REDIS_URL: replica.url, REDIS_WAIT_REPLICAS: '0', PORT: '0' }) },
-    );
+    const survivor = await startTestApp({}, { config: testConfig({ ...world.env, ...ENV, REDIS_URL: replica.url, PORT: '0' }) });
     extra.push(survivor);
     const site2 = checkoutClient(survivor.url);
     const retried = await site2.submit(sessionId, cardBody(CARDS.noThreeDs), key);
@@ -170,5 +168,56 @@ describe('a failover that drops the latest writes never lets the same key attach
     expect(answered.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
     expect(world.sandbox.control.getPaymentMethods(reservation.guestId)).toHaveLength(1);
     expect(attachRequests()).toBe(before + 1);
+  }, 40_000);
+});
+
+describe('a lossy failover under the default setting: the write waits for the replica, so the survivor never takes a second card', () => {
+  let primary: OwnRedis;
+  let replica: OwnRedis;
+  let world: SandboxedApps;
+  let survivor: TestApp | undefined;
+  const attachRequests = () => world.sandbox.control.counters.requests.paymentMethods ?? 0;
+
+  beforeAll(async () => {
+    primary = await startOwnRedis();
+    replica = await startOwnRedis({ replicaOf: primary.port });
+    world = await startSandboxedApps(1, { env: { ...ENV, REDIS_URL: primary.url }, sandbox: { paymentVisibilityDelayMs: 0 } });
+  });
+  afterAll(async () => {
+    await survivor?.close();
+    // The primary was killed: the first replica closes against one that answers.
+    await primary.start();
+    await world.close();
+    await replica.dispose();
+    await primary.dispose();
+  });
+
+  it('the replica misses the press, the primary dies, and the same key on the promoted replica attaches one card', async () => {
+    const reservation = freshReservation(world, 300);
+    const site = checkoutClient(world.apps[0].url);
+    const sessionId = (await site.createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
+    const key = randomUUID();
+    // The platform acts on the first attach only when the test says, as a slow platform may.
+    world.sandbox.control.slowWrite('paymentMethods', { actAfterMs: ACTS_AFTER_MS, answerAfterMs: ACTS_AFTER_MS + 500, times: 1 });
+    const acted = world.sandbox.control.whenActed('paymentMethods');
+    // The replica is cut off and promoted while the service still writes to the primary: whatever
+    // the press writes there dies with it.
+    await replica.follow(null);
+    const first = await site.submit(sessionId, cardBody(CARDS.noThreeDs), key);
+    await primary.stop();
+    survivor = await startTestApp({}, { config: testConfig({ ...world.env, ...ENV, REDIS_URL: replica.url, PORT: '0' }) });
+    const press = () => checkoutClient(survivor!.url).submit(sessionId, cardBody(CARDS.noThreeDs), key);
+    await press();
+    expect(world.sandbox.control.actNow('paymentMethods')).toBe(1);
+    await acted;
+    const answered = await pressUntilAnswered(press, 20_000);
+
+    expect(world.sandbox.control.getPaymentMethods(reservation.guestId)).toHaveLength(1);
+    expect(attachRequests()).toBe(1);
+    expect(answered.status).toBe(200);
+    expect(answered.body).toMatchObject({ status: 'succeeded', paymentMethod: { last4: '4242' } });
+    // The press before the failover was answered "try again", nothing sent, as no replica acknowledged its intent.
+    expect(first.status).toBe(503);
+    expect(first.body.code).toBe('store_unavailable');
   }, 40_000);
 });
