@@ -7,12 +7,21 @@ const SETTLE_MS = 120_000;
 beforeAll(quietLogs);
 
 /** One replica's view of the store's generation, as its writes' prepare steps read it. */
-async function admitNow(world: ReturnType<typeof journalWorld>): Promise<unknown> {
+async function admitNow(world: ReturnType<typeof journalWorld>, replica: StoreGeneration = world.generation): Promise<unknown> {
   const found = await world.store.get(world.keys.journal().generation);
-  return world.generation.admit(found).then(
+  return replica.admit(found).then(
     () => 'open',
     (error: unknown) => error,
   );
+}
+
+/** Two replicas that knew the same store, which then lost its journal. */
+async function twoReplicasAfterALoss(): Promise<{ world: ReturnType<typeof journalWorld>; replicas: StoreGeneration[] }> {
+  const world = journalWorld({ WRITE_HOLD_ON_NEW_STORE: 'false' });
+  const replicas = [0, 1].map(() => new StoreGeneration(world.store, world.keys, world.clock, world.metrics, world.config));
+  for (const replica of replicas) await replica.onModuleInit();
+  await world.store.delete(world.keys.journal().generation);
+  return { world, replicas };
 }
 
 describe('StoreGeneration: writes wait for the settle horizon after Redis lost the journal', () => {
@@ -57,42 +66,29 @@ describe('StoreGeneration: writes wait for the settle horizon after Redis lost t
   });
 
   it('holds once per loss: a replica that comes to write after the horizon moves it for nobody', async () => {
-    const world = journalWorld({ WRITE_HOLD_ON_NEW_STORE: 'false' });
-    const replica = (): StoreGeneration => new StoreGeneration(world.store, world.keys, world.clock, world.metrics, world.config);
-    const [first, stale] = [replica(), replica()];
-    const admit = async (generation: StoreGeneration) =>
-      generation.admit(await world.store.get(world.keys.journal().generation)).then(
-        () => 'open',
-        (error: unknown) => error,
-      );
-    await first.onModuleInit();
-    await stale.onModuleInit();
-    await world.store.delete(world.keys.journal().generation);
+    const {
+      world,
+      replicas: [first, stale],
+    } = await twoReplicasAfterALoss();
     // The first replica to write finds the loss and holds writes for one horizon from then.
-    await expect(admit(first)).resolves.toMatchObject({ code: 'step_in_progress', retryAfterSeconds: SETTLE_MS / 1000 });
+    await expect(admitNow(world, first)).resolves.toMatchObject({ code: 'step_in_progress', retryAfterSeconds: SETTLE_MS / 1000 });
     world.clock.time += SETTLE_MS;
-    await expect(admit(first)).resolves.toBe('open');
+    await expect(admitNow(world, first)).resolves.toBe('open');
     // Days later, a replica that wrote nothing since finds the new generation: nothing of it can still land.
     world.clock.time += 3 * 86_400_000;
-    await expect(admit(stale)).resolves.toBe('open');
-    await expect(admit(first)).resolves.toBe('open');
+    await expect(admitNow(world, stale)).resolves.toBe('open');
+    await expect(admitNow(world, first)).resolves.toBe('open');
   });
 
   it("a replica finding the loss within the first finder's horizon holds to that same horizon, not its own", async () => {
-    const world = journalWorld({ WRITE_HOLD_ON_NEW_STORE: 'false' });
-    const [first, second] = [0, 1].map(() => new StoreGeneration(world.store, world.keys, world.clock, world.metrics, world.config));
-    const admit = async (generation: StoreGeneration) =>
-      generation.admit(await world.store.get(world.keys.journal().generation)).then(
-        () => 'open',
-        (error: unknown) => error,
-      );
-    await first.onModuleInit();
-    await second.onModuleInit();
-    await world.store.delete(world.keys.journal().generation);
-    await admit(first);
+    const {
+      world,
+      replicas: [first, second],
+    } = await twoReplicasAfterALoss();
+    await admitNow(world, first);
     world.clock.time += SETTLE_MS / 2;
-    await expect(admit(second)).resolves.toMatchObject({ code: 'step_in_progress', retryAfterSeconds: SETTLE_MS / 2000 });
+    await expect(admitNow(world, second)).resolves.toMatchObject({ code: 'step_in_progress', retryAfterSeconds: SETTLE_MS / 2000 });
     world.clock.time += SETTLE_MS / 2;
-    await expect(admit(second)).resolves.toBe('open');
+    await expect(admitNow(world, second)).resolves.toBe('open');
   });
 });
