@@ -314,7 +314,8 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       await (await issuer).getByRole('button', { name: 'Authenticate' }).click();
       await checkout.locator('#money', { hasText: 'Paid' }).waitFor();
       expect(types((await heard()).messages).filter((type) => type === 'checkout.paid')).toHaveLength(1);
-    });
+      // Two cards, two charges and a bank's window, each awaited: a walk longer than one step's default.
+    }, 60_000);
 
     it("asks the guest to confirm a charge with the bank, in the bank's window, then says paid", async () => {
       const checkout = await openSite(PHONE);

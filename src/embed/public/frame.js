@@ -630,7 +630,8 @@ async function watchMoney(sessionId) {
     $('another-card').hidden = status.state !== 'failed' && status.state !== 'missing';
     paintExtras(ARRANGED.includes(status.state));
     const told = state.told?.card === card ? state.told : (state.told = { card });
-    if (ARRANGED.includes(status.state) && !told.paid) {
+    // A payment due now is being charged: the site hears "paid" from its outcome, not its schedule.
+    if (ARRANGED.includes(status.state) && client.isSettled(status) && !told.paid) {
       told.paid = true;
       tell('checkout.paid', { reservationId: state.session.reservationId, last4: state.session.paymentMethod?.last4, state: status.state });
     }
