@@ -84,3 +84,58 @@ describe('a booking flood stays within the anonymous share; real checkouts besid
     expect(floodAnswers.filter((status) => status !== 201).every((status) => status === 503)).toBe(true);
   });
 });
+
+/**
+ * docs/product-spec.md §6: a write refused before it was sent keeps nothing. One address books one
+ * quote under many Idempotency-Keys while the anonymous share is spent: the refused bookings leave no
+ * journal intent (which would hold the guest's sealed email for a day), only the writes the platform
+ * received have one.
+ */
+describe('bookings refused by the budget keep nothing', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, {
+      env: {
+        TRUST_PROXY: '1',
+        UPSTREAM_RATE_LIMITS: '100/s,20/m,5000/h',
+        UPSTREAM_ANONYMOUS_SHARE: '25',
+        BOOKING_HOLDS_PER_IP: '1000/h',
+        BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
+      },
+      sandbox: { rateLimits: { perSecond: 100, perMinute: 20, perHour: 5000 }, paymentVisibilityDelayMs: 0 },
+    });
+  });
+
+  afterAll(() => world.close());
+
+  it('forty keys on one quote leave intents only for the writes that were sent', async () => {
+    const url = world.apps[0].url;
+    const quote = await request(url)
+      .post('/checkout/quotes')
+      .set('X-Forwarded-For', '198.18.9.1')
+      .send({ listingId: 'lst-seaside', ...stay(200, 2), guestsCount: 2 });
+    expect(quote.status).toBe(201);
+    // Other stays' quotes spend the rest of the share, before the booking's guest is created.
+    for (let night = 0, spent = false; !spent; night += 3) {
+      const other = await request(url)
+        .post('/checkout/quotes')
+        .set('X-Forwarded-For', '198.18.9.2')
+        .send({ listingId: 'lst-seaside', ...stay(240 + night, 2), guestsCount: 2 });
+      spent = other.status === 503;
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i += 1) {
+      const booked = await request(url)
+        .post('/checkout/sessions')
+        .set('X-Forwarded-For', '198.18.9.1')
+        .set('Idempotency-Key', randomUUID())
+        .send({ quoteId: quote.body.id, guest: newGuest() });
+      statuses.push(booked.status);
+    }
+    expect(statuses.filter((status) => status === 503).length).toBe(40);
+    const sent = world.sandbox.control.requestLog.filter((entry) => ['guests', 'reservationFromQuote'].includes(entry.route));
+    const intents = (await world.apps[0].redisKeys()).filter((key) => key.includes(':intent:'));
+    expect(intents.length).toBeLessThanOrEqual(sent.length);
+  });
+});
