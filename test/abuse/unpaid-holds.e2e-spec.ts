@@ -227,7 +227,7 @@ describe('the nights held unpaid on a listing are bounded: a dozen networks cann
     await world.close();
   });
 
-  /** A month's stay `daysAhead` days from today, booked from a network of its own. */
+  /** A stay (a month unless told) `daysAhead` days from today, quoted now and booked by `book` from a network of its own. */
   async function monthFromNewNetwork(daysAhead: number, nights = 31) {
     const address = `203.0.${nextNetwork++}.7`;
     const quote = await request(world.apps[nextNetwork % 2].url)
