@@ -27,6 +27,7 @@ export async function anonymousFlood(options: { instances: number; seconds: numb
       CHECKOUT_IP_RATE_LIMIT: '100000/m',
       CHECKOUT_CARD_ATTEMPTS: '1000/h',
       BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
+      BOOKING_UNPAID_NIGHTS_PER_LISTING: '100000',
     },
   });
   try {

@@ -76,6 +76,7 @@ export async function bookings(options: { bookings: number; seconds: number; rou
       CHECKOUT_IP_RATE_LIMIT: '1000000/m',
       BOOKING_HOLDS_PER_IP: '100000/h',
       BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
+      BOOKING_UNPAID_NIGHTS_PER_LISTING: '100000',
       CHECKOUT_IP_READ_LIMIT: '1000000/s',
       CHECKOUT_CARD_ATTEMPTS: '1000/h',
     });

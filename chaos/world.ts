@@ -70,6 +70,7 @@ export function replicaEnvironment(sandbox: RunningSandbox, redisUrl: string, ti
     CHECKOUT_SESSIONS_PER_RESERVATION: '100000/h',
     BOOKING_HOLDS_PER_IP: '100000/h',
     BOOKING_UNPAID_HOLDS_PER_LISTING: '100000',
+    BOOKING_UNPAID_NIGHTS_PER_LISTING: '100000',
     CHECKOUT_EXTRAS: JSON.stringify(EXTRAS),
   };
 }

@@ -135,7 +135,7 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
         if (![earlier, guestEarlier].some((intent) => intent && intent.state !== 'refused')) {
           // A reservation no card can pay would only hold the dates: the payment account is checked first.
           await this.paymentAccount(quote.view.listingId);
-          await this.limits.unpaidHold(clientIp, quote.view.listingId, holdId, this.creates.hold().ms);
+          await this.limits.unpaidHold(clientIp, quote.view.listingId, holdId, this.creates.hold().ms, quote.view.nights);
         }
         try {
           const guestId = earlier

@@ -167,4 +167,9 @@ export interface BookingConfig {
   unpaidHoldsPerListing: number;
   /** The longest stay booked online; a longer one is still quoted (BOOKING_MAX_NIGHTS). */
   maxNights: number;
+  /**
+   * Nights of one listing held without a card at once, all replicas (BOOKING_UNPAID_NIGHTS_PER_LISTING):
+   * however many networks hold it, the rest of the listing's year stays bookable.
+   */
+  unpaidNightsPerListing: number;
 }

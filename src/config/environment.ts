@@ -89,6 +89,7 @@ export class Environment {
   @Rate() BOOKING_HOLDS_PER_IP = rate('3/h');
   @Integer(1, 1_000_000) BOOKING_UNPAID_HOLDS_PER_LISTING = 5;
   @Integer(1, 365) BOOKING_MAX_NIGHTS = 31;
+  @Integer(1, 100_000) BOOKING_UNPAID_NIGHTS_PER_LISTING = 62;
 }
 
 /** The names of the variables the service reads, in the order of the schema. */

@@ -116,6 +116,13 @@ describe('parseConfiguration', () => {
     ]);
   });
 
+  it('refuses a bound on unpaid nights per listing that the longest stay online would not fit', () => {
+    expect(problemsOf({ BOOKING_UNPAID_NIGHTS_PER_LISTING: '20' })).toEqual([
+      expect.stringMatching(/^BOOKING_UNPAID_NIGHTS_PER_LISTING must be at least BOOKING_MAX_NIGHTS/),
+    ]);
+    expect(problemsOf({ BOOKING_UNPAID_NIGHTS_PER_LISTING: '20', BOOKING_MAX_NIGHTS: '20' })).toEqual([]);
+  });
+
   it('accepts a complete production configuration and leaves sandbox off', () => {
     const config = parseConfiguration(PRODUCTION);
     expect(config.runtime.sandbox).toBe(false);

@@ -89,6 +89,10 @@ function rulesBetweenVariables(
     (env.GUESTY_RESERVATIONS_SURFACE ?? env.GUESTY_API_SURFACE) === 'legacy' && Date.now() >= LEGACY_RESERVATIONS_RETIRED_AT,
     `${isGiven('GUESTY_RESERVATIONS_SURFACE') ? 'GUESTY_RESERVATIONS_SURFACE' : 'GUESTY_API_SURFACE'}=legacy: the platform retired the legacy reservation endpoints on 2027-03-01; use current (npm run platform:check shows whether it answers)`,
   );
+  problem(
+    env.BOOKING_UNPAID_NIGHTS_PER_LISTING < env.BOOKING_MAX_NIGHTS,
+    'BOOKING_UNPAID_NIGHTS_PER_LISTING must be at least BOOKING_MAX_NIGHTS (a stay online must fit among the nights a listing holds unpaid)',
+  );
   problem(env.GUESTY_TOKEN_RESERVE >= env.GUESTY_TOKENS_PER_DAY, 'GUESTY_TOKEN_RESERVE must be smaller than GUESTY_TOKENS_PER_DAY');
   problems.push(
     ...timingProblems({
@@ -177,6 +181,7 @@ function appConfig(env: Environment, { production, sandbox }: Runtime): AppConfi
       holdsPerIp: env.BOOKING_HOLDS_PER_IP,
       unpaidHoldsPerListing: env.BOOKING_UNPAID_HOLDS_PER_LISTING,
       maxNights: env.BOOKING_MAX_NIGHTS,
+      unpaidNightsPerListing: env.BOOKING_UNPAID_NIGHTS_PER_LISTING,
     },
   };
 }

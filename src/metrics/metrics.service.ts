@@ -59,7 +59,7 @@ export class MetricsService {
 
   readonly requestLimitRefusals = new Counter({
     name: 'request_limit_refusals_total',
-    help: 'Requests refused by an abuse guard (client_ip, client_ip_read, card_attempts, sessions, reservation_misses, booking_holds, unpaid_holds, admin_keys), by limit',
+    help: 'Requests refused by an abuse guard (client_ip, client_ip_read, card_attempts, sessions, reservation_misses, booking_holds, unpaid_holds, unpaid_nights, admin_keys), by limit',
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });

@@ -134,6 +134,13 @@ describe('RedisKeys in a Redis Cluster', () => {
       expect(slotsOf([requests.window, requests.pause, misses.window, misses.pause]).size).toBe(1);
     });
 
+    it("a listing's unpaid holds and the nights they hold (counted in one step when a booking is held)", () => {
+      const holds = keys.requestLimit('unpaid-holds', 'lst-seaside');
+      const nights = keys.requestLimit('unpaid-nights', 'lst-seaside');
+      expect(new Set([holds.window, nights.window]).size).toBe(2);
+      expect(slotsOf([holds.window, holds.pause, nights.window, nights.pause]).size).toBe(1);
+    });
+
     it("a reservation's lease, its journal's reads and its card attempts (the step that takes a card submission's lease)", () => {
       const writes = keys.reservationWrites('res-checkout-usd');
       const attempts = keys.requestLimit('card-attempts', 'res-checkout-usd');

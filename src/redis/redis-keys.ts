@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * The request limits counted in Redis: per client network (requests, and session opens that found
  * no reservation), card attempts and sessions per reservation, reservations held without a card per
- * client network and per listing.
+ * client network and per listing, and the nights they hold per listing.
  */
 export type RequestLimitName =
   | 'client-ip'
@@ -13,8 +13,15 @@ export type RequestLimitName =
   | 'reservation-places'
   | 'booking-holds'
   | 'unpaid-holds'
-  | 'listing-holds'
+  | 'unpaid-nights'
   | 'admin-keys';
+
+/** Limits counted in one step with another of the same subject: their keys sit under that one's hash tag. */
+const TAGGED_UNDER: Partial<Record<RequestLimitName, RequestLimitName>> = {
+  'reservation-misses': 'client-ip',
+  'reservation-places': 'client-ip',
+  'unpaid-nights': 'unpaid-holds',
+};
 
 /**
  * Every Redis key the service uses is built here, under the configured prefix, so that several
@@ -172,9 +179,9 @@ export class RedisKeys {
 
   /**
    * A request limit's sliding-window log and pause key, named by a digest of the subject under one
-   * hash tag. Limits checked together share a slot, so one step covers both: a network's
-   * reservation misses and lookup places sit under its `client-ip` tag, checked together; sessions and card
-   * attempts under the reservation's tag, counted with the card-on-file read or the lease.
+   * hash tag. Limits checked together share a slot (TAGGED_UNDER): a network's reservation misses
+   * and lookup places sit under its `client-ip` tag, a listing's unpaid nights under `unpaid-holds`;
+   * sessions and card attempts under the reservation's (with its card on file and its lease).
    */
   requestLimit(limit: RequestLimitName, subject: string, digested = false): { window: string; pause: string } {
     if (limit === 'sessions' || limit === 'card-attempts') {
@@ -182,9 +189,9 @@ export class RedisKeys {
       return { window: `${base}:w`, pause: `${base}:pause` };
     }
     // `digested`: the subject is RedisKeys.digest of one already (a network kept by digest, never in the clear).
-    const ofNetwork = limit === 'reservation-misses' || limit === 'reservation-places';
-    const tagged = `${this.prefix}{limit:${ofNetwork ? 'client-ip' : limit}:${digested ? subject : RedisKeys.digest(subject)}}`;
-    const base = ofNetwork ? `${tagged}:${limit}` : tagged;
+    const under = TAGGED_UNDER[limit];
+    const tagged = `${this.prefix}{limit:${under ?? limit}:${digested ? subject : RedisKeys.digest(subject)}}`;
+    const base = under ? `${tagged}:${limit}` : tagged;
     return { window: `${base}:w`, pause: `${base}:pause` };
   }
 

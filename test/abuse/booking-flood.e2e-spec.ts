@@ -33,6 +33,7 @@ describe('a booking flood stays within the anonymous share; real checkouts besid
         UPSTREAM_ANONYMOUS_SHARE: String(ANONYMOUS_SHARE),
         BOOKING_HOLDS_PER_IP: '1000/h',
         BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
+        BOOKING_UNPAID_NIGHTS_PER_LISTING: '100000',
       },
       sandbox: { rateLimits: { perSecond: 100, perMinute: PER_MINUTE, perHour: 5000 }, paymentVisibilityDelayMs: 0 },
     });

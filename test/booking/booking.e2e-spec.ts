@@ -30,6 +30,7 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
         CHECKOUT_IP_RATE_LIMIT: '10000/m',
         BOOKING_HOLDS_PER_IP: '100000/h',
         BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
+        BOOKING_UNPAID_NIGHTS_PER_LISTING: '100000',
         CHECKOUT_IP_READ_LIMIT: '10000/m',
         // Quotes and bookings before a card are anonymous traffic, and this file asks for many in a
         // few seconds: a budget it cannot exhaust, since bookings, not the budget, are under test here

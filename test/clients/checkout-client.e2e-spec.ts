@@ -32,6 +32,7 @@ describe('the browser checkout client (clients/checkout-client.ts) against the s
         CHECKOUT_IP_RATE_LIMIT: '10000/m',
         BOOKING_HOLDS_PER_IP: '100000/h',
         BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
+        BOOKING_UNPAID_NIGHTS_PER_LISTING: '100000',
         CHECKOUT_IP_READ_LIMIT: '10000/m',
         UPSTREAM_ANONYMOUS_SHARE: '100',
         RESERVATION_WRITE_SPACING_MS: '100',

@@ -34,6 +34,7 @@ export function useDemoBrowser() {
         // Every booking of this file comes from one address and some stay unpaid (failed charges).
         BOOKING_HOLDS_PER_IP: '100000/h',
         BOOKING_UNPAID_HOLDS_PER_LISTING: '1000',
+        BOOKING_UNPAID_NIGHTS_PER_LISTING: '100000',
         UPSTREAM_ANONYMOUS_SHARE: '100',
         // A file of bookings one after another spends more than the platform's minute (a guest never would).
         UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',

@@ -31,11 +31,6 @@ import { BlockTaken, ReadsInHand } from './reads-in-hand';
 /** Wrong operator keys a network may send before every admin request from it waits (adminKeyFailed). */
 export const ADMIN_KEY_FAILURES: RateLimit = { limit: 10, windowMs: 60_000, text: 'wrong operator keys a minute' };
 
-/** The subject of a network's unpaid holds on one listing (the network by digest, never in the clear). */
-function listingHoldsOf(listingId: string, networkDigest: string): string {
-  return `${listingId} ${networkDigest}`;
-}
-
 /** The one window member every check of a network's reservation misses writes (see reservationLookup). */
 const RESERVATION_MISS_CHECK = 'check';
 /** How long a session open waits for a place while its network's lookups are on their way. */
@@ -86,6 +81,8 @@ export class RequestLimits {
   private readonly readLimit: RateLimit;
   private readonly holdLimit: RateLimit;
   private readonly unpaidHoldsPerListing: number;
+  private readonly unpaidNightsPerListing: number;
+  private readonly maxNights: number;
   private readonly local = new MemoryKeyValueStore();
   private readonly readsInHand: ReadsInHand;
   private readonly lookupsHere: LookupsHere;
@@ -110,6 +107,8 @@ export class RequestLimits {
     const booking = config.get('booking', { infer: true });
     this.holdLimit = booking.holdsPerIp;
     this.unpaidHoldsPerListing = booking.unpaidHoldsPerListing;
+    this.unpaidNightsPerListing = booking.unpaidNightsPerListing;
+    this.maxNights = booking.maxNights;
     // A block is handed out for at most a second, and a sixteenth of the window: reads stay counted
     // close to when they happened, and unused ones go back soon.
     const heldMs = Math.floor(Math.min(1_000, this.readLimit.windowMs / 16));
@@ -335,12 +334,12 @@ export class RequestLimits {
   }
 
   /**
-   * One reservation about to be held without a card, before anything is sent upstream: counted per
-   * client network (BOOKING_HOLDS_PER_IP) and among the listing's unpaid holds at once
-   * (BOOKING_UNPAID_HOLDS_PER_LISTING), each hold under `holdId` for `holdMs`, the longest it can
-   * hold its dates unpaid. Throws 429 `rate_limited` when either is over (then neither counts it).
+   * A reservation about to be held without a card, before anything is sent: counted per network
+   * (BOOKING_HOLDS_PER_IP) and on its listing at once, every network's first too, in holds
+   * (BOOKING_UNPAID_HOLDS_PER_LISTING) and nights (BOOKING_UNPAID_NIGHTS_PER_LISTING), under `holdId`
+   * for `holdMs`, the longest it holds its dates unpaid. 429 `rate_limited` when one is over (none counts it).
    */
-  async unpaidHold(ip: string, listingId: string, holdId: string, holdMs: number): Promise<void> {
+  async unpaidHold(ip: string, listingId: string, holdId: string, holdMs: number, nights: number): Promise<void> {
     const network = clientNetwork(ip);
     const perAddress = await this.take('booking-holds', network, this.holdLimit, holdId);
     if (!perAddress.granted) {
@@ -350,29 +349,35 @@ export class RequestLimits {
         'Too many bookings waiting for payment from your network. Please complete one, or wait before booking again.',
       );
     }
-    // A network's first unpaid hold on a listing is never refused by the listing's cap: a few
-    // networks' holds cannot keep the listing from everyone else. Only its further ones count.
-    const first = await this.take(
-      'listing-holds',
-      listingHoldsOf(listingId, RedisKeys.digest(network)),
-      { limit: 1, windowMs: holdMs, text: 'unpaid hold at once' },
-      holdId,
-    );
-    if (first.granted) return;
-    const perListing = await this.take(
+    const holds = this.slotRequest(
       'unpaid-holds',
       listingId,
       { limit: this.unpaidHoldsPerListing, windowMs: holdMs, text: 'unpaid holds at once' },
       holdId,
     );
-    if (!perListing.granted) {
-      await this.releaseSlot('booking-holds', network, holdId);
-      this.refuse(
-        'unpaid_holds',
-        perListing,
-        'This property has too many bookings waiting for payment right now. Please try again in a few minutes.',
-      );
-    }
+    // A slot per night; the holds and their nights in one step (one hash tag): replicas never both take the last.
+    const held = {
+      ...this.slotRequest(
+        'unpaid-nights',
+        listingId,
+        { limit: this.unpaidNightsPerListing, windowMs: holdMs, text: 'unpaid nights at once' },
+        holdId,
+      ),
+      slots: nights,
+    };
+    const [perListing, perNights] = await this.takeAll([holds, held]).catch(async (error: unknown) => {
+      await this.releaseSlot('booking-holds', network, holdId).catch(() => undefined);
+      throw error;
+    });
+    if (perListing.granted && perNights.granted) return;
+    // A store that fails here leaves the slots to free themselves once the hold's length passed.
+    if (perListing.granted) await this.releaseSlot('unpaid-holds', listingId, holdId).catch(() => undefined);
+    await this.releaseSlot('booking-holds', network, holdId).catch(() => undefined);
+    this.refuse(
+      perListing.granted ? 'unpaid_nights' : 'unpaid_holds',
+      perListing.granted ? perNights : perListing,
+      'This property has too many bookings waiting for payment right now. Please try again in a few minutes.',
+    );
   }
 
   /** The network a hold is counted under, by digest: what a booking keeps to give its slot back (unpaidHoldEnded). */
@@ -386,9 +391,10 @@ export class RequestLimits {
    */
   async unpaidHoldEnded(listingId: string, holdId: string, network?: string): Promise<void> {
     await this.releaseSlot('unpaid-holds', listingId, holdId);
+    // Its nights, however many: no hold held more than the longest stay booked online.
+    await this.releaseSlot('unpaid-nights', listingId, blockMembers(holdId, 1, this.maxNights));
     if (!network) return;
     await this.store.releaseSlot([this.keys.requestLimit('booking-holds', network, true).window], holdId);
-    await this.releaseSlot('listing-holds', listingHoldsOf(listingId, network), holdId);
   }
 
   /**
@@ -422,7 +428,7 @@ export class RequestLimits {
     );
   }
 
-  private async releaseSlot(limit: RequestLimitName, subject: string, member: string): Promise<void> {
+  private async releaseSlot(limit: RequestLimitName, subject: string, member: string | readonly string[]): Promise<void> {
     await this.store.releaseSlot([this.keys.requestLimit(limit, subject).window], member);
   }
 
@@ -460,6 +466,7 @@ export class RequestLimits {
       | 'reservation_lookups'
       | 'booking_holds'
       | 'unpaid_holds'
+      | 'unpaid_nights'
       | 'admin_keys',
     answer: SlotAnswer,
     detail: string,
