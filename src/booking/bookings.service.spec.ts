@@ -45,6 +45,8 @@ class FakePlatform {
   owedReadsFailing = 0;
   /** Why the next status reads fail (each read takes one), before one answers. */
   statusReadsFailing: UpstreamError[] = [];
+  /** A status the reservation takes between the confirmation's status read and its write. */
+  endsBeforeTheWrite?: string;
 
   asClient(): GuestyClient {
     const client: Partial<GuestyClient> = {
@@ -76,6 +78,14 @@ class FakePlatform {
       },
       setReservationStatus: (reservationId, status) => {
         this.statusWrites.push({ reservationId, status });
+        const ended = this.endsBeforeTheWrite;
+        if (ended) {
+          // The property ends it after the status read, before the write arrives: the platform refuses it.
+          this.statuses.set(reservationId, ended);
+          return Promise.reject(
+            new UpstreamError('upstream_error', 'Refused.', { operation: 'setReservationStatus', upstreamStatus: 422, maybeSent: true }),
+          );
+        }
         this.statuses.set(reservationId, status);
         return Promise.resolve({ reservationId, status } as Awaited<ReturnType<GuestyClient['setReservationStatus']>>);
       },
@@ -225,5 +235,14 @@ describe('Bookings (a reservation from a quote)', () => {
     expect(world.platform.statusWrites).toEqual([]);
     await expect(world.confirm(booked.id)).resolves.toMatchObject({ outcome: 'done', session: { booking: { status: 'confirmed' } } });
     expect(world.platform.statusWrites).toEqual([{ reservationId: 'res-1', status: 'confirmed' }]);
+  });
+
+  it('a reservation ended between the status read and the write: the refusal is the operator’s, and the session shows the booking canceled', async () => {
+    const world = await setUp(['ACTIVE']);
+    const booked = await world.book(randomUUID());
+    world.platform.endsBeforeTheWrite = 'canceled';
+    const { outcome, session } = await world.confirm(booked.id);
+    expect(outcome).toBe('refused');
+    expect(session?.booking).toMatchObject({ status: 'canceled', notice: expect.stringContaining('not confirmed') });
   });
 });

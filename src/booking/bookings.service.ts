@@ -20,7 +20,7 @@ import { WriteJournal } from '../journal/write-journal';
 import { FollowUps } from '../journal/follow-ups';
 import { AtRestCipher, AtRestCiphers } from '../redis/at-rest-cipher';
 import { RedisKeys } from '../redis/redis-keys';
-import { PaymentProvider } from '../upstream/platform-results';
+import { holdEndedAs, PaymentProvider } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CalendarService } from './calendar.service';
 import { RatePlanView, StoredQuote } from './quote';
@@ -389,8 +389,10 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
           'a paid reservation’s status could not be read; its confirmation is tried again',
         );
         return 'retry';
-      } else if (error instanceof UpstreamError && refusedForGood(error.upstreamStatus)) return 'refused';
-      else throw error;
+      } else if (error instanceof UpstreamError && refusedForGood(error.upstreamStatus)) {
+        await this.endedMeanwhile(reservationId, session);
+        return 'refused';
+      } else throw error;
     }
     if (outcome.status === 'confirmed' && session) await this.moveBooking(session.id, { move: 'bookingConfirmed' });
     this.logger.log({ reservationId }, 'reservation confirmed after its card was put on file');
@@ -415,6 +417,17 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
       'a paid booking ended on the platform before its confirmation, which was not sent: its card stays on file there; refund or cancel any payment taken or scheduled',
     );
     return 'done';
+  }
+
+  /**
+   * A confirmation refused for good: the property may have ended the reservation between the status
+   * read and the send (the write spacing lies between them), so the session shows what the platform
+   * shows now rather than `reserved`. A read that fails leaves it as it was.
+   */
+  private async endedMeanwhile(reservationId: string, session: CheckoutSession | null): Promise<void> {
+    const status = await this.guesty.reservationStatusOf(reservationId, 'checkout').catch(() => null);
+    const ended = holdEndedAs(status ?? undefined);
+    if (session && ended) await this.moveBooking(session.id, { move: 'bookingEnded', status: ended, notice: ENDED_NOTICE[ended] });
   }
 
   /** A move of the booking a session shows; a session gone (its TTL ended) has nobody left to tell. */
