@@ -454,7 +454,7 @@ export interface components {
             /** @example SBX-18D455 */
             confirmationCode: string;
             /**
-             * @description reserved (dates held) until the card is on file; confirmed after it with BOOKING_CONFIRMATION=instant
+             * @description reserved (dates held) until the card is on file; confirmed after it with BOOKING_CONFIRMATION=instant; expired or canceled as the platform shows it when the hold ended, before the card or before its confirmation (never confirmed then: see notice)
              * @enum {string}
              */
             status: "reserved" | "confirmed" | "expired" | "canceled";
@@ -467,6 +467,8 @@ export interface components {
              * @description the dates are held until then unless paid (BOOKING_HOLD)
              */
             holdExpiresAt?: string;
+            /** @description only when the platform showed the booking ended (canceled or expired) after its card was on file, so it was not confirmed: what became of the booking, the card and any money, in words for the guest */
+            notice?: string;
         };
         CheckoutSessionResponse: {
             /** @example cs_3q2... */

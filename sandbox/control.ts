@@ -62,11 +62,12 @@ export function createControl(runtime: SandboxRuntime): SandboxControl {
       return created;
     },
 
-    cancelReservation(id) {
+    cancelReservation(id, status = 'canceled') {
       const reservation = runtime.store.reservations.get(id);
       if (!reservation) throw new Error(`Unknown sandbox reservation ${id}`);
+      if (!['canceled', 'declined', 'closed'].includes(status)) throw new Error('a reservation ends canceled, declined or closed');
       const heldNights = holdsNights(reservation.status);
-      reservation.status = 'canceled';
+      reservation.status = status;
       runtime.reservationChanged(reservation);
       if (heldNights) runtime.reservationNightsChanged(reservation);
     },

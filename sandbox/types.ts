@@ -271,8 +271,11 @@ export interface SandboxControl {
   setListingProvider(listingId: string, paymentProviderId: string): void;
   setProviderStatus(paymentProviderId: string, status: 'ACTIVE' | 'INACTIVE'): void;
   createReservation(input: CreateReservationInput): { reservationId: string; guestId: string };
-  /** The property (or the guest) cancels the reservation at the platform: it stops holding its dates. */
-  cancelReservation(id: string): void;
+  /**
+   * The property (or the guest) ends the reservation at the platform, as its cancel guide pushes it:
+   * `canceled` (the default), `declined` or `closed`. It stops holding its dates.
+   */
+  cancelReservation(id: string, status?: 'canceled' | 'declined' | 'closed'): void;
   setRateLimits(limits: Partial<SandboxRateLimits>): void;
   readonly counters: SandboxCounters;
   readonly requestLog: readonly RequestLogEntry[];

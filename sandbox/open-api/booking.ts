@@ -40,6 +40,8 @@ const RESERVED_UNTIL_MS: Record<string, number> = {
   '-1': Number.POSITIVE_INFINITY,
 };
 const STATUSES = ['inquiry', 'reserved', 'confirmed', 'canceled', 'declined', 'closed'];
+/** Statuses a reservation ended in: no status change takes it back (the sandbox's reading; nothing published says). */
+const ENDED = ['expired', 'canceled', 'declined', 'closed'];
 
 function isDate(value: unknown): value is string {
   return (
@@ -307,7 +309,7 @@ export function createReservationFromQuote(ctx: RequestContext): SandboxAnswer {
   return jsonAnswer(200, reservationAnswer(reservation, heldUntil, quote._id));
 }
 
-/** PUT /v1/reservations-v3/:id/status: a hold that ended cannot be confirmed (422, as the reference names it). */
+/** PUT /v1/reservations-v3/:id/status: a reservation that ended cannot be changed (422, as the reference names it). */
 export function updateReservationStatus(ctx: RequestContext): SandboxAnswer {
   const { store } = ctx.runtime;
   const body = parseJsonObject(ctx.headers['content-type'], ctx.rawBody);
@@ -317,7 +319,7 @@ export function updateReservationStatus(ctx: RequestContext): SandboxAnswer {
   expireHolds(store, ctx.now);
   const reservation = store.reservations.get(ctx.params.id);
   if (!reservation) throw notFound(`Reservation ${ctx.params.id} not found`);
-  if (reservation.status === 'expired' || reservation.status === 'canceled') {
+  if (ENDED.includes(reservation.status)) {
     throw new UpstreamRefusal(422, {
       message: `Validation error failed updating status: the reservation is ${reservation.status}`,
       code: 'INVALID_STATUS_TRANSITION',

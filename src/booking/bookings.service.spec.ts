@@ -11,6 +11,8 @@ import { BookingsService } from './bookings.service';
 import { CalendarService } from './calendar.service';
 import { StoredQuote } from './quote';
 import { QuotesService } from './quotes.service';
+import { RedisKeys } from '../redis/redis-keys';
+import { SessionState } from '../sessions/session-state';
 
 beforeAll(quietLogs);
 
@@ -41,6 +43,10 @@ class FakePlatform {
   owes = 600;
   /** Reads of what a new reservation owes that fail before one answers (a slow or failing platform). */
   owedReadsFailing = 0;
+  /** Why the next status reads fail (each read takes one), before one answers. */
+  statusReadsFailing: UpstreamError[] = [];
+  /** A status the reservation takes between the confirmation's status read and its write. */
+  endsBeforeTheWrite?: string;
 
   asClient(): GuestyClient {
     const client: Partial<GuestyClient> = {
@@ -65,8 +71,21 @@ class FakePlatform {
         }
         return Promise.resolve({ amount: this.owes, currency: 'USD' });
       },
+      reservationStatusOf: (reservationId) => {
+        const failure = this.statusReadsFailing.shift();
+        if (failure) return Promise.reject(failure);
+        return Promise.resolve(this.statuses.get(reservationId) as Awaited<ReturnType<GuestyClient['reservationStatusOf']>>);
+      },
       setReservationStatus: (reservationId, status) => {
         this.statusWrites.push({ reservationId, status });
+        const ended = this.endsBeforeTheWrite;
+        if (ended) {
+          // The property ends it after the status read, before the write arrives: the platform refuses it.
+          this.statuses.set(reservationId, ended);
+          return Promise.reject(
+            new UpstreamError('upstream_error', 'Refused.', { operation: 'setReservationStatus', upstreamStatus: 422, maybeSent: true }),
+          );
+        }
         this.statuses.set(reservationId, status);
         return Promise.resolve({ reservationId, status } as Awaited<ReturnType<GuestyClient['setReservationStatus']>>);
       },
@@ -106,7 +125,16 @@ async function setUp(providerStatuses: PaymentProvider['status'][]) {
     (
       await bookings.admit({ quoteId: 'quote-1', guest: { firstName: 'Ada', lastName: 'Guest', email: 'ada@example.com' } }, '203.0.113.9')
     ).book(key);
-  return { platform, book };
+  /** The paid booking's confirmation, as its card's follow-up carries it out: its outcome, and the session after it. */
+  const confirm = async (sessionId: string) => {
+    const outcome = await world.followUps.run({
+      kind: 'confirm-booking',
+      reservationId: 'res-1',
+      sessionRef: RedisKeys.sessionRef(sessionId),
+    });
+    return { outcome, session: await module.get(SessionState).load(sessionId) };
+  };
+  return { platform, book, confirm, metrics: world.metrics };
 }
 
 describe('Bookings (a reservation from a quote)', () => {
@@ -143,5 +171,78 @@ describe('Bookings (a reservation from a quote)', () => {
     await expect(world.book(key)).rejects.toMatchObject({ code: 'payment_account_unavailable' });
     expect(world.platform.creates).toBe(1);
     expect(world.platform.statusWrites).toEqual([{ reservationId: 'res-1', status: 'canceled' }]);
+  });
+
+  it('confirms a paid booking the platform still holds reserved: one status read, one write, the session shows it', async () => {
+    const world = await setUp(['ACTIVE']);
+    const booked = await world.book(randomUUID());
+    const { outcome, session } = await world.confirm(booked.id);
+    expect(outcome).toBe('done');
+    expect(world.platform.statusWrites).toEqual([{ reservationId: 'res-1', status: 'confirmed' }]);
+    expect(session?.booking?.status).toBe('confirmed');
+    // Again (the sweep after the request's own try): answered from the journal, nothing sent twice.
+    await expect(world.confirm(booked.id)).resolves.toMatchObject({ outcome: 'done' });
+    expect(world.platform.statusWrites).toHaveLength(1);
+  });
+
+  it('sends nothing for a reservation the platform shows confirmed already, and the session shows it confirmed', async () => {
+    const world = await setUp(['ACTIVE']);
+    const booked = await world.book(randomUUID());
+    world.platform.statuses.set('res-1', 'confirmed');
+    const { outcome, session } = await world.confirm(booked.id);
+    expect(outcome).toBe('done');
+    expect(world.platform.statusWrites).toEqual([]);
+    expect(session?.booking?.status).toBe('confirmed');
+  });
+
+  it.each([
+    ['canceled', 'canceled'],
+    ['declined', 'canceled'],
+    ['closed', 'canceled'],
+    ['expired', 'expired'],
+    ['inquiry', 'expired'],
+  ])(
+    'does not confirm a reservation the platform shows %s: nothing sent, the booking shows %s with what became of the card, counted for the operator',
+    async (platformStatus, shown) => {
+      const world = await setUp(['ACTIVE']);
+      const booked = await world.book(randomUUID());
+      world.platform.statuses.set('res-1', platformStatus);
+      const { outcome, session } = await world.confirm(booked.id);
+      expect(outcome).toBe('done');
+      expect(world.platform.statusWrites).toEqual([]);
+      expect(session?.booking).toMatchObject({ status: shown, notice: expect.stringContaining('not confirmed') });
+      const counted = await world.metrics.confirmationsWithheld.get();
+      expect(counted.values).toContainEqual(expect.objectContaining({ labels: { status: platformStatus }, value: 1 }));
+    },
+  );
+
+  it.each([
+    [
+      'the platform does not answer',
+      new UpstreamError('upstream_unavailable', 'The booking platform timed out.', { operation: 'getReservationsV3', maybeSent: true }),
+    ],
+    [
+      'the read is refused (403)',
+      new UpstreamError('upstream_forbidden', 'Refused.', { operation: 'getReservationsV3', upstreamStatus: 403, maybeSent: true }),
+    ],
+  ])('a status read that fails (%s) sends nothing and leaves the confirmation due, never refused nor canceled', async (_how, failure) => {
+    const world = await setUp(['ACTIVE']);
+    const booked = await world.book(randomUUID());
+    world.platform.statusReadsFailing = [failure];
+    const first = await world.confirm(booked.id);
+    expect(first.outcome).toBe('retry');
+    expect(first.session?.booking?.status).toBe('reserved');
+    expect(world.platform.statusWrites).toEqual([]);
+    await expect(world.confirm(booked.id)).resolves.toMatchObject({ outcome: 'done', session: { booking: { status: 'confirmed' } } });
+    expect(world.platform.statusWrites).toEqual([{ reservationId: 'res-1', status: 'confirmed' }]);
+  });
+
+  it('a reservation ended between the status read and the write: the refusal is the operator’s, and the session shows the booking canceled', async () => {
+    const world = await setUp(['ACTIVE']);
+    const booked = await world.book(randomUUID());
+    world.platform.endsBeforeTheWrite = 'canceled';
+    const { outcome, session } = await world.confirm(booked.id);
+    expect(outcome).toBe('refused');
+    expect(session?.booking).toMatchObject({ status: 'canceled', notice: expect.stringContaining('not confirmed') });
   });
 });

@@ -13,13 +13,14 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { GuestCreateWrite } from './guest-create.write-kind';
 import { BOOKING_RECORD, BookingRecord, CreatedReservation, ReservationCreateWrite } from './reservation-create.write-kind';
-import { ReservationStatus, ReservationStatusWrite } from './reservation-status.write-kind';
+import { ConfirmationNotSent, ReservationStatus, ReservationStatusWrite, StatusNotRead } from './reservation-status.write-kind';
+import { MetricsService } from '../metrics/metrics.service';
 import { onQuote, onReservation } from '../journal/write-intent';
 import { WriteJournal } from '../journal/write-journal';
 import { FollowUps } from '../journal/follow-ups';
 import { AtRestCipher, AtRestCiphers } from '../redis/at-rest-cipher';
 import { RedisKeys } from '../redis/redis-keys';
-import { PaymentProvider } from '../upstream/platform-results';
+import { holdEndedAs, PaymentProvider } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CalendarService } from './calendar.service';
 import { RatePlanView, StoredQuote } from './quote';
@@ -29,6 +30,18 @@ import { QuotesService } from './quotes.service';
 type FollowUpHandler = Parameters<FollowUps['handle']>[1];
 type FollowUp = Parameters<FollowUpHandler>[0];
 type FollowUpOutcome = Awaited<ReturnType<FollowUpHandler>>;
+
+/**
+ * What a guest whose paid booking ended before its confirmation is told. The platform issues no
+ * refund on a cancel (its help centre: the property refunds by hand) and publishes nothing on charges
+ * still scheduled: the card stays with the reservation, and the property answers for any payment.
+ */
+const ENDED_NOTICE: Record<'expired' | 'canceled', string> = {
+  canceled:
+    'The property canceled this reservation before it was confirmed, so the booking is not confirmed. Your card stays on file with the property; please contact them about any payment already taken.',
+  expired:
+    'This reservation stopped holding its dates before it was confirmed, so the booking is not confirmed. Your card stays on file with the property; please contact them about any payment already taken.',
+};
 
 /** The confirmation waits this long for the attach's lease to be released. */
 const CONFIRM_LEASE_WAIT_MS = 15_000;
@@ -64,6 +77,7 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
     private readonly guesty: GuestyClient,
     ciphers: AtRestCiphers,
     private readonly followUps: FollowUps,
+    private readonly metrics: MetricsService,
   ) {
     this.sessionSeal = ciphers.for('booking-session');
   }
@@ -356,8 +370,9 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
 
   /**
    * A paid booking's confirmation (a follow-up of its card, FollowUps): once per reservation through
-   * the journal, by its request or by any replica's sweep. A platform that refuses it for good
-   * (a 4xx that is not "busy") is reported as such; anything else is tried again.
+   * the journal, by its request or by any replica's sweep, after the reservation's status is read
+   * (ReservationStatusWrite.snapshot). A platform that refuses it for good (a 4xx that is not "busy")
+   * is reported as such; a status read that fails, and anything else, is tried again.
    */
   private async confirm({ reservationId, sessionRef }: FollowUp): Promise<FollowUpOutcome> {
     const session = await this.sessions.pointedAt({ sessionRef });
@@ -365,16 +380,61 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
     try {
       outcome = await this.setStatus(reservationId, 'confirmed', session?.id);
     } catch (error) {
-      if (error instanceof UpstreamError && refusedForGood(error.upstreamStatus)) return 'refused';
-      throw error;
+      if (error instanceof ConfirmationNotSent) {
+        if (!error.ended) outcome = { status: error.platformStatus };
+        else return this.notConfirmed(reservationId, session, error.platformStatus, error.ended);
+      } else if (error instanceof StatusNotRead) {
+        this.logger.warn(
+          { err: error.cause, reservationId },
+          'a paid reservation’s status could not be read; its confirmation is tried again',
+        );
+        return 'retry';
+      } else if (error instanceof UpstreamError && refusedForGood(error.upstreamStatus)) {
+        await this.endedMeanwhile(reservationId, session);
+        return 'refused';
+      } else throw error;
     }
-    if (outcome.status === 'confirmed' && session) {
-      await this.sessions.move(session.id, { move: 'bookingConfirmed' }).catch((error: unknown) => {
-        if (!(error instanceof DomainError && error.code === 'session_not_found')) throw error;
-      });
-    }
+    if (outcome.status === 'confirmed' && session) await this.moveBooking(session.id, { move: 'bookingConfirmed' });
     this.logger.log({ reservationId }, 'reservation confirmed after its card was put on file');
     return 'done';
+  }
+
+  /**
+   * The platform ended a paid booking before its confirmation (the property canceled or declined it,
+   * its hold ran out): nothing is sent, the session shows how it ended and what became of the card,
+   * and the operator is told, since a card on file and perhaps a payment are theirs to see to.
+   */
+  private async notConfirmed(
+    reservationId: string,
+    session: CheckoutSession | null,
+    platformStatus: string,
+    ended: 'expired' | 'canceled',
+  ): Promise<FollowUpOutcome> {
+    if (session) await this.moveBooking(session.id, { move: 'bookingEnded', status: ended, notice: ENDED_NOTICE[ended] });
+    this.metrics.confirmationsWithheld.inc({ status: platformStatus });
+    this.logger.error(
+      { reservationId, platformStatus },
+      'a paid booking ended on the platform before its confirmation, which was not sent: its card stays on file there; refund or cancel any payment taken or scheduled',
+    );
+    return 'done';
+  }
+
+  /**
+   * A confirmation refused for good: the property may have ended the reservation between the status
+   * read and the send (the write spacing lies between them), so the session shows what the platform
+   * shows now rather than `reserved`. A read that fails leaves it as it was.
+   */
+  private async endedMeanwhile(reservationId: string, session: CheckoutSession | null): Promise<void> {
+    const status = await this.guesty.reservationStatusOf(reservationId, 'checkout').catch(() => null);
+    const ended = holdEndedAs(status ?? undefined);
+    if (session && ended) await this.moveBooking(session.id, { move: 'bookingEnded', status: ended, notice: ENDED_NOTICE[ended] });
+  }
+
+  /** A move of the booking a session shows; a session gone (its TTL ended) has nobody left to tell. */
+  private async moveBooking(sessionId: string, move: Parameters<SessionState['move']>[1]): Promise<void> {
+    await this.sessions.move(sessionId, move).catch((error: unknown) => {
+      if (!(error instanceof DomainError && error.code === 'session_not_found')) throw error;
+    });
   }
 }
 

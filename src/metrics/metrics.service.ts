@@ -130,6 +130,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly confirmationsWithheld = new Counter({
+    name: 'booking_confirmations_withheld_total',
+    help: 'Paid bookings not confirmed because the platform showed them ended (canceled, declined, closed, expired, an inquiry) when the confirmation was due',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
   readonly followUpsRefused = new Counter({
     name: 'journal_follow_ups_refused_total',
     help: 'Writes that had to follow a landed one (a booking confirmation after its card) and that the platform refused',

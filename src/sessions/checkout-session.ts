@@ -24,6 +24,11 @@ export interface SessionBooking {
   checkOut: string;
   /** When the reservation stops holding its dates unless paid (ISO time); absent: no limit. */
   holdExpiresAt?: string;
+  /**
+   * Set when the booking ended on the platform after its card was on file (never confirmed): what
+   * became of the booking, its card and money, in words for the guest.
+   */
+  notice?: string;
   /** The booking network's slot among its unpaid holds (BOOKING_HOLDS_PER_IP), by digest: given back once paid. Never shown. */
   holdNetwork?: string;
 }

@@ -30,8 +30,11 @@ export type SessionMove =
   | { move: 'notAttached' }
   /** The reservation's hold ended before it was paid (docs/product-spec.md §3.1). */
   | { move: 'holdEnded'; now: number }
-  /** The platform shows the reservation no longer holding its dates (`expired` or `canceled`), read before a card is sent. */
-  | { move: 'bookingEnded'; status: BookingStatus }
+  /**
+   * The platform shows the reservation no longer holding its dates (`expired` or `canceled`), read
+   * before a card is sent or before its confirmation (then with a `notice` on the card and money).
+   */
+  | { move: 'bookingEnded'; status: BookingStatus; notice?: string }
   /** The platform confirmed the reservation once its card was on file. */
   | { move: 'bookingConfirmed' }
   /** A fresh payment-status read of the reservation's charges (docs/product-spec.md §3.2); `message` names a failure. */
@@ -242,8 +245,8 @@ function apply(current: CheckoutSession, move: SessionMove): CheckoutSession | n
     case 'holdEnded':
       return current.booking && holdEnded(current, move.now) ? { ...current, booking: { ...current.booking, status: 'expired' } } : null;
     case 'bookingEnded':
-      return current.booking && current.booking.status !== move.status
-        ? { ...current, booking: { ...current.booking, status: move.status } }
+      return current.booking && (current.booking.status !== move.status || (move.notice && current.booking.notice !== move.notice))
+        ? { ...current, booking: { ...current.booking, status: move.status, ...(move.notice ? { notice: move.notice } : {}) } }
         : null;
     case 'bookingConfirmed':
       return current.booking && current.booking.status !== 'confirmed'

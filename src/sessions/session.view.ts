@@ -59,7 +59,8 @@ class SessionBookingView implements SessionBooking {
 
   @ApiProperty({
     enum: ['reserved', 'confirmed', 'expired', 'canceled'],
-    description: 'reserved (dates held) until the card is on file; confirmed after it with BOOKING_CONFIRMATION=instant',
+    description:
+      'reserved (dates held) until the card is on file; confirmed after it with BOOKING_CONFIRMATION=instant; expired or canceled as the platform shows it when the hold ended, before the card or before its confirmation (never confirmed then: see notice)',
   })
   status!: BookingStatus;
 
@@ -71,6 +72,12 @@ class SessionBookingView implements SessionBooking {
 
   @ApiPropertyOptional({ format: 'date-time', description: 'the dates are held until then unless paid (BOOKING_HOLD)' })
   holdExpiresAt?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'only when the platform showed the booking ended (canceled or expired) after its card was on file, so it was not confirmed: what became of the booking, the card and any money, in words for the guest',
+  })
+  notice?: string;
 }
 
 /** For the OpenAPI description of the session answers. */

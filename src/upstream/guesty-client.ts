@@ -53,6 +53,8 @@ import {
   ReservationHold,
   ReservationMoney,
   ReservationStatusChange,
+  RESERVATION_STATUSES,
+  ReservationStatusRead,
 } from './platform-results';
 import {
   attachedMethodOf,
@@ -500,6 +502,24 @@ export class GuestyClient {
   async confirmationCodeOf(reservationId: string, priority: Priority = 'checkout'): Promise<string | undefined> {
     if (this.surfaceOf('reservations') === 'legacy') return (await this.getLegacyReservation(reservationId, priority))?.confirmationCode;
     return (await this.reservationReads.load(reservationId, priority))?.confirmationCode;
+  }
+
+  /**
+   * The reservation's status as the platform shows it now, read just before a write that depends on
+   * it (a booking's confirmation). A status outside the reference's enum, none, or no reservation
+   * where one was made is loud (`platform_answer_unexpected`), never guessed.
+   */
+  async reservationStatusOf(reservationId: string, priority: Priority = 'checkout'): Promise<ReservationStatusRead> {
+    const legacy = this.surfaceOf('reservations') === 'legacy';
+    const operation = legacy ? 'getReservation' : 'getReservationsV3';
+    const status = legacy
+      ? (await this.getLegacyReservation(reservationId, priority))?.status
+      : (await this.reservationReads.load(reservationId, priority))?.status;
+    if (status === undefined) throw this.unexpected({ operation, missing: 'the reservation’s status', reservationId });
+    if (!(RESERVATION_STATUSES as readonly string[]).includes(status)) {
+      throw this.unexpected({ operation, unknown: `status ${JSON.stringify(String(status).slice(0, 40))}`, reservationId });
+    }
+    return status as ReservationStatusRead;
   }
 
   /**

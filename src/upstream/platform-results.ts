@@ -104,6 +104,33 @@ export interface ReservationHold {
   holdEndsAt?: string;
 }
 
+/**
+ * The reference's reservation `status` enum (docs/upstream.md, "Whether a reservation still holds its
+ * dates"), the same on the current read and the legacy one: every status the product can read.
+ */
+export const RESERVATION_STATUSES = [
+  'confirmed',
+  'reserved',
+  'awaiting_payment',
+  'inquiry',
+  'canceled',
+  'closed',
+  'declined',
+  'expired',
+] as const;
+export type ReservationStatusRead = (typeof RESERVATION_STATUSES)[number];
+
+/**
+ * How a reservation in this status stopped holding its dates, or null while it holds them (or the
+ * status is not the reference's): `canceled`, `closed` and `declined` end it as canceled; `expired`,
+ * and an `inquiry`, which holds no dates (the platform's help centre), as expired.
+ */
+export function holdEndedAs(status: string | undefined): 'expired' | 'canceled' | null {
+  if (status === 'canceled' || status === 'closed' || status === 'declined') return 'canceled';
+  if (status === 'expired' || status === 'inquiry') return 'expired';
+  return null;
+}
+
 /** What a status change answers: the status the reservation now has. */
 export interface ReservationStatusChange {
   reservationId: string;

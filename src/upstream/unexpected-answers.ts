@@ -11,6 +11,8 @@ export interface UnexpectedAnswer {
   missing?: string;
   /** The field a 400 named, when its body names one. */
   named?: string;
+  /** A value the product does not know, with its field (`status "on_hold"`): never a guessed meaning. */
+  unknown?: string;
   upstreamRequestId?: string;
   /** Which reservation or guest, for the operator's log line only (never in `/health`, which anyone may read). */
   reservationId?: string;
@@ -30,11 +32,12 @@ export interface UnexpectedOperation {
 const RETRY_AFTER_SECONDS = 30;
 
 /** What came back, in words for the operator and `/health`: the status, the field named or missing; never a body. */
-function foundOf({ upstreamStatus, missing, named }: UnexpectedAnswer): string {
+function foundOf({ upstreamStatus, missing, named, unknown }: UnexpectedAnswer): string {
   const parts = [
     upstreamStatus === undefined ? undefined : `HTTP ${upstreamStatus}`,
     named === undefined ? undefined : `naming the field ${named}`,
     missing === undefined ? undefined : `without ${missing}`,
+    unknown === undefined ? undefined : `with an unknown ${unknown}`,
   ];
   return parts.filter((part) => part !== undefined).join(' ');
 }

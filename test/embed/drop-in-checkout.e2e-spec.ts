@@ -291,6 +291,20 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       expect(types((await heard()).messages).at(-1)).toBe('checkout.paid');
     });
 
+    it('says a booking the property canceled before its confirmation is canceled, never confirmed nor requested, with what became of the card', async () => {
+      const checkout = await openSite(DESKTOP);
+      await bookStay(checkout, 25, 2);
+      const booked = (await heard()).messages.find((message) => message.type === 'checkout.booked');
+      const reservationId = String(booked?.detail.reservationId);
+      // The property cancels it the moment the platform takes the card.
+      void world.sandbox.control.whenActed('paymentMethods').then(() => world.sandbox.control.cancelReservation(reservationId));
+      await fillCard(checkout, CARDS.noThreeDs);
+      await checkout.locator('#pay').click();
+      await checkout.getByRole('heading', { name: /^Booking canceled by the property/ }).waitFor();
+      await checkout.locator('#confirmation', { hasText: 'Your card stays on file with the property' }).waitFor();
+      await keepScreenshot('canceled-1280');
+    });
+
     it('says a charge that failed after the card was taken, never "paid", and takes another card for the same booking', async () => {
       const checkout = await openSite(DESKTOP);
       await bookStay(checkout, 15, 2);

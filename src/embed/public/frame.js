@@ -588,6 +588,8 @@ async function showDone() {
     watchMoney(session.id),
   ]);
   state.booked = confirmed.booking?.status ?? 'reserved';
+  // The platform ended the booking before it was confirmed (§3.1): never a confirmation code above that.
+  if (state.booked === 'canceled' || state.booked === 'expired') $('confirmation').textContent = words.notConfirmed;
   paintHeading();
 }
 
@@ -596,7 +598,7 @@ async function showDone() {
  * "Booking confirmed: payment needed", never a confirmation above a failure.
  */
 function paintHeading() {
-  const booked = state.booked === 'confirmed' ? words.confirmed : words.requested;
+  const booked = { confirmed: words.confirmed, canceled: words.canceled, expired: words.expired }[state.booked] ?? words.requested;
   const needs = { failed: words.paymentNeeded, missing: words.paymentNeeded, requires_authentication: words.bankNeeded }[
     state.status?.state
   ];
