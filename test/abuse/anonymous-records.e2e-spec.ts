@@ -38,6 +38,10 @@ describe('anonymous traffic meets its own ceiling on Redis records', () => {
   const limitRecords = async () => (await world.apps[0].redisKeys()).filter((key) => key.includes('{limit:'));
 
   it('a flood of guesses from fresh addresses leaves at most the ceiling in Redis; limits hold and a guest still pays', async () => {
+    const reachedUntil = async () =>
+      ((await request(world.apps[0].url).get('/health').expect(200)).body as { anonymousRecordsCeilingReachedUntil: string | null })
+        .anonymousRecordsCeilingReachedUntil;
+    expect(await reachedUntil()).toBeNull();
     const answers = [];
     for (const [index, address] of FLOOD_ADDRESSES.entries()) {
       answers.push((await open(world.apps[index % 2].url, address, madeUpReservationId(), 'someone@example.com')).status);
@@ -66,5 +70,6 @@ describe('anonymous traffic meets its own ceiling on Redis records', () => {
     const metrics = (await request(world.apps[0].url).get('/metrics')).text;
     expect(metrics).toMatch(/^anonymous_records_ceiling_reached 1$/m);
     expect(metrics).toMatch(/^anonymous_records_total\{where="here"\} [1-9]/m);
+    expect(Date.parse((await reachedUntil()) ?? '')).toBeGreaterThan(Date.now());
   });
 });

@@ -47,6 +47,11 @@ export class AnonymousRecords {
     return this.now() < this.spentUntil;
   }
 
+  /** Milliseconds until the ceiling's hour ends, while it is reached; 0 otherwise. */
+  get reachedForMs(): number {
+    return Math.max(0, this.spentUntil - this.now());
+  }
+
   /**
    * Slots of `requests` (each may make a log) taken by `send` where they are counted: here when this
    * replica counts one of their logs, else in the store, making logs only within the ceiling, else

@@ -180,6 +180,12 @@ export class RequestLimits {
     };
   }
 
+  /** Until when new client networks are counted in this replica's memory (ANONYMOUS_RECORDS_PER_HOUR reached); null while they are not. */
+  anonymousRecordsReachedUntil(): string | null {
+    const ms = this.records.reachedForMs;
+    return ms > 0 ? new Date(Date.now() + ms).toISOString() : null;
+  }
+
   /** One request of this client (`CHECKOUT_IP_RATE_LIMIT`); throws 429 `rate_limited` when over. */
   async perClientIp(ip: string): Promise<void> {
     const answer = await this.take('client-ip', clientNetwork(ip), this.ipLimit);
