@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
 import request from 'supertest';
+import { RedisKeys } from '../../src/redis/redis-keys';
 import { cardBody, checkoutClient, freshReservation } from '../utils/checkout-client';
+import { waitUntil, watchRedis } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
+import { testRedisUrl } from '../utils/test-config';
 
 /** Records anonymous traffic may make in Redis this hour, every replica together: a flood's first few networks. */
 const CEILING = 12;
@@ -71,5 +75,43 @@ describe('anonymous traffic meets its own ceiling on Redis records', () => {
     expect(metrics).toMatch(/^anonymous_records_ceiling_reached 1$/m);
     expect(metrics).toMatch(/^anonymous_records_total\{where="here"\} [1-9]/m);
     expect(Date.parse((await reachedUntil()) ?? '')).toBeGreaterThan(Date.now());
+  });
+});
+
+describe('the ceiling under it costs no round trip', () => {
+  let world: SandboxedApps;
+
+  beforeAll(async () => {
+    world = await startSandboxedApps(1, { env: { TRUST_PROXY: '1', UPSTREAM_RATE_LIMITS: '100/s,1000/m,20000/h' } });
+  });
+
+  afterAll(() => world.close());
+
+  it('a network with its records, and a fresh one while the replica holds the right to make them, never ask the shared count', async () => {
+    const url = world.apps[0].url;
+    const countKey = new RedisKeys(world.apps[0].config.redis.keyPrefix).anonymousRecords();
+    // The first records made take a block of rights (a hundredth of the default ceiling) from the count.
+    expect((await open(url, '198.18.42.1', madeUpReservationId(), 'someone@example.com')).status).toBe(404);
+    const admin = new Redis(testRedisUrl());
+    await expect(admin.get(countKey).finally(() => admin.disconnect())).resolves.toBe('200');
+
+    const watch = await watchRedis(testRedisUrl());
+    const marker = new Redis(testRedisUrl());
+    try {
+      expect((await open(url, '198.18.42.1', madeUpReservationId(), 'someone@example.com')).status).toBe(404);
+      expect((await open(url, '198.18.42.2', madeUpReservationId(), 'someone@example.com')).status).toBe(404);
+      // Redis shows its commands in the order it ran them: once the marker is seen, so is every command of the requests.
+      const markerKey = `${countKey}:marker`;
+      await marker.get(markerKey);
+      await waitUntil(
+        () => Promise.resolve(watch.commands.some((args) => args.includes(markerKey))),
+        5_000,
+        'the monitor to show the requests',
+      );
+      expect(watch.commands.filter((args) => args.includes(countKey))).toEqual([]);
+    } finally {
+      watch.stop();
+      marker.disconnect();
+    }
   });
 });
