@@ -249,7 +249,9 @@ export class MemoryKeyValueStore extends KeyValueStore {
     const logs = request.windows.map((window, i) => {
       const key = request.windowKeys[i];
       const log = (this.logs.get(key) ?? []).filter((grant) => grant.at > now - window.windowMs);
-      if (this.logs.has(key)) this.logs.set(key, log);
+      // A log whose slots all left its window is gone, as Redis drops an empty sorted set.
+      if (log.length > 0) this.logs.set(key, log);
+      else if (this.logs.delete(key)) this.logEnds.delete(key);
       const allowed = window.limit - window.reserve;
       if (log.length + slots > allowed) {
         denied = true;
