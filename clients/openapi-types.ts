@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What an operator should know of this replica: the platform reads that answered in a way the service cannot rely on, and when. Always 200; readiness is not affected. Never calls the upstream. */
+        /** What an operator should know of this replica: the platform reads that answered in a way the service cannot rely on, and when; whether anonymous traffic reached its ceiling of Redis records. Always 200; readiness is not affected. Never calls the upstream. */
         get: operations["HealthController_overview"];
         put?: never;
         post?: never;
@@ -356,6 +356,11 @@ export interface components {
             status: "ok" | "platform_answers_unexpected";
             /** @description each read the platform answered unexpectedly on this replica, the latest first (empty when none) */
             platformAnswersUnexpected: components["schemas"]["UnexpectedOperationView"][];
+            /**
+             * Format: date-time
+             * @description while anonymous traffic has made ANONYMOUS_RECORDS_PER_HOUR records in Redis this hour, as this replica last heard: when the hour ends (until then new client networks are counted in its memory); null otherwise
+             */
+            anonymousRecordsCeilingReachedUntil: string | null;
         };
         FieldErrorDto: {
             /** @example card.number */

@@ -141,6 +141,11 @@ export interface BudgetConfig {
   anonymousSharePercent: number;
   /** Per client IP on every /checkout read that may cost an upstream call (CHECKOUT_IP_READ_LIMIT). */
   ipReadLimit: RateLimit;
+  /**
+   * Records anonymous traffic may make in Redis per hour, every replica together (ANONYMOUS_RECORDS_PER_HOUR):
+   * past it such records are kept in each replica's memory instead.
+   */
+  anonymousRecordsPerHour: number;
   /** At most one upstream read of a reservation's payments per this many seconds, all replicas (PAYMENT_STATUS_REFRESH_SECONDS). */
   paymentStatusRefreshSeconds: number;
 }

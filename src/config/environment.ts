@@ -80,6 +80,7 @@ export class Environment {
   @Flag() LOG_PRETTY?: boolean;
   @Integer(0, 100) UPSTREAM_ANONYMOUS_SHARE = 50;
   @Rate() CHECKOUT_IP_READ_LIMIT = rate('120/m');
+  @Integer(1, 10_000_000) ANONYMOUS_RECORDS_PER_HOUR = 20_000;
   @Integer(1, 3600) PAYMENT_STATUS_REFRESH_SECONDS = 10;
   @Integer(1, 86_400) CALENDAR_CACHE_SECONDS = 300;
   @Integer(0, 86_400) QUOTE_REUSE_SECONDS = 300;

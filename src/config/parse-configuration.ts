@@ -170,6 +170,7 @@ function appConfig(env: Environment, { production, sandbox }: Runtime): AppConfi
     budget: {
       anonymousSharePercent: env.UPSTREAM_ANONYMOUS_SHARE,
       ipReadLimit: env.CHECKOUT_IP_READ_LIMIT,
+      anonymousRecordsPerHour: env.ANONYMOUS_RECORDS_PER_HOUR,
       paymentStatusRefreshSeconds: env.PAYMENT_STATUS_REFRESH_SECONDS,
     },
     booking: {

@@ -6,6 +6,7 @@ import { ShutdownState } from './shutdown-state';
 import { ApiProblems } from '../common/http/api-problems.decorator';
 import { UnexpectedAnswers } from '../upstream/unexpected-answers';
 import { HealthView } from './platform-answers.view';
+import { RequestLimits } from '../common/abuse/request-limits';
 
 @ApiTags('health')
 @Controller('health')
@@ -15,17 +16,22 @@ export class HealthController {
     private readonly redis: RedisHealthIndicator,
     private readonly shutdown: ShutdownState,
     private readonly unexpectedAnswers: UnexpectedAnswers,
+    private readonly requestLimits: RequestLimits,
   ) {}
 
   @Get()
   @ApiOperation({
     summary:
-      'What an operator should know of this replica: the platform reads that answered in a way the service cannot rely on, and when. Always 200; readiness is not affected. Never calls the upstream.',
+      'What an operator should know of this replica: the platform reads that answered in a way the service cannot rely on, and when; whether anonymous traffic reached its ceiling of Redis records. Always 200; readiness is not affected. Never calls the upstream.',
   })
   @ApiOkResponse({ type: HealthView })
   overview(): HealthView {
     const platformAnswersUnexpected = this.unexpectedAnswers.operations();
-    return { status: platformAnswersUnexpected.length > 0 ? 'platform_answers_unexpected' : 'ok', platformAnswersUnexpected };
+    return {
+      status: platformAnswersUnexpected.length > 0 ? 'platform_answers_unexpected' : 'ok',
+      platformAnswersUnexpected,
+      anonymousRecordsCeilingReachedUntil: this.requestLimits.anonymousRecordsReachedUntil(),
+    };
   }
 
   @Get('live')

@@ -28,4 +28,13 @@ export class HealthView {
     description: 'each read the platform answered unexpectedly on this replica, the latest first (empty when none)',
   })
   platformAnswersUnexpected!: UnexpectedOperationView[];
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      'while anonymous traffic has made ANONYMOUS_RECORDS_PER_HOUR records in Redis this hour, as this replica last heard: when the hour ends (until then new client networks are counted in its memory); null otherwise',
+  })
+  anonymousRecordsCeilingReachedUntil!: string | null;
 }

@@ -64,6 +64,19 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly anonymousRecords = new Counter({
+    name: 'anonymous_records_total',
+    help: "Request-limit logs anonymous traffic made (one per client network and limit), by where: store (Redis, within ANONYMOUS_RECORDS_PER_HOUR) or here (this replica's memory, past it)",
+    labelNames: ['where'] as const,
+    registers: [this.registry],
+  });
+
+  readonly anonymousRecordsCeilingReached = new Gauge({
+    name: 'anonymous_records_ceiling_reached',
+    help: '1 while ANONYMOUS_RECORDS_PER_HOUR is reached, as this replica last heard: new client networks are counted in its memory',
+    registers: [this.registry],
+  });
+
   readonly webhookEvents = new Counter({
     name: 'webhook_events_total',
     help: 'Platform webhooks received, by event type (unknown for unsigned or unreadable ones) and outcome (accepted, duplicate, bad_signature, malformed, ignored)',

@@ -120,7 +120,18 @@ export function slotStep(request: SlotRequest, unlessPresent: readonly string[] 
 /** The SlotAnswer of a takeSlot step's answer (a step not run, or skipped, answers as denied with no wait). */
 export function slotAnswerOf(answer: BatchAnswer): SlotAnswer {
   if (answer === true) return { granted: true, retryAfterMs: 0 };
+  if (answer === MADE) return { granted: true, retryAfterMs: 0, made: true };
+  if (answer === ABSENT) return { granted: false, retryAfterMs: 0, absent: true };
   return { granted: false, retryAfterMs: typeof answer === 'number' ? answer : 0 };
+}
+
+/** A takeSlot step's answers for a granted slot that made its log, and for a log absent that it could not make (SlotRequest.newRecord). */
+export const MADE = 'made';
+export const ABSENT = 'absent';
+
+/** Whether a guard's answer let the batch go on. */
+export function guardHeld(answer: BatchAnswer): boolean {
+  return answer === true || answer === MADE;
 }
 
 /** The guards: when one does not hold, no later step of the batch runs. */
@@ -138,7 +149,7 @@ export function isIndexStep(step: BatchStep): step is Extract<BatchStep, { op: '
 /**
  * One answer per step: get → the value or null; ttl → ms left or null; deleteIfEquals and a set
  * `ifAbsent` → whether it wrote; guards → whether they held; takeSlot → true, false when
- * `unlessPresent` held, or the ms to wait; others → true. After a failed guard, steps answer null
+ * `unlessPresent` held, the ms to wait, MADE or ABSENT (SlotRequest.newRecord); others → true. After a failed guard, steps answer null
  * and do nothing.
  */
 export type BatchAnswer = string | number | boolean | null;
@@ -166,6 +177,12 @@ export interface SlotRequest {
    * handing it out; a reservation miss kept among short-lived places, for a whole miss window.
    */
   countsFromMs?: number;
+  /**
+   * Whether the first window's log may be made when absent: `tell`, made and answered `made`;
+   * `refuse`, nothing written and answered `absent` (a record the caller may not make now).
+   * Unset: made as any other.
+   */
+  newRecord?: 'tell' | 'refuse';
 }
 
 /** The most slots one block takes: Redis adds a block's members in one ZADD, whose arguments Lua must hold at once. */
@@ -192,6 +209,18 @@ export interface SlotAnswer {
   retryAfterMs: number;
   /** When granted by takeSlot or takeEachSlot: slots still free in the fullest window. */
   left?: number;
+  /** Granted, and the first window's log was made by this take (only when the request's newRecord is `tell`). */
+  made?: true;
+  /** Denied because the first window's log is absent and the request's newRecord is `refuse`: nothing written. */
+  absent?: true;
+}
+
+/** What takeCount took of a fixed-window count. */
+export interface CountTaken {
+  /** How many of those asked were taken: fewer once the window's limit is reached. */
+  taken: number;
+  /** Milliseconds until the window ends and the count starts again. */
+  endsInMs: number;
 }
 
 /** A mismatch would make the stores count the wrong windows; a programming error, caught early. */
@@ -267,6 +296,11 @@ export abstract class KeyValueStore {
    * none after it): one answer per request. The requests may name keys of several hash slots.
    */
   abstract takeEachSlot(requests: SlotRequest[]): Promise<SlotAnswer[]>;
+  /**
+   * Takes up to `wanted` of a count that allows `limit` in a fixed window of `windowMs`, which starts
+   * at the first take after the last one ended: shared by every replica, on the store's clock.
+   */
+  abstract takeCount(key: string, wanted: number, limit: number, windowMs: number): Promise<CountTaken>;
   /** Gives slots back before they leave their window (a hold paid or never made, a block's unused reads). */
   abstract releaseSlot(windowKeys: string[], member: string | readonly string[]): Promise<void>;
   /** Pauses the budget for every replica for at least `ms` (keeps the longer of the current and the new pause). */

@@ -1,5 +1,8 @@
 import {
+  ABSENT,
   BatchAnswer,
+  CountTaken,
+  MADE,
   BatchStep,
   KeyValueStore,
   SetOptions,
@@ -34,13 +37,24 @@ function versionOf(text: string): number | undefined {
 export class MemoryKeyValueStore extends KeyValueStore {
   readonly kind = 'memory' as const;
   private readonly entries = new Map<string, Entry>();
-  /** Sliding-window logs of takeSlot, oldest grant first. */
+  /** Sliding-window logs of takeSlot, oldest grant first, in the order they were made. */
   private readonly logs = new Map<string, Grant[]>();
+  /** When each log's last grant leaves its window (a Redis log's expiry). */
+  private readonly logEnds = new Map<string, number>();
   /** Sorted indexes: member → score. */
   private readonly indexes = new Map<string, Map<string, number>>();
 
-  constructor(private readonly now: () => number = Date.now) {
+  /** `mostLogs`: the sliding-window logs kept at most; past it the oldest made is dropped, so a flood of subjects cannot grow the heap. */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly mostLogs = Infinity,
+  ) {
     super();
+  }
+
+  /** Whether a slot of the log still counts: the subject it counts is counted here. */
+  keepsLog(key: string): boolean {
+    return (this.logEnds.get(key) ?? 0) > this.now();
   }
 
   private live(key: string): Entry | undefined {
@@ -85,6 +99,7 @@ export class MemoryKeyValueStore extends KeyValueStore {
     for (const key of keys) {
       this.entries.delete(key);
       this.logs.delete(key);
+      this.logEnds.delete(key);
       this.indexes.delete(key);
     }
     return Promise.resolve();
@@ -119,7 +134,8 @@ export class MemoryKeyValueStore extends KeyValueStore {
         }
         const answer = this.slotNow(step.request);
         guarded = answer.granted;
-        return answer.granted ? true : answer.retryAfterMs;
+        if (answer.absent) return ABSENT;
+        return answer.granted ? (answer.made ? MADE : true) : answer.retryAfterMs;
       }
       const entry = this.live(step.key);
       if (step.op === 'requireEquals') {
@@ -233,7 +249,9 @@ export class MemoryKeyValueStore extends KeyValueStore {
     const logs = request.windows.map((window, i) => {
       const key = request.windowKeys[i];
       const log = (this.logs.get(key) ?? []).filter((grant) => grant.at > now - window.windowMs);
-      this.logs.set(key, log);
+      // A log whose slots all left its window is gone, as Redis drops an empty sorted set.
+      if (log.length > 0) this.logs.set(key, log);
+      else if (this.logs.delete(key)) this.logEnds.delete(key);
       const allowed = window.limit - window.reserve;
       if (log.length + slots > allowed) {
         denied = true;
@@ -244,10 +262,13 @@ export class MemoryKeyValueStore extends KeyValueStore {
       }
       return log;
     });
+    const absent = logs[0].length === 0;
+    if (absent && request.newRecord === 'refuse') return { granted: false, retryAfterMs: 0, absent: true };
     if (denied) return { granted: false, retryAfterMs: wait };
     // As the script: a block's slots count from when its holder stops handing them out.
     const at = now + Math.ceil(request.countsFromMs ?? 0);
     const members = slots === 1 ? [request.member] : blockMembers(request.member, 1, slots);
+    logs.forEach((log, i) => this.keepLog(request.windowKeys[i], log, at + request.windows[i].windowMs));
     for (const log of logs) {
       for (const member of members) {
         const existing = log.findIndex((grant) => grant.member === member);
@@ -257,7 +278,29 @@ export class MemoryKeyValueStore extends KeyValueStore {
         log.splice(index, 0, { member, at });
       }
     }
-    return { granted: true, retryAfterMs: 0, left };
+    return { granted: true, retryAfterMs: 0, left, ...(absent && request.newRecord === 'tell' ? { made: true as const } : {}) };
+  }
+
+  /** The log kept until `end` at least, made room for (mostLogs) when new. */
+  private keepLog(key: string, log: Grant[], end: number): void {
+    if (!this.logs.has(key)) {
+      for (const oldest of this.logs.keys()) {
+        if (this.logs.size < this.mostLogs) break;
+        this.logs.delete(oldest);
+        this.logEnds.delete(oldest);
+      }
+      this.logs.set(key, log);
+    }
+    this.logEnds.set(key, Math.max(this.logEnds.get(key) ?? 0, end));
+  }
+
+  takeCount(key: string, wanted: number, limit: number, windowMs: number): Promise<CountTaken> {
+    const current = this.live(key);
+    const used = current ? Number(current.value) : 0;
+    const taken = Math.max(0, Math.min(wanted, limit - used));
+    const expiresAt = current?.expiresAt ?? this.now() + Math.max(1, Math.ceil(windowMs));
+    if (taken > 0) this.entries.set(key, { value: String(used + taken), expiresAt });
+    return Promise.resolve({ taken, endsInMs: expiresAt - this.now() });
   }
 
   releaseSlot(windowKeys: string[], member: string | readonly string[]): Promise<void> {
@@ -300,6 +343,7 @@ export class MemoryKeyValueStore extends KeyValueStore {
   close(): Promise<void> {
     this.entries.clear();
     this.logs.clear();
+    this.logEnds.clear();
     this.indexes.clear();
     return Promise.resolve();
   }

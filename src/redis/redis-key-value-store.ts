@@ -6,9 +6,13 @@ import {
   BatchStep,
   KeyValueStore,
   SetOptions,
+  ABSENT,
+  CountTaken,
+  MADE,
   SlotAnswer,
   SlotRequest,
   assertSlotRequest,
+  guardHeld,
   isGuardStep,
   isIndexStep,
 } from './key-value-store';
@@ -27,12 +31,13 @@ end
 return 0`;
 
 // Slots of a sliding-window log, all windows or none (see TAKE_SLOTS); \`now\` is the script's TIME.
-// A block's slots count from now + heldMs (its holder hands them out until then) and are named
-// member.1 … member.N; one slot keeps its member. Granted: {1, 0, slots still free}.
+// A block's slots count from now + heldMs and are named member.1 … member.N. Granted: {1, 0, slots
+// free, 1 if it made the first log}; {2, 0} where that log is absent and newRecord is 'refuse'.
 const TAKE_FROM_LOG = `
-local function take(k, a, windows, member, slots, heldMs)
+local function take(k, a, windows, member, slots, heldMs, newRecord)
   local pause = redis.call('PTTL', KEYS[k + windows])
   if pause > 0 then return {0, pause} end
+  local made = 0
   local denied = false
   local wait = 1
   local left = nil
@@ -42,6 +47,10 @@ local function take(k, a, windows, member, slots, heldMs)
     local allowed = limit - tonumber(ARGV[a + i * 3 + 2])
     redis.call('ZREMRANGEBYSCORE', KEYS[k + i], '-inf', now - windowMs)
     local count = redis.call('ZCARD', KEYS[k + i])
+    if i == 0 and count == 0 then
+      if newRecord == 'refuse' then return {2, 0} end
+      if newRecord == 'tell' then made = 1 end
+    end
     if count + slots > allowed then
       denied = true
       local free = windowMs
@@ -72,13 +81,13 @@ local function take(k, a, windows, member, slots, heldMs)
     local ttl = tonumber(ARGV[a + i * 3 + 1]) + heldMs
     if redis.call('PTTL', KEYS[k + i]) < ttl then redis.call('PEXPIRE', KEYS[k + i], ttl) end
   end
-  return {1, 0, left}
+  return {1, 0, left, made}
 end`;
 
 // KEYS: each step's keys in turn. ARGV: per step its operation, key count and argument count, then
-// its arguments. A takeSlot step's keys: those that skip it, its window logs, its pause key; its
-// arguments: the skip count, window count, member, then limit, windowMs, reserve per window (as
-// TAKE_SLOTS). A failed guard ends the script.
+// its arguments. A takeSlot step's keys: those that skip it, its logs, its pause; its arguments: skip
+// count, window count, member, newRecord, then per window as TAKE_SLOTS. It answers 'm' when it made
+// its log, 'a' if refused. A failed guard ends it.
 const BATCH = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -133,9 +142,15 @@ while a <= #ARGV do
       if redis.call('EXISTS', KEYS[k + i]) == 1 then held = false end
     end
     if held then
-      local slot = take(k + skip, a + 6, windows, ARGV[a + 5], 1, 0)
+      local slot = take(k + skip, a + 7, windows, ARGV[a + 5], 1, 0, ARGV[a + 6])
       held = slot[1] == 1
-      if not held then answers[n] = 'w' .. slot[2] end
+      if slot[1] == 2 then
+        answers[n] = 'a'
+      elseif not held then
+        answers[n] = 'w' .. slot[2]
+      elseif slot[4] == 1 then
+        answers[n] = 'm'
+      end
     else
       answers[n] = 0
     end
@@ -156,9 +171,9 @@ end
 return answers`;
 
 // KEYS: per request, one sorted-set log per window, then its pause key. ARGV: per request its
-// member, window count, slots and heldMs, then limit, windowMs, reserve per window. The first
-// denied request ends the script; one answer per request tried. Atomic on Redis TIME, so replicas never both
-// take the last slot; a request takes all its windows or none.
+// member, window count, slots, heldMs and newRecord, then limit, windowMs, reserve per window. The first
+// denied request ends the script; one answer per request tried. Atomic on Redis TIME: replicas never
+// both take the last slot.
 /** Takes a slot of each request in turn; `stopAtDenied`: none after the first denied (TAKE_SLOTS), else each on its own (TAKE_EACH_SLOT). */
 function takeSlotsScript(stopAtDenied: boolean): string {
   return `
@@ -169,17 +184,30 @@ local k, a = 1, 1
 local answers = {}
 while a <= #ARGV do
   local member, windows = ARGV[a], tonumber(ARGV[a + 1])
-  local answer = take(k, a + 4, windows, member, tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
+  local answer = take(k, a + 5, windows, member, tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), ARGV[a + 4])
   answers[#answers + 1] = answer
-  ${stopAtDenied ? 'if answer[1] == 0 then return answers end' : ''}
+  ${stopAtDenied ? 'if answer[1] ~= 1 then return answers end' : ''}
   k = k + windows + 1
-  a = a + 4 + windows * 3
+  a = a + 5 + windows * 3
 end
 return answers`;
 }
 
 const TAKE_SLOTS = takeSlotsScript(true);
 const TAKE_EACH_SLOT = takeSlotsScript(false);
+
+// KEYS: the count. ARGV: wanted, limit, windowMs. Answers {taken, ms until the window ends}; the
+// window starts with the first take after the last one ended.
+const TAKE_COUNT = `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local taken = math.max(0, math.min(tonumber(ARGV[1]), tonumber(ARGV[2]) - used))
+if taken > 0 then
+  redis.call('INCRBY', KEYS[1], taken)
+  if used == 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+end
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then left = tonumber(ARGV[3]) end
+return {taken, left}`;
 
 const PAUSE_SLOTS = `
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
@@ -252,6 +280,7 @@ const SCRIPTS = {
   checkoutTakeSlots: TAKE_SLOTS,
   checkoutTakeEachSlot: TAKE_EACH_SLOT,
   checkoutPauseSlots: PAUSE_SLOTS,
+  checkoutTakeCount: TAKE_COUNT,
   checkoutClaimBeside: CLAIM_BESIDE,
 } as const;
 
@@ -434,7 +463,7 @@ export class RedisKeyValueStore extends KeyValueStore {
         }
         const ran = await this.script(run);
         answers.push(...ran);
-        ranToTheEnd = run.every((step, index) => !isGuardStep(step) || ran[index] === true);
+        ranToTheEnd = run.every((step, index) => !isGuardStep(step) || guardHeld(ran[index]));
       }
     } finally {
       await added;
@@ -468,7 +497,8 @@ export class RedisKeyValueStore extends KeyValueStore {
       if (step.op === 'set') return step.ifAbsent ? answer === 1 : true;
       if (step.op === 'delete' || step.op === 'indexAdd' || step.op === 'indexRemove') return true;
       if (step.op === 'ttl') return typeof answer === 'number' && answer >= 0 ? answer : null;
-      if (step.op === 'takeSlot' && typeof answer === 'string') return Number(answer.slice(1));
+      if (step.op === 'takeSlot' && typeof answer === 'string')
+        return answer === 'm' ? MADE : answer === 'a' ? ABSENT : Number(answer.slice(1));
       return answer === 1;
     });
   }
@@ -528,15 +558,22 @@ export class RedisKeyValueStore extends KeyValueStore {
       request.windows.length,
       request.slots ?? 1,
       Math.ceil(request.countsFromMs ?? 0),
+      request.newRecord ?? '',
       ...request.windows.flatMap((w) => [w.limit, Math.ceil(w.windowMs), w.reserve]),
     ]);
     const reply = await this.run(script, keys, args);
     if (!Array.isArray(reply) || reply.length === 0) throw new Error('takeSlot: unexpected reply from Redis');
     return (reply as unknown[]).map((answer) => {
       if (!Array.isArray(answer) || answer.length < 2) throw new Error('takeSlot: unexpected reply from Redis');
-      const granted = answer[0] === 1;
-      return granted ? { granted, retryAfterMs: 0, left: Number(answer[2]) } : { granted, retryAfterMs: Number(answer[1]) };
+      if (answer[0] === 2) return { granted: false, retryAfterMs: 0, absent: true };
+      if (answer[0] !== 1) return { granted: false, retryAfterMs: Number(answer[1]) };
+      return { granted: true, retryAfterMs: 0, left: Number(answer[2]), ...(answer[3] === 1 ? { made: true as const } : {}) };
     });
+  }
+
+  async takeCount(key: string, wanted: number, limit: number, windowMs: number): Promise<CountTaken> {
+    const reply = (await this.run('checkoutTakeCount', [key], [wanted, limit, Math.max(1, Math.ceil(windowMs))])) as number[];
+    return { taken: Number(reply[0]), endsInMs: Number(reply[1]) };
   }
 
   async releaseSlot(windowKeys: string[], member: string | readonly string[]): Promise<void> {
@@ -615,6 +652,7 @@ function encodedStep(step: BatchStep): [string[], (string | number)[]] {
           skip.length,
           request.windows.length,
           request.member,
+          request.newRecord ?? '',
           ...request.windows.flatMap((window) => [window.limit, Math.ceil(window.windowMs), window.reserve]),
         ],
       ];

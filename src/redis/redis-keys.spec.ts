@@ -79,6 +79,7 @@ describe('RedisKeys in a Redis Cluster', () => {
         'knownReservation',
         'reservationAnnouncements',
         'fetchLock',
+        'anonymousRecords',
       ].sort(),
     );
   });

@@ -195,6 +195,11 @@ export class RedisKeys {
     return { window: `${base}:w`, pause: `${base}:pause` };
   }
 
+  /** The records anonymous traffic made in Redis this hour, every replica together (common/abuse/anonymous-records.ts). */
+  anonymousRecords(): string {
+    return `${this.prefix}anonymous-records`;
+  }
+
   /** A shared read cache entry (provider by listing, listing summary). */
   cache(name: string, id: string): string {
     return `${this.prefix}cache:${name}:${id}`;

@@ -533,6 +533,50 @@ export function describeKeyValueStoreContract(
         await expect(takeAs('step-2')).resolves.toMatchObject({ granted: true });
       });
 
+      it('makes a log only where the request lets it: told when it made one, nothing written where it may not', async () => {
+        const request = (name: string, member: string, newRecord: 'tell' | 'refuse') => ({
+          windowKeys: [key(`{new-record:${name}}:w`)],
+          pauseKey: key(`{new-record:${name}}:pause`),
+          windows: [w(2, 60_000)],
+          member,
+          newRecord,
+        });
+        await expect(store.takeSlot(request('a', 'a1', 'refuse'))).resolves.toEqual({ granted: false, retryAfterMs: 0, absent: true });
+        await expect(store.takeSlots([request('a', 'a2', 'refuse'), request('a', 'a3', 'tell')])).resolves.toEqual([
+          { granted: false, retryAfterMs: 0, absent: true },
+        ]);
+        await expect(store.takeSlot(request('a', 'a4', 'tell'))).resolves.toEqual({ granted: true, retryAfterMs: 0, left: 1, made: true });
+        // The log exists now: either way takes from it, and neither says it made it.
+        await expect(store.takeEachSlot([request('a', 'a5', 'refuse'), request('b', 'b1', 'refuse')])).resolves.toEqual([
+          { granted: true, retryAfterMs: 0, left: 0 },
+          { granted: false, retryAfterMs: 0, absent: true },
+        ]);
+        await expect(store.takeSlot(request('a', 'a6', 'tell'))).resolves.toMatchObject({ granted: false });
+        // In a batch: refused, it stops the batch; told, it goes on.
+        const after = key('{new-record:c}:after');
+        const refused = await store.batch([slotStep(request('c', 'c1', 'refuse')), { op: 'set', key: after, value: 'ran', ttlMs: 60_000 }]);
+        expect(refused).toEqual(['absent', null]);
+        expect(slotAnswerOf(refused[0])).toEqual({ granted: false, retryAfterMs: 0, absent: true });
+        await expect(store.get(after)).resolves.toBeNull();
+        const made = await store.batch([slotStep(request('c', 'c2', 'tell')), { op: 'set', key: after, value: 'ran', ttlMs: 60_000 }]);
+        expect(made).toEqual(['made', true]);
+        expect(slotAnswerOf(made[0])).toEqual({ granted: true, retryAfterMs: 0, made: true });
+        await expect(store.batch([slotStep(request('c', 'c3', 'tell'))])).resolves.toEqual([true]);
+      });
+
+      it('takes of a fixed-window count up to its limit, shared by every caller, and starts again with a new window', async () => {
+        const count = key('count:a');
+        await expect(store.takeCount(count, 3, 5, 60_000)).resolves.toMatchObject({ taken: 3 });
+        const partly = await store.takeCount(count, 3, 5, 60_000);
+        expect(partly.taken).toBe(2);
+        expect(partly.endsInMs).toBeGreaterThan(59_000);
+        expect(partly.endsInMs).toBeLessThanOrEqual(60_000);
+        await expect(store.takeCount(count, 1, 5, 60_000)).resolves.toMatchObject({ taken: 0 });
+        // The window ends with the key: the next take starts a new one.
+        await store.delete(count);
+        await expect(store.takeCount(count, 6, 5, 60_000)).resolves.toMatchObject({ taken: 5 });
+      });
+
       it('frees slots as they leave the window', async () => {
         const { take } = budget('expiry', [w(2, 200)]);
         await take();

@@ -1,9 +1,10 @@
 /**
  * The service's own housekeeping, one key each whatever the traffic: the journal sweep's lock (taken
- * on a timer) and the outbound budget's windows (reborn with any upstream call, which tests count
- * at the sandbox). A request that "wrote nothing" may coincide with them.
+ * on a timer), the outbound budget's windows (reborn with any upstream call, which tests count at the
+ * sandbox) and the count of anonymous records (its hour restarts with the first record made after).
+ * A request that "wrote nothing" may coincide with them.
  */
-const HOUSEKEEPING = [/:journal:sweep-lock$/, /\{upstream-budget\}/];
+const HOUSEKEEPING = [/:journal:sweep-lock$/, /\{upstream-budget\}/, /:anonymous-records$/];
 
 /**
  * Keys present after a request that were not before, housekeeping aside. Rate-window keys of one

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig, RateLimit } from '../../config/app-config';
 import { MetricsService } from '../../metrics/metrics.service';
@@ -19,6 +19,7 @@ import { MemoryKeyValueStore } from '../../redis/memory-key-value-store';
 import { RedisKeys } from '../../redis/redis-keys';
 import { DomainError } from '../errors/domain-error';
 import { clientNetwork } from '../http/client-ip';
+import { AnonymousRecords } from './anonymous-records';
 import { LookupsHere } from './lookups-here';
 import { BlockTaken, ReadsInHand } from './reads-in-hand';
 
@@ -30,6 +31,19 @@ import { BlockTaken, ReadsInHand } from './reads-in-hand';
  */
 /** Wrong operator keys a network may send before every admin request from it waits (adminKeyFailed). */
 export const ADMIN_KEY_FAILURES: RateLimit = { limit: 10, windowMs: 60_000, text: 'wrong operator keys a minute' };
+
+/**
+ * The limits whose logs anonymous traffic makes, one per network (or listing and network): made
+ * within ANONYMOUS_RECORDS_PER_HOUR (AnonymousRecords). Those of a reservation, or of a listing
+ * alone, need a reservation or a listing that exists.
+ */
+const ANONYMOUS_LIMITS: ReadonlySet<RequestLimitName> = new Set<RequestLimitName>([
+  'client-ip',
+  'reservation-misses',
+  'reservation-places',
+  'booking-holds',
+  'admin-keys',
+]);
 
 /** The one window member every check of a network's reservation misses writes (see reservationLookup). */
 const RESERVATION_MISS_CHECK = 'check';
@@ -84,6 +98,7 @@ export class RequestLimits {
   private readonly unpaidNightsPerListing: number;
   private readonly maxNights: number;
   private readonly local = new MemoryKeyValueStore();
+  private readonly records: AnonymousRecords;
   private readonly readsInHand: ReadsInHand;
   private readonly lookupsHere: LookupsHere;
   /**
@@ -115,6 +130,17 @@ export class RequestLimits {
     this.lookupsHere = new LookupsHere(() => performance.now(), this.missLimit.windowMs);
     const guesty = config.get('guesty', { infer: true });
     this.placeMs = 2 * (guesty.callDeadlineMs + guesty.requestTimeoutMs) + 2_000;
+    const ceiling = config.get('budget', { infer: true }).anonymousRecordsPerHour;
+    this.records = new AnonymousRecords(store, keys.anonymousRecords(), ceiling, {
+      made: (where, count) => metrics.anonymousRecords.inc({ where }, count),
+      reached: (endsInMs) => {
+        metrics.anonymousRecordsCeilingReached.set(1);
+        setTimeout(() => metrics.anonymousRecordsCeilingReached.set(0), endsInMs).unref();
+        new Logger('RequestLimits').warn(
+          `Anonymous traffic made ANONYMOUS_RECORDS_PER_HOUR (${ceiling}) records in Redis this hour: new client networks are counted in each replica's memory for ${Math.ceil(endsInMs / 1000)} s`,
+        );
+      },
+    });
     this.readsInHand = new ReadsInHand(
       (network, slots, countsFromMs) => this.takeReads(network, slots, countsFromMs),
       () => performance.now(),
@@ -150,6 +176,12 @@ export class RequestLimits {
       answer: counted.answer,
       giveBack: (from) => counted.by.releaseSlot(request.windowKeys, blockMembers(request.member, from, slots)),
     };
+  }
+
+  /** Until when new client networks are counted in this replica's memory (ANONYMOUS_RECORDS_PER_HOUR reached); null while they are not. */
+  anonymousRecordsReachedUntil(): string | null {
+    const ms = this.records.reachedForMs;
+    return ms > 0 ? new Date(Date.now() + ms).toISOString() : null;
   }
 
   /** One request of this client (`CHECKOUT_IP_RATE_LIMIT`); throws 429 `rate_limited` when over. */
@@ -224,10 +256,10 @@ export class RequestLimits {
     const deadline = performance.now() + LOOKUP_WAIT_MS;
     for (;;) {
       const place = randomUUID();
-      const { stored, misses, placed } = await this.placeStep(beside.key, network, place);
+      const { stored, misses, placed, by } = await this.placeStep(beside.key, network, place);
       if (!misses.granted) this.refuseMisses(misses);
       if (placed.granted) {
-        const lookup = this.lookupPlaced(network, place);
+        const lookup = this.lookupPlaced(network, place, by);
         try {
           return { lookup, record: await beside.open(stored) };
         } catch (error) {
@@ -250,13 +282,23 @@ export class RequestLimits {
 
   /** The record beside, the misses check and the place, in one round trip (the record's key sits in another slot). */
   private async placeStep(besideKey: string, network: string, place: string) {
+    const read = { ...steps.read(besideKey), otherSlot: true as const };
+    const requests = [
+      this.slotRequest('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK),
+      this.placeRequest(network, place),
+    ];
     try {
-      const [stored, misses, placed] = await this.store.batch([
-        { ...steps.read(besideKey), otherSlot: true },
-        slotStep(this.slotRequest('reservation-misses', network, this.missWindow(), RESERVATION_MISS_CHECK)),
-        slotStep(this.placeRequest(network, place)),
-      ]);
-      return { stored: typeof stored === 'string' ? stored : null, misses: slotAnswerOf(misses), placed: slotAnswerOf(placed) };
+      // Counted in this replica's memory (past the records' ceiling), the record is still read from the store.
+      const { sent, by } = await this.records.take(
+        requests,
+        async (by, taken) =>
+          by === this.store
+            ? by.batch([read, ...taken.map((request) => slotStep(request))])
+            : [...(await this.store.batch([read])), ...(await by.batch(taken.map((request) => slotStep(request))))],
+        ([, ...answers]) => answers.map(slotAnswerOf),
+      );
+      const [stored, misses, placed] = sent;
+      return { stored: typeof stored === 'string' ? stored : null, misses: slotAnswerOf(misses), placed: slotAnswerOf(placed), by };
     } catch (cause) {
       throw DomainError.storeUnavailable(cause);
     }
@@ -276,7 +318,8 @@ export class RequestLimits {
     };
   }
 
-  private lookupPlaced(network: string, place: string): ReservationLookup {
+  /** `by`: the store that counted the place (Redis, or this replica past the records' ceiling), which settles it. */
+  private lookupPlaced(network: string, place: string, by: KeyValueStore): ReservationLookup {
     const places = [this.keys.requestLimit('reservation-places', network).window];
     // A store that fails here leaves the place to free itself after placeMs.
     let settled = false;
@@ -289,28 +332,28 @@ export class RequestLimits {
     return {
       found: async (reservationId) => {
         if (!settle()) return;
-        await quietly(this.store.releaseSlot(places, place));
+        await quietly(by.releaseSlot(places, place));
         this.lookupsHere.found(network, reservationId);
       },
       foundStep: (reservationId) => ({
         step: steps.slotBack(places[0], place),
         given: () => {
-          if (settle()) this.lookupsHere.found(network, reservationId);
+          if (!settle()) return;
+          // The step gives back a place of Redis; one counted here is given back here.
+          if (by !== this.store) void by.releaseSlot(places, place);
+          this.lookupsHere.found(network, reservationId);
         },
       }),
       missed: async () => {
         if (!settle()) return;
         await quietly(
-          this.store.takeEachSlot([
-            this.slotRequest('reservation-misses', network, this.missWindow()),
-            this.placeRequest(network, place, true),
-          ]),
+          by.takeEachSlot([this.slotRequest('reservation-misses', network, this.missWindow()), this.placeRequest(network, place, true)]),
         );
         this.lookupsHere.ended(network);
       },
       cutShort: async () => {
         if (!settle()) return;
-        await quietly(this.store.releaseSlot(places, place));
+        await quietly(by.releaseSlot(places, place));
         this.lookupsHere.ended(network);
       },
     };
@@ -394,7 +437,7 @@ export class RequestLimits {
     // Its nights, however many: no hold held more than the longest stay booked online.
     await this.releaseSlot('unpaid-nights', listingId, blockMembers(holdId, 1, this.maxNights));
     if (!network) return;
-    await this.store.releaseSlot([this.keys.requestLimit('booking-holds', network, true).window], holdId);
+    await this.releaseWhereCounted([this.keys.requestLimit('booking-holds', network, true).window], holdId);
   }
 
   /**
@@ -404,8 +447,10 @@ export class RequestLimits {
    */
   async adminKeyAdmitted(ip: string): Promise<void> {
     const { pause } = this.keys.requestLimit('admin-keys', clientNetwork(ip));
-    const [left] = await this.store.batch([steps.expiresIn(pause)]).catch(() => this.local.batch([steps.expiresIn(pause)]));
-    if (typeof left === 'number' && left > 0) {
+    const [shared] = await this.store.batch([steps.expiresIn(pause)]).catch(() => this.local.batch([steps.expiresIn(pause)]));
+    // A network counted here past the records' ceiling is paused here.
+    const left = Math.max(typeof shared === 'number' ? shared : 0, (await this.records.here.ttlMs(pause)) ?? 0);
+    if (left > 0) {
       this.refuse('admin_keys', { granted: false, retryAfterMs: left }, 'Too many wrong operator keys from your network. Please wait.');
     }
   }
@@ -420,21 +465,46 @@ export class RequestLimits {
     this.refuse('admin_keys', counted.answer, 'Too many wrong operator keys from your network. Please wait.');
   }
 
-  /** A slot taken in Redis, or in this replica's own store while Redis fails, and which of them took it. */
+  /**
+   * A slot of a network taken in Redis (in this replica's memory past the records' ceiling), or in
+   * this replica's own store while Redis fails, and which of them took it.
+   */
   private countedWhereAble(request: SlotRequest): Promise<{ answer: SlotAnswer; by: KeyValueStore }> {
-    return this.store.takeSlot(request).then(
-      (answer) => ({ answer, by: this.store }),
-      async () => ({ answer: await this.local.takeSlot(request), by: this.local }),
-    );
+    return this.records
+      .take(
+        [request],
+        (by, [taken]) => by.takeSlot(taken),
+        (answer) => [answer],
+      )
+      .then(
+        ({ sent, by }) => ({ answer: sent, by }),
+        async () => ({ answer: await this.local.takeSlot(request), by: this.local }),
+      );
   }
 
   private async releaseSlot(limit: RequestLimitName, subject: string, member: string | readonly string[]): Promise<void> {
-    await this.store.releaseSlot([this.keys.requestLimit(limit, subject).window], member);
+    await this.releaseWhereCounted([this.keys.requestLimit(limit, subject).window], member);
+  }
+
+  /** Given back in Redis and in this replica's memory, where the records' ceiling may have counted it. */
+  private async releaseWhereCounted(windowKeys: string[], member: string | readonly string[]): Promise<void> {
+    await this.records.here.releaseSlot(windowKeys, member);
+    await this.store.releaseSlot(windowKeys, member);
   }
 
   private async take(limit: RequestLimitName, subject: string, rate: RateLimit, member?: string): Promise<SlotAnswer> {
-    const [answer] = await this.takeAll([this.slotRequest(limit, subject, rate, member)]);
-    return answer;
+    const request = this.slotRequest(limit, subject, rate, member);
+    if (!ANONYMOUS_LIMITS.has(limit)) return (await this.takeAll([request]))[0];
+    try {
+      const { sent } = await this.records.take(
+        [request],
+        (by, taken) => by.takeSlots(taken),
+        (answers) => answers,
+      );
+      return sent[0];
+    } catch (cause) {
+      throw DomainError.storeUnavailable(cause);
+    }
   }
 
   /** Slots of several limits in one slot of the store, in order, in one step, up to the first denied (see takeSlots). */
