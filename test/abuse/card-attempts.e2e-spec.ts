@@ -53,8 +53,14 @@ describe('card attempts: presses answered "try again" spend none, and tokenize n
   beforeAll(async () => {
     world = await startSandboxedApps(1, {
       // A settle horizon long enough for the presses below on a loaded machine; the test moves the clock past it.
-      env: { ...SCALED_DOWN_WRITES, WRITE_SETTLE_SECONDS: '60', CHECKOUT_CARD_ATTEMPTS: `${ATTEMPTS}/h` },
-      sandbox: { paymentVisibilityDelayMs: 0 },
+      // Budget windows wide enough that presses in quick succession never wait past the scaled-down deadline: attempts are the subject here.
+      env: {
+        ...SCALED_DOWN_WRITES,
+        WRITE_SETTLE_SECONDS: '60',
+        CHECKOUT_CARD_ATTEMPTS: `${ATTEMPTS}/h`,
+        UPSTREAM_RATE_LIMITS: '100/s,1000/m,10000/h',
+      },
+      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 100, perMinute: 1000, perHour: 10000 } },
     });
   });
   afterEach(() => world.sandbox.control.clearFaults());
@@ -104,7 +110,8 @@ describe('card attempts: presses answered "try again" spend none, and tokenize n
     world.sandbox.control.slowWrite('paymentMethods', { actAfterMs: 120_000, answerAfterMs: 120_500, times: 1 });
     const acted = world.sandbox.control.whenActed('paymentMethods');
     // The first press's card reached the platform (tokenized, attach sent): its attempt is spent.
-    expect((await press()).body.code).toBe('outcome_pending');
+    const first = await press();
+    expect({ status: first.status, body: first.body }).toMatchObject({ status: 503, body: { code: 'outcome_pending' } });
     const tokenized = tokenizations(world);
     for (let again = 0; again < ATTEMPTS + 1; again++) expectTryAgain(await press('5555555555554444'), 503, 'outcome_pending');
     expect(tokenizations(world)).toBe(tokenized);
