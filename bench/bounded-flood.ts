@@ -90,11 +90,10 @@ async function grantsByPriority(urls: string[]): Promise<Record<string, number>>
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 /**
- * Scenario 10, a bounded flood (docs/benchmarks.md): eight addresses keep two requests each in
- * flight (eight lanes more use a fresh address per request) through anonymous reads, bookings and
- * unknown ids, beside a real checkout every 10 s on a reservation the platform announced. Reports
- * what the flood left in Redis and the upstream calls granted by share. Scenario 11 (`webhooks`
- * false): the account sends no reservation webhooks, and each guest gives their confirmation code.
+ * Scenarios 10 and 11 (`webhooks` false), a bounded flood (docs/benchmarks.md): eight addresses keep
+ * two requests each in flight (eight lanes more use a fresh address per request) through anonymous
+ * reads, bookings and unknown ids, beside a real checkout every 10 s. Reports what the flood left in
+ * Redis and the upstream calls granted by share.
  */
 export async function boundedFlood(options: { instances: number; seconds: number; webhooks?: boolean }): Promise<void> {
   const webhooks = options.webhooks !== false;
