@@ -36,6 +36,7 @@ async function main(): Promise<void> {
   if (runs(8)) await tracingCost({ seconds: number('--load-seconds', 5), rounds: number('--load-rounds', 7) });
   if (runs(9)) await budgetFigures({ instances });
   if (runs(10)) await boundedFlood({ instances, seconds: number('--bounded-seconds', 60) });
+  if (runs(11)) await boundedFlood({ instances, seconds: number('--bounded-seconds', 60), webhooks: false });
 }
 
 main().then(

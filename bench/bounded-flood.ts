@@ -90,13 +90,14 @@ async function grantsByPriority(urls: string[]): Promise<Record<string, number>>
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
 /**
- * Scenario 10, a bounded flood (docs/benchmarks.md): eight addresses keep two requests each in
- * flight (eight lanes more use a fresh address per request) through anonymous reads, bookings and
- * unknown ids, beside a real checkout every 10 s on a reservation the platform announced. Reports
- * what the flood left in Redis and the upstream calls granted by share.
+ * Scenarios 10 and 11 (`webhooks` false), a bounded flood (docs/benchmarks.md): eight addresses keep
+ * two requests each in flight (eight lanes more use a fresh address per request) through anonymous
+ * reads, bookings and unknown ids, beside a real checkout every 10 s. Reports what the flood left in
+ * Redis and the upstream calls granted by share.
  */
-export async function boundedFlood(options: { instances: number; seconds: number }): Promise<void> {
-  const world = await startBenchWorld(options.instances, { env: { TRUST_PROXY: '1' }, webhooks: true });
+export async function boundedFlood(options: { instances: number; seconds: number; webhooks?: boolean }): Promise<void> {
+  const webhooks = options.webhooks !== false;
+  const world = await startBenchWorld(options.instances, { env: { TRUST_PROXY: '1' }, webhooks });
   const redis = new Redis(world.redisUrl);
   try {
     const { control } = world.sandbox;
@@ -134,19 +135,26 @@ export async function boundedFlood(options: { instances: number; seconds: number
       );
       if (quote.id) await send(operation, url, '/checkout/sessions', json({ quoteId: quote.id, guest: newGuest() }, withKey));
     };
-    const checkouts = { started: 0, completed: 0, failures: new Map<string, number>() };
-    const checkoutOnce = async (url: string) => {
-      checkouts.started += 1;
-      const from = { 'X-Forwarded-For': `10.250.${checkouts.started & 255}.1` };
+    const tally = () => ({ started: 0, completed: 0, failures: new Map<string, number>() });
+    // `emailOnly`: without webhooks, guests who give only their email, beside those giving the code too.
+    const checkouts = { real: tally(), emailOnly: tally() };
+    let guests = 0;
+    const checkoutOnce = async (url: string, coded = !webhooks) => {
+      const counts = webhooks || coded ? checkouts.real : checkouts.emailOnly;
+      counts.started += 1;
+      guests += 1;
+      const from = { 'X-Forwarded-For': `10.250.${(guests >> 8) & 255}.${guests & 255}` };
       const guestEmail = `guest-${randomUUID().slice(0, 8)}@example.com`;
       const { reservationId } = control.createReservation({ listingId: 'lst-seaside', guestEmail, balanceDue: 100, currency: 'USD' });
-      // The guest has the reservation once the platform told the service of it (its webhook answered).
-      await control.webhooksSettled();
-      const created = await fetch(`${url}/checkout/sessions`, json({ reservationId, email: guestEmail }, from));
+      // The guest has the reservation once the platform told the service of it (its webhook answered);
+      // without webhooks, the guest may give the code printed on their confirmation as well.
+      if (webhooks) await control.webhooksSettled();
+      const code = coded ? { confirmationCode: String(control.getReservation(reservationId)?.confirmationCode) } : {};
+      const created = await fetch(`${url}/checkout/sessions`, json({ reservationId, email: guestEmail, ...code }, from));
       const session = (await created.json()) as { id?: string; code?: string; detail?: string };
       const failed = (step: string, status: number, why = '') => {
         const key = `${step} ${status} ${why}`.trim();
-        checkouts.failures.set(key, (checkouts.failures.get(key) ?? 0) + 1);
+        counts.failures.set(key, (counts.failures.get(key) ?? 0) + 1);
       };
       // The detail tells which 503 it was: the budget's share, or the network's lookups.
       if (!session.id) return failed('session', created.status, `${session.code} (${session.detail})`);
@@ -155,13 +163,15 @@ export async function boundedFlood(options: { instances: number; seconds: number
         json(CARD, { ...from, 'Idempotency-Key': randomUUID() }),
       );
       const answer = (await paid.json().catch(() => ({}))) as { status?: string; code?: string };
-      if (answer.status === 'succeeded') checkouts.completed += 1;
+      if (answer.status === 'succeeded') counts.completed += 1;
       else failed('card', paid.status, answer.code ?? answer.status);
     };
+    const paidOf = ({ started, completed, failures }: ReturnType<typeof tally>) =>
+      `${completed} of ${started}${failures.size ? ` (${JSON.stringify(Object.fromEntries(failures))})` : ''}`;
 
     // Warm the token and the provider cache, then measure from here.
     await checkoutOnce(urls[0]);
-    Object.assign(checkouts, { started: 0, completed: 0, failures: new Map() });
+    Object.assign(checkouts, { real: tally(), emailOnly: tally() });
     const before = await redisFigures(redis, world.prefix);
     const grantsBefore = await grantsByPriority(urls);
     const logStart = control.requestLog.length;
@@ -194,6 +204,7 @@ export async function boundedFlood(options: { instances: number; seconds: number
     const real: Promise<void>[] = [];
     for (let tick = 0; Date.now() < end; tick += 1) {
       real.push(checkoutOnce(urls[tick % urls.length]).catch(() => undefined));
+      if (!webhooks) real.push(checkoutOnce(urls[(tick + 1) % urls.length], false).catch(() => undefined));
       await new Promise((resolve) => setTimeout(resolve, Math.min(CHECKOUT_EVERY_MS, Math.max(0, end - Date.now()))));
     }
     await Promise.all([...flood, ...real]);
@@ -217,10 +228,8 @@ export async function boundedFlood(options: { instances: number; seconds: number
           .map(([outcome, times]) => `${times} × ${outcome}`)
           .join(', ') || 'none (its quote was refused)',
       ]),
-      [
-        'real checkouts completed',
-        `${checkouts.completed} of ${checkouts.started}${checkouts.failures.size ? ` (${JSON.stringify(Object.fromEntries(checkouts.failures))})` : ''}`,
-      ],
+      [webhooks ? 'real checkouts paid (goal: all)' : 'real checkouts giving the code paid (goal: all)', paidOf(checkouts.real)],
+      ...(webhooks ? [] : [['  beside them, guests giving the email alone, paid', paidOf(checkouts.emailOnly)] as [string, string]]),
       ['Redis keys of the run, before → after', `${before.keys} → ${after.keys}`],
       ['their MEMORY USAGE, before → after', `${kb(before.bytes)} → ${kb(after.bytes)}`],
       ['INFO memory used_memory (whole server), before → after', `${kb(before.usedMemory)} → ${kb(after.usedMemory)}`],
@@ -239,7 +248,9 @@ export async function boundedFlood(options: { instances: number; seconds: number
       ],
     ];
     printTable(
-      '9. a bounded flood: anonymous reads, anonymous bookings and unknown ids from 8 addresses, beside a checkout every 10 s',
+      webhooks
+        ? '10. a bounded flood: anonymous reads, anonymous bookings and unknown ids from 8 addresses, beside a checkout every 10 s'
+        : '11. the bounded flood on an account that sends no reservation webhooks, each guest giving their confirmation code',
       rows,
     );
   } finally {

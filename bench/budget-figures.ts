@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { OutboundRateLimiter } from '../src/upstream/outbound-rate-limiter';
 import { startBenchWorld } from './bench-world';
 import { printTable } from './cold-start';
+import { probedIdRows } from './probed-ids';
 
 const READS = 200;
 const day = (daysAhead: number) => new Date(Date.now() + daysAhead * 86_400_000).toISOString().slice(0, 10);
@@ -44,6 +45,9 @@ export async function budgetFigures(options: { instances: number }): Promise<voi
   } finally {
     await shared.close();
   }
+
+  // Printed at once: the stalled loop below may hold its table up.
+  printTable('9. what probing a reservation id costs: a session open on one instance, sandbox latency 50 ms', await probedIdRows());
 
   // The platform's published limits on both sides: the service's defaults and the sandbox's.
   const stalled = await startBenchWorld(1, { env: { CHECKOUT_IP_RATE_LIMIT: '100000/m' } });

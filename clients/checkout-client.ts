@@ -193,8 +193,11 @@ export class CheckoutClient {
     return this.write(CHECKOUT_ROUTES.startSession[1], request, attempt);
   }
 
-  /** A checkout session for a reservation made elsewhere (the email must be its guest's). */
-  startSession(request: { reservationId: string; email: string }): Promise<Session> {
+  /**
+   * A checkout session for a reservation made elsewhere (the email must be its guest's). With its
+   * confirmation code too, the guest is looked up at checkout priority even during a flood of guesses.
+   */
+  startSession(request: { reservationId: string; email: string; confirmationCode?: string }): Promise<Session> {
     return this.call('POST', CHECKOUT_ROUTES.startSession[1], request);
   }
 

@@ -83,7 +83,7 @@ export interface paths {
         put?: never;
         /**
          * Start paying for a reservation ({reservationId, email}), or book a quote first ({quoteId, ratePlanId?, guest})
-         * @description With `reservationId` and `email`: amount and currency come from the reservation; no reservation by that id with that email: 404 `reservation_not_found`, and after CHECKOUT_RESERVATION_MISSES_PER_IP of those from the address, 429 `rate_limited` before the platform is asked. With `quoteId` and `guest` (and an `Idempotency-Key`): the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` (a `quoteId` that is not of the form of a quote id at all is 400 `validation_failed` on `quoteId`); its dates taken meanwhile: 409 `dates_unavailable`; a stay longer than BOOKING_MAX_NIGHTS: 422 `stay_not_allowed` (it is still quoted); more unpaid holds than BOOKING_HOLDS_PER_IP from the address, or than BOOKING_UNPAID_HOLDS_PER_LISTING or nights held unpaid than BOOKING_UNPAID_NIGHTS_PER_LISTING on the listing at once (every network's holds counted, its first too, until paid, canceled or the hold ends): 429 `rate_limited` with Retry-After, before anything is sent to the platform and without claiming the Idempotency-Key.
+         * @description With `reservationId` and `email` (and optionally its `confirmationCode`): amount and currency come from the reservation; no reservation by that id with that email (and code): 404 `reservation_not_found`, and after CHECKOUT_RESERVATION_MISSES_PER_IP of those from the address, 429 `rate_limited` before the platform is asked. With `quoteId` and `guest` (and an `Idempotency-Key`): the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` (a `quoteId` that is not of the form of a quote id at all is 400 `validation_failed` on `quoteId`); its dates taken meanwhile: 409 `dates_unavailable`; a stay longer than BOOKING_MAX_NIGHTS: 422 `stay_not_allowed` (it is still quoted); more unpaid holds than BOOKING_HOLDS_PER_IP from the address, or than BOOKING_UNPAID_HOLDS_PER_LISTING or nights held unpaid than BOOKING_UNPAID_NIGHTS_PER_LISTING on the listing at once (every network's holds counted, its first too, until paid, canceled or the hold ends): 429 `rate_limited` with Retry-After, before anything is sent to the platform and without claiming the Idempotency-Key.
          */
         post: operations["SessionsController_create"];
         delete?: never;
@@ -414,6 +414,11 @@ export interface components {
              * @example olivia@example.com
              */
             email?: string;
+            /**
+             * @description paying an existing reservation: its confirmation code, as printed on the guest's confirmation (optional; case-insensitive). A guest who gives it is looked up at checkout priority even while guesses fill the public share
+             * @example HMXK2P4Q9R
+             */
+            confirmationCode?: string;
             /**
              * @description booking: a quote id from POST /checkout/quotes
              * @example q_5Jx2Yb0yq8VbS4m1tWc3dA

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PlaceBack, RequestLimits } from '../common/abuse/request-limits';
@@ -6,28 +7,37 @@ import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { alreadyPaid, CardsOnFile } from '../sessions/cards-on-file';
 import { AttachProgress } from '../sessions/attach-progress';
-import { GuestyClient } from '../upstream/guesty-client';
+import { FoundReservation, GuestyClient } from '../upstream/guesty-client';
 import type { PlatformReservation } from '../upstream/platform-results';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
 import { setBounded } from '../common/bounded-map';
 import type { BatchStep } from '../redis/key-value-store';
-import { KnownReservations, LookupShares } from './known-reservations';
+import { KnownReservation, KnownReservations, LookupShares } from './known-reservations';
 
 // One answer for an unknown reservation and a wrong email: a session must not reveal which it was.
 const NOT_FOUND = 'No reservation matches this id and email.';
 /**
- * A reservation id the platform did not know is remembered this long by the replica, so the same
- * guess sent again (from any address) costs no platform read; at most this many are kept.
+ * A lookup that opened nothing is remembered this long by the replica, so the same guess sent again
+ * (from any address) costs no platform read; at most this many are kept.
  */
-const UNKNOWN_RESERVATION_MS = 30_000;
-const UNKNOWN_RESERVATIONS_KEPT = 10_000;
+const MISS_REMEMBERED_MS = 30_000;
+const MISSES_REMEMBERED = 10_000;
+
+/** A guess as the replica remembers it: a digest of what was asked, never the email itself. */
+function guessOf(reservationId: string, email: string, confirmationCode = ''): string {
+  return createHash('sha256')
+    .update(`${reservationId}\n${email.trim().toLowerCase()}\n${confirmationCode.trim().toLowerCase()}`)
+    .digest('base64url');
+}
+
+const sameWords = (stated: string | undefined, given: string) => stated?.trim().toLowerCase() === given.trim().toLowerCase();
 
 @Injectable()
 export class CheckoutSessionsService {
-  /** Reservation ids the platform answered it does not know, until when (UNKNOWN_RESERVATION_MS). */
-  private readonly unknownReservations = new Map<string, number>();
+  /** Lookups that opened nothing (guessOf), until when (MISS_REMEMBERED_MS): an id unknown, or not with that email or code. */
+  private readonly misses = new Map<string, number>();
 
   constructor(
     private readonly guesty: GuestyClient,
@@ -44,32 +54,32 @@ export class CheckoutSessionsService {
   /**
    * `clientIp`: the read that opens a session comes before the guest has proven more than an id
    * and an email, so each client network may miss only so often, and takes its place among the
-   * network's lookups before it is sent; it spends checkout priority only for a reservation the
-   * service knows, asked for with its guest's email (docs/product-spec.md §7).
+   * network's lookups before it is sent. Checkout priority: a reservation known, with its guest's
+   * email, or one asked with a `confirmationCode` (docs/product-spec.md §7).
    */
-  async create(reservationId: string, email: string, clientIp: string): Promise<CheckoutSessionView> {
+  async create(reservationId: string, email: string, clientIp: string, confirmationCode?: string): Promise<CheckoutSessionView> {
     const { lookup, record } = await this.limits.reservationLookup(clientIp, this.known.read(reservationId));
+    const guess = guessOf(reservationId, email, confirmationCode);
     let shares: LookupShares | undefined;
     try {
       // A guess the replica remembers reads nothing: it takes no share, and is no miss of the shares'.
-      if (!this.knownUnknown(reservationId)) shares = await this.known.sharesOf(reservationId, record, email);
-      const reservation = shares ? await this.lookedUp(reservationId, shares) : null;
-      const guestEmail = reservation?.guestEmail?.trim().toLowerCase();
-      const found = !!reservation && !!guestEmail && guestEmail === email.trim().toLowerCase();
-      shares?.ended(!found);
-      if (!found) {
-        // A reservation with no email the platform shows is recorded so too: no email opens it.
-        if (reservation) await this.known.seen(reservation.id, guestEmail ?? '', record).catch(() => undefined);
+      if (!this.rememberedMiss(guess)) {
+        shares = await this.known.sharesOf(reservationId, record, email, confirmationCode !== undefined);
+      }
+      const matched = shares ? await this.matched(reservationId, email, confirmationCode, record, shares) : null;
+      shares?.ended(!matched);
+      if (!matched || !shares) {
+        if (shares) this.rememberMiss(guess);
         await lookup.missed();
         throw new DomainError('reservation_not_found', NOT_FOUND);
       }
       // The place goes back in the session's own write; an open that ends before it gives it back
       // itself, not waited for: the guest's answer does not depend on it.
-      const placeBack = lookup.foundStep(reservation.id);
+      const placeBack = lookup.foundStep(reservationId);
       try {
-        return await this.opened(reservation, this.known.seenSteps(reservation.id, guestEmail, record), placeBack);
+        return await this.opened(await this.guesty.withMoney(matched.found, shares.rest), matched.seen, placeBack);
       } finally {
-        void lookup.found(reservation.id);
+        void lookup.found(reservationId);
       }
     } finally {
       // A read that failed, or anything else before the lookup was judged, gives its place back
@@ -77,6 +87,36 @@ export class CheckoutSessionsService {
       shares?.ended(false);
       await lookup.cutShort();
     }
+  }
+
+  /**
+   * The reservation, when it is there for that email (and code): judged before its money is read,
+   * so a lookup that opens nothing costs the same whatever it missed on: the reservation read, then
+   * its guest's email or a read alike (docs/product-spec.md §7). `seen`: what to record of it.
+   */
+  private async matched(
+    reservationId: string,
+    email: string,
+    confirmationCode: string | undefined,
+    record: KnownReservation,
+    shares: LookupShares,
+  ): Promise<{ found: FoundReservation; seen: BatchStep[] } | null> {
+    const found = await this.guesty.findReservation(reservationId, shares.find);
+    shares.answered(found !== null);
+    const coded = confirmationCode === undefined || sameWords(found?.reservation.confirmationCode, confirmationCode);
+    if (!found || !coded) {
+      await this.guesty.guestReadAlike(shares.find);
+      return null;
+    }
+    // The record can say yes, never no: the guest may have changed their email since it was read.
+    if (this.known.answersYes(reservationId, record, email)) return { found, seen: [] };
+    const guestEmail = (await this.guesty.guestEmailOf(found, shares.find))?.trim().toLowerCase() ?? '';
+    if (guestEmail !== '' && guestEmail === email.trim().toLowerCase()) {
+      return { found, seen: this.known.seenSteps(reservationId, guestEmail, record) };
+    }
+    // A reservation with no email the platform shows is recorded so too: no email opens it.
+    await this.known.seen(reservationId, guestEmail, record).catch(() => undefined);
+    return null;
   }
 
   /**
@@ -173,25 +213,15 @@ export class CheckoutSessionsService {
     return this.attaches.attachUnderWay(session.reservationId);
   }
 
-  /** The reservation, or null when there is none by that id (which is then remembered briefly). */
-  private async lookedUp(reservationId: string, shares: LookupShares): Promise<PlatformReservation | null> {
-    const reservation = await this.guesty.getReservation(reservationId, shares.rest, undefined, {
-      priority: shares.find,
-      answered: (exists) => shares.answered(exists),
-    });
-    if (!reservation) this.rememberUnknown(reservationId);
-    return reservation;
-  }
-
-  private knownUnknown(reservationId: string): boolean {
-    const until = this.unknownReservations.get(reservationId);
+  private rememberedMiss(guess: string): boolean {
+    const until = this.misses.get(guess);
     if (until === undefined) return false;
     if (until > this.clock.now()) return true;
-    this.unknownReservations.delete(reservationId);
+    this.misses.delete(guess);
     return false;
   }
 
-  private rememberUnknown(reservationId: string): void {
-    setBounded(this.unknownReservations, reservationId, this.clock.now() + UNKNOWN_RESERVATION_MS, UNKNOWN_RESERVATIONS_KEPT);
+  private rememberMiss(guess: string): void {
+    setBounded(this.misses, guess, this.clock.now() + MISS_REMEMBERED_MS, MISSES_REMEMBERED);
   }
 }

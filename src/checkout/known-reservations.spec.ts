@@ -30,6 +30,21 @@ describe('KnownReservations: which share a session open reads at (docs/product-s
     expect(await sharesOf('res-1', 'guest@example.com')).toMatchObject({ find: 'anonymous', rest: 'checkout' });
   });
 
+  it('finds an id asked with a confirmation code by an allowance of its own, which guesses without one never spend', async () => {
+    const { known, record } = setUp();
+    const coded = async (reservationId: string) => known.sharesOf(reservationId, await record(reservationId), 'guest@example.com', true);
+    for (let i = 0; i < UNKNOWN_FIND_MISSES; i += 1) {
+      (await known.sharesOf(`res-guess-${i}`, await record(`res-guess-${i}`), 'guest@example.com')).ended(true);
+    }
+    await announce(known, 'res-announced');
+    // Guesses without a code spent theirs, and the account announces: a guest with the code still reads at checkout.
+    const guest = await coded('res-1');
+    expect(guest).toMatchObject({ find: 'checkout', rest: 'checkout' });
+    guest.ended(false);
+    for (let i = 0; i < UNKNOWN_FIND_MISSES; i += 1) (await coded(`res-coded-guess-${i}`)).ended(true);
+    expect(await coded('res-2')).toMatchObject({ find: 'anonymous', rest: 'checkout' });
+  });
+
   it('reads a reservation the platform announced at checkout priority, whatever email comes first', async () => {
     const { known, sharesOf } = setUp();
     await announce(known, 'res-1');

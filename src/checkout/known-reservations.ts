@@ -44,7 +44,7 @@ export interface LookupShares {
 /** For lookups whose end changes nothing here. */
 const NOTHING_TOLD = { answered: () => {}, ended: () => {} };
 
-/** An unknown id past the replica's allowance: found at the anonymous share, read at checkout once found. */
+/** An unknown id past the replica's allowance: found, and its guest's email read, at the anonymous share; its money at checkout once the email matched. */
 const ANONYMOUS_FIND = { find: 'anonymous', rest: 'checkout' } as const;
 
 /**
@@ -57,6 +57,8 @@ const ANONYMOUS_FIND = { find: 'anonymous', rest: 'checkout' } as const;
 export class KnownReservations implements OnModuleInit {
   private readonly emails: AtRestCipher;
   private readonly unknownFinds = new UnknownFinds(() => performance.now());
+  /** Finds of unknown ids asked with a confirmation code: an allowance of their own, which guesses without one never spend. */
+  private readonly codedFinds = new UnknownFinds(() => performance.now());
   /** Whether the platform announces this account's reservations (a webhook lately, on any replica). */
   private readonly announcing = { lately: false, checkedAt: Number.NEGATIVE_INFINITY, heardAt: Number.NEGATIVE_INFINITY };
   /** Announced reservations whose guest's email is not seen yet, with a lookup at checkout priority on its way here. */
@@ -87,15 +89,16 @@ export class KnownReservations implements OnModuleInit {
   }
 
   /**
-   * The shares a lookup reads at (`find`: the first read; `rest`: what is read once found) and
-   * `ended`, told how it ended. Checkout: a known reservation asked with its guest's email, or the
-   * first lookup while none is seen. Anonymous: another email, lookups meanwhile. An unknown id: a
-   * guess where the account announces reservations, else as UnknownFinds allows.
+   * The shares a lookup reads at (`find`: the reservation and its guest's email; `rest`: its money,
+   * once matched) and `ended`, told how it ended. Checkout: a known reservation with its guest's
+   * email, or the first lookup while none is seen. Anonymous: another email, lookups meanwhile. An
+   * unknown id: as the finds' allowance allows (`coded`: asked with a confirmation code).
    */
-  async sharesOf(reservationId: string, record: KnownReservation, email: string): Promise<LookupShares> {
+  async sharesOf(reservationId: string, record: KnownReservation, email: string, coded = false): Promise<LookupShares> {
     if (!record.known) {
-      // An account whose reservations are announced has its guests known: an unknown id is a guess.
-      const find = this.announcesReservations() ? null : await this.unknownFinds.take();
+      // An account whose reservations are announced has its guests known: an unknown id is a guess,
+      // unless it comes with a code, whose finds have an allowance of their own.
+      const find = coded ? await this.codedFinds.take() : this.announcesReservations() ? null : await this.unknownFinds.take();
       if (!find) return { ...ANONYMOUS_FIND, ...NOTHING_TOLD };
       // Its place frees as soon as the find answers: a guest's other reads do not hold up the next find.
       return { find: 'checkout', rest: 'checkout', answered: (exists) => find.ended(!exists), ended: (missed) => find.ended(missed) };
@@ -127,6 +130,11 @@ export class KnownReservations implements OnModuleInit {
   async seen(reservationId: string, guestEmail: string, record: KnownReservation): Promise<void> {
     const written = this.seenSteps(reservationId, guestEmail, record);
     if (written.length > 0) await this.store.batch(written);
+  }
+
+  /** The record's digest is of this email: the guest's own, as last read (no platform read needed). */
+  answersYes(reservationId: string, record: KnownReservation, email: string): boolean {
+    return record.guestEmail !== undefined && record.guestEmail === this.digestOf(reservationId, email);
   }
 
   /** Bound to the reservation: one guest's reservations do not share a value a reader of Redis could link. */

@@ -11,12 +11,12 @@ import { CheckoutSessionsService } from './checkout-sessions.service';
 import { CreateSessionDto } from './dto/create-session.dto';
 import { CheckoutSessionResponse, SESSION_EXAMPLES } from '../sessions/session.view';
 
-type SessionShape = { reservationId: string; email: string } | BookingRequest;
+type SessionShape = { reservationId: string; email: string; confirmationCode?: string } | BookingRequest;
 
 /** Exactly one shape: an existing reservation with its guest's email, or a quote with its guest. */
 function sessionShape(body: CreateSessionDto): SessionShape {
   if (body.quoteId !== undefined) {
-    const extra = (['reservationId', 'email'] as const).filter((field) => body[field] !== undefined);
+    const extra = (['reservationId', 'email', 'confirmationCode'] as const).filter((field) => body[field] !== undefined);
     const problems: FieldError[] = extra.map((field) => ({
       field,
       message: `send either quoteId with guest, or reservationId with email, not ${field} too`,
@@ -31,7 +31,11 @@ function sessionShape(body: CreateSessionDto): SessionShape {
     if (body[field] !== undefined) problems.push({ field, message: `${field} goes with quoteId` });
   }
   if (problems.length > 0) throw DomainError.validation(problems);
-  return { reservationId: body.reservationId!, email: body.email! };
+  return {
+    reservationId: body.reservationId!,
+    email: body.email!,
+    ...(body.confirmationCode ? { confirmationCode: body.confirmationCode } : {}),
+  };
 }
 
 @ApiTags('checkout')
@@ -53,7 +57,7 @@ export class SessionsController {
   @ApiOperation({
     summary: 'Start paying for a reservation ({reservationId, email}), or book a quote first ({quoteId, ratePlanId?, guest})',
     description:
-      'With `reservationId` and `email`: amount and currency come from the reservation; no reservation by that id with that email: 404 ' +
+      'With `reservationId` and `email` (and optionally its `confirmationCode`): amount and currency come from the reservation; no reservation by that id with that email (and code): 404 ' +
       '`reservation_not_found`, and after CHECKOUT_RESERVATION_MISSES_PER_IP of those from the address, 429 `rate_limited` before the platform is asked. With `quoteId` and `guest` (and an `Idempotency-Key`): ' +
       'the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the ' +
       'session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` ' +
@@ -83,7 +87,7 @@ export class SessionsController {
   ): Promise<CheckoutSessionView> {
     const shape = sessionShape(body);
     if ('reservationId' in shape) {
-      return this.sessions.create(shape.reservationId, shape.email, clientIp);
+      return this.sessions.create(shape.reservationId, shape.email, clientIp, shape.confirmationCode);
     }
     // An unknown quote or rate plan answers before the Idempotency-Key is stored: it writes nothing.
     const booking = await this.bookings.admit(shape, clientIp);

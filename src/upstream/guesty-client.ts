@@ -100,6 +100,15 @@ const enc = encodeURIComponent;
  */
 export type ReservationPart = 'guest' | 'money' | 'payments' | 'folio' | 'cards';
 
+/** A reservation a session open found; `complete`: its read carried its guest's email and money (the legacy read). */
+export interface FoundReservation {
+  reservation: PlatformReservation;
+  complete: boolean;
+}
+
+/** A guest id of the platform's form that no guest has: what a read alike asks for. */
+const STAND_IN_GUEST = '000000000000000000000000';
+
 function upstreamMessage(data: unknown): string | undefined {
   const message = (data as { message?: unknown } | null)?.message;
   return typeof message === 'string' ? scrubText(message).slice(0, 300) : undefined;
@@ -175,6 +184,8 @@ export class GuestyClient {
   private readonly logger = new Logger('GuestyClient');
   /** The last token an Open API call was answered 2xx with, and when: a later 4xx on a booking call is not that token's fault. */
   private proven?: { token: string; at: number };
+  /** The last guest read found the email only in the guest list: a read alike reads the list too. */
+  private guestEmailListed = false;
   /** Reservation reads and folio overviews of concurrent requests, sent together (docs/upstream.md, "The surface of 2027"). */
   private readonly reservationReads = new ReadBatches<UpstreamReservationRead | null>(
     (ids, priority, granted) => this.readReservations(ids, priority, granted),
@@ -239,24 +250,19 @@ export class GuestyClient {
   /**
    * A reservation as the platform holds it now, with the parts a route asks for (`guest`, `money`,
    * `folio`). The legacy read answers all in one call; the current surface reads Reservations V3,
-   * then each part asked for in parallel (docs/upstream.md, "The surface of 2027"). `find`: the
-   * first read's share, and whom it tells.
+   * then each part asked for in parallel (docs/upstream.md, "The surface of 2027").
    */
   async getReservation(
     reservationId: string,
     priority: Priority = 'checkout',
     parts: readonly ReservationPart[] = ['guest', 'money'],
-    find: { priority?: Priority; answered?: (exists: boolean) => void } = {},
   ): Promise<PlatformReservation | null> {
-    const findPriority = find.priority ?? priority;
     if (this.surfaceOf('reservations') === 'legacy') {
-      const reservation = await this.getLegacyReservation(reservationId, findPriority);
-      find.answered?.(reservation !== null);
+      const reservation = await this.getLegacyReservation(reservationId, priority);
       // The legacy read's payments name the method each charges: the cards on file, with no other call.
       return reservation && parts.includes('cards') ? { ...reservation, cardsOnFile: methodsPaying(reservation.money) } : reservation;
     }
-    const read = await this.reservationReads.load(reservationId, findPriority);
-    find.answered?.(read !== null);
+    const read = await this.reservationReads.load(reservationId, priority);
     if (!read) return null;
     // The guest's email and the cards are read by the booker's id: without it there is no "no email" nor "no card".
     if ((parts.includes('guest') || parts.includes('cards')) && !read.bookerId) {
@@ -282,6 +288,51 @@ export class GuestyClient {
     return parts.includes('cards')
       ? { ...reservation, cardsOnFile: (cards ?? []).filter((method) => method.status !== 'INACTIVE').map((method) => method.id) }
       : reservation;
+  }
+
+  /**
+   * A session open's first read: the reservation (its status, code, guest and stay), or null where
+   * the platform has none by that id. The legacy read carries its guest's email and money too.
+   */
+  async findReservation(reservationId: string, priority: Priority): Promise<FoundReservation | null> {
+    if (this.surfaceOf('reservations') === 'legacy') {
+      const reservation = await this.getLegacyReservation(reservationId, priority);
+      return reservation && { reservation, complete: true };
+    }
+    const read = await this.reservationReads.load(reservationId, priority);
+    return read && { reservation: reservationFromRead(read, {}), complete: false };
+  }
+
+  /** The guest's email of a reservation found: read by its booker's id, unless its read carried it. */
+  async guestEmailOf({ reservation, complete }: FoundReservation, priority: Priority): Promise<string | undefined> {
+    if (complete) return reservation.guestEmail;
+    if (!reservation.guestId) throw this.unexpected({ operation: 'getReservationsV3', missing: 'bookerId', reservationId: reservation.id });
+    return this.readGuestEmail(reservation.guestId, priority);
+  }
+
+  /**
+   * What reading a guest's email costs, spent where there is no guest to read (an id the platform
+   * does not know, a code that is not the reservation's): the same calls, answers unread, so a
+   * made-up id and a wrong email cost the platform and the guest alike (docs/product-spec.md §7).
+   */
+  async guestReadAlike(priority: Priority): Promise<void> {
+    if (this.surfaceOf('reservations') === 'legacy') return;
+    const single = { operation: 'getGuest', kind: 'read', priority, method: 'GET', query: READ_QUERIES.guest() } as const;
+    await this.openApi({ ...single, path: `/guests-crud/${STAND_IN_GUEST}` });
+    if (this.guestEmailListed) {
+      await this.openApi({
+        ...single,
+        operation: 'listGuestEmail',
+        path: '/guests-crud',
+        query: READ_QUERIES.guestListById(STAND_IN_GUEST),
+      });
+    }
+  }
+
+  /** A reservation found, with its money: what a session opens on (one set of reads, side by side). */
+  async withMoney(found: FoundReservation, priority: Priority): Promise<PlatformReservation> {
+    if (found.complete) return found.reservation;
+    return { ...found.reservation, money: await this.readMoney(found.reservation.id, priority) };
   }
 
   /**
@@ -336,7 +387,9 @@ export class GuestyClient {
       path: `/guests-crud/${enc(guestId)}`,
       query: READ_QUERIES.guest(),
     });
-    return emailOf(this.relied(answer, 'getGuest') as UpstreamGuestRead | null) ?? (await this.listedGuestEmail(guestId, priority));
+    const single = emailOf(this.relied(answer, 'getGuest') as UpstreamGuestRead | null);
+    this.guestEmailListed = single === undefined;
+    return single ?? (await this.listedGuestEmail(guestId, priority));
   }
 
   /**

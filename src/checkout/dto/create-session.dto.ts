@@ -56,6 +56,18 @@ export class CreateSessionDto {
   @IsEmail({}, { message: 'email must be an email address' })
   email?: string;
 
+  @ApiPropertyOptional({
+    example: 'HMXK2P4Q9R',
+    description:
+      "paying an existing reservation: its confirmation code, as printed on the guest's confirmation (optional; case-insensitive). " +
+      'A guest who gives it is looked up at checkout priority even while guesses fill the public share',
+  })
+  @Omittable()
+  @Transform(trimmed)
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'confirmationCode must be a confirmation code' })
+  confirmationCode?: string;
+
   @ApiPropertyOptional({ example: 'q_5Jx2Yb0yq8VbS4m1tWc3dA', description: 'booking: a quote id from POST /checkout/quotes' })
   @Omittable()
   @IsString()

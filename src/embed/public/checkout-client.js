@@ -99,7 +99,10 @@ export class CheckoutClient {
     book(request, attempt = this.newAttempt()) {
         return this.write(CHECKOUT_ROUTES.startSession[1], request, attempt);
     }
-    /** A checkout session for a reservation made elsewhere (the email must be its guest's). */
+    /**
+     * A checkout session for a reservation made elsewhere (the email must be its guest's). With its
+     * confirmation code too, the guest is looked up at checkout priority even during a flood of guesses.
+     */
     startSession(request) {
         return this.call('POST', CHECKOUT_ROUTES.startSession[1], request);
     }
