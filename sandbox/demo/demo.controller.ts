@@ -86,7 +86,9 @@ export class DemoController {
       balanceDue: 640,
       currency: 'USD',
     });
-    return { reservationId, guestEmail };
+    // The code a guest finds in their confirmation: with it, their lookup is not a guess (docs/product-spec.md §7).
+    const confirmationCode = this.sandbox.control.getReservation(reservationId)?.confirmationCode;
+    return { reservationId, guestEmail, ...(typeof confirmationCode === 'string' ? { confirmationCode } : {}) };
   }
 
   @Get(':file')

@@ -141,6 +141,8 @@ describe('the demo checkout page in a real browser', () => {
     await demo.page.click('#mode-pay');
     await demo.page.click('#start');
     await demo.page.locator('#step-card').waitFor();
+    // The fresh reservation's confirmation code is filled in as a guest would type it from their confirmation.
+    expect(await demo.page.inputValue('#confirmation-code')).toMatch(/^SBX-/);
     await demo.page.fill('#number', CARDS.threeDs);
     await demo.page.click('#pay');
     await demo.page.getByRole('button', { name: 'Fail' }).click();

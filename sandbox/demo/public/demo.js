@@ -139,6 +139,7 @@ async function loadFixtures() {
   select.add(new Option('A new demo reservation (fresh, unpaid)', 'new'));
   select.addEventListener('change', () => {
     $('email').value = select.selectedOptions[0].dataset.email || '';
+    $('confirmation-code').value = '';
   });
   select.value = 'new';
 
@@ -356,8 +357,14 @@ async function startCheckout() {
       const created = await (await fetch('/demo/reservations', { method: 'POST' })).json();
       reservationId = created.reservationId;
       $('email').value = created.guestEmail;
+      $('confirmation-code').value = created.confirmationCode ?? '';
     }
-    const session = await client.startSession({ reservationId, email: $('email').value });
+    const confirmationCode = $('confirmation-code').value.trim();
+    const session = await client.startSession({
+      reservationId,
+      email: $('email').value,
+      ...(confirmationCode ? { confirmationCode } : {}),
+    });
     state.session = session;
     const listing = await client.listing(session.listingId).catch(() => null);
     rememberStay(
