@@ -47,6 +47,11 @@ const ANONYMOUS_LIMITS: ReadonlySet<RequestLimitName> = new Set<RequestLimitName
 
 /** The one window member every check of a network's reservation misses writes (see reservationLookup). */
 const RESERVATION_MISS_CHECK = 'check';
+/**
+ * The platform waits in a row a session open may hold its place through: the reservation, its
+ * guest's email (the single read, then the list), its money, and the listing's payment provider.
+ */
+const LOOKUP_WAITS = 5;
 /** How long a session open waits for a place while its network's lookups are on their way. */
 const LOOKUP_WAIT_MS = 10_000;
 /** How often a waiting session open asks again while the places are held on other replicas. */
@@ -102,8 +107,9 @@ export class RequestLimits {
   private readonly readsInHand: ReadsInHand;
   private readonly lookupsHere: LookupsHere;
   /**
-   * How long a lookup's place counts unless it ends first: longer than a reservation read may take
-   * (two calls, each within its deadline plus a last attempt), so only a dead replica's frees itself.
+   * How long a lookup's place counts unless it ends first: longer than a session open may wait on
+   * the platform (LOOKUP_WAITS calls in a row, each within its deadline plus a last attempt), so
+   * only a dead replica's frees itself.
    */
   private readonly placeMs: number;
 
@@ -129,7 +135,7 @@ export class RequestLimits {
     const heldMs = Math.floor(Math.min(1_000, this.readLimit.windowMs / 16));
     this.lookupsHere = new LookupsHere(() => performance.now(), this.missLimit.windowMs);
     const guesty = config.get('guesty', { infer: true });
-    this.placeMs = 2 * (guesty.callDeadlineMs + guesty.requestTimeoutMs) + 2_000;
+    this.placeMs = LOOKUP_WAITS * (guesty.callDeadlineMs + guesty.requestTimeoutMs) + 2_000;
     const ceiling = config.get('budget', { infer: true }).anonymousRecordsPerHour;
     this.records = new AnonymousRecords(store, keys.anonymousRecords(), ceiling, {
       made: (where, count) => metrics.anonymousRecords.inc({ where }, count),
