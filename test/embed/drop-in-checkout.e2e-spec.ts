@@ -293,7 +293,7 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
 
     it('says a booking the property canceled before its confirmation is canceled, never confirmed nor requested, with what became of the card', async () => {
       const checkout = await openSite(DESKTOP);
-      await bookStay(checkout, 25, 2);
+      await bookStay(checkout, 28, 2);
       const booked = (await heard()).messages.find((message) => message.type === 'checkout.booked');
       const reservationId = String(booked?.detail.reservationId);
       // The property cancels it the moment the platform takes the card.
