@@ -187,21 +187,43 @@ describe('booking: an orphan cancel whose answer is lost or late is sent once', 
     expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(1);
   });
 
-  it('the platform cancels after the service stopped waiting: found by its re-read once it lands, sent once', async () => {
+  it('the first cancel is cut before the platform acts: the sweep sends it again within 30 s, without waiting out the settle horizon', async () => {
+    const control = world.sandbox.control;
+    const mark = control.requestLog.length;
+    const reservationId = await orphaned(world, redis, 120, () => control.dropConnection('reservationStatus', { times: 1 }));
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
+    let moved = 0;
+    await waitUntil(
+      async () => {
+        await world.apps[0].app.get(JournalSweep).sweepOnce();
+        if (control.getReservation(reservationId)?.status === 'canceled') return true;
+        world.clocks[0].advance(5_000);
+        moved += 5_000;
+        return moved > 30_000;
+      },
+      30_000,
+      "the sweep's cancel",
+    );
+    expect(moved).toBeLessThanOrEqual(30_000);
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
+    const cancels = control.requestLog.slice(mark).filter((entry) => entry.route === 'reservationStatus');
+    expect(cancels.map((entry) => entry.status)).toEqual([0, 200]);
+  });
+
+  it('the platform cancels after the service stopped waiting: sent again at once, the late cancel changes nothing', async () => {
     const control = world.sandbox.control;
     const before = control.counters.requests.reservationStatus ?? 0;
     const reservationId = await orphaned(world, redis, 100, () => control.slowWrite('reservationStatus', { actAfterMs: 60_000, times: 1 }));
     // The request gave up on its cancel; the platform still holds it, so the reservation still holds the dates.
     expect(control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
-    const due = new RedisKeys(world.apps[0].config.redis.keyPrefix).followUps().due;
-    world.clocks[0].advance(FOLLOW_UP_GRACE_MS + 6_000);
-    await world.apps[0].app.get(JournalSweep).sweepOnce();
-    // Not found yet, and not sent again: the cancel stays due while its outcome is open.
-    expect((await redis.zrange(due, 0, -1)).some((member) => member.includes(reservationId))).toBe(true);
-    expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(1);
-    control.actNow('reservationStatus');
+    // A status already set is set again harmlessly: the read shows it still held, so it is sent again.
     await sweptUntilDone(reservationId);
     expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
-    expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(1);
+    expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(2);
+    const late = control.whenActed('reservationStatus');
+    control.actNow('reservationStatus');
+    // The platform refuses a status change on a canceled reservation: the late cancel is no second change.
+    expect((await late).map((acted) => acted.status)).toEqual([422]);
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
   });
 });
