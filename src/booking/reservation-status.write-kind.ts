@@ -3,6 +3,7 @@ import { forSession, Reconciliation, WriteIntent, WriteTarget, reservationOf } f
 import { JournaledWrite } from '../journal/write-kind';
 import { JournaledWriteKind } from '../journal/write-kinds';
 import { holdEndedAs, ReservationStatusRead } from '../upstream/platform-results';
+import { UpstreamError } from '../upstream/upstream-error';
 
 export type ReservationStatus = 'confirmed' | 'canceled';
 
@@ -46,6 +47,8 @@ const CONFIRMABLE: ReadonlySet<ReservationStatusRead> = new Set(['reserved', 'aw
 @Injectable()
 export class ReservationStatusWrite extends JournaledWrite<StatusChangePayload, StatusRequest, { status: string }> {
   readonly name = 'reservation-status';
+  /** A status set twice is one change: a lost answer is settled by the status read, and the write sent again at once. */
+  override readonly repeatable = true;
 
   describe(_target: WriteTarget, { status, sessionId }: StatusChangePayload) {
     return { request: { status }, context: forSession(sessionId) };
@@ -68,8 +71,20 @@ export class ReservationStatusWrite extends JournaledWrite<StatusChangePayload, 
     return [];
   }
 
+  /**
+   * Nothing published says whether the platform answers setting a status the reservation already has
+   * with success or a refusal (docs/upstream.md): a refusal is read as landed when the status read
+   * after it shows the status asked for, so a repeat after a late first landing is one change.
+   */
   async send(target: WriteTarget, { status }: StatusChangePayload): Promise<{ status: string }> {
-    return { status: (await this.guesty.setReservationStatus(reservationOf(target), status)).status ?? status };
+    try {
+      return { status: (await this.guesty.setReservationStatus(reservationOf(target), status)).status ?? status };
+    } catch (error) {
+      if (!(error instanceof UpstreamError && this.refusedBeforeEffect(error))) throw error;
+      const current = await this.guesty.reservationStatusOf(reservationOf(target), 'checkout').catch(() => null);
+      if (current === status) return { status };
+      throw error;
+    }
   }
 
   async find(intent: WriteIntent<StatusRequest, { status: string }>): Promise<Reconciliation<{ status: string }>> {

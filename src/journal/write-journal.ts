@@ -620,9 +620,11 @@ export class WriteJournal {
     } catch (error) {
       found = { unknown: error instanceof Error ? error.message : 'the upstream could not be read' };
     }
-    // "Not there" while the write may still be carried out (the platform slower than our timeout) is no evidence.
+    // "Not there" while the write may still be carried out (the platform slower than our timeout) is no
+    // evidence, unless a late landing after a second send changes nothing (a repeatable kind).
     const horizon = intent.sentAt + this.settleMs;
-    if ('notLanded' in found && this.clock.now() < horizon) found = { unknown: 'the write may still land until its settle horizon' };
+    if ('notLanded' in found && this.clock.now() < horizon && !kind?.repeatable)
+      found = { unknown: 'the write may still land until its settle horizon' };
     if ('landed' in found) {
       settled = await this.settle(intent, 'landed', { outcome: found.landed });
     } else if ('notLanded' in found) {

@@ -13,6 +13,11 @@ import { IntentContext, IntentKind, Reconciliation, WriteIntent, WriteTarget } f
  */
 export interface WriteKind<Payload = unknown, Request = unknown, Outcome = unknown> {
   readonly name: IntentKind;
+  /**
+   * Sending it again after it landed changes nothing (a status set twice is set once): an open
+   * intent its re-read does not find is settled not landed at once, not after the settle horizon.
+   */
+  readonly repeatable: boolean;
   /** What the journal records of the write (no card data: enough to find it upstream) and whom to tell. */
   describe(target: WriteTarget, payload: Payload): { request: Request; context: IntentContext };
   /** Ids of what the target holds of this kind before the write, never "ours"; read only when it is to be sent. */
@@ -53,6 +58,7 @@ export function refusedBeforeEffect(error: unknown): boolean {
 @Injectable()
 export abstract class JournaledWrite<Payload, Request, Outcome> implements WriteKind<Payload, Request, Outcome> {
   abstract readonly name: IntentKind;
+  readonly repeatable: boolean = false;
 
   constructor(protected readonly guesty: GuestyClient) {}
 

@@ -4,6 +4,7 @@ import { FOLLOW_UP_GRACE_MS } from '../../src/journal/follow-ups';
 import { RequestLimits } from '../../src/common/abuse/request-limits';
 import { JournalSweep } from '../../src/journal/journal-sweep';
 import { RedisKeys } from '../../src/redis/redis-keys';
+import { killableReplicas } from '../utils/killable-replicas';
 import { waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { testRedisUrl } from '../utils/test-config';
@@ -48,6 +49,30 @@ async function orphaned(world: SandboxedApps, redis: Redis, offsetDays: number, 
   expect((await answer).body.code).toBe('payment_account_unavailable');
   const [booked] = control.getGuestsByEmail(guest.email);
   return control.getGuestReservations(booked._id as string)[0]._id;
+}
+
+/**
+ * Sweeps on the first replica, its clock moved 5 s at a time, until the reservation is canceled:
+ * within 30 s of that clock, one status change (the cut first try never reached the platform).
+ */
+async function canceledWithinHalfAMinute(world: SandboxedApps, reservationId: string, mark: number): Promise<void> {
+  const control = world.sandbox.control;
+  let moved = 0;
+  await waitUntil(
+    async () => {
+      await world.apps[0].app.get(JournalSweep).sweepOnce();
+      if (control.getReservation(reservationId)?.status === 'canceled') return true;
+      world.clocks[0].advance(5_000);
+      moved += 5_000;
+      return moved > 30_000;
+    },
+    30_000,
+    "the sweep's cancel",
+  );
+  expect(moved).toBeLessThanOrEqual(30_000);
+  expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
+  const cancels = control.requestLog.slice(mark).filter((entry) => entry.route === 'reservationStatus');
+  expect(cancels.map((entry) => entry.status)).toEqual([0, 200]);
 }
 
 /**
@@ -187,21 +212,78 @@ describe('booking: an orphan cancel whose answer is lost or late is sent once', 
     expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(1);
   });
 
-  it('the platform cancels after the service stopped waiting: found by its re-read once it lands, sent once', async () => {
+  it('the first cancel is cut before the platform acts: the sweep sends it again within 30 s, without waiting out the settle horizon', async () => {
+    const control = world.sandbox.control;
+    const mark = control.requestLog.length;
+    const reservationId = await orphaned(world, redis, 120, () => control.dropConnection('reservationStatus', { times: 1 }));
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
+    await canceledWithinHalfAMinute(world, reservationId, mark);
+  });
+
+  it('the platform cancels after the service stopped waiting: sent again at once, the late cancel changes nothing', async () => {
     const control = world.sandbox.control;
     const before = control.counters.requests.reservationStatus ?? 0;
     const reservationId = await orphaned(world, redis, 100, () => control.slowWrite('reservationStatus', { actAfterMs: 60_000, times: 1 }));
     // The request gave up on its cancel; the platform still holds it, so the reservation still holds the dates.
     expect(control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
-    const due = new RedisKeys(world.apps[0].config.redis.keyPrefix).followUps().due;
-    world.clocks[0].advance(FOLLOW_UP_GRACE_MS + 6_000);
-    await world.apps[0].app.get(JournalSweep).sweepOnce();
-    // Not found yet, and not sent again: the cancel stays due while its outcome is open.
-    expect((await redis.zrange(due, 0, -1)).some((member) => member.includes(reservationId))).toBe(true);
-    expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(1);
-    control.actNow('reservationStatus');
+    // A status already set is set again harmlessly: the read shows it still held, so it is sent again.
     await sweptUntilDone(reservationId);
     expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
-    expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(1);
+    expect((control.counters.requests.reservationStatus ?? 0) - before).toBe(2);
+    const late = control.whenActed('reservationStatus');
+    control.actNow('reservationStatus');
+    // The platform refuses a status change on a canceled reservation: the late cancel is no second change.
+    expect((await late).map((acted) => acted.status)).toEqual([422]);
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'canceled' });
   });
+});
+
+/**
+ * The orphan cancel is a follow-up kept in Redis before its first try: the replica that met the
+ * orphan is killed (SIGKILL) after its cancel was cut, and another replica's sweep cancels it within
+ * 30 s of its clock (the settle horizon kept at its default), one status change on the platform.
+ */
+describe('booking: an orphan cancel cut with its replica killed', () => {
+  const replicas = killableReplicas({
+    CHECKOUT_IP_RATE_LIMIT: '10000/m',
+    BOOKING_HOLDS_PER_IP: '1000/h',
+    CHECKOUT_IP_READ_LIMIT: '10000/m',
+    UPSTREAM_TIMEOUT_MS: '1000',
+    UPSTREAM_DEADLINE_MS: '1500',
+  });
+  let redis: Redis;
+
+  beforeAll(() => {
+    redis = new Redis(testRedisUrl());
+  });
+  afterAll(() => redis.disconnect());
+
+  it('another replica cancels it within 30 s, one status change', async () => {
+    const world = replicas.world();
+    const control = world.sandbox.control;
+    const site = bookingClient(world.apps[0].url);
+    const quote = await site.quote({ listingId: LISTING, ...stay(130, 2), guestsCount: 2 }).expect(201);
+    const guest = newGuest();
+    const key = randomUUID();
+    // The platform makes the reservation after the first replica stopped waiting: its answer is pending.
+    control.slowWrite('reservationFromQuote', { actAfterMs: 60_000, times: 1 });
+    expect((await site.book({ quoteId: quote.body.id, guest }, key)).body.code).toBe('outcome_pending');
+    control.actNow('reservationFromQuote');
+    // Meanwhile the account went offline, and no replica keeps a copy of its earlier read.
+    control.setProviderStatus(PROVIDER, 'INACTIVE');
+    await redis.del(new RedisKeys(world.apps[0].config.redis.keyPrefix).cache('provider', LISTING));
+
+    // The same key on a fresh replica finds the reservation, cannot open its session, and its cancel is cut.
+    const doomed = await replicas.doomedReplica();
+    const mark = control.requestLog.length;
+    control.dropConnection('reservationStatus', { times: 1 });
+    expect((await bookingClient(doomed.url).book({ quoteId: quote.body.id, guest }, key)).body.code).toBe('payment_account_unavailable');
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+    const [booked] = control.getGuestsByEmail(guest.email);
+    const reservationId = control.getGuestReservations(booked._id as string)[0]._id;
+    expect(control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
+
+    await canceledWithinHalfAMinute(world, reservationId, mark);
+  }, 90_000);
 });

@@ -6,9 +6,8 @@ import { JournalSweep } from '../../src/journal/journal-sweep';
 import { bookingClient, newGuest, stay } from '../booking/booking-client';
 import { CARDS, cardBody, checkoutClient, freshReservation, SCALED_DOWN_WRITES } from '../utils/checkout-client';
 import { waitUntil } from '../utils/redis-server';
-import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
-import { ServiceProcess, spawnReplica } from '../utils/service-process';
-import { testRedisUrl } from '../utils/test-config';
+import { killableReplicas } from '../utils/killable-replicas';
+import { SandboxedApps } from '../utils/sandboxed-apps';
 
 /**
  * A replica killed (SIGKILL) at a payment's worst moments: its attach on the wire, and between a
@@ -20,22 +19,11 @@ const ENV = SCALED_DOWN_WRITES;
 
 describe('a replica killed mid-payment', () => {
   let world: SandboxedApps;
-  const spawned: ServiceProcess[] = [];
-
-  beforeAll(async () => {
-    world = await startSandboxedApps(1, { env: ENV, sandbox: { paymentVisibilityDelayMs: 0 } });
+  const replicas = killableReplicas(ENV);
+  const doomedReplica = replicas.doomedReplica;
+  beforeAll(() => {
+    world = replicas.world();
   });
-  afterEach(() => {
-    world.sandbox.control.clearFaults();
-    for (const service of spawned.splice(0)) service.child.kill('SIGKILL');
-  });
-  afterAll(() => world.close());
-
-  async function doomedReplica(): Promise<ServiceProcess & { url: string }> {
-    const service = await spawnReplica(world.env, testRedisUrl());
-    spawned.push(service);
-    return service;
-  }
 
   it('seed 1609: killed while its attach waits at the platform, the same key on the other replica is told "try again", then succeeded', async () => {
     const doomed = await doomedReplica();
