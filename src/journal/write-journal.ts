@@ -738,8 +738,8 @@ export class WriteJournal {
   /**
    * One atomic step, only while `leaseOwner` holds the lease, so a frozen writer cannot point the
    * target at its intent over another's: the `prepared` intent, its pointer and index entry, then
-   * `sending` when no spacing is left (`spaced`: a background write keeps it; the step is then the
-   * fence step), the generation read last. Answers `lost`, `sending` with the generation, or the spacing left.
+   * `sending` (the fence step) unless a `spaced` write finds spacing left, the generation read last.
+   * Answers `lost`, `sending` with the generation, or the spacing left.
    */
   private async prepare(
     intent: WriteIntent,

@@ -18,9 +18,9 @@ export type BatchRead<V> = (keys: string[], priority: Priority, granted: () => v
 
 /**
  * Reads the platform answers for many keys a call (Reservations V3: 10; the folio overview: 200):
- * one priority's reads within READ_BATCH_WINDOW_MS leave together, when another is already under way
- * (a lone read pays no window: batching would save nothing). While a call waits for its budget
- * slot (a flood), the next batch keeps taking keys, so a busy budget is spent on full calls.
+ * one priority's reads within READ_BATCH_WINDOW_MS leave together while another is under way (a
+ * lone read pays no window). While a call waits for its budget slot (a flood), the next batch
+ * keeps taking keys, so a busy budget is spent on full calls.
  */
 export class ReadBatches<V> {
   private readonly loaders = new Map<Priority, DataLoader<string, V>>();
