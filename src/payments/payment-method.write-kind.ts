@@ -255,7 +255,11 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
   async heldBooking(session: AttachingSession, hold: BookingHold): Promise<string[]> {
     let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
     try {
-      reservation = await this.guesty.getReservation(session.reservationId, 'checkout', ['cards']);
+      // The session knows the reservation's guest and code: its cards are read beside the reservation.
+      reservation = await this.guesty.getReservation(session.reservationId, 'checkout', ['cards'], {
+        guestId: session.guestId,
+        ...(session.confirmationCode ? { confirmationCode: session.confirmationCode } : {}),
+      });
     } catch (cause) {
       throw unreadable(cause, 'adding the card');
     }
