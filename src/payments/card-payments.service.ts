@@ -222,7 +222,10 @@ export class CardPaymentsService implements AttachProgress {
         ...(session.booking ? { hold: { holdExpiresAt: session.booking.holdExpiresAt } } : {}),
       });
     } catch (error) {
-      return this.attachFailed(session, error);
+      // An ended hold is the booking's to show; the session still takes no card, as before any press.
+      if (!(error instanceof HoldEnded)) return this.attachFailed(session, error);
+      await this.bookingEnded(session, error);
+      throw error;
     }
   }
 
