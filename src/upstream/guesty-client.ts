@@ -250,8 +250,8 @@ export class GuestyClient {
   /**
    * A reservation as the platform holds it now, with the parts a route asks for (`guest`, `money`,
    * `folio`). The legacy read answers all in one call; the current surface reads Reservations V3,
-   * then each part asked for in parallel (docs/upstream.md, "The surface of 2027"). `booker`: the
-   * reservation's guest and code as the caller knows them, so its cards are read beside Reservations V3.
+   * then each part asked for in parallel (docs/upstream.md, "The surface of 2027"). `booker`: a
+   * guest and code the caller knows, so the cards are read beside Reservations V3.
    */
   async getReservation(
     reservationId: string,
