@@ -119,7 +119,11 @@ export class CardPaymentsService implements AttachProgress {
       // The reservation's cards (a booking's: its hold) are read beside the tokenization, for the
       // attach's snapshot (docs/product-spec.md §3). A card they find there refuses the press, and
       // the token made meanwhile is never attached: tokens are single-use (docs/upstream.md).
-      const [before, tokenized] = await Promise.all([this.cardsBefore(session, intent), this.tokenize(session, submission, intent)]);
+      // Both settle before the press answers: nothing of it outlives its lease, and a card that reached the platform spends its attempt.
+      const [read, tokenizing] = await Promise.allSettled([this.cardsBefore(session, intent), this.tokenize(session, submission, intent)]);
+      if (read.status === 'rejected') throw read.reason;
+      if (tokenizing.status === 'rejected') throw tokenizing.reason;
+      const [before, tokenized] = [read.value, tokenizing.value];
       if ('refused' in tokenized) return this.fail(session, tokenized.refused);
       const { attempt, authUrl, states } = tokenized;
       if (!authUrl) return this.attach(session, attempt, lease, { ...intent, before });
