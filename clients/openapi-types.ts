@@ -1568,7 +1568,7 @@ export interface operations {
              *
              *     `already_paid`: This service already put a card on the reservation; no second one is sent. Read payment-status for the money side.
              *
-             *     `hold_expired`: The reservation no longer holds its dates: its hold ended before the card came, or the platform shows it canceled, declined or expired (read from the platform before the card is tokenized). Nothing was tokenized, charged or attached. Start again with a new quote.
+             *     `hold_expired`: The reservation no longer holds its dates: its hold ended before the card came, or the platform shows it canceled, declined or expired (read from the platform beside the card’s tokenization). Nothing was charged or attached. Start again with a new quote.
              *
              *     `idempotency_in_progress`: The same Idempotency-Key is still being processed: retry after Retry-After with the same key and body.
              *

@@ -217,14 +217,14 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
     return 'done';
   }
 
-  /** A reservation's status change through the journal, once per reservation and status. */
+  /** A reservation's status change through the journal, once per reservation and status: background work, spaced. */
   private setStatus(reservationId: string, status: ReservationStatus, sessionId?: string): Promise<{ status: string }> {
     return this.journal.write(
       onReservation(reservationId),
       this.statuses,
       `${reservationId}:${status}`,
       { status, ...(sessionId ? { sessionId } : {}) },
-      { waitMs: CONFIRM_LEASE_WAIT_MS },
+      { waitMs: CONFIRM_LEASE_WAIT_MS, spaced: true },
     );
   }
 
@@ -295,7 +295,7 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
     if (existing) return toView(existing);
     const provider = await this.paymentAccount(quote.view.listingId);
     const amount = await this.owed(reservation.reservationId, quoted);
-    // The attach that follows is spaced from the create, though the create was journaled under the quote.
+    // A background write that follows (a cancel) is spaced from the create, though it was journaled under the quote.
     await Promise.all([
       this.journal.startSpacing(onReservation(reservation.reservationId)),
       this.quotes.booked(quote),

@@ -20,6 +20,8 @@ export interface ReservationLease {
    * that records that write's landed outcome releases the lease too, then tells it here.
    */
   readonly endsWithWrite?: { released(): void };
+  /** Background work (LeaseOptions.spaced): its writes keep RESERVATION_WRITE_SPACING_MS from the last one. */
+  readonly spaced?: true;
 }
 
 export interface LeaseOptions {
@@ -35,6 +37,12 @@ export interface LeaseOptions {
    * recorded (in the same step, which releases the lease), what the work still does needs no lease.
    */
   endsWithWrite?: boolean;
+  /**
+   * Background work (a booking's confirmation, a cancel): its writes keep RESERVATION_WRITE_SPACING_MS
+   * after the last write to the target, waited out before the lease is taken, so no guest's press
+   * waits behind it. A guest's own writes are never spaced.
+   */
+  spaced?: boolean;
 }
 
 /**
@@ -60,7 +68,7 @@ function busy(): DomainError {
 @Injectable()
 export class ReservationLeases {
   private readonly leaseMs: number;
-  /** RESERVATION_WRITE_SPACING_MS: the journal keeps it between two writes to one reservation. */
+  /** RESERVATION_WRITE_SPACING_MS: the journal keeps it before a background write to one reservation. */
   readonly spacingMs: number;
 
   constructor(
@@ -88,6 +96,7 @@ export class ReservationLeases {
   ): Promise<T> {
     const key = this.writesOf(target).lease;
     const owner = randomUUID();
+    if (options.spaced) await this.waitOutSpacing(target);
     const giveUpAt = this.clock.now() + (options.waitMs ?? DEFAULT_WAIT_MS);
     let answers: BatchAnswer[] | null;
     while (!(answers = await this.storeCall(() => this.take(key, owner, options.alongside ?? [])))) {
@@ -124,6 +133,7 @@ export class ReservationLeases {
       owner,
       held: () => !released && !lost && this.clock.now() - renewedAt < this.leaseMs,
       ...(endsWithWrite ? { endsWithWrite } : {}),
+      ...(options.spaced ? { spaced: true as const } : {}),
     };
     try {
       return await work(lease, answers);
@@ -131,6 +141,13 @@ export class ReservationLeases {
       clearInterval(renewal);
       if (!released) await this.store.deleteIfEquals(key, owner).catch(() => undefined);
     }
+  }
+
+  /** Sleeps out what is left of the spacing after the target's last write (none: at once). */
+  private async waitOutSpacing(target: WriteTarget): Promise<void> {
+    if (this.spacingMs <= 0) return;
+    const [left] = await this.storeCall(() => this.store.batch([{ op: 'ttl', key: this.writesOf(target).lastWrite }]));
+    if (typeof left === 'number' && left > 0) await this.clock.sleep(left);
   }
 
   /** SET NX PX, with the steps asked for in the same step: null when another holds the lease. */

@@ -442,6 +442,7 @@ describe('WriteJournal', () => {
       const world = setUp({ spacingMs: 1_500 });
       await world.write(world.lease, 'earlier');
       world.sends.length = 0;
+      const background = { ...world.lease, spaced: true as const };
       // Writer A prepares its write, then waits out the spacing; it is frozen there past its lease.
       let taken!: Promise<string>;
       world.clock.sleep = async (ms: number) => {
@@ -457,7 +458,7 @@ describe('WriteJournal', () => {
         })();
         await taken;
       };
-      await expect(world.write(world.lease, 'a-card')).rejects.toMatchObject({ code: 'step_in_progress', status: 409 });
+      await expect(world.write(background, 'a-card')).rejects.toMatchObject({ code: 'step_in_progress', status: 409 });
       await expect(taken).resolves.toBe('made-b-card');
       expect(world.sends).toEqual(['b-card']);
       expect(await world.stored('a-card')).toMatchObject({ state: 'fenced' });
@@ -479,7 +480,7 @@ describe('WriteJournal', () => {
         world.clock.time += ms;
         await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, 'writer-1');
       };
-      await expect(world.write(world.lease, 'p')).rejects.toMatchObject({ code: 'step_in_progress' });
+      await expect(world.write({ ...world.lease, spaced: true }, 'p')).rejects.toMatchObject({ code: 'step_in_progress' });
       expect(world.sends).toEqual([]);
       expect(await world.stored('p')).toMatchObject({ state: 'prepared' });
       // Its own retry, under a new lease: the prepared intent is fenced at once and the write goes.
@@ -514,7 +515,7 @@ describe('WriteJournal', () => {
       const world = setUp();
       world.clock.sleep = () => Promise.resolve(void (world.store.down = true));
       await world.store.set(world.keys.reservationWrites(RESERVATION).lastWrite, '1', { ttlMs: 1_000 });
-      await expect(world.write(world.lease, 'r')).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(world.write({ ...world.lease, spaced: true }, 'r')).rejects.toMatchObject({ code: 'store_unavailable' });
       world.store.down = false;
       expect(world.sends).toEqual([]);
       expect(await world.stored('r')).toMatchObject({ state: 'prepared' });
@@ -738,17 +739,45 @@ describe('WriteJournal', () => {
     });
   });
 
-  it('spaces writes to one reservation by RESERVATION_WRITE_SPACING_MS, across writers', async () => {
+  it('spaces a background write from the last write to its reservation by RESERVATION_WRITE_SPACING_MS, across writers', async () => {
     const world = setUp({ spacingMs: 1_500 });
     await world.write(world.lease, 'm');
     expect(world.clock.slept).toEqual([]);
     world.clock.time += 400;
-    await world.write(world.lease, 'n');
+    await world.write({ ...world.lease, spaced: true }, 'n');
     expect(world.clock.slept).toEqual([1_100]);
+  });
+
+  it("never makes a guest's write wait on the spacing: sent at once, though it starts the spacing for a background write", async () => {
+    const world = setUp({ spacingMs: 1_500 });
+    await world.write(world.lease, 'm');
+    world.clock.time += 400;
+    await world.write(world.lease, 'n');
+    expect(world.clock.slept).toEqual([]);
+    expect(world.sends).toEqual(['m', 'n']);
+    await world.write({ ...world.lease, spaced: true }, 'o');
+    expect(world.clock.slept).toEqual([1_500]);
   });
 });
 
 describe('ReservationLeases', () => {
+  it('has a background work wait out the spacing before it takes the lease: a guest is never held behind that wait', async () => {
+    const world = setUp({ spacingMs: 1_500 });
+    const writes = world.keys.reservationWrites(RESERVATION);
+    await world.store.deleteIfEquals(writes.lease, world.lease.owner);
+    await world.store.set(writes.lastWrite, '1', { ttlMs: 1_000 });
+    const leaseWhileWaiting: (string | null)[] = [];
+    world.clock.sleep = async (ms: number) => {
+      world.clock.slept.push(ms);
+      leaseWhileWaiting.push(await world.store.get(writes.lease));
+      world.clock.time += ms;
+    };
+    const spaced = await world.leases.withLease(TARGET, (lease) => Promise.resolve(lease.spaced), { spaced: true });
+    expect(spaced).toBe(true);
+    expect(world.clock.slept).toEqual([1_000]);
+    expect(leaseWhileWaiting).toEqual([null]);
+  });
+
   it('lets one writer at a time hold a reservation, and the next in once it is done', async () => {
     const world = setUp();
     await world.store.deleteIfEquals(world.keys.reservationWrites(RESERVATION).lease, world.lease.owner);

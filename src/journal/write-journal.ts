@@ -120,6 +120,8 @@ export interface HoldingOptions<Writes extends readonly WriteRef[], T, S> {
   waitMs?: number;
   /** See LeaseOptions: the work's last step is one of its writes. */
   endsWithWrite?: boolean;
+  /** See LeaseOptions: background work, whose writes keep the spacing. */
+  spaced?: boolean;
   /** The store's generation is read in the step that takes the lease, for `storeReady` (no round trip of its own). */
   storeFirst?: boolean;
 }
@@ -198,7 +200,13 @@ export class WriteJournal {
    * other write left open on it, fences, sends, records, and answers the outcome (or
    * `outcome_pending`, or the platform's refusal). `waitMs`: how long to wait for another holder.
    */
-  write<P, Rq, O>(target: WriteTarget, kind: WriteKind<P, Rq, O>, key: string, payload: P, options: { waitMs?: number } = {}): Promise<O> {
+  write<P, Rq, O>(
+    target: WriteTarget,
+    kind: WriteKind<P, Rq, O>,
+    key: string,
+    payload: P,
+    options: Pick<LeaseOptions, 'waitMs' | 'spaced'> = {},
+  ): Promise<O> {
     return this.holding(target, (held) => held.send(kind, key, payload), options);
   }
 
@@ -436,9 +444,9 @@ export class WriteJournal {
       sentAt: now,
       updatedAt: now,
     };
-    // Journal first: if this fails, nothing was sent. With no spacing left, the same step is the fence step.
+    // Journal first: if this fails, nothing was sent. With no spacing to keep, the same step is the fence step.
     const recorded = await inSpan('journal record intent', { 'journal.kind': kind.name }, async (span) => {
-      const step = await this.storeCall(() => this.prepare(prepared, now + RECHECK_AFTER_MS[0], lease.owner));
+      const step = await this.storeCall(() => this.prepare(prepared, now + RECHECK_AFTER_MS[0], lease.owner, lease.spaced === true));
       span.setAttribute('journal.fenced', step !== 'lost' && step.step === 'sending');
       return step;
     });
@@ -560,7 +568,7 @@ export class WriteJournal {
 
   /**
    * Starts the write spacing on a reservation whose first write was journaled under another target
-   * (a reservation created from a quote): the next write to it waits like any other.
+   * (a reservation created from a quote): a background write to it waits like after any other.
    */
   async startSpacing(target: WriteTarget): Promise<void> {
     if (this.leases.spacingMs <= 0) return;
@@ -732,29 +740,37 @@ export class WriteJournal {
   /**
    * One atomic step, only while `leaseOwner` holds the lease, so a frozen writer cannot point the
    * target at its intent over another's: the `prepared` intent, its pointer and index entry, then
-   * `sending` when no spacing is left (the step is then the fence step), the generation read last.
+   * `sending` (the fence step) unless a `spaced` write finds spacing left, the generation read last.
    * Answers `lost`, `sending` with the generation, or the spacing left.
    */
   private async prepare(
     intent: WriteIntent,
     recheckAt: number,
     leaseOwner: string,
+    spaced: boolean,
   ): Promise<'lost' | { step: 'sending'; generation: unknown } | { step: 'spacing'; spacingLeftMs: number }> {
     const writes = this.leases.writesOf(intent.target);
     const sending: WriteIntent = { ...intent, state: 'sending' };
-    const [held, , , , spacingLeft, spaced, , generation] = await this.store.batch([
+    const spacing: BatchStep[] = spaced
+      ? [
+          { op: 'ttl', key: writes.lastWrite },
+          { op: 'requireAbsent', key: writes.lastWrite },
+        ]
+      : [];
+    const answers = await this.store.batch([
       { op: 'requireEquals', key: writes.lease, value: leaseOwner },
       { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(intent), ttlMs: OPEN_TTL_MS },
       { op: 'set', key: writes.openIntent, value: intent.id, ttlMs: OPEN_TTL_MS },
       { op: 'indexAdd', key: this.keys.journal().due, member: dueMember(intent.target, intent.id), score: recheckAt },
-      { op: 'ttl', key: writes.lastWrite },
-      { op: 'requireAbsent', key: writes.lastWrite },
+      ...spacing,
       { op: 'set', key: writes.intent(intent.id), value: JSON.stringify(sending), ttlMs: OPEN_TTL_MS },
       // Last: on a Redis Cluster a step of another slot runs after the rest, and only when every guard held.
       this.generation.step(),
     ]);
-    if (held !== true) return 'lost';
-    if (spaced === true) return { step: 'sending', generation };
+    const [spacingLeft, spacedOut] = spaced ? answers.slice(4, 6) : [null, true];
+    const generation = answers[answers.length - 1];
+    if (answers[0] !== true) return 'lost';
+    if (spacedOut === true) return { step: 'sending', generation };
     return { step: 'spacing', spacingLeftMs: typeof spacingLeft === 'number' ? spacingLeft : this.leases.spacingMs };
   }
 

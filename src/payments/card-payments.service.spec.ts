@@ -32,6 +32,11 @@ class FakePlatform {
   afterLanding?: () => void;
   /** Reads of a reservation's confirmation code (the current attach links the card by it). */
   codeReads = 0;
+  /** Reads of the reservation's payment methods (the attach's snapshot and the one-card check). */
+  listReads = 0;
+  /** Cards tokenized; each answers when the test lets it (`tokenized`), or at once. */
+  tokenizations: { answer: (id: string) => void }[] = [];
+  holdTokenization = false;
 
   asClient(): GuestyClient {
     const client: Partial<GuestyClient> = {
@@ -48,7 +53,14 @@ class FakePlatform {
         this.codeReads += 1;
         return Promise.resolve(`GY-${reservationId}`);
       },
+      tokenizeCard: () =>
+        new Promise((resolve) => {
+          const answer = (id: string) => resolve({ kind: 'token', token: { _id: id }, status: 201 });
+          this.tokenizations.push({ answer });
+          if (!this.holdTokenization) answer(`tok_${this.tokenizations.length}`);
+        }),
       listPaymentMethods: (guestId, reservationId) => {
+        this.listReads += 1;
         if (this.listFails)
           return Promise.reject(
             new UpstreamError('upstream_unavailable', 'down', { operation: 'listPaymentMethods', maybeSent: true, upstreamStatus: 503 }),
@@ -128,6 +140,15 @@ async function setUp(env: Record<string, string> = {}) {
     sessions.open(newSessionOf(sessions, clock, { reservationId: RESERVATION, guestId: GUEST, paymentProviderId: PROVIDER }));
   const payWithToken = async (session: CheckoutSession, key: string, token = `tok_${key}`) =>
     cards.submitToken(await sessions.require(session.id), token, key);
+  const payWithCard = async (session: CheckoutSession, key: string) =>
+    cards.submitCard(
+      await sessions.require(session.id),
+      {
+        card: { number: '4242424242424242', exp_month: '12', exp_year: '2040', cvc: '123' },
+        billing_details: { name: 'A Guest', address: { line1: '1 Street', city: 'Town', postal_code: '33139', country: 'US' } },
+      },
+      key,
+    );
   /** What the session shows once payment-status finds the charge failed. */
   const chargeFailed = (session: CheckoutSession) =>
     sessions.move(session.id, { move: 'chargeSeen', charge: { next: 'another_card' }, message: 'declined' });
@@ -145,6 +166,7 @@ async function setUp(env: Record<string, string> = {}) {
     leases,
     newSession,
     payWithToken,
+    payWithCard,
     chargeFailed,
     cardOnFile,
     attachedHeard,
@@ -289,6 +311,38 @@ describe('CardPayments (the attach through the write journal)', () => {
   });
 });
 
+describe('CardPayments: the waits before a card (docs/product-spec.md §3)', () => {
+  it("reads the reservation's cards while the card is tokenized, side by side, and attaches with that read: the platform read once", async () => {
+    const world = await setUp();
+    const session = await world.newSession();
+    world.platform.holdTokenization = true;
+    const paying = world.payWithCard(session, 'key-1');
+    while (world.platform.tokenizations.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The tokenization has not answered, and the snapshot read is under way beside it.
+    for (let turn = 0; turn < 20 && world.platform.listReads === 0; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(world.platform.listReads).toBe(1);
+    world.platform.tokenizations[0].answer('tok_held');
+    await expect(paying).resolves.toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_1' } });
+    expect(world.platform.listReads).toBe(1);
+    expect(world.platform.attaches.map((attach) => attach.tokenId)).toEqual(['tok_held']);
+  });
+
+  it('refuses a card tokenized beside a read that found a card on the reservation: its single-use token is never attached', async () => {
+    const world = await setUp();
+    world.platform.methods.push({
+      id: 'pm_before',
+      guestId: GUEST,
+      reservationId: RESERVATION,
+      paymentProviderId: PROVIDER,
+      last4: '1111',
+    });
+    const session = await world.newSession();
+    await expect(world.payWithCard(session, 'key-1')).rejects.toMatchObject({ code: 'already_paid', status: 409 });
+    expect(world.platform.attaches).toHaveLength(0);
+    expect(await world.cardOnFile()).toMatchObject({ paymentMethodId: 'pm_before' });
+  });
+});
+
 describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', () => {
   /** A session whose card pm_1 is on file and whose charge the platform reported failed. */
   async function failedCharge() {
@@ -313,8 +367,11 @@ describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', (
     const served = world.keys.paymentStatus(RESERVATION).answer;
     await world.store.set(served, JSON.stringify({ state: 'failed' }), { ttlMs: 10_000 });
     world.platform.nextAttach = 'lose-answer';
+    const [listed, read] = [world.platform.listReads, world.platform.reservationReads];
     const mended = await world.payWithToken(session, 'key-2');
     expect(mended).toMatchObject({ status: 'succeeded', paymentMethod: { id: 'pm_2' } });
+    // The platform's cards and payments read once for the replacement's check and its snapshot; once more for the lost answer.
+    expect([world.platform.listReads - listed, world.platform.reservationReads - read]).toEqual([2, 1]);
     expect(mended.lastError).toBeUndefined();
     expect(mended.charge).toBeUndefined();
     expect(world.platform.attaches).toHaveLength(2);

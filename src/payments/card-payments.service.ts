@@ -56,8 +56,8 @@ interface AttachStep {
   key: string;
   /** The request's answer, stored in the step that records the session's outcome (see ViewBeside). */
   answered?: ViewBeside;
-  /** A booking's hold as read under this lease before tokenizing (the methods charging it): the attach's snapshot, not read twice. */
-  charging?: string[];
+  /** The reservation's cards as read under this lease already (a replacement's check): the attach's snapshot, not read twice. */
+  before?: string[];
   /** Whether the press's card reached the platform (tokenization or attach sent): only then is its attempt spent. */
   card?: { reached: boolean };
 }
@@ -116,59 +116,17 @@ export class CardPaymentsService implements AttachProgress {
   ): Promise<CheckoutSessionView> {
     const sessionId = known.id;
     return this.submission(known, idempotencyKey, answered, async (session, lease, intent) => {
-      // A booking's hold is the platform's: read before the card is tokenized (docs/product-spec.md §3.1).
-      const charging = session.booking && session.status !== 'succeeded' ? await this.heldBooking(session) : undefined;
-      const provider = await this.providers.forListing(session.listingId);
-      if (!provider || provider.status !== 'ACTIVE') {
-        return this.fail(
-          session,
-          new DomainError(
-            'payment_account_unavailable',
-            'Card payments are not available for this property right now; please try again later.',
-          ),
-        );
-      }
-      const attemptId = randomBytes(12).toString('base64url');
-      const states = this.states.mint();
-      const base = `${this.config.get('http', { infer: true }).publicBaseUrl}/checkout/3ds/${encodeURIComponent(sessionId)}`;
-      if (intent.card) intent.card.reached = true;
-      const answer = await this.guesty.tokenizeCard({
-        paymentProviderId: provider.paymentProviderId,
-        listingId: session.listingId,
-        card: submission.card,
-        billing_details: submission.billing_details,
-        threeDS: {
-          amount: session.amount,
-          currency: session.currency,
-          successURL: `${base}/success?state=${states.success}`,
-          failureURL: `${base}/failure?state=${states.failure}`,
-        },
-        // The attempt, not the session: the session id is the guest's capability and stays theirs.
-        merchantData: { transactionId: attemptId },
-      });
-      if (answer.kind === 'refused') {
-        if (answer.reason === 'payment_account') {
-          this.logger.error(
-            {
-              paymentProviderId: provider.paymentProviderId,
-              listingId: session.listingId,
-              upstreamStatus: answer.status,
-              upstreamRequestId: answer.requestId,
-            },
-            'tokenization refused with 402: the payment account is faulty or offline (clearing interface configuration / BIN or host); operators must check it',
-          );
-        }
-        return this.fail(session, refusalError(answer));
-      }
-      const attempt: PendingAttempt = {
-        id: attemptId,
-        tokenId: answer.token._id,
-        paymentProviderId: provider.paymentProviderId,
-        last4: submission.card.number.slice(-4),
-        brand: cardBrand(submission.card.number),
-      };
-      const authUrl = answer.token.threeDS?.authURL;
-      if (!authUrl) return this.attach(session, attempt, lease, { ...intent, charging });
+      // The reservation's cards (a booking's: its hold) are read beside the tokenization, for the
+      // attach's snapshot (docs/product-spec.md §3). A card they find there refuses the press, and
+      // the token made meanwhile is never attached: tokens are single-use (docs/upstream.md).
+      // Both settle before the press answers: nothing of it outlives its lease, and a card that reached the platform spends its attempt.
+      const [read, tokenizing] = await Promise.allSettled([this.cardsBefore(session, intent), this.tokenize(session, submission, intent)]);
+      if (read.status === 'rejected') throw read.reason;
+      if (tokenizing.status === 'rejected') throw tokenizing.reason;
+      const [before, tokenized] = [read.value, tokenizing.value];
+      if ('refused' in tokenized) return this.fail(session, tokenized.refused);
+      const { attempt, authUrl, states } = tokenized;
+      if (!authUrl) return this.attach(session, attempt, lease, { ...intent, before });
       if (!this.acceptableRedirect(authUrl)) {
         return this.fail(
           session,
@@ -176,10 +134,71 @@ export class CardPaymentsService implements AttachProgress {
         );
       }
       // Stored only now: the guest reaches the return URLs through the answer below, never before it.
-      await this.states.keep({ sessionId, attemptId }, states, Math.min(ATTEMPT_TTL_MS, session.expiresAt - this.clock.now()));
+      await this.states.keep({ sessionId, attemptId: attempt.id }, states, Math.min(ATTEMPT_TTL_MS, session.expiresAt - this.clock.now()));
       const waiting = await this.sessions.move(sessionId, { move: 'authenticationRequired', attempt, redirectUrl: authUrl });
       return toView(waiting);
     });
+  }
+
+  /**
+   * The card tokenized with the listing's provider: the attempt it makes, with the issuer's page when
+   * it asks for 3-D Secure, or the refusal the session is to record.
+   */
+  private async tokenize(
+    session: CheckoutSession,
+    submission: CardSubmission,
+    intent: AttachStep,
+  ): Promise<{ refused: DomainError } | { attempt: PendingAttempt; authUrl?: string; states: Record<ThreeDsOutcome, string> }> {
+    const sessionId = session.id;
+    const provider = await this.providers.forListing(session.listingId);
+    if (!provider || provider.status !== 'ACTIVE') {
+      return {
+        refused: new DomainError(
+          'payment_account_unavailable',
+          'Card payments are not available for this property right now; please try again later.',
+        ),
+      };
+    }
+    const attemptId = randomBytes(12).toString('base64url');
+    const states = this.states.mint();
+    const base = `${this.config.get('http', { infer: true }).publicBaseUrl}/checkout/3ds/${encodeURIComponent(sessionId)}`;
+    if (intent.card) intent.card.reached = true;
+    const answer = await this.guesty.tokenizeCard({
+      paymentProviderId: provider.paymentProviderId,
+      listingId: session.listingId,
+      card: submission.card,
+      billing_details: submission.billing_details,
+      threeDS: {
+        amount: session.amount,
+        currency: session.currency,
+        successURL: `${base}/success?state=${states.success}`,
+        failureURL: `${base}/failure?state=${states.failure}`,
+      },
+      // The attempt, not the session: the session id is the guest's capability and stays theirs.
+      merchantData: { transactionId: attemptId },
+    });
+    if (answer.kind === 'refused') {
+      if (answer.reason === 'payment_account') {
+        this.logger.error(
+          {
+            paymentProviderId: provider.paymentProviderId,
+            listingId: session.listingId,
+            upstreamStatus: answer.status,
+            upstreamRequestId: answer.requestId,
+          },
+          'tokenization refused with 402: the payment account is faulty or offline (clearing interface configuration / BIN or host); operators must check it',
+        );
+      }
+      return { refused: refusalError(answer) };
+    }
+    const attempt: PendingAttempt = {
+      id: attemptId,
+      tokenId: answer.token._id,
+      paymentProviderId: provider.paymentProviderId,
+      last4: submission.card.number.slice(-4),
+      brand: cardBrand(submission.card.number),
+    };
+    return { attempt, authUrl: answer.token.threeDS?.authURL, states };
   }
 
   /** A token the site made with the upstream's own form: attached the same way, card data never seen. */
@@ -193,6 +212,25 @@ export class CardPaymentsService implements AttachProgress {
       };
       return this.attach(session, attempt, lease, intent);
     });
+  }
+
+  /**
+   * The reservation's cards before a card's attach (its snapshot): what the session's check read
+   * already, else read now (a booking's through its hold).
+   */
+  private async cardsBefore(session: CheckoutSession, intent: AttachStep): Promise<string[]> {
+    if (intent.before !== undefined) return intent.before;
+    try {
+      return await this.paymentMethods.methodsBefore(session, {
+        replacing: phaseOf(session) === 'replacing',
+        ...(session.booking ? { hold: { holdExpiresAt: session.booking.holdExpiresAt } } : {}),
+      });
+    } catch (error) {
+      // An ended hold is the booking's to show; the session still takes no card, as before any press.
+      if (!(error instanceof HoldEnded)) return this.attachFailed(session, error);
+      await this.bookingEnded(session, error);
+      throw error;
+    }
   }
 
   /**
@@ -387,14 +425,14 @@ export class CardPaymentsService implements AttachProgress {
           if (held.wasSent(earlier)) return await this.resume(known.id, earlier, held, { key, answered });
           // A hold after a store loss, or replicas that do not answer, are told before the card is tokenized.
           await held.storeReady();
-          const session = await this.submittable(known, held);
+          const { session, before } = await this.submittable(known, held);
           // Not counted in that step (it found this key's intent, or a card on file), yet an attach goes
           // out: one resent after the earlier surely never happened, or a replacement the session turned
           // to meanwhile. It spends its attempt in a step of its own: the guard has no side door.
           if (held.counted) attempt.admit(held.counted);
           else await attempt.take();
           spent = true;
-          return await attach(session, held, { key, answered, card });
+          return await attach(session, held, { key, answered, card, ...(before ? { before } : {}) });
         } catch (error) {
           // A press whose card never reached the platform ("try again", or refused before it) spent no attempt.
           if (spent && !card.reached) await attempt.giveBack();
@@ -423,7 +461,7 @@ export class CardPaymentsService implements AttachProgress {
   private async submittable(
     known: CheckoutSession,
     held: Pick<HeldTarget<[], CardOnFile, CheckoutSession | null>, 'openIntentId' | 'record' | 'read' | 'settleOpen' | 'readRecord'>,
-  ): Promise<CheckoutSession> {
+  ): Promise<{ session: CheckoutSession; before?: string[] }> {
     const sessionId = known.id;
     let standing = { card: held.record, read: held.read };
     if (held.openIntentId) {
@@ -447,15 +485,16 @@ export class CardPaymentsService implements AttachProgress {
       session = await this.sessions.move(sessionId, { move: 'notAttached' }, session);
     }
     if (phaseOf(session) === 'replacing') {
-      // A failed charge mended (docs/product-spec.md §6.5): only when the platform, read now, still shows it.
-      await this.paymentMethods.replacedCard(session);
-      return session;
+      // A failed charge mended (docs/product-spec.md §6.5): only when the platform, read now, still
+      // shows it. That read is the attach's snapshot too.
+      const { methods } = await this.paymentMethods.replacedCard(session);
+      return { session, before: methods.map((method) => method.id) };
     }
     if (!SUBMITTABLE.has(session.status)) {
       throw new DomainError('invalid_state', `This checkout session is ${session.status}; no payment method can be submitted.`);
     }
     if (standing.card) throw alreadyPaid();
-    return session;
+    return { session };
   }
 
   /**
@@ -483,10 +522,7 @@ export class CardPaymentsService implements AttachProgress {
   ): Promise<CheckoutSessionView> {
     const replacement = phaseOf(session) === 'replacing';
     // A booking's hold is the platform's: the kind reads its reservation (unless read already under this lease) as the attach's snapshot.
-    const hold: BookingHold | undefined =
-      session.booking && (intent.charging !== undefined || !replacement)
-        ? { holdExpiresAt: session.booking.holdExpiresAt, ...(intent.charging !== undefined ? { charging: intent.charging } : {}) }
-        : undefined;
+    const hold: BookingHold | undefined = session.booking && !replacement ? { holdExpiresAt: session.booking.holdExpiresAt } : undefined;
     let method: AttachedMethod;
     try {
       method = await held.send(this.paymentMethods, intent.key, {
@@ -498,6 +534,7 @@ export class CardPaymentsService implements AttachProgress {
         ...(attempt.brand ? { brand: attempt.brand } : {}),
         replacing: replacement,
         ...(hold ? { hold } : {}),
+        ...(intent.before !== undefined ? { before: intent.before } : {}),
         // A booking that confirms on its card: the confirmation is recorded with the card, in one step.
         confirmsBooking: session.booking?.status === 'reserved' && this.config.get('booking', { infer: true }).confirmation === 'instant',
       });
@@ -506,19 +543,6 @@ export class CardPaymentsService implements AttachProgress {
       return this.attachFailed(session, error);
     }
     return this.attached(session, attempt.paymentProviderId, method, intent.answered);
-  }
-
-  /**
-   * A booking's hold, read before the card is tokenized (docs/product-spec.md §3.1): the methods
-   * charging its reservation, which the attach then takes as its snapshot (no second read).
-   */
-  private async heldBooking(session: CheckoutSession): Promise<string[]> {
-    try {
-      return await this.paymentMethods.heldBooking(session, { holdExpiresAt: session.booking?.holdExpiresAt });
-    } catch (error) {
-      if (error instanceof HoldEnded) await this.bookingEnded(session, error);
-      throw error;
-    }
   }
 
   /** The session's booking says how its hold ended. */

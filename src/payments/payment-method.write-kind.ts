@@ -34,6 +34,8 @@ export interface PaymentMethodPayload {
   replacing: boolean;
   /** A booking's session: its reservation, read for the hold, is the attach's snapshot in place of the methods list. */
   hold?: BookingHold;
+  /** The reservation's cards as the caller read them under this lease (methodsBefore, beside the tokenization): not read twice. */
+  before?: string[];
   /** The booking is confirmed once its card is on file: recorded with the card, carried out even if this replica dies. */
   confirmsBooking?: boolean;
 }
@@ -46,8 +48,6 @@ export interface PaymentMethodPayload {
 export interface BookingHold {
   /** When the reservation's create said the hold ends; the platform's own end wins when its read carries one. */
   holdExpiresAt?: string;
-  /** The methods charging it, when the caller read the hold under this lease already (before tokenizing): not read twice. */
-  charging?: string[];
 }
 
 /** 409 hold_expired: the booking's reservation holds its dates no more; `ended` says how (the session shows it). */
@@ -132,19 +132,23 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     };
   }
 
-  override async snapshot(_target: WriteTarget, { session, replacing, hold }: PaymentMethodPayload): Promise<string[]> {
+  override async snapshot(_target: WriteTarget, { session, replacing, hold, before }: PaymentMethodPayload): Promise<string[]> {
     // The code the attach links the card by is known before the intent is recorded (a session opened
     // before sessions kept it reads it here): the send that follows the fence reads nothing.
-    if (!session.confirmationCode) {
-      try {
-        session.confirmationCode = await this.guesty.confirmationCodeOf(session.reservationId);
-      } catch (cause) {
-        throw unreadable(cause, 'adding the card');
-      }
-    }
+    await this.knowCode(session);
+    return before ?? this.methodsBefore(session, { replacing, hold });
+  }
+
+  /**
+   * The reservation's cards before an attach, as the platform shows them now (the attach's snapshot),
+   * read by the card path beside the tokenization: a card already there refuses the attach (409
+   * already_paid), a booking's ended hold 409 hold_expired, and a replacement needs its failed card.
+   */
+  async methodsBefore(session: AttachingSession, { replacing, hold }: { replacing: boolean; hold?: BookingHold }): Promise<string[]> {
+    await this.knowCode(session);
     // A replacement: the card it replaces is on the reservation, the only one that may be.
     if (replacing) return (await this.replacedCard(session)).methods.map((method) => method.id);
-    if (hold) return hold.charging ?? this.heldBooking(session, hold);
+    if (hold) return this.heldBooking(session, hold);
     let methods: PaymentMethodOnFile[];
     try {
       methods = await this.guesty.listPaymentMethods(session.guestId, session.reservationId, 'checkout', session.confirmationCode);
@@ -157,6 +161,16 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
       throw alreadyPaid();
     }
     return methods.map((method) => method.id);
+  }
+
+  /** The session's confirmation code, read once when the session does not know it (sessions opened before they kept it). */
+  private async knowCode(session: AttachingSession): Promise<void> {
+    if (session.confirmationCode) return;
+    try {
+      session.confirmationCode = await this.guesty.confirmationCodeOf(session.reservationId);
+    } catch (cause) {
+      throw unreadable(cause, 'adding the card');
+    }
   }
 
   async send(_target: WriteTarget, payload: PaymentMethodPayload): Promise<AttachedMethod> {
@@ -241,7 +255,11 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
   async heldBooking(session: AttachingSession, hold: BookingHold): Promise<string[]> {
     let reservation: Awaited<ReturnType<GuestyClient['getReservation']>>;
     try {
-      reservation = await this.guesty.getReservation(session.reservationId, 'checkout', ['cards']);
+      // The session knows the reservation's guest and code: its cards are read beside the reservation.
+      reservation = await this.guesty.getReservation(session.reservationId, 'checkout', ['cards'], {
+        guestId: session.guestId,
+        ...(session.confirmationCode ? { confirmationCode: session.confirmationCode } : {}),
+      });
     } catch (cause) {
       throw unreadable(cause, 'adding the card');
     }

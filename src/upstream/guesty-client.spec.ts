@@ -39,3 +39,37 @@ describe('GuestyClient: a request the outbound budget refused', () => {
     expect(sent).toEqual([]);
   });
 });
+
+describe("GuestyClient: a booking's reservation with its cards", () => {
+  it('reads the cards beside the reservation when the caller knows its guest: one platform wait, not two', async () => {
+    const sent: string[] = [];
+    const answers: (() => void)[] = [];
+    const bodies: Record<string, unknown> = {
+      getReservationsV3: { results: [{ _id: 'res-1', status: 'reserved', confirmationCode: 'GY-1', bookerId: 'guest-1' }] },
+      listPaymentMethods: [{ _id: 'pm_1', reservationId: 'res-1', status: 'ACTIVE' }],
+    };
+    const http = {
+      send: (call: { operation: string }) =>
+        new Promise((resolve) => {
+          sent.push(call.operation);
+          answers.push(() => resolve({ status: 200, data: bodies[call.operation], headers: {} }));
+        }),
+    };
+    const tokens = { current: () => Promise.resolve({ value: 'unit-token' }), rejected: () => Promise.resolve(null) };
+    const limiter = { acquire: () => Promise.resolve({}), expired: () => false, pauseAll: () => Promise.resolve() };
+    const client = new GuestyClient(
+      http as unknown as UpstreamHttp,
+      tokens as unknown as AccessTokens,
+      limiter as unknown as OutboundRateLimiter,
+      unitConfig().service,
+      new SteppingClock(),
+      {} as UnexpectedAnswers,
+    );
+    const reading = client.getReservation('res-1', 'checkout', ['cards'], { guestId: 'guest-1', confirmationCode: 'GY-1' });
+    for (let turn = 0; turn < 50 && sent.length < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    // Both asked for before either answered.
+    expect([...sent].sort()).toEqual(['getReservationsV3', 'listPaymentMethods']);
+    answers.forEach((answer) => answer());
+    await expect(reading).resolves.toMatchObject({ cardsOnFile: ['pm_1'] });
+  });
+});

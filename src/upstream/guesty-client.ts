@@ -250,22 +250,30 @@ export class GuestyClient {
   /**
    * A reservation as the platform holds it now, with the parts a route asks for (`guest`, `money`,
    * `folio`). The legacy read answers all in one call; the current surface reads Reservations V3,
-   * then each part asked for in parallel (docs/upstream.md, "The surface of 2027").
+   * then each part asked for in parallel (docs/upstream.md, "The surface of 2027"). `booker`: a
+   * guest and code the caller knows, so the cards are read beside Reservations V3.
    */
   async getReservation(
     reservationId: string,
     priority: Priority = 'checkout',
     parts: readonly ReservationPart[] = ['guest', 'money'],
+    booker?: { guestId: string; confirmationCode?: string },
   ): Promise<PlatformReservation | null> {
     if (this.surfaceOf('reservations') === 'legacy') {
       const reservation = await this.getLegacyReservation(reservationId, priority);
       // The legacy read's payments name the method each charges: the cards on file, with no other call.
       return reservation && parts.includes('cards') ? { ...reservation, cardsOnFile: methodsPaying(reservation.money) } : reservation;
     }
+    const early =
+      parts.includes('cards') && booker
+        ? this.listPaymentMethods(booker.guestId, reservationId, priority, booker.confirmationCode)
+        : undefined;
+    // Its failure is answered below, once the reservation read says whether there is a reservation at all.
+    early?.catch(() => undefined);
     const read = await this.reservationReads.load(reservationId, priority);
     if (!read) return null;
     // The guest's email and the cards are read by the booker's id: without it there is no "no email" nor "no card".
-    if ((parts.includes('guest') || parts.includes('cards')) && !read.bookerId) {
+    if ((parts.includes('guest') || (parts.includes('cards') && !early)) && !read.bookerId) {
       throw this.unexpected({ operation: 'getReservationsV3', missing: 'bookerId', reservationId });
     }
     const [guestEmail, money, folio, cards] = await Promise.all([
@@ -277,9 +285,10 @@ export class GuestyClient {
           : undefined,
       parts.includes('folio') ? this.readFolio(reservationId, priority) : undefined,
       // The published way to the card on file (a payment's paymentMethodId is not published on this surface).
-      parts.includes('cards') && read.bookerId
-        ? this.listPaymentMethods(read.bookerId, reservationId, priority, read.confirmationCode)
-        : undefined,
+      early ??
+        (parts.includes('cards') && read.bookerId
+          ? this.listPaymentMethods(read.bookerId, reservationId, priority, read.confirmationCode)
+          : undefined),
     ]);
     const reservation = reservationFromRead(read, {
       guestEmail,

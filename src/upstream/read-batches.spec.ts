@@ -84,6 +84,23 @@ describe('ReadBatches under a busy budget', () => {
     await expect(Promise.all([first, ...later])).resolves.toEqual(Array.from({ length: 16 }, (_, index) => `read of res-${index}`));
   });
 
+  it('sends a lone read at once: with no other read of its priority under way, the window would save no call', async () => {
+    const { calls, batches } = busyPlatform();
+    const alone = batches.load('res-0', 'checkout');
+    await jest.advanceTimersByTimeAsync(0);
+    expect(calls.map((call) => call.keys)).toEqual([['res-0']]);
+    // One asked for while that call is under way waits the window, for the reads of a busy moment to share a call.
+    const next = batches.load('res-1', 'checkout');
+    const after = batches.load('res-2', 'checkout');
+    calls[0].grant();
+    await jest.advanceTimersByTimeAsync(0);
+    expect(calls).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(5);
+    expect(calls.map((call) => call.keys)).toEqual([['res-0'], ['res-1', 'res-2']]);
+    calls[1].grant();
+    await expect(Promise.all([alone, next, after])).resolves.toEqual(['read of res-0', 'read of res-1', 'read of res-2']);
+  });
+
   it('waits at most a second for an earlier call: a budget that never grants it does not hold the next reads', async () => {
     const { calls, batches } = busyPlatform();
     void batches.load('res-0', 'checkout');

@@ -2,8 +2,9 @@ import DataLoader from 'dataloader';
 import { Priority } from './outbound-rate-limiter';
 
 /**
- * How long a read waits for others of its kind before it leaves: long enough that the requests of a
- * busy minute share calls, short beside the platform's own latency.
+ * How long a read asked for while another of its priority is under way waits for more before it
+ * leaves: long enough that the requests of a busy moment share calls, short beside the platform's
+ * latency. A read with none under way leaves at once (only the reads of its own turn join it).
  */
 export const READ_BATCH_WINDOW_MS = 5;
 /** How long a batch waits, at most, for the call before it to be granted its budget slot. */
@@ -17,13 +18,16 @@ export type BatchRead<V> = (keys: string[], priority: Priority, granted: () => v
 
 /**
  * Reads the platform answers for many keys a call (Reservations V3: 10; the folio overview: 200):
- * one priority's reads within READ_BATCH_WINDOW_MS leave together. While a call waits for its budget
- * slot (a flood), the next batch keeps taking keys, so a busy budget is spent on full calls.
+ * one priority's reads within READ_BATCH_WINDOW_MS leave together while another is under way (a
+ * lone read pays no window). While a call waits for its budget slot (a flood), the next batch
+ * keeps taking keys, so a busy budget is spent on full calls.
  */
 export class ReadBatches<V> {
   private readonly loaders = new Map<Priority, DataLoader<string, V>>();
   /** The last call of each priority not yet granted its slot. */
   private readonly ungranted = new Map<Priority, Promise<void>>();
+  /** Each priority's reads asked for and not answered yet. */
+  private readonly underWay = new Map<Priority, number>();
 
   constructor(
     private readonly read: BatchRead<V>,
@@ -36,11 +40,26 @@ export class ReadBatches<V> {
       loader = new DataLoader<string, V>((keys) => this.readDistinct(keys, priority), {
         maxBatchSize: this.max,
         cache: false,
-        batchScheduleFn: (send) => setTimeout(() => void this.afterEarlierGranted(priority).then(send), READ_BATCH_WINDOW_MS),
+        batchScheduleFn: (send) => this.schedule(priority, () => void this.afterEarlierGranted(priority).then(send)),
       });
       this.loaders.set(priority, loader);
     }
-    return loader.load(key);
+    // Counted after DataLoader scheduled its batch: the batch this read opens sees only the others.
+    const read = loader.load(key);
+    this.underWay.set(priority, (this.underWay.get(priority) ?? 0) + 1);
+    const done = () => {
+      const left = (this.underWay.get(priority) ?? 1) - 1;
+      if (left > 0) this.underWay.set(priority, left);
+      else this.underWay.delete(priority);
+    };
+    read.then(done, done);
+    return read;
+  }
+
+  /** A batch opened while another read of its priority is under way waits the window; one opened alone leaves this turn. */
+  private schedule(priority: Priority, send: () => void): void {
+    if (this.underWay.has(priority)) setTimeout(send, READ_BATCH_WINDOW_MS);
+    else setImmediate(send);
   }
 
   private async afterEarlierGranted(priority: Priority): Promise<void> {

@@ -25,8 +25,10 @@ describe('booking: the confirmation reads the reservation’s status first', () 
         CHECKOUT_IP_RATE_LIMIT: '10000/m',
         BOOKING_HOLDS_PER_IP: '1000/h',
         CHECKOUT_IP_READ_LIMIT: '10000/m',
+        // Bookings follow one another unspaced (a guest's writes wait for no spacing): more than the platform's second carries.
+        UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h',
       },
-      sandbox: { paymentVisibilityDelayMs: 0 },
+      sandbox: { paymentVisibilityDelayMs: 0, rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100000 } },
     });
   });
 

@@ -13,6 +13,14 @@ import { bookingClient, newGuest, stay } from './booking-client';
 /** The listing booked here and the payment account (provider) its cards are paid with (sandbox fixtures). */
 const LISTING = 'lst-seaside';
 const PROVIDER = 'pp-seaside';
+/**
+ * A budget the bookings here cannot exhaust: a guest's writes follow one another unspaced, and the
+ * bookings back to back would meet the anonymous share's wait (503 rate_limited) at the platform's 15/s.
+ */
+const PLENTY = {
+  env: { UPSTREAM_RATE_LIMITS: '100/s,6000/m,100000/h' },
+  sandbox: { rateLimits: { perSecond: 100, perMinute: 6000, perHour: 100000 } },
+};
 /** Longer than a replica keeps its own copy of a listing's payment provider (a minute). */
 const PAST_LOCAL_COPY_MS = 61_000;
 
@@ -86,8 +94,8 @@ describe('booking: a reservation whose session cannot follow is canceled', () =>
 
   beforeAll(async () => {
     world = await startSandboxedApps(1, {
-      env: { CHECKOUT_IP_RATE_LIMIT: '10000/m', BOOKING_HOLDS_PER_IP: '1000/h', CHECKOUT_IP_READ_LIMIT: '10000/m' },
-      sandbox: { paymentVisibilityDelayMs: 0 },
+      env: { CHECKOUT_IP_RATE_LIMIT: '10000/m', BOOKING_HOLDS_PER_IP: '1000/h', CHECKOUT_IP_READ_LIMIT: '10000/m', ...PLENTY.env },
+      sandbox: { paymentVisibilityDelayMs: 0, ...PLENTY.sandbox },
     });
     redis = new Redis(testRedisUrl());
   });
@@ -165,8 +173,9 @@ describe('booking: an orphan cancel whose answer is lost or late is sent once', 
         CHECKOUT_IP_READ_LIMIT: '10000/m',
         UPSTREAM_TIMEOUT_MS: '1000',
         UPSTREAM_DEADLINE_MS: '1500',
+        ...PLENTY.env,
       },
-      sandbox: { paymentVisibilityDelayMs: 0 },
+      sandbox: { paymentVisibilityDelayMs: 0, ...PLENTY.sandbox },
     });
     redis = new Redis(testRedisUrl());
   });

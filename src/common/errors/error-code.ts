@@ -81,7 +81,7 @@ export const ERROR_CODES = {
     status: 409,
     title: 'The reservation no longer holds its dates',
     meaning:
-      'The reservation no longer holds its dates: its hold ended before the card came, or the platform shows it canceled, declined or expired (read from the platform before the card is tokenized). Nothing was tokenized, charged or attached. Start again with a new quote.',
+      'The reservation no longer holds its dates: its hold ended before the card came, or the platform shows it canceled, declined or expired (read from the platform beside the card’s tokenization). Nothing was charged or attached. Start again with a new quote.',
   },
   stay_not_allowed: {
     status: 422,
