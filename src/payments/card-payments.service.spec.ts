@@ -38,6 +38,11 @@ class FakePlatform {
   tokenizations: { answer: (id: string) => void }[] = [];
   holdTokenization = false;
 
+  /** A card another party put on the reservation, as the platform lists it. */
+  cardByAnotherParty(id: string): void {
+    this.methods.push({ id, guestId: GUEST, reservationId: RESERVATION, paymentProviderId: PROVIDER, last4: '1111' });
+  }
+
   asClient(): GuestyClient {
     const client: Partial<GuestyClient> = {
       getReservation: (reservationId) => {
@@ -254,13 +259,7 @@ describe('CardPayments (the attach through the write journal)', () => {
 
   it('refuses when the platform already shows a card on the reservation, even with the journal lost', async () => {
     const world = await setUp();
-    world.platform.methods.push({
-      id: 'pm_before',
-      guestId: GUEST,
-      reservationId: RESERVATION,
-      paymentProviderId: PROVIDER,
-      last4: '1111',
-    });
+    world.platform.cardByAnotherParty('pm_before');
     const session = await world.newSession();
     await expect(world.payWithToken(session, 'key-1')).rejects.toMatchObject({ code: 'already_paid' });
     expect(world.platform.attaches).toHaveLength(0);
@@ -329,13 +328,7 @@ describe('CardPayments: the waits before a card (docs/product-spec.md §3)', () 
 
   it('refuses a card tokenized beside a read that found a card on the reservation: its single-use token is never attached', async () => {
     const world = await setUp();
-    world.platform.methods.push({
-      id: 'pm_before',
-      guestId: GUEST,
-      reservationId: RESERVATION,
-      paymentProviderId: PROVIDER,
-      last4: '1111',
-    });
+    world.platform.cardByAnotherParty('pm_before');
     const session = await world.newSession();
     await expect(world.payWithCard(session, 'key-1')).rejects.toMatchObject({ code: 'already_paid', status: 409 });
     expect(world.platform.attaches).toHaveLength(0);
@@ -397,13 +390,7 @@ describe('CardPayments: mending a failed charge (docs/product-spec.md §6.5)', (
   it('refuses a replacement when the failed card was already replaced on the platform (the record lost)', async () => {
     const { world, session } = await failedCharge();
     await world.chargeFailed(session);
-    world.platform.methods.push({
-      id: 'pm_elsewhere',
-      guestId: GUEST,
-      reservationId: RESERVATION,
-      paymentProviderId: PROVIDER,
-      last4: '1111',
-    });
+    world.platform.cardByAnotherParty('pm_elsewhere');
     await expect(world.payWithToken(session, 'key-2')).rejects.toMatchObject({ code: 'already_paid' });
     expect(world.platform.attaches).toHaveLength(1);
     expect(await world.cardOnFile()).toMatchObject({ paymentMethodId: 'pm_elsewhere' });

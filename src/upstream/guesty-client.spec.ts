@@ -7,25 +7,29 @@ import { UpstreamError } from './upstream-error';
 import { UnexpectedAnswers } from './unexpected-answers';
 import { UpstreamHttp } from './upstream-http';
 
+/** A client over `http` and `limiter` as the unit's stand-ins, with a token always at hand. */
+function unitClient(http: unknown, limiter: unknown): GuestyClient {
+  const tokens = { current: () => Promise.resolve({ value: 'unit-token' }), rejected: () => Promise.resolve(null) };
+  return new GuestyClient(
+    http as UpstreamHttp,
+    tokens as unknown as AccessTokens,
+    limiter as OutboundRateLimiter,
+    unitConfig().service,
+    new SteppingClock(),
+    {} as UnexpectedAnswers,
+  );
+}
+
 /** A client whose budget refuses every slot, as the limiter does when no slot frees before the deadline. */
 function refusedByTheBudget() {
   const sent: string[] = [];
   const http = { send: (call: { operation: string }) => Promise.reject(new Error(`sent ${sent.push(call.operation)}`)) };
-  const tokens = { current: () => Promise.resolve({ value: 'unit-token' }), rejected: () => Promise.resolve(null) };
   const refusal = new DomainError('rate_limited', 'The booking platform is busy; try again shortly.', {
     status: 503,
     retryAfterSeconds: 7,
   });
   const limiter = { acquire: () => Promise.reject(refusal), expired: () => false, pauseAll: () => Promise.resolve() };
-  const client = new GuestyClient(
-    http as unknown as UpstreamHttp,
-    tokens as unknown as AccessTokens,
-    limiter as unknown as OutboundRateLimiter,
-    unitConfig().service,
-    new SteppingClock(),
-    {} as UnexpectedAnswers,
-  );
-  return { client, sent };
+  return { client: unitClient(http, limiter), sent };
 }
 
 describe('GuestyClient: a request the outbound budget refused', () => {
@@ -55,16 +59,8 @@ describe("GuestyClient: a booking's reservation with its cards", () => {
           answers.push(() => resolve({ status: 200, data: bodies[call.operation], headers: {} }));
         }),
     };
-    const tokens = { current: () => Promise.resolve({ value: 'unit-token' }), rejected: () => Promise.resolve(null) };
     const limiter = { acquire: () => Promise.resolve({}), expired: () => false, pauseAll: () => Promise.resolve() };
-    const client = new GuestyClient(
-      http as unknown as UpstreamHttp,
-      tokens as unknown as AccessTokens,
-      limiter as unknown as OutboundRateLimiter,
-      unitConfig().service,
-      new SteppingClock(),
-      {} as UnexpectedAnswers,
-    );
+    const client = unitClient(http, limiter);
     const reading = client.getReservation('res-1', 'checkout', ['cards'], { guestId: 'guest-1', confirmationCode: 'GY-1' });
     for (let turn = 0; turn < 50 && sent.length < 2; turn += 1) await new Promise((resolve) => setImmediate(resolve));
     // Both asked for before either answered.
