@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PlaceBack, RequestLimits } from '../common/abuse/request-limits';
@@ -14,6 +13,7 @@ import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sess
 import { SessionState } from '../sessions/session-state';
 import { setBounded } from '../common/bounded-map';
 import type { BatchStep } from '../redis/key-value-store';
+import { RedisKeys } from '../redis/redis-keys';
 import { KnownReservation, KnownReservations, LookupShares } from './known-reservations';
 
 // One answer for an unknown reservation and a wrong email: a session must not reveal which it was.
@@ -27,9 +27,7 @@ const MISSES_REMEMBERED = 10_000;
 
 /** A guess as the replica remembers it: a digest of what was asked, never the email itself. */
 function guessOf(reservationId: string, email: string, confirmationCode = ''): string {
-  return createHash('sha256')
-    .update(`${reservationId}\n${email.trim().toLowerCase()}\n${confirmationCode.trim().toLowerCase()}`)
-    .digest('base64url');
+  return RedisKeys.digest(`${reservationId}\n${email.trim().toLowerCase()}\n${confirmationCode.trim().toLowerCase()}`);
 }
 
 const sameWords = (stated: string | undefined, given: string) => stated?.trim().toLowerCase() === given.trim().toLowerCase();
