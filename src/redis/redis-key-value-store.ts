@@ -225,6 +225,12 @@ return {beside, 0, redis.call('GET', KEYS[1])}`;
 
 /** How often a primary read without replicas is read again before a journal write (replicasSeen). */
 const NONE_SEEN_READ_AGAIN_MS = 5_000;
+/**
+ * How long replicas once seen stay required after readings find none: a primary restarted (or a
+ * reconnect) is read before its replica has connected again, and writes sent unreplicated then are
+ * what a failover seconds later drops. Readings of none for this long mean the replicas are gone.
+ */
+const REPLICAS_GONE_AFTER_MS = 10_000;
 
 /**
  * Options for the request path: while Redis is down or hung a command fails within about a
@@ -294,6 +300,8 @@ export class RedisKeyValueStore extends KeyValueStore {
   private readonly slotBatches = new SlotBatches(this);
   /** INFO replication's connected_slaves as read on the latest connection, and when; undefined until read. */
   private replicaReading: { replicas: Promise<number>; readAt: number } | undefined;
+  /** The replicas last read on this primary address (more than none), and since when readings have found none. */
+  private replicasKnown: { count: number; noneSince?: number } | undefined;
 
   /** `onCommand` is told of every command sent (a round trip; a script is one): for the metrics. */
   constructor(
@@ -314,7 +322,9 @@ export class RedisKeyValueStore extends KeyValueStore {
     const replicas = this.failFast(() => client.info('replication')).then((info) => {
       const connected = /^connected_slaves:(\d+)/m.exec(info)?.[1];
       if (connected === undefined) throw new Error('Redis INFO replication does not say connected_slaves');
-      return Number(connected);
+      const count = Number(connected);
+      if (count > 0) this.replicasKnown = { count };
+      return count;
     });
     const reading = { replicas, readAt: Date.now() };
     this.replicaReading = reading;
@@ -609,10 +619,23 @@ export class RedisKeyValueStore extends KeyValueStore {
     const last = this.replicaReading ?? this.readReplicas();
     const replicas = await last.replicas;
     // Replicas seen stay seen until a reconnect reads again: the one cut off may be the one promoted.
-    // None seen is read again now and then, as a replica may join (a failed primary back) without a reconnect.
-    if (replicas > 0 || Date.now() - last.readAt < NONE_SEEN_READ_AGAIN_MS) return replicas;
+    // None seen is read again now and then, as a replica may join (a failed primary back) without a
+    // reconnect; one that finds none answers the replicas still required (`required`).
+    if (replicas > 0) return replicas;
+    if (Date.now() - last.readAt < NONE_SEEN_READ_AGAIN_MS) return this.required(last.readAt);
     const next = this.replicaReading === last ? this.readReplicas() : (this.replicaReading ?? this.readReplicas());
-    return next.replicas;
+    const found = await next.replicas;
+    return found > 0 ? found : this.required(next.readAt);
+  }
+
+  /** A reading of none (at `readAt`) after replicas were seen keeps them required until readings have found none for REPLICAS_GONE_AFTER_MS. */
+  private required(readAt: number): number {
+    const known = this.replicasKnown;
+    if (!known) return 0;
+    known.noneSince ??= readAt;
+    if (readAt - known.noneSince < REPLICAS_GONE_AFTER_MS) return known.count;
+    this.replicasKnown = undefined;
+    return 0;
   }
 
   async close(): Promise<void> {

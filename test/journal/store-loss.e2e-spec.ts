@@ -223,3 +223,62 @@ describe('a lossy failover under the default setting: the write waits for the re
     expect(first.body.code).toBe('store_unavailable');
   }, 40_000);
 });
+
+describe('a primary read again before its replica is back (a restart, a reconnect): writes still wait for the replica', () => {
+  let primary: OwnRedis;
+  let replica: OwnRedis;
+  let world: SandboxedApps;
+  const attachRequests = () => world.sandbox.control.counters.requests.paymentMethods ?? 0;
+  const replicasOf = async (redis: Redis) => Number(/^connected_slaves:(\d+)/m.exec(await redis.info('replication'))?.[1]);
+
+  beforeAll(async () => {
+    primary = await startOwnRedis();
+    replica = await startOwnRedis({ replicaOf: primary.port });
+    world = await startSandboxedApps(1, {
+      env: { ...ENV, REDIS_URL: primary.url, REDIS_WAIT_TIMEOUT_MS: '300' },
+      sandbox: { paymentVisibilityDelayMs: 0 },
+    });
+  });
+  afterAll(async () => {
+    await world.close();
+    await replica.dispose();
+    await primary.dispose();
+  });
+
+  it('the service reconnects while the replica is away: the press sends nothing until the replica acknowledges, then attaches once', async () => {
+    const reservation = freshReservation(world, 300);
+    const site = checkoutClient(world.apps[0].url);
+    const sessionId = (await site.createSession(reservation.reservationId, reservation.guestEmail).expect(201)).body.id as string;
+    const admin = new Redis(primary.url);
+    try {
+      // The replica drops away, and the service's connections are cut: it reads the primary again and finds none.
+      await replica.follow(null);
+      await waitUntil(async () => (await replicasOf(admin)) === 0, 5_000, 'the primary to see no replica');
+      const clients = async () =>
+        String(await admin.call('CLIENT', 'LIST', 'TYPE', 'normal'))
+          .split('\n')
+          .filter((line) => line.includes('id='));
+      const newest = Math.max(...(await clients()).map((line) => Number(/id=(\d+)/.exec(line)?.[1])));
+      await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+      await waitUntil(
+        async () => (await clients()).some((line) => Number(/id=(\d+)/.exec(line)?.[1]) > newest && !line.includes('cmd=client')),
+        5_000,
+        'the service to connect again',
+      );
+      const key = randomUUID();
+      const refused = await site.submit(sessionId, cardBody(CARDS.noThreeDs), key);
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 503, code: 'store_unavailable' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(attachRequests()).toBe(0);
+      // The replica is back: the same press attaches one card.
+      await replica.follow(primary.port);
+      await waitUntil(async () => (await replicasOf(admin)) === 1, 10_000, 'the replica to connect again');
+      const paid = await pressUntilAnswered(() => site.submit(sessionId, cardBody(CARDS.noThreeDs), key), 10_000);
+      expect({ status: paid.status, session: paid.body.status }).toEqual({ status: 200, session: 'succeeded' });
+      expect(attachRequests()).toBe(1);
+      expect(world.sandbox.control.getPaymentMethods(reservation.guestId)).toHaveLength(1);
+    } finally {
+      await admin.quit();
+    }
+  }, 40_000);
+});
