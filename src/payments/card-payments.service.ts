@@ -10,7 +10,14 @@ import { ProductEvents } from '../common/events/product-events';
 import { AppConfig } from '../config/app-config';
 import { GuestyClient } from '../upstream/guesty-client';
 import { UpstreamError } from '../upstream/upstream-error';
-import { AttachedMethod, AttachIntent, BookingHold, HoldEnded, PaymentMethodWrite } from './payment-method.write-kind';
+import {
+  AttachedMethod,
+  AttachIntent,
+  BookingHold,
+  CardFoundOnReservation,
+  HoldEnded,
+  PaymentMethodWrite,
+} from './payment-method.write-kind';
 import { alreadyPaid, CARD_ON_FILE, CardOnFile } from '../sessions/cards-on-file';
 import { onReservation } from '../journal/write-intent';
 import { HeldTarget, WriteJournal } from '../journal/write-journal';
@@ -120,10 +127,15 @@ export class CardPaymentsService implements AttachProgress {
       // attach's snapshot (docs/product-spec.md §3). A card they find there refuses the press, and
       // the token made meanwhile is never attached: tokens are single-use (docs/upstream.md).
       // Both settle before the press answers: nothing of it outlives its lease, and a card that reached the platform spends its attempt.
-      const [read, tokenizing] = await Promise.allSettled([this.cardsBefore(session, intent), this.tokenize(session, submission, intent)]);
+      const [read, tokenizing] = await Promise.allSettled([
+        this.cardsBefore(session, intent, submission.card.number.slice(-4)),
+        this.tokenize(session, submission, intent),
+      ]);
       if (read.status === 'rejected') throw read.reason;
       if (tokenizing.status === 'rejected') throw tokenizing.reason;
       const [before, tokenized] = [read.value, tokenizing.value];
+      // This very card was already on the reservation (its earlier press's record was lost): that is the answer.
+      if (!Array.isArray(before)) return before.answer;
       if ('refused' in tokenized) return this.fail(session, tokenized.refused);
       const { attempt, authUrl, states } = tokenized;
       if (!authUrl) return this.attach(session, attempt, lease, { ...intent, before });
@@ -216,9 +228,14 @@ export class CardPaymentsService implements AttachProgress {
 
   /**
    * The reservation's cards before a card's attach (its snapshot): what the session's check read
-   * already, else read now (a booking's through its hold).
+   * already, else read now (a booking's through its hold); or the press's answer when this very
+   * card is found there already (`cardFound`).
    */
-  private async cardsBefore(session: CheckoutSession, intent: AttachStep): Promise<string[]> {
+  private async cardsBefore(
+    session: CheckoutSession,
+    intent: AttachStep,
+    pressedLast4: string,
+  ): Promise<string[] | { answer: CheckoutSessionView }> {
     if (intent.before !== undefined) return intent.before;
     try {
       return await this.paymentMethods.methodsBefore(session, {
@@ -226,6 +243,11 @@ export class CardPaymentsService implements AttachProgress {
         ...(session.booking ? { hold: { holdExpiresAt: session.booking.holdExpiresAt } } : {}),
       });
     } catch (error) {
+      if (error instanceof CardFoundOnReservation) {
+        const found = await this.cardFound(session, error, pressedLast4);
+        if (found instanceof CardFoundOnReservation) throw found;
+        return { answer: found };
+      }
       // An ended hold is the booking's to show; the session still takes no card, as before any press.
       if (!(error instanceof HoldEnded)) return this.attachFailed(session, error);
       await this.bookingEnded(session, error);
@@ -540,9 +562,32 @@ export class CardPaymentsService implements AttachProgress {
       });
     } catch (error) {
       if (intent.card && !sentNothing(error)) intent.card.reached = true;
+      if (error instanceof CardFoundOnReservation) {
+        const found = await this.cardFound(session, error, attempt.last4);
+        if (!(found instanceof CardFoundOnReservation)) return found;
+      }
       return this.attachFailed(session, error);
     }
     return this.attached(session, attempt.paymentProviderId, method, intent.answered);
+  }
+
+  /**
+   * A card on the reservation the store's record lacked (lost with its attach, or added elsewhere)
+   * is the session's card on file (docs/product-spec.md §6.8), not a reason to ask for another. The
+   * same card pressed again is answered as landed; another card is refused 409 already_paid.
+   */
+  private async cardFound(
+    session: CheckoutSession,
+    found: CardFoundOnReservation,
+    pressedLast4: string,
+  ): Promise<CheckoutSessionView | CardFoundOnReservation> {
+    if (session.status === 'succeeded') return found;
+    const view = await this.attached(session, found.paymentProviderId ?? session.paymentProviderId, found.card);
+    this.logger.warn(
+      { reservationId: session.reservationId, paymentMethodId: found.card.paymentMethodId },
+      "a card on the reservation the service's record lacked is the session's card on file",
+    );
+    return pressedLast4 !== '' && found.card.last4 === pressedLast4 ? view : found;
   }
 
   /** The session's booking says how its hold ended. */

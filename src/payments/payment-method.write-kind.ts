@@ -10,7 +10,7 @@ import { forSession, Reconciliation, sessionRefOf, WriteIntent, WriteTarget, res
 import { JournaledWrite } from '../journal/write-kind';
 import { FollowUps } from '../journal/follow-ups';
 import { HoldEnd, holdOnPlatform } from './booking-hold';
-import { alreadyPaid, CardsOnFile } from '../sessions/cards-on-file';
+import { CardsOnFile } from '../sessions/cards-on-file';
 import { currentCard, replaceableCard } from './card-replacement';
 import { JournaledWriteKind } from '../journal/write-kinds';
 
@@ -55,6 +55,27 @@ export class HoldEnded extends DomainError {
   constructor(readonly ended: HoldEnd) {
     super('hold_expired', 'The reservation stopped holding these dates before it was paid. Please make a new booking.');
   }
+}
+
+/**
+ * 409 already_paid for a card the platform shows on the reservation that this service's record
+ * lacked (Redis lost it with the attach that put it there, or it was added elsewhere): `card` is
+ * that card, which becomes the session's card on file (docs/product-spec.md §6.8).
+ */
+export class CardFoundOnReservation extends DomainError {
+  constructor(
+    readonly card: AttachedMethod,
+    readonly paymentProviderId: string | undefined,
+  ) {
+    super('already_paid', 'A payment method is already on file for this reservation; no other card can be added here.');
+  }
+}
+
+function foundOnReservation(method: PaymentMethodOnFile): CardFoundOnReservation {
+  return new CardFoundOnReservation(
+    { paymentMethodId: method.id, last4: method.last4 ?? '', ...(method.brand ? { brand: method.brand } : {}) },
+    method.paymentProviderId,
+  );
 }
 
 /** An attach as the journal records it: enough to recognise it upstream, no card data. */
@@ -158,7 +179,7 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     const existing = methods.find((method) => onReservation(method, session.reservationId));
     if (existing) {
       await this.cards.record(session.reservationId, { paymentMethodId: existing.id, sessionRef: RedisKeys.sessionRef(session.id) });
-      throw alreadyPaid();
+      throw foundOnReservation(existing);
     }
     return methods.map((method) => method.id);
   }
@@ -267,11 +288,13 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     if (state !== 'held') throw new HoldEnded(state);
     const methods = reservation!.cardsOnFile ?? [];
     if (methods.length > 0) {
-      await this.cards.record(session.reservationId, {
-        paymentMethodId: methods[methods.length - 1],
-        sessionRef: RedisKeys.sessionRef(session.id),
-      });
-      throw alreadyPaid();
+      const paymentMethodId = methods[methods.length - 1];
+      await this.cards.record(session.reservationId, { paymentMethodId, sessionRef: RedisKeys.sessionRef(session.id) });
+      // The reservation names its card by id alone: its digits are read (rare: a record Redis lost).
+      const listed = await this.guesty
+        .listPaymentMethods(session.guestId, session.reservationId, 'checkout', session.confirmationCode)
+        .catch(() => []);
+      throw foundOnReservation(listed.find((method) => method.id === paymentMethodId) ?? { id: paymentMethodId });
     }
     return methods;
   }

@@ -282,3 +282,71 @@ describe('a primary read again before its replica is back (a restart, a reconnec
     }
   }, 40_000);
 });
+
+describe('REDIS_WAIT_REPLICAS=off and a failover that drops the intent: the card the platform holds is the session’s, never a second', () => {
+  let primary: OwnRedis;
+  let replica: OwnRedis;
+  let world: SandboxedApps;
+  let survivor: TestApp | undefined;
+  const attachRequests = () => world.sandbox.control.counters.requests.paymentMethods ?? 0;
+
+  beforeEach(async () => {
+    primary = await startOwnRedis();
+    replica = await startOwnRedis({ replicaOf: primary.port });
+    world = await startSandboxedApps(1, {
+      env: { ...ENV, REDIS_URL: primary.url, REDIS_WAIT_REPLICAS: 'off' },
+      sandbox: { paymentVisibilityDelayMs: 0 },
+    });
+  });
+  afterEach(async () => {
+    await survivor?.close();
+    survivor = undefined;
+    await primary.start();
+    await world.close();
+    await replica.dispose();
+    await primary.dispose();
+  });
+
+  /** A session whose press's attach left while its intent was written only to the primary, which then dies; the platform acts after. */
+  async function pressLostInFailover(): Promise<{ sessionId: string; guestId: string; key: string; site: Site }> {
+    const reservation = freshReservation(world, 300);
+    const sessionId = (await checkoutClient(world.apps[0].url).createSession(reservation.reservationId, reservation.guestEmail).expect(201))
+      .body.id as string;
+    world.sandbox.control.slowWrite('paymentMethods', { actAfterMs: ACTS_AFTER_MS, answerAfterMs: ACTS_AFTER_MS + 500, times: 1 });
+    const acted = world.sandbox.control.whenActed('paymentMethods');
+    await replica.follow(null);
+    const key = randomUUID();
+    const pending = await checkoutClient(world.apps[0].url).submit(sessionId, cardBody(CARDS.noThreeDs), key);
+    expect(pending.body.code).toBe('outcome_pending');
+    await primary.stop();
+    expect(world.sandbox.control.actNow('paymentMethods')).toBe(1);
+    await acted;
+    survivor = await startTestApp({}, { config: testConfig({ ...world.env, ...ENV, REDIS_URL: replica.url, PORT: '0' }) });
+    return { sessionId, guestId: reservation.guestId, key, site: checkoutClient(survivor.url) };
+  }
+
+  it('the same press again: answered succeeded with the card that landed, nothing sent', async () => {
+    const { sessionId, guestId, key, site } = await pressLostInFailover();
+    const before = attachRequests();
+    const again = await pressUntilAnswered(() => site.submit(sessionId, cardBody(CARDS.noThreeDs), key), 20_000);
+    const [landed] = world.sandbox.control.getPaymentMethods(guestId);
+    expect({ status: again.status, body: again.body }).toMatchObject({
+      status: 200,
+      body: { status: 'succeeded', paymentMethod: { id: landed._id, last4: '4242' } },
+    });
+    expect(attachRequests()).toBe(before);
+    expect(world.sandbox.control.getPaymentMethods(guestId)).toHaveLength(1);
+  }, 40_000);
+
+  it('another card: refused already_paid, and the session shows the card on file instead of asking for one', async () => {
+    const { sessionId, guestId, site } = await pressLostInFailover();
+    const before = attachRequests();
+    const other = await pressUntilAnswered(() => site.submit(sessionId, cardBody('5555555555554444'), randomUUID()), 20_000);
+    expect({ status: other.status, code: other.body.code }).toEqual({ status: 409, code: 'already_paid' });
+    const [landed] = world.sandbox.control.getPaymentMethods(guestId);
+    const view = await site.getSession(sessionId).expect(200);
+    expect(view.body).toMatchObject({ status: 'succeeded', paymentMethod: { id: landed._id, last4: '4242' } });
+    expect(attachRequests()).toBe(before);
+    expect(world.sandbox.control.getPaymentMethods(guestId)).toHaveLength(1);
+  }, 40_000);
+});
