@@ -262,7 +262,11 @@ describe('upstream faults (2 replicas, the sandbox slow, failing or dropping con
       const shots = await Promise.all(sessions.map(submit));
 
       for (const shot of shots) {
-        expect({ status: shot.status, session: (shot.body as { status: string }).status, body: shot.status === 200 ? undefined : shot.body }).toEqual({ status: 200, session: 'succeeded', body: undefined });
+        expect({
+          status: shot.status,
+          session: (shot.body as { status: string }).status,
+          body: shot.status === 200 ? undefined : shot.body,
+        }).toEqual({ status: 200, session: 'succeeded', body: undefined });
       }
       expect(requests('paymentMethods') - before).toBe(8);
       for (const session of sessions) {
