@@ -1,5 +1,6 @@
 import { journalWorld, newSessionOf, quietLogs, unitModule } from '../../test/utils/unit-kit';
 import { RequestLimits } from '../common/abuse/request-limits';
+import { RedisKeys } from '../redis/redis-keys';
 import { AttachProgress } from '../sessions/attach-progress';
 import { SessionState } from '../sessions/session-state';
 import { SESSION_PROVIDERS } from '../sessions/sessions.module';
@@ -33,22 +34,40 @@ async function setUp() {
   return { world, progress, sessions, checkout: module.get(CheckoutSessionsService), processing };
 }
 
-describe('CheckoutSessions.get: what the site is told of a session left processing', () => {
-  it('tells a session whose attach was settled not landed, and never heard so, that the card was not added', async () => {
+describe('CheckoutSessions.get: what the site is told of a session left processing (a read never writes)', () => {
+  it('tells a session whose attach was settled not landed, and never heard so, that the card was not added, and leaves its record', async () => {
     const { checkout, processing, sessions } = await setUp();
     const session = await processing();
     await expect(checkout.get(session.id)).resolves.toMatchObject({ status: 'failed', lastError: { code: 'not_attached' } });
-    // Moved as the lost event would have moved it: every replica reads the same from now on.
-    await expect(sessions.require(session.id)).resolves.toMatchObject({ status: 'failed' });
+    // Reported as the lost event would have moved it; the record is the next press's to write.
+    await expect(sessions.require(session.id)).resolves.toMatchObject({ status: 'processing', version: session.version });
   });
 
-  it('keeps it processing while an attach is under way on the reservation, or a card is on file', async () => {
+  it('tells a session whose own card is on file, and never heard so, that it succeeded with that card, and leaves its record', async () => {
+    const { checkout, processing, sessions, world } = await setUp();
+    const session = await processing();
+    await world.cardsOnFile.record(RESERVATION, {
+      paymentMethodId: 'pm_1',
+      sessionRef: RedisKeys.sessionRef(session.id),
+      last4: '4242',
+      brand: 'visa',
+    });
+    await expect(checkout.get(session.id)).resolves.toMatchObject({
+      status: 'succeeded',
+      paymentMethod: { id: 'pm_1', last4: '4242', brand: 'visa' },
+    });
+    await expect(sessions.require(session.id)).resolves.toMatchObject({ status: 'processing', version: session.version });
+  });
+
+  it("keeps it processing while an attach is under way on the reservation, another session's card is on file, or the record lacks its digits", async () => {
     const { checkout, processing, progress, world } = await setUp();
     const session = await processing();
     progress.underWay = true;
     await expect(checkout.get(session.id)).resolves.toMatchObject({ status: 'processing' });
     progress.underWay = false;
-    await world.cardsOnFile.record(RESERVATION, { paymentMethodId: 'pm_1' });
+    await world.cardsOnFile.record(RESERVATION, { paymentMethodId: 'pm_1', sessionRef: RedisKeys.sessionRef('another-session') });
+    await expect(checkout.get(session.id)).resolves.toMatchObject({ status: 'processing' });
+    await world.cardsOnFile.record(RESERVATION, { paymentMethodId: 'pm_1', sessionRef: RedisKeys.sessionRef(session.id) });
     await expect(checkout.get(session.id)).resolves.toMatchObject({ status: 'processing' });
   });
 

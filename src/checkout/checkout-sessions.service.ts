@@ -4,7 +4,7 @@ import { PlaceBack, RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
-import { alreadyPaid, CardsOnFile } from '../sessions/cards-on-file';
+import { alreadyPaid, attachedBy, attachedMoveOf, CardsOnFile } from '../sessions/cards-on-file';
 import { AttachProgress } from '../sessions/attach-progress';
 import { FoundReservation, GuestyClient } from '../upstream/guesty-client';
 import type { PlatformReservation } from '../upstream/platform-results';
@@ -177,7 +177,7 @@ export class CheckoutSessionsService {
   }
 
   async get(id: string): Promise<CheckoutSessionView> {
-    const session = await this.settledProcessing(await this.sessions.require(id));
+    const session = await this.reportedProcessing(await this.sessions.require(id));
     const view = (await this.attachUnderWay(session))
       ? { ...toView(session), status: 'processing' as const, nextAction: undefined }
       : toView(session);
@@ -186,18 +186,21 @@ export class CheckoutSessionsService {
   }
 
   /**
-   * A session left `processing` with nothing open on its reservation and no card on file: its attach
-   * settled not landed, and the event that moves it was lost with its replica. It moves now, as the
-   * event would have; a store that cannot tell leaves it.
+   * A session left `processing` whose attach has settled while the move that tells it was lost with
+   * its replica: reported as that move would leave it (its card on file, or not attached), never
+   * written by this read; the next press records it (docs/product-spec.md §6.4). A store that
+   * cannot tell leaves it.
    */
-  private async settledProcessing(session: CheckoutSession): Promise<CheckoutSession> {
+  private async reportedProcessing(session: CheckoutSession): Promise<CheckoutSession> {
     if (session.status !== 'processing') return session;
     const [underWay, card] = await Promise.all([
       this.attaches.attachUnderWay(session.reservationId),
       this.cards.onFile(session.reservationId).catch(() => undefined),
     ]);
-    if (underWay || card !== null) return session;
-    return this.sessions.move(session.id, { move: 'notAttached' }, session).catch(() => session);
+    if (underWay || card === undefined) return session;
+    if (card === null) return this.sessions.reported(session, { move: 'notAttached' });
+    const attached = attachedBy(card, session.id) ? attachedMoveOf(card, session.paymentProviderId) : null;
+    return attached ? this.sessions.reported(session, attached) : session;
   }
 
   /**

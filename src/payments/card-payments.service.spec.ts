@@ -7,6 +7,7 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { AttachPaymentMethodRequest, PaymentMethodOnFile, PlatformPayment } from '../upstream/platform-results';
 import { UpstreamError } from '../upstream/upstream-error';
 import { CardPaymentsService } from './card-payments.service';
+import { CardOnFile } from '../sessions/cards-on-file';
 import { CheckoutSession } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
 import { SESSION_PROVIDERS } from '../sessions/sessions.module';
@@ -158,6 +159,7 @@ async function setUp(env: Record<string, string> = {}) {
   const chargeFailed = (session: CheckoutSession) =>
     sessions.move(session.id, { move: 'chargeSeen', charge: { next: 'another_card' }, message: 'declined' });
   const cardOnFile = () => world.cardsOnFile.onFile(RESERVATION);
+  const cardOnFileRecord = (card: CardOnFile) => world.cardsOnFile.record(RESERVATION, card);
   return {
     clock,
     store,
@@ -174,6 +176,7 @@ async function setUp(env: Record<string, string> = {}) {
     payWithCard,
     chargeFailed,
     cardOnFile,
+    cardOnFileRecord,
     attachedHeard,
   };
 }
@@ -333,6 +336,57 @@ describe('CardPayments: the waits before a card (docs/product-spec.md §3)', () 
     await expect(world.payWithCard(session, 'key-1')).rejects.toMatchObject({ code: 'already_paid', status: 409 });
     expect(world.platform.attaches).toHaveLength(0);
     expect(await world.cardOnFile()).toMatchObject({ paymentMethodId: 'pm_before' });
+  });
+});
+
+describe('CardPayments: a card on file the session never heard of', () => {
+  it("a press finds its session's own card on file (the move that tells it was lost with its replica): records it, sends nothing, answers already_paid", async () => {
+    const world = await setUp();
+    const session = await world.newSession();
+    await world.sessions.move(session.id, { move: 'outcomePending' });
+    await world.cardOnFileRecord({ paymentMethodId: 'pm_1', sessionRef: RedisKeys.sessionRef(session.id), last4: '4242', brand: 'visa' });
+    await expect(world.payWithCard(session, 'key-2')).rejects.toMatchObject({ code: 'already_paid', status: 409 });
+    expect(await world.sessions.require(session.id)).toMatchObject({
+      status: 'succeeded',
+      paymentMethod: { id: 'pm_1', last4: '4242', brand: 'visa' },
+    });
+    expect(world.platform.tokenizations).toHaveLength(0);
+    expect(world.platform.attaches).toHaveLength(0);
+  });
+
+  it("a card the platform shows that the store lacked becomes the session's card: another card is refused beside it", async () => {
+    const world = await setUp();
+    world.platform.cardByAnotherParty('pm_before');
+    const session = await world.newSession();
+    await expect(world.payWithCard(session, 'key-1')).rejects.toMatchObject({ code: 'already_paid', status: 409 });
+    expect(await world.sessions.require(session.id)).toMatchObject({
+      status: 'succeeded',
+      paymentMethod: { id: 'pm_before', last4: '1111' },
+    });
+    expect(await world.cardOnFile()).toMatchObject({
+      paymentMethodId: 'pm_before',
+      sessionRef: RedisKeys.sessionRef(session.id),
+      last4: '1111',
+    });
+    expect(world.platform.attaches).toHaveLength(0);
+  });
+
+  it("the same card found there (its earlier press's record lost) is answered succeeded, nothing sent", async () => {
+    const world = await setUp();
+    world.platform.methods.push({
+      id: 'pm_landed',
+      guestId: GUEST,
+      reservationId: RESERVATION,
+      paymentProviderId: PROVIDER,
+      last4: '4242',
+    });
+    const session = await world.newSession();
+    await expect(world.payWithCard(session, 'key-1')).resolves.toMatchObject({
+      status: 'succeeded',
+      paymentMethod: { id: 'pm_landed', last4: '4242' },
+    });
+    expect(world.platform.attaches).toHaveLength(0);
+    expect(world.attachedHeard).toEqual([RESERVATION]);
   });
 });
 

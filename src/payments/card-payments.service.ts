@@ -18,7 +18,7 @@ import {
   HoldEnded,
   PaymentMethodWrite,
 } from './payment-method.write-kind';
-import { alreadyPaid, CARD_ON_FILE, CardOnFile } from '../sessions/cards-on-file';
+import { alreadyPaid, attachedBy, attachedMoveOf, CARD_ON_FILE, CardOnFile } from '../sessions/cards-on-file';
 import { onReservation } from '../journal/write-intent';
 import { HeldTarget, WriteJournal } from '../journal/write-journal';
 import { MetricsService } from '../metrics/metrics.service';
@@ -505,6 +505,13 @@ export class CardPaymentsService implements AttachProgress {
       // Nothing open on the reservation and no card on file: its attach settled not landed, and the
       // session has not heard yet (the settling replica died, or its event is still on its way).
       session = await this.sessions.move(sessionId, { move: 'notAttached' }, session);
+    }
+    const ownCard = standing.card && session.status !== 'succeeded' && attachedBy(standing.card, sessionId) ? standing.card : null;
+    const attached = ownCard && attachedMoveOf(ownCard, session.paymentProviderId);
+    if (attached) {
+      // Its card is on file while the move that tells it was lost with its replica: the press records it.
+      await this.sessions.move(sessionId, attached, session);
+      throw alreadyPaid();
     }
     if (phaseOf(session) === 'replacing') {
       // A failed charge mended (docs/product-spec.md §6.5): only when the platform, read now, still

@@ -62,12 +62,12 @@ describe('PaymentMethodWrite: what a landed attach writes beside its outcome', (
     await expect(world.journal.reconcileDue(TARGET, intentId)).resolves.toBe('landed');
     expect(landedStep()).toEqual(
       expect.arrayContaining([
-        { op: 'set', key: card, value: JSON.stringify({ paymentMethodId: 'pm_1', sessionRef }), ttlMs: expect.any(Number) },
+        { op: 'set', key: card, value: JSON.stringify({ paymentMethodId: 'pm_1', sessionRef, last4: '4242' }), ttlMs: expect.any(Number) },
         { op: 'delete', key: answer },
       ]),
     );
     expect(await world.store.get(answer)).toBeNull();
-    expect(await world.cardsOnFile.onFile(RESERVATION)).toEqual({ paymentMethodId: 'pm_1', sessionRef });
+    expect(await world.cardsOnFile.onFile(RESERVATION)).toEqual({ paymentMethodId: 'pm_1', sessionRef, last4: '4242' });
   });
 
   it('an attach naming no session: no card on file is written for it, and the cached payment status is still dropped', async () => {

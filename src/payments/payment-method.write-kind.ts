@@ -10,7 +10,7 @@ import { forSession, Reconciliation, sessionRefOf, WriteIntent, WriteTarget, res
 import { JournaledWrite } from '../journal/write-kind';
 import { FollowUps } from '../journal/follow-ups';
 import { HoldEnd, holdOnPlatform } from './booking-hold';
-import { CardsOnFile } from '../sessions/cards-on-file';
+import { CardOnFile, CardsOnFile } from '../sessions/cards-on-file';
 import { currentCard, replaceableCard } from './card-replacement';
 import { JournaledWriteKind } from '../journal/write-kinds';
 
@@ -76,6 +76,16 @@ function foundOnReservation(method: PaymentMethodOnFile): CardFoundOnReservation
     { paymentMethodId: method.id, last4: method.last4 ?? '', ...(method.brand ? { brand: method.brand } : {}) },
     method.paymentProviderId,
   );
+}
+
+/** The card on file a found card makes, as this session's. */
+function cardOnFileOf({ card }: CardFoundOnReservation, sessionId: string): CardOnFile {
+  return {
+    paymentMethodId: card.paymentMethodId,
+    sessionRef: RedisKeys.sessionRef(sessionId),
+    ...(card.last4 ? { last4: card.last4 } : {}),
+    ...(card.brand ? { brand: card.brand } : {}),
+  };
 }
 
 /** An attach as the journal records it: enough to recognise it upstream, no card data. */
@@ -178,8 +188,9 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     }
     const existing = methods.find((method) => onReservation(method, session.reservationId));
     if (existing) {
-      await this.cards.record(session.reservationId, { paymentMethodId: existing.id, sessionRef: RedisKeys.sessionRef(session.id) });
-      throw foundOnReservation(existing);
+      const found = foundOnReservation(existing);
+      await this.cards.record(session.reservationId, cardOnFileOf(found, session.id));
+      throw found;
     }
     return methods.map((method) => method.id);
   }
@@ -247,7 +258,14 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
   override alongside(intent: WriteIntent<AttachRequest, AttachedMethod>, outcome: AttachedMethod): BatchStep[] {
     const reservationId = reservationOf(intent.target);
     const sessionRef = sessionRefOf(intent.context);
-    const card = sessionRef ? this.cards.recordStep(reservationId, { paymentMethodId: outcome.paymentMethodId, sessionRef }) : [];
+    const card = sessionRef
+      ? this.cards.recordStep(reservationId, {
+          paymentMethodId: outcome.paymentMethodId,
+          sessionRef,
+          last4: outcome.last4,
+          ...(outcome.brand ? { brand: outcome.brand } : {}),
+        })
+      : [];
     // The booking's confirmation is due from the step the card lands in, not from this replica's memory.
     const confirm =
       sessionRef && intent.context.confirmsBooking ? [this.followUps.step({ kind: 'confirm-booking', reservationId, sessionRef })] : [];
@@ -289,12 +307,13 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     const methods = reservation!.cardsOnFile ?? [];
     if (methods.length > 0) {
       const paymentMethodId = methods[methods.length - 1];
-      await this.cards.record(session.reservationId, { paymentMethodId, sessionRef: RedisKeys.sessionRef(session.id) });
       // The reservation names its card by id alone: its digits are read (rare: a record Redis lost).
       const listed = await this.guesty
         .listPaymentMethods(session.guestId, session.reservationId, 'checkout', session.confirmationCode)
         .catch(() => []);
-      throw foundOnReservation(listed.find((method) => method.id === paymentMethodId) ?? { id: paymentMethodId });
+      const found = foundOnReservation(listed.find((method) => method.id === paymentMethodId) ?? { id: paymentMethodId });
+      await this.cards.record(session.reservationId, cardOnFileOf(found, session.id));
+      throw found;
     }
     return methods;
   }

@@ -3,6 +3,7 @@ import { DomainError } from '../common/errors/domain-error';
 import { BatchAnswer, BatchStep, KeyValueStore, SlotAnswer, SlotRequest, slotAnswerOf, slotStep, steps } from '../redis/key-value-store';
 import { RedisKeys, TargetWrites } from '../redis/redis-keys';
 import { StoreOutbox } from '../redis/store-outbox';
+import { SessionMove } from './session-moves';
 
 /**
  * The card this service attached to a reservation, and by which session: by its ref (a digest of
@@ -12,12 +13,28 @@ export interface CardOnFile {
   paymentMethodId: string;
   sessionRef?: string;
   sessionId?: string;
+  /** The card's last four digits and brand, as its session shows them (records written before they were kept lack them). */
+  last4?: string;
+  brand?: string;
 }
 
 /** Whether this session attached the card on file. */
 export function attachedBy(card: CardOnFile | null, sessionId: string): boolean {
   if (!card) return false;
   return card.sessionRef ? card.sessionRef === RedisKeys.sessionRef(sessionId) : card.sessionId === sessionId;
+}
+
+/**
+ * The move that makes this session show the card it attached, from the card on file alone (its
+ * own move was lost with its replica or its event); null when the record does not name its digits.
+ */
+export function attachedMoveOf(card: CardOnFile, tokenizedUnder: string): SessionMove | null {
+  if (card.last4 === undefined) return null;
+  return {
+    move: 'attached',
+    method: { id: card.paymentMethodId, last4: card.last4, ...(card.brand ? { brand: card.brand } : {}) },
+    tokenizedUnder,
+  };
 }
 
 /** Longer than any stay is paid for: the platform stays the record after it (docs/product-spec.md §6.8). */

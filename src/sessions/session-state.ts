@@ -74,6 +74,14 @@ export class SessionState {
   }
 
   /**
+   * The session as `move` would leave it, not written: what a read reports of a session whose
+   * record lags (its move was lost with a replica), until a press records it.
+   */
+  reported(session: CheckoutSession, move: SessionMove): CheckoutSession {
+    return nextSession(session, move) ?? session;
+  }
+
+  /**
    * A move that follows an upstream write that landed: kept while Redis is down and applied once it
    * answers (docs/product-spec.md §6.6). `beside`: steps of the session's slot written in the same
    * step (the request's stored answer). Answers the session as this replica knows it.
