@@ -302,7 +302,9 @@ export class PaymentMethodWrite extends JournaledWrite<PaymentMethodPayload, Att
     } catch (cause) {
       throw unreadable(cause, 'adding the card');
     }
-    const state = holdOnPlatform(reservation, hold.holdExpiresAt, this.clock.now());
+    // A reservation the read did not answer, or a status it cannot use, is loud: never "ended", never "held".
+    const status = this.guesty.statusRelied(reservation, session.reservationId);
+    const state = holdOnPlatform({ status, holdEndsAt: reservation?.holdEndsAt }, hold.holdExpiresAt, this.clock.now());
     if (state !== 'held') throw new HoldEnded(state);
     const methods = reservation!.cardsOnFile ?? [];
     if (methods.length > 0) {

@@ -573,11 +573,24 @@ export class GuestyClient {
    */
   async reservationStatusOf(reservationId: string, priority: Priority = 'checkout'): Promise<ReservationStatusRead> {
     const legacy = this.surfaceOf('reservations') === 'legacy';
-    const operation = legacy ? 'getReservation' : 'getReservationsV3';
-    const status = legacy
-      ? (await this.getLegacyReservation(reservationId, priority))?.status
-      : (await this.reservationReads.load(reservationId, priority))?.status;
-    if (status === undefined) throw this.unexpected({ operation, missing: 'the reservation’s status', reservationId });
+    const read = legacy
+      ? await this.getLegacyReservation(reservationId, priority)
+      : await this.reservationReads.load(reservationId, priority);
+    return this.statusRelied(read, reservationId);
+  }
+
+  /**
+   * A reservation's status as a decision rests on it (a booking's hold before its card, its
+   * confirmation): a reservation the read did not answer (the current read answers `[]` for some
+   * that exist, docs/upstream.md), a missing status or one outside the reference's enum is loud,
+   * never read as ended nor as held.
+   */
+  statusRelied(read: { status?: string } | null, reservationId: string): ReservationStatusRead {
+    const operation = this.surfaceOf('reservations') === 'legacy' ? 'getReservation' : 'getReservationsV3';
+    const status = read?.status;
+    if (status === undefined) {
+      throw this.unexpected({ operation, missing: read ? 'the reservation’s status' : 'the reservation', reservationId });
+    }
     if (!(RESERVATION_STATUSES as readonly string[]).includes(status)) {
       throw this.unexpected({ operation, unknown: `status ${JSON.stringify(String(status).slice(0, 40))}`, reservationId });
     }

@@ -596,6 +596,27 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       },
     );
 
+    it('a hold read that does not answer the reservation (the read answers [] for some that exist): 503 platform_answer_unexpected, no card attached, the booking still reserved', async () => {
+      const quote = await quoteFor(146);
+      const booked = await site(0).book({ quoteId: quote.id, guest: newGuest() }).expect(201);
+      const attached = count('paymentMethods');
+      world.sandbox.control.forceStatus('reservation', 200, { body: [], times: 1 });
+      const refused = await site(1).submit(booked.body.id, cardBody(CARDS.noThreeDs));
+      expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 503, code: 'platform_answer_unexpected' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(count('paymentMethods')).toBe(attached);
+      const session = await site(0).session(booked.body.id).expect(200);
+      // Nothing was attached and the hold stands: the guest may press again, never told the booking ended.
+      expect(session.body).toMatchObject({
+        status: 'failed',
+        lastError: { code: 'platform_answer_unexpected' },
+        booking: { status: 'reserved' },
+      });
+      expect(world.sandbox.control.getReservation(booked.body.booking.reservationId)).toMatchObject({ status: 'reserved' });
+      await site(1).submit(booked.body.id, cardBody(CARDS.noThreeDs)).expect(200);
+      await waitUntil(async () => (await site(0).session(booked.body.id)).body.booking?.status === 'confirmed', 10_000, 'the confirmation');
+    });
+
     it('spends no extra call on it: a booking card costs the reservation read (the attach’s snapshot; the card list on the current surface) and the attach', async () => {
       const quote = await quoteFor(142);
       const booked = await site(0).book({ quoteId: quote.id, guest: newGuest() }).expect(201);
