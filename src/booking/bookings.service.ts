@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../common/clock';
@@ -26,7 +26,7 @@ import { CalendarService } from './calendar.service';
 import { RatePlanView, StoredQuote } from './quote';
 import { QuotesService } from './quotes.service';
 
-/** A follow-up this room carries out (FollowUps.handle), and what it answers. */
+/** A follow-up this room carries out (`@FollowUps.carriedOutBy`), and what it answers. */
 type FollowUpHandler = Parameters<FollowUps['handle']>[1];
 type FollowUp = Parameters<FollowUpHandler>[0];
 type FollowUpOutcome = Awaited<ReturnType<FollowUpHandler>>;
@@ -57,7 +57,7 @@ function quoteUsed(): DomainError {
  * is on file, `instant` confirms the reservation.
  */
 @Injectable()
-export class BookingsService implements QuoteBookings, OnModuleInit {
+export class BookingsService implements QuoteBookings {
   private readonly logger = new Logger('Bookings');
   /** Seals the session id a booking's intents keep for its retries: never in the clear at rest (§7). */
   private readonly sessionSeal: AtRestCipher;
@@ -80,11 +80,6 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
     private readonly metrics: MetricsService,
   ) {
     this.sessionSeal = ciphers.for('booking-session');
-  }
-
-  onModuleInit(): void {
-    this.followUps.handle('confirm-booking', (followUp) => this.confirm(followUp));
-    this.followUps.handle('cancel-orphan', (followUp) => this.cancelOrphan(followUp));
   }
 
   /** The quote and its rate plan, found before the booking's Idempotency-Key is claimed. */
@@ -205,6 +200,7 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
    * Cancels, through the journal, a reservation no session can follow (a follow-up, FollowUps: the
    * sweep tries again while the outcome is not clear); its unpaid hold stops counting.
    */
+  @FollowUps.carriedOutBy('cancel-orphan')
   private async cancelOrphan({ reservationId, sessionRef, listingId, network }: FollowUp): Promise<FollowUpOutcome> {
     try {
       await this.setStatus(reservationId, 'canceled');
@@ -374,6 +370,7 @@ export class BookingsService implements QuoteBookings, OnModuleInit {
    * (ReservationStatusWrite.snapshot). A platform that refuses it for good (a 4xx that is not "busy")
    * is reported as such; a status read that fails, and anything else, is tried again.
    */
+  @FollowUps.carriedOutBy('confirm-booking')
   private async confirm({ reservationId, sessionRef }: FollowUp): Promise<FollowUpOutcome> {
     const session = await this.sessions.pointedAt({ sessionRef });
     let outcome: { status: string };

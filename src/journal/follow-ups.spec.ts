@@ -1,5 +1,5 @@
 import { journalWorld, quietLogs } from '../../test/utils/unit-kit';
-import { FOLLOW_UP_GRACE_MS, FollowUp, FollowUpOutcome } from './follow-ups';
+import { FOLLOW_UP_GRACE_MS, FollowUp, FollowUpOutcome, FollowUps } from './follow-ups';
 
 const CONFIRM: FollowUp = { kind: 'confirm-booking', reservationId: 'res-1', sessionRef: 'ref-1' };
 
@@ -81,10 +81,37 @@ describe('FollowUps (writes that must follow a landed one)', () => {
 
   it('an entry it cannot read is dropped, never a loop', async () => {
     const { world, calls, due } = setUp([]);
-    await world.store.indexAdd(world.keys.followUps().due, '["unknown-kind","res-1","ref-1"]', 0);
+    await world.store.indexAdd(world.keys.followUps().due, '["Not A Kind!","res-1","ref-1"]', 0);
+    await world.store.indexAdd(world.keys.followUps().due, 'not json', 0);
     await world.followUps.runDue(10);
     expect(calls).toEqual([]);
     expect(await due()).toEqual([]);
+  });
+
+  it('a kind no room of this replica carries out stays due for one that does, tried again only after its wait', async () => {
+    const { world, calls, due } = setUp([]);
+    await world.store.indexAdd(world.keys.followUps().due, '["refund-deposit","res-1","ref-1"]', 0);
+    expect(await world.followUps.runDue(10)).toBe(0);
+    expect(await world.followUps.runDue(10)).toBe(0);
+    expect(calls).toEqual([]);
+    expect(await due()).toEqual(['["refund-deposit","res-1","ref-1"]']);
+  });
+
+  it('finds the handler declared at its method, and refuses a second one for the same kind', () => {
+    const { world } = setUp([]);
+    class Refunds {
+      handled: string[] = [];
+      @FollowUps.carriedOutBy('refund-deposit')
+      refund(followUp: FollowUp): Promise<'done'> {
+        this.handled.push(followUp.reservationId);
+        return Promise.resolve('done');
+      }
+    }
+    const refunds = new Refunds();
+    world.followUps.handlersOf(refunds);
+    expect(() => world.followUps.handlersOf(new Refunds())).toThrow(/two handlers of the follow-up kind refund-deposit/);
+    expect(() => FollowUps.carriedOutBy('Refund Deposit')).toThrow(/short lower-case name/);
+    return expect(world.followUps.run({ kind: 'refund-deposit', reservationId: 'res-9', sessionRef: 'ref-9' })).resolves.toBe('done');
   });
 
   it('kept in the memory of the replica that recorded it: a Redis that lost the index does not lose it', async () => {

@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { Clock } from '../common/clock';
 import { MetricsService } from '../metrics/metrics.service';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
@@ -6,10 +7,13 @@ import { RedisKeys } from '../redis/redis-keys';
 import { setBounded } from '../common/bounded-map';
 
 /**
- * The writes that must follow another once it landed: a paid booking's confirmation, and the cancel
- * of a reservation no card can follow (its session could not be opened).
+ * A write that must follow another once it landed (a paid booking's confirmation, the cancel of a
+ * reservation no card can follow), named by the room that carries it out (`@OnFollowUp`).
  */
-export type FollowUpKind = 'confirm-booking' | 'cancel-orphan';
+export type FollowUpKind = string;
+
+const FOLLOW_UP_HANDLER = Symbol('follow-up handler');
+const KIND_NAME = /^[a-z][a-z-]{0,39}$/;
 
 /** One write to follow: what, on which reservation, for which session (by its ref, never its id). */
 export interface FollowUp {
@@ -29,7 +33,6 @@ export type FollowUpHandler = (followUp: FollowUp) => Promise<FollowUpOutcome>;
 /** The request that caused it usually does it at once; the sweep looks only after this. */
 export const FOLLOW_UP_GRACE_MS = 10_000;
 const RETRY_EVERY_MS = 15_000;
-const KINDS: readonly FollowUpKind[] = ['confirm-booking', 'cancel-orphan'];
 /** Follow-ups a replica keeps in memory besides Redis (see remember): at most this many, for at most this long. */
 const REMEMBERED_AT_MOST = 10_000;
 const REMEMBERED_FOR_MS = 24 * 3_600_000;
@@ -44,9 +47,10 @@ function memberOf({ kind, reservationId, sessionRef, listingId, network }: Follo
 function followUpOf(member: string): FollowUp | null {
   try {
     const [kind, reservationId, sessionRef, listingId, network] = JSON.parse(member) as unknown[];
-    if (!KINDS.includes(kind as FollowUpKind) || typeof reservationId !== 'string' || typeof sessionRef !== 'string') return null;
+    if (typeof kind !== 'string' || !KIND_NAME.test(kind) || typeof reservationId !== 'string' || typeof sessionRef !== 'string')
+      return null;
     return {
-      kind: kind as FollowUpKind,
+      kind,
       reservationId,
       sessionRef,
       ...(typeof listingId === 'string' ? { listingId } : {}),
@@ -64,9 +68,11 @@ function followUpOf(member: string): FollowUp | null {
  * doing it twice sends it once.
  */
 @Injectable()
-export class FollowUps {
+export class FollowUps implements OnModuleInit {
   private readonly logger = new Logger('FollowUps');
   private readonly handlers = new Map<FollowUpKind, FollowUpHandler>();
+  /** Kinds met with no handler, told once each: their follow-ups wait until a replica that has one takes them. */
+  private readonly unhandled = new Set<FollowUpKind>();
   private readonly due: string;
   /**
    * The follow-ups this replica recorded, until they end: a Redis that lost `follow-ups:due` (back
@@ -80,12 +86,47 @@ export class FollowUps {
     keys: RedisKeys,
     private readonly clock: Clock,
     private readonly metrics: MetricsService,
+    @Optional() private readonly discovery?: DiscoveryService,
+    @Optional() private readonly scanner?: MetadataScanner,
   ) {
     this.due = keys.followUps().due;
   }
 
-  /** The room that knows how to carry a kind out registers it when the app starts. */
-  handle(kind: FollowUpKind, handler: FollowUpHandler): void {
+  /**
+   * Marks a method as the one that carries out follow-ups of `kind` (its argument: the FollowUp, its
+   * answer: a FollowUpOutcome), declared at the handler (`@FollowUps.carriedOutBy('confirm-booking')`);
+   * FollowUps finds it at start, as the journal finds its write kinds.
+   */
+  static carriedOutBy(kind: FollowUpKind): MethodDecorator {
+    if (!KIND_NAME.test(kind)) throw new Error(`a follow-up kind is a short lower-case name with dashes, not ${JSON.stringify(kind)}`);
+    return (_target, _key, descriptor) => Reflect.defineMetadata(FOLLOW_UP_HANDLER, kind, descriptor.value as object);
+  }
+
+  /** Finds every marked method of the app's providers. */
+  onModuleInit(): void {
+    if (!this.discovery) return;
+    // One instance may be provided under several tokens (a port it implements): each is read once.
+    const instances = new Set(this.discovery.getProviders().map(({ instance }) => instance as object | undefined));
+    for (const instance of instances) if (instance) this.handlersOf(instance);
+  }
+
+  /** Registers `instance`'s marked methods (a unit world without Nest hands its services here). */
+  handlersOf(instance: object): void {
+    const prototype = Object.getPrototypeOf(instance) as Record<string, unknown> | null;
+    if (!prototype) return;
+    const methods = this.scanner?.getAllMethodNames(prototype) ?? Object.getOwnPropertyNames(prototype);
+    for (const method of methods) {
+      const carry = prototype[method];
+      if (typeof carry !== 'function') continue;
+      const kind = Reflect.getMetadata(FOLLOW_UP_HANDLER, carry) as FollowUpKind | undefined;
+      if (kind === undefined) continue;
+      this.handle(kind, (followUp) => (carry as FollowUpHandler).call(instance, followUp), `${prototype.constructor.name}.${method}`);
+    }
+  }
+
+  /** Registers the handler of a kind (a unit world without Nest calls it itself); two for one kind fail the start. */
+  handle(kind: FollowUpKind, handler: FollowUpHandler, at = 'a handler'): void {
+    if (this.handlers.has(kind)) throw new Error(`two handlers of the follow-up kind ${kind}, the second at ${at}`);
     this.handlers.set(kind, handler);
   }
 
@@ -136,7 +177,13 @@ export class FollowUps {
   /** Carries one out now (the request's own try): done or refused, it is no longer due; otherwise the sweep tries again. */
   async run(followUp: FollowUp): Promise<FollowUpOutcome> {
     const handler = this.handlers.get(followUp.kind);
-    if (!handler) return 'retry';
+    if (!handler) {
+      if (!this.unhandled.has(followUp.kind)) {
+        this.unhandled.add(followUp.kind);
+        this.logger.error({ kind: followUp.kind }, 'no room of this replica carries out this follow-up kind; it stays due');
+      }
+      return 'retry';
+    }
     let outcome: FollowUpOutcome;
     try {
       outcome = await handler(followUp);

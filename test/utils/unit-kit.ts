@@ -192,5 +192,7 @@ export async function unitModule(
     .setLogger(SILENT_LOGGER)
     .compile();
   await module.init();
+  // The world's FollowUps is no provider Nest discovers from: it is handed the services' handlers.
+  for (const type of classes) world.followUps.handlersOf(module.get<object>(type));
   return module;
 }
