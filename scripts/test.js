@@ -123,8 +123,8 @@ async function main() {
   const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--unit');
   // --selectProjects takes every value after it, so it goes last and `npm run test:unit -- FILE`
   // runs FILE. The unit tier keeps its workers: its specs share no Redis or budget state for a
-  // fresh worker to guard against, and reloading ts-jest and TypeScript per file was most of the
-  // tier's CPU.
+  // fresh worker to guard against, and starting jest and its transform again per file would cost
+  // more CPU than the specs themselves.
   if (unit) process.exit(await runJest(['--workerIdleMemoryLimit=100%', ...jestArgs, '--selectProjects', 'unit'], {}));
   // Some end-to-end tests run the built service as its own process, exactly as `npm start` does;
   // `tsc -b` compiles only what changed since the last build.
