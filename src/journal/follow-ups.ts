@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { MetricsService } from '../metrics/metrics.service';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
-import { setBounded } from '../common/bounded-map';
+import { setBounded } from '../primitives/bounded-map';
 
 /**
  * The writes that must follow another once it landed: a paid booking's confirmation, and the cancel
