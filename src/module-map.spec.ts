@@ -41,7 +41,7 @@ function lint(probes: Probe[]): string[][] {
 const FLOOR = ['primitives', 'config', 'common', 'redis', 'metrics', 'health', 'docs', 'upstream'];
 /** On the floor too, but imported by the wiring alone: the upstream client asks for the token by its port. */
 const AUTH = 'auth';
-const FEATURES = ['checkout', 'payments', 'reservations', 'invoices', 'booking', 'webhooks'];
+const FEATURES = ['checkout', 'payments', 'reservations', 'invoices', 'booking', 'webhooks', 'embed'];
 /** The arrows between feature rooms drawn in docs/architecture.md. */
 const ARROWS: Record<string, string[]> = {
   invoices: [],
@@ -50,6 +50,7 @@ const ARROWS: Record<string, string[]> = {
   reservations: [],
   webhooks: [],
   booking: [],
+  embed: [],
 };
 
 const probe = (from: string, imports: string): Probe => ({ file: `src/${from}/map-probe.ts`, imports });
