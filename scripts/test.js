@@ -169,12 +169,27 @@ async function main() {
   process.exit(code);
 }
 
-/** Runs jest once with a JSON result file, prints the closing line and answers the exit code. */
+/**
+ * CPU seconds of the reaped children (jest and its workers), read from /proc/self/stat's cutime and
+ * cstime, kept by Linux in hundredths of a second; null where there is no /proc.
+ */
+function childrenCpuSeconds() {
+  try {
+    const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs jest once with a JSON result file, prints its wall and CPU time and the closing line, and answers the exit code. */
 async function runJest(args, env, file = resultFile) {
   fs.rmSync(file, { force: true });
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const jest = require.resolve('jest/bin/jest');
   process.stderr.write(`[test] node ${process.version}\n`);
+  const startedAt = Date.now();
+  const cpuBefore = childrenCpuSeconds();
   const code = await new Promise((resolve) => {
     const child = spawn(process.execPath, [jest, '--json', `--outputFile=${file}`, ...args], {
       cwd: root,
@@ -186,6 +201,9 @@ async function runJest(args, env, file = resultFile) {
     process.on('SIGTERM', forward);
     child.once('exit', (exitCode) => resolve(exitCode ?? 1));
   });
+  const cpuAfter = childrenCpuSeconds();
+  const cpu = cpuBefore === null || cpuAfter === null ? '' : `, ${(cpuAfter - cpuBefore).toFixed(1)} s CPU`;
+  process.stderr.write(`[test] jest took ${((Date.now() - startedAt) / 1000).toFixed(1)} s wall${cpu}\n`);
   if (!fs.existsSync(file)) {
     console.log('0 passed, 1 failed');
     return 1;
