@@ -125,7 +125,11 @@ async function main() {
   // runs FILE. The unit tier keeps its workers: its specs share no Redis or budget state for a
   // fresh worker to guard against, and starting jest and its transform again per file would cost
   // more CPU than the specs themselves.
-  if (unit) process.exit(await runJest(['--workerIdleMemoryLimit=100%', ...jestArgs, '--selectProjects', 'unit'], {}));
+  if (unit)
+    process.exit(
+      // Its two workers fill both cores: V8's garbage-collector helper threads would only take turns with them.
+      await runJest(['--workerIdleMemoryLimit=100%', ...jestArgs, '--selectProjects', 'unit'], {}, resultFile, ['--single-threaded-gc']),
+    );
   // Some end-to-end tests run the built service as its own process, exactly as `npm start` does;
   // `tsc -b` compiles only what changed since the last build.
   const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], {
@@ -183,7 +187,7 @@ function childrenCpuSeconds() {
 }
 
 /** Runs jest once with a JSON result file, prints its wall and CPU time and the closing line, and answers the exit code. */
-async function runJest(args, env, file = resultFile) {
+async function runJest(args, env, file = resultFile, nodeFlags = []) {
   fs.rmSync(file, { force: true });
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const jest = require.resolve('jest/bin/jest');
@@ -191,7 +195,8 @@ async function runJest(args, env, file = resultFile) {
   const startedAt = Date.now();
   const cpuBefore = childrenCpuSeconds();
   const code = await new Promise((resolve) => {
-    const child = spawn(process.execPath, [jest, '--json', `--outputFile=${file}`, ...args], {
+    // Jest's workers inherit the node flags.
+    const child = spawn(process.execPath, [...nodeFlags, jest, '--json', `--outputFile=${file}`, ...args], {
       cwd: root,
       stdio: 'inherit',
       env: { ...process.env, ...env, NODE_ENV: 'test' },
