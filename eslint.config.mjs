@@ -33,8 +33,10 @@ const FEATURE_ARROWS = {
 };
 const FLOOR = forbid(
   [...FEATURES, 'journal', 'sessions'],
-  'the floor (config, common, redis, metrics, health, docs, upstream, auth) never imports a feature, the journal or the sessions',
+  'the floor (primitives, config, common, redis, metrics, health, docs, upstream, auth) never imports a feature, the journal or the sessions',
 );
+/** The rooms of the floor other than primitives/, which stands below all of them. */
+const ABOVE_PRIMITIVES = ['config', 'common', 'redis', 'metrics', 'health', 'docs', 'upstream', 'auth'];
 /** The wiring beside main.ts imports every room; a room importing it back would import everything. */
 const NO_APP = {
   regex: '^(\\.\\./)+(app\\.(factory|module)|http-hooks|main|write-openapi|platform-check(-write)?)$',
@@ -281,14 +283,27 @@ export default tseslint.config(
   },
   // The wiring beside main.ts (src/*.ts) imports every room, auth/ among them.
   boundaries(['src/**/*.ts'], [], undefined, []),
-  boundaries(['src/{common,redis,metrics,health,docs}/**/*.ts'], [FLOOR]),
+  boundaries(['src/{common,metrics,health,docs}/**/*.ts'], [FLOOR]),
+  // The clock and the bounded map stand below every room, so any room, redis/ among them, may use them.
+  boundaries(['src/primitives/**/*.ts'], [FLOOR, forbid(ABOVE_PRIMITIVES, 'primitives/ stands below every room and imports none')]),
   // Configuration is read before any other room exists: config/ imports none of them.
   boundaries(
     ['src/config/**/*.ts'],
-    [FLOOR, forbid(['common', 'redis', 'metrics', 'health', 'docs', 'upstream'], 'config/ is read first and imports no other room')],
+    [
+      FLOOR,
+      forbid(['primitives', 'common', 'redis', 'metrics', 'health', 'docs', 'upstream'], 'config/ is read first and imports no other room'),
+    ],
   ),
   boundaries(['src/upstream/**/*.ts'], [FLOOR], ONLY_STORE_REDIS),
-  boundaries(['src/redis/**/*.ts'], [FLOOR], ONLY_UPSTREAM_HTTP),
+  // common/ keeps its idempotency records and limits in the store, so the store never imports common/.
+  boundaries(
+    ['src/redis/**/*.ts'],
+    [
+      FLOOR,
+      forbid(['common'], 'redis/ is below common/, whose records it stores: it imports the floor beneath it (config, metrics, primitives)'),
+    ],
+    ONLY_UPSTREAM_HTTP,
+  ),
   // The shared token stands on the upstream's token call (only src/upstream speaks HTTP); the upstream never imports it.
   boundaries(['src/auth/**/*.ts'], [FLOOR], undefined, []),
   boundaries(

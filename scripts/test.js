@@ -123,9 +123,13 @@ async function main() {
   const jestArgs = process.argv.slice(2).filter((arg) => arg !== '--unit');
   // --selectProjects takes every value after it, so it goes last and `npm run test:unit -- FILE`
   // runs FILE. The unit tier keeps its workers: its specs share no Redis or budget state for a
-  // fresh worker to guard against, and reloading ts-jest and TypeScript per file was most of the
-  // tier's CPU.
-  if (unit) process.exit(await runJest(['--workerIdleMemoryLimit=100%', ...jestArgs, '--selectProjects', 'unit'], {}));
+  // fresh worker to guard against, and starting jest and its transform again per file would cost
+  // more CPU than the specs themselves.
+  if (unit)
+    process.exit(
+      // Its two workers fill both cores: V8's garbage-collector helper threads would only take turns with them.
+      await runJest(['--workerIdleMemoryLimit=100%', ...jestArgs, '--selectProjects', 'unit'], {}, resultFile, ['--single-threaded-gc']),
+    );
   // Some end-to-end tests run the built service as its own process, exactly as `npm start` does;
   // `tsc -b` compiles only what changed since the last build.
   const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], {
@@ -169,14 +173,30 @@ async function main() {
   process.exit(code);
 }
 
-/** Runs jest once with a JSON result file, prints the closing line and answers the exit code. */
-async function runJest(args, env, file = resultFile) {
+/**
+ * CPU seconds of the reaped children (jest and its workers), read from /proc/self/stat's cutime and
+ * cstime, kept by Linux in hundredths of a second; null where there is no /proc.
+ */
+function childrenCpuSeconds() {
+  try {
+    const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs jest once with a JSON result file, prints its wall and CPU time and the closing line, and answers the exit code. */
+async function runJest(args, env, file = resultFile, nodeFlags = []) {
   fs.rmSync(file, { force: true });
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const jest = require.resolve('jest/bin/jest');
   process.stderr.write(`[test] node ${process.version}\n`);
+  const startedAt = Date.now();
+  const cpuBefore = childrenCpuSeconds();
   const code = await new Promise((resolve) => {
-    const child = spawn(process.execPath, [jest, '--json', `--outputFile=${file}`, ...args], {
+    // Jest's workers inherit the node flags.
+    const child = spawn(process.execPath, [...nodeFlags, jest, '--json', `--outputFile=${file}`, ...args], {
       cwd: root,
       stdio: 'inherit',
       env: { ...process.env, ...env, NODE_ENV: 'test' },
@@ -186,6 +206,9 @@ async function runJest(args, env, file = resultFile) {
     process.on('SIGTERM', forward);
     child.once('exit', (exitCode) => resolve(exitCode ?? 1));
   });
+  const cpuAfter = childrenCpuSeconds();
+  const cpu = cpuBefore === null || cpuAfter === null ? '' : `, ${(cpuAfter - cpuBefore).toFixed(1)} s CPU`;
+  process.stderr.write(`[test] jest took ${((Date.now() - startedAt) / 1000).toFixed(1)} s wall${cpu}\n`);
   if (!fs.existsSync(file)) {
     console.log('0 passed, 1 failed');
     return 1;

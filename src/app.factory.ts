@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DestinationStream, Logger } from 'pino';
 import { AppModule } from './app.module';
-import { Clock } from './common/clock';
+import { Clock } from './primitives/clock';
 import { AppConfig } from './config/app-config';
 import { installHttpHooks } from './http-hooks';
 import { wrongMethodAnswers } from './common/http/method-not-allowed';

@@ -7,7 +7,7 @@ import { createValidationPipe } from './common/http/validation';
 import { AuthModule } from './auth/auth.module';
 import { BookingModule } from './booking/booking.module';
 import { CheckoutModule } from './checkout/checkout.module';
-import { Clock, SystemClock } from './common/clock';
+import { Clock, SystemClock } from './primitives/clock';
 import { UpstreamModule } from './upstream/upstream.module';
 import { HealthModule } from './health/health.module';
 import { InvoicesModule } from './invoices/invoices.module';

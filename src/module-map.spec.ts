@@ -38,10 +38,10 @@ function lint(probes: Probe[]): string[][] {
   return JSON.parse(run.stdout) as string[][];
 }
 
-const FLOOR = ['config', 'common', 'redis', 'metrics', 'health', 'docs', 'upstream'];
+const FLOOR = ['primitives', 'config', 'common', 'redis', 'metrics', 'health', 'docs', 'upstream'];
 /** On the floor too, but imported by the wiring alone: the upstream client asks for the token by its port. */
 const AUTH = 'auth';
-const FEATURES = ['checkout', 'payments', 'reservations', 'invoices', 'booking', 'webhooks'];
+const FEATURES = ['checkout', 'payments', 'reservations', 'invoices', 'booking', 'webhooks', 'embed'];
 /** The arrows between feature rooms drawn in docs/architecture.md. */
 const ARROWS: Record<string, string[]> = {
   invoices: [],
@@ -50,6 +50,7 @@ const ARROWS: Record<string, string[]> = {
   reservations: [],
   webhooks: [],
   booking: [],
+  embed: [],
 };
 
 const probe = (from: string, imports: string): Probe => ({ file: `src/${from}/map-probe.ts`, imports });
@@ -72,7 +73,11 @@ const forbidden: Probe[] = [
   ...[...FLOOR, AUTH, 'journal', 'sessions', ...FEATURES].filter((from) => from !== 'redis').map((from) => probe(from, 'ioredis')),
   probe('common/errors', '../../sessions/checkout-session'),
   // Configuration is read first: it imports no other room (the loop config ↔ redis is gone).
-  ...['common', 'redis', 'metrics', 'health', 'docs', 'upstream'].map((to) => probe('config', into(to))),
+  ...['primitives', 'common', 'redis', 'metrics', 'health', 'docs', 'upstream'].map((to) => probe('config', into(to))),
+  // The clock and the bounded map stand below every room; the store stands below common/, which keeps records in it.
+  ...[...FLOOR, AUTH].filter((to) => to !== 'primitives').map((to) => probe('primitives', into(to))),
+  probe('redis', '../common/clock'),
+  probe('redis', '../common/abuse/request-limits'),
   // Only the sessions' owner writes them: no other room reaches their store.
   ...FEATURES.map((from) => probe(from, '../sessions/checkout-sessions.store')),
   { file: 'src/app.module.ts', imports: './sessions/checkout-sessions.store' },
@@ -91,6 +96,8 @@ const allowed: Probe[] = [
   ...FLOOR.map((to) => probe('journal', into(to))),
   ...FLOOR.map((to) => probe('sessions', into(to))),
   ...FLOOR.map((to) => probe(AUTH, into(to))),
+  ...['primitives', 'config', 'metrics'].map((to) => probe('redis', into(to))),
+  ...['primitives', 'redis'].map((to) => probe('common', into(to))),
   probe('upstream', 'axios'),
   probe('redis', 'ioredis'),
   { file: 'src/main.ts', imports: './app.factory' },
@@ -276,6 +283,9 @@ describe('the map of docs/architecture.md, enforced by lint', () => {
     ]);
     expect(refusals[forbidden.findIndex((p) => p.file.includes('/reservations/') && p.imports === WIRE_TYPES)]).toEqual([
       "no-restricted-imports: '../upstream/guesty.types' import is restricted from being used by a pattern. the platform's wire types stay in upstream/: read GuestyClient's results, and take its requests, from upstream/platform-results (docs/architecture.md rule 1)",
+    ]);
+    expect(refusals[forbidden.findIndex((p) => p.file.includes('/redis/') && p.imports === '../common/clock')]).toEqual([
+      "no-restricted-imports: '../common/clock' import is restricted from being used by a pattern. redis/ is below common/, whose records it stores: it imports the floor beneath it (config, metrics, primitives)",
     ]);
     expect(refusals[forbidden.findIndex((p) => p.file.includes('/booking/') && p.imports.endsWith('checkout-sessions.store'))]).toEqual([
       "no-restricted-imports: '../sessions/checkout-sessions.store' import is restricted from being used by a pattern. only sessions/ writes checkout sessions: read and move them through SessionState (docs/product-spec.md §3.3)",

@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { DestinationStream } from 'pino';
 import { AuthModule } from './auth/auth.module';
-import { Clock, SystemClock } from './common/clock';
+import { Clock, SystemClock } from './primitives/clock';
 import { createLogger } from './common/logging/create-logger';
 import { PinoLoggerService } from './common/logging/pino-logger.service';
 import { AppConfig } from './config/app-config';

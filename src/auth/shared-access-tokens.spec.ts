@@ -1,6 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import { FailingStore, journalWorld, quietLogs, SteppingClock, unitConfig, unitModule } from '../../test/utils/unit-kit';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { GuestyTokenIssuer, MintedToken } from '../upstream/guesty-token-issuer';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { OnProductEvent } from '../common/events/on-product-event';
 import { ProductEvents } from '../common/events/product-events';
@@ -11,7 +11,7 @@ import { GuestyClient } from '../upstream/guesty-client';
 import { CalendarDay } from '../upstream/platform-results';
 import { isDayAvailable } from './day-availability';
 import { dayNumber, monthBounds, monthsBetween, today } from './stay-dates';
-import { setBounded } from '../common/bounded-map';
+import { setBounded } from '../primitives/bounded-map';
 
 export interface CalendarDayView {
   date: string;

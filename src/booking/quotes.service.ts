@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { DomainError, FieldError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { KeyValueStore } from '../redis/key-value-store';

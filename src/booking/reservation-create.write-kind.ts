@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { AppConfig, BookingHold } from '../config/app-config';
 import { SealedValue } from '../redis/at-rest-cipher';
 import { BatchStep, KeyValueStore, steps } from '../redis/key-value-store';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PlaceBack, RequestLimits } from '../common/abuse/request-limits';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { alreadyPaid, attachedBy, attachedMoveOf, CardsOnFile } from '../sessions/cards-on-file';
@@ -11,7 +11,7 @@ import type { PlatformReservation } from '../upstream/platform-results';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, toView } from '../sessions/checkout-session';
 import { SessionState } from '../sessions/session-state';
-import { setBounded } from '../common/bounded-map';
+import { setBounded } from '../primitives/bounded-map';
 import type { BatchStep } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { KnownReservation, KnownReservations, LookupShares } from './known-reservations';

@@ -1,14 +1,14 @@
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { MetricsService } from '../metrics/metrics.service';
 import { BatchStep, KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
-import { setBounded } from '../common/bounded-map';
+import { setBounded } from '../primitives/bounded-map';
 
 /**
  * A write that must follow another once it landed (a paid booking's confirmation, the cancel of a
- * reservation no card can follow), named by the room that carries it out (`@OnFollowUp`).
+ * reservation no card can follow), named by the room that carries it out (`@FollowUps.carriedOutBy`).
  */
 export type FollowUpKind = string;
 

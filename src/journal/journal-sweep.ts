@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomInt, randomUUID } from 'node:crypto';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { FollowUps } from './follow-ups';

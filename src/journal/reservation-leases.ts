@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomInt, randomUUID } from 'node:crypto';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
 import { BatchAnswer, BatchStep, KeyValueStore } from '../redis/key-value-store';

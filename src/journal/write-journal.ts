@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig, ReplicaWaitSetting } from '../config/app-config';
 import { RECONCILE_DELAYS_MS } from '../config/timing-rules';

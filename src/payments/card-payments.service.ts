@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
 import { RequestLimits } from '../common/abuse/request-limits';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { OnProductEvent } from '../common/events/on-product-event';
 import { ProductEventBus } from '../common/events/product-event-bus';

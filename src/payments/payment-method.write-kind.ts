@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { ProductEventBus } from '../common/events/product-event-bus';
 import { BatchStep, steps } from '../redis/key-value-store';

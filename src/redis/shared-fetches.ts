@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { AppConfig } from '../config/app-config';
 import { KeyValueStore } from './key-value-store';
 

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { MetricsService } from '../metrics/metrics.service';
 import { CounterTally } from '../metrics/tallies';
 import { KeyValueStore } from './key-value-store';
 import { RedisKeys } from './redis-keys';
 import { SharedFetches } from './shared-fetches';
-import { setBounded } from '../common/bounded-map';
+import { setBounded } from '../primitives/bounded-map';
 
 export interface CachePolicy {
   /** How long Redis keeps a loaded value for every replica. */

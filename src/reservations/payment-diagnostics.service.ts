@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { GuestyClient, Priority } from '../upstream/guesty-client';
 import { PaymentMethodOnFile, PlatformReservation } from '../upstream/platform-results';

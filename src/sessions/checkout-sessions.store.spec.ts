@@ -1,4 +1,4 @@
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { journalWorld, unitModule } from '../../test/utils/unit-kit';
 import { KeyValueStore } from '../redis/key-value-store';
 import { MemoryKeyValueStore } from '../redis/memory-key-value-store';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { MetricsService } from '../metrics/metrics.service';
 import { AtRestCipher, AtRestCiphers, SealedValue } from '../redis/at-rest-cipher';

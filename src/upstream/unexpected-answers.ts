@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock } from '../common/clock';
+import { Clock } from '../primitives/clock';
 import { UpstreamError } from './upstream-error';
 import { UpstreamMetrics } from './upstream-metrics';
 

@@ -1,4 +1,4 @@
-import { Clock } from '../../src/common/clock';
+import { Clock } from '../../src/primitives/clock';
 
 /** A wall clock a test moves forward (token refresh and expiry are hours away otherwise). */
 export class ManualClock extends Clock {

@@ -2,7 +2,7 @@ import { Type } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Redis from 'ioredis';
 import { createApp } from '../../src/app.factory';
-import { Clock } from '../../src/common/clock';
+import { Clock } from '../../src/primitives/clock';
 import { AppConfig } from '../../src/config/app-config';
 import { isClusterUrl } from '../../src/config/redis-address';
 import { DemoModule } from '../../sandbox/demo/demo.module';

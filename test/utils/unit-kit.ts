@@ -1,7 +1,7 @@
 import { InjectionToken, Logger, LoggerService, Provider, Type } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { ConfigService } from '@nestjs/config';
-import { Clock } from '../../src/common/clock';
+import { Clock } from '../../src/primitives/clock';
 import { AppConfig } from '../../src/config/app-config';
 import { parseConfiguration } from '../../src/config/parse-configuration';
 import { AtRestCiphers } from '../../src/redis/at-rest-cipher';

@@ -1,4 +1,4 @@
-import { setBounded } from '../bounded-map';
+import { setBounded } from '../../primitives/bounded-map';
 import { Wakeups } from '../wakeups';
 
 /** Networks one replica keeps track of; the oldest is forgotten first. */

@@ -1,5 +1,5 @@
 import { SlotAnswer } from '../../redis/key-value-store';
-import { setBounded } from '../bounded-map';
+import { setBounded } from '../../primitives/bounded-map';
 
 /** The most reads of one network a replica takes at once. */
 const LARGEST_BLOCK = 64;
