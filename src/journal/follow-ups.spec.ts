@@ -70,6 +70,27 @@ describe('FollowUps (writes that must follow a landed one)', () => {
     expect(await due()).toEqual([]);
   });
 
+  it('waits longer as a stuck one ages, from 15 s to 15 min, and gives it up to the operator a day after it was recorded', async () => {
+    const { world, calls, record } = setUp(Array.from({ length: 20 }, () => new Error('the status read failed')));
+    const dueBy = (at: number) => world.store.indexDue(world.keys.followUps().due, at, 10);
+    await record();
+    const recordedAt = world.clock.time;
+    expect(await world.followUps.run(CONFIRM)).toBe('retry');
+    expect(await dueBy(recordedAt + 14_999)).toEqual([]);
+    expect(await dueBy(recordedAt + 15_000)).toHaveLength(1);
+    // Two hours on, a quarter of its age is past the longest wait.
+    world.clock.time = recordedAt + 2 * 3_600_000;
+    expect(await world.followUps.runDue(10)).toBe(0);
+    expect(await dueBy(world.clock.time + 15 * 60_000 - 1)).toEqual([]);
+    expect(await dueBy(world.clock.time + 15 * 60_000)).toHaveLength(1);
+    world.clock.time = recordedAt + 24 * 3_600_000;
+    expect(await world.followUps.runDue(10)).toBe(1);
+    expect(await dueBy(Number.MAX_SAFE_INTEGER)).toEqual([]);
+    expect(calls).toHaveLength(3);
+    const metric = await world.metrics.registry.getSingleMetricAsString('journal_follow_ups_refused_total');
+    expect(metric).toContain('journal_follow_ups_refused_total{kind="confirm-booking"} 1');
+  });
+
   it('refused by the platform for good: no longer tried, and the operator is told by a metric', async () => {
     const { world, record, due } = setUp(['refused']);
     await record();
@@ -92,7 +113,7 @@ describe('FollowUps (writes that must follow a landed one)', () => {
     const { world, calls, due } = setUp([]);
     await world.store.indexAdd(world.keys.followUps().due, '["refund-deposit","res-1","ref-1"]', 0);
     expect(await world.followUps.runDue(10)).toBe(0);
-    expect(await world.followUps.runDue(10)).toBe(0);
+    expect(await world.store.indexDue(world.keys.followUps().due, world.clock.time, 10)).toEqual([]);
     expect(calls).toEqual([]);
     expect(await due()).toEqual(['["refund-deposit","res-1","ref-1"]']);
   });

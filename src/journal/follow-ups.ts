@@ -32,7 +32,11 @@ export type FollowUpHandler = (followUp: FollowUp) => Promise<FollowUpOutcome>;
 
 /** The request that caused it usually does it at once; the sweep looks only after this. */
 export const FOLLOW_UP_GRACE_MS = 10_000;
-const RETRY_EVERY_MS = 15_000;
+/** A follow-up tried again waits a quarter of its age, from 15 s to 15 min: a stuck one costs a few platform reads an hour, not 240. */
+const RETRY_AFTER_AT_LEAST_MS = 15_000;
+const RETRY_AFTER_AT_MOST_MS = 15 * 60_000;
+/** A follow-up still not carried out a day after it was recorded is given up to the operator, as a refused one is. */
+const GIVEN_UP_AFTER_MS = 24 * 3_600_000;
 /** Follow-ups a replica keeps in memory besides Redis (see remember): at most this many, for at most this long. */
 const REMEMBERED_AT_MOST = 10_000;
 const REMEMBERED_FOR_MS = 24 * 3_600_000;
@@ -71,6 +75,12 @@ function followUpOf(member: string): FollowUp | null {
 export class FollowUps implements OnModuleInit {
   private readonly logger = new Logger('FollowUps');
   private readonly handlers = new Map<FollowUpKind, FollowUpHandler>();
+  /**
+   * When this replica first tried each follow-up still due (the one it recorded: when it recorded
+   * it): the age its waits and its giving up are counted from. Another replica taking over the
+   * sweep counts from its own first try, so a stuck follow-up is given up a day after at the latest.
+   */
+  private readonly tried = new Map<string, number>();
   /** Kinds met with no handler, told once each: their follow-ups wait until a replica that has one takes them. */
   private readonly unhandled = new Set<FollowUpKind>();
   private readonly due: string;
@@ -146,6 +156,13 @@ export class FollowUps implements OnModuleInit {
     setBounded(this.remembered, member, { followUp, dueAt, since: this.clock.now() }, REMEMBERED_AT_MOST);
   }
 
+  private firstTried(member: string): number {
+    const since = this.remembered.get(member)?.since ?? this.tried.get(member);
+    if (since !== undefined) return since;
+    setBounded(this.tried, member, this.clock.now(), REMEMBERED_AT_MOST);
+    return this.clock.now();
+  }
+
   /**
    * Every replica's part, beside the sweep's: carries out the follow-ups it recorded itself that are
    * due, putting each back in `follow-ups:due` when a Redis that lost data no longer holds it.
@@ -177,38 +194,45 @@ export class FollowUps implements OnModuleInit {
   /** Carries one out now (the request's own try): done or refused, it is no longer due; otherwise the sweep tries again. */
   async run(followUp: FollowUp): Promise<FollowUpOutcome> {
     const handler = this.handlers.get(followUp.kind);
+    let outcome: FollowUpOutcome = 'retry';
     if (!handler) {
       if (!this.unhandled.has(followUp.kind)) {
         this.unhandled.add(followUp.kind);
         this.logger.error({ kind: followUp.kind }, 'no room of this replica carries out this follow-up kind; it stays due');
       }
-      return 'retry';
-    }
-    let outcome: FollowUpOutcome;
-    try {
-      outcome = await handler(followUp);
-    } catch (error) {
-      this.logger.warn(
-        { err: error, kind: followUp.kind, reservationId: followUp.reservationId },
-        'a follow-up write failed; it is tried again',
-      );
-      outcome = 'retry';
+    } else {
+      try {
+        outcome = await handler(followUp);
+      } catch (error) {
+        this.logger.warn(
+          { err: error, kind: followUp.kind, reservationId: followUp.reservationId },
+          'a follow-up write failed; it is tried again',
+        );
+      }
     }
     const member = memberOf(followUp);
-    if (outcome === 'retry') {
+    const age = this.clock.now() - this.firstTried(member);
+    if (outcome === 'retry' && handler && age >= GIVEN_UP_AFTER_MS) {
+      this.logger.error(
+        { kind: followUp.kind, reservationId: followUp.reservationId },
+        'a write that had to follow a landed one was still not carried out a day on; it is not tried again: the operator must see to this reservation',
+      );
+      outcome = 'refused';
+    } else if (outcome === 'retry') {
+      const retryAt = this.clock.now() + Math.min(Math.max(age / 4, RETRY_AFTER_AT_LEAST_MS), RETRY_AFTER_AT_MOST_MS);
       const remembered = this.remembered.get(member);
-      if (remembered) remembered.dueAt = this.clock.now() + RETRY_EVERY_MS;
-      await this.store.indexAdd(this.due, member, this.clock.now() + RETRY_EVERY_MS);
+      if (remembered) remembered.dueAt = retryAt;
+      await this.store.indexAdd(this.due, member, retryAt);
       return outcome;
-    }
-    this.remembered.delete(member);
-    if (outcome === 'refused') {
-      this.metrics.followUpsRefused.inc({ kind: followUp.kind });
+    } else if (outcome === 'refused') {
       this.logger.error(
         { kind: followUp.kind, reservationId: followUp.reservationId },
         'the platform refused a write that had to follow a landed one: the operator must see to this reservation',
       );
     }
+    this.remembered.delete(member);
+    this.tried.delete(member);
+    if (outcome === 'refused') this.metrics.followUpsRefused.inc({ kind: followUp.kind });
     await this.store.indexRemove(this.due, member);
     return outcome;
   }
