@@ -44,6 +44,8 @@ export interface Standing<Request, Outcome> {
   earlier?: WriteIntent<Request, Outcome> | null;
   /** The caller settled the target's open intent under the same lease just before. */
   openSettled?: boolean;
+  /** This is the one resend of a repeatable write whose first send its record showed not done. */
+  resent?: boolean;
 }
 
 /** A record a kind keeps beside its writes under the target's hash tag (a card on file, a quote's booking). */
@@ -480,6 +482,11 @@ export class WriteJournal {
       // The platform may carry the request out long after our timeout: only its record can say it landed.
       const settled = await this.reconcileInline(unknown, RECONCILE_DELAYS_MS.length, error);
       if (settled.state === 'landed') return settled.outcome as Outcome;
+      // A repeatable write its record shows not done is sent again at once (once): a late landing
+      // of the first changes nothing, so the guest does not wait for the sweep's next try.
+      if (settled.state === 'not_landed' && kind.repeatable && !standing.resent) {
+        return this.performOnce(lease, kind, key, payload, { earlier: settled, openSettled: true, resent: true });
+      }
       throw pending(error);
     }
     await this.settle(intent, 'landed', { outcome }, lease.endsWithWrite ? lease : undefined);
