@@ -8,7 +8,7 @@ import { anonymousFlood } from './anonymous-flood';
 import { bookings } from './bookings';
 import { boundedFlood } from './bounded-flood';
 import { budgetFigures } from './budget-figures';
-import { checkouts } from './checkouts';
+import { checkouts, guestWaits } from './checkouts';
 import { coldStart } from './cold-start';
 import { overload } from './overload';
 import { processFigures } from './process-figures';
@@ -37,6 +37,7 @@ async function main(): Promise<void> {
   if (runs(9)) await budgetFigures({ instances });
   if (runs(10)) await boundedFlood({ instances, seconds: number('--bounded-seconds', 60) });
   if (runs(11)) await boundedFlood({ instances, seconds: number('--bounded-seconds', 60), webhooks: false });
+  if (runs(12)) await guestWaits({ checkouts: number('--waits', 5), latencyMs: number('--latency', 250) });
 }
 
 main().then(
