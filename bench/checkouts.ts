@@ -202,9 +202,8 @@ async function straightToUpstream(sandbox: SandboxProcess): Promise<Checkout> {
 
 /**
  * Scenario 12: what a guest waits for at a platform's real latency (250 ms a call): a session open
- * and a card press, one at a time on one instance, against the goal of two platform waits plus
- * 30 ms each (issue: the current surface at the old speed). Reservations announced by webhook, as
- * the integration guide asks, and not announced (the service reads the guest's email first).
+ * and a card press, one at a time on one instance, against two platform waits plus 30 ms each; on
+ * reservations announced by webhook and not.
  */
 export async function guestWaits(options: { checkouts: number; latencyMs: number }): Promise<void> {
   const subscription = webhookSubscription(true);
