@@ -4,7 +4,7 @@ import { PlaceBack, RequestLimits } from '../common/abuse/request-limits';
 import { Clock } from '../primitives/clock';
 import { DomainError } from '../common/errors/domain-error';
 import { AppConfig } from '../config/app-config';
-import { alreadyPaid, attachedBy, attachedMoveOf, CardsOnFile } from '../sessions/cards-on-file';
+import { alreadyPaid, CardsOnFile, ownCardMove } from '../sessions/cards-on-file';
 import { AttachProgress } from '../sessions/attach-progress';
 import { FoundReservation, GuestyClient } from '../upstream/guesty-client';
 import type { PlatformReservation } from '../upstream/platform-results';
@@ -199,7 +199,7 @@ export class CheckoutSessionsService {
     ]);
     if (underWay || card === undefined) return session;
     if (card === null) return this.sessions.reported(session, { move: 'notAttached' });
-    const attached = attachedBy(card, session.id) ? attachedMoveOf(card, session.paymentProviderId) : null;
+    const attached = ownCardMove(card, session);
     return attached ? this.sessions.reported(session, attached) : session;
   }
 

@@ -18,14 +18,14 @@ import {
   HoldEnded,
   PaymentMethodWrite,
 } from './payment-method.write-kind';
-import { alreadyPaid, attachedBy, attachedMoveOf, CARD_ON_FILE, CardOnFile } from '../sessions/cards-on-file';
+import { alreadyPaid, attachedMove, CARD_ON_FILE, CardOnFile, ownCardMove } from '../sessions/cards-on-file';
 import { onReservation } from '../journal/write-intent';
 import { HeldTarget, WriteJournal } from '../journal/write-journal';
 import { MetricsService } from '../metrics/metrics.service';
 import { attachKey } from '../sessions/attach-key';
 import { PaymentProviders } from '../upstream/payment-providers';
 import { CheckoutSession, CheckoutSessionView, holdEnded, PendingAttempt, sessionNotFound, toView } from '../sessions/checkout-session';
-import { phaseOf, SessionMove } from '../sessions/session-moves';
+import { phaseOf } from '../sessions/session-moves';
 import { SessionState } from '../sessions/session-state';
 import { AttachProgress } from '../sessions/attach-progress';
 import { RedisKeys } from '../redis/redis-keys';
@@ -506,8 +506,7 @@ export class CardPaymentsService implements AttachProgress {
       // session has not heard yet (the settling replica died, or its event is still on its way).
       session = await this.sessions.move(sessionId, { move: 'notAttached' }, session);
     }
-    const ownCard = standing.card && session.status !== 'succeeded' && attachedBy(standing.card, sessionId) ? standing.card : null;
-    const attached = ownCard && attachedMoveOf(ownCard, session.paymentProviderId);
+    const attached = session.status === 'succeeded' ? null : ownCardMove(standing.card, session);
     if (attached) {
       // Its card is on file while the move that tells it was lost with its replica: the press records it.
       await this.sessions.move(sessionId, attached, session);
@@ -684,13 +683,4 @@ export class CardPaymentsService implements AttachProgress {
       return false;
     }
   }
-}
-
-/** The session's move once its card is attached: a replacement becomes its card, and the failure is mended. */
-function attachedMove(tokenizedUnder: string, method: AttachedMethod): SessionMove {
-  return {
-    move: 'attached',
-    method: { id: method.paymentMethodId, last4: method.last4, ...(method.brand ? { brand: method.brand } : {}) },
-    tokenizedUnder,
-  };
 }

@@ -24,17 +24,23 @@ export function attachedBy(card: CardOnFile | null, sessionId: string): boolean 
   return card.sessionRef ? card.sessionRef === RedisKeys.sessionRef(sessionId) : card.sessionId === sessionId;
 }
 
-/**
- * The move that makes this session show the card it attached, from the card on file alone (its
- * own move was lost with its replica or its event); null when the record does not name its digits.
- */
-export function attachedMoveOf(card: CardOnFile, tokenizedUnder: string): SessionMove | null {
-  if (card.last4 === undefined) return null;
+/** The session's move once its card is attached: a replacement becomes its card, and the failure is mended. */
+export function attachedMove(tokenizedUnder: string, card: { paymentMethodId: string; last4: string; brand?: string }): SessionMove {
   return {
     move: 'attached',
     method: { id: card.paymentMethodId, last4: card.last4, ...(card.brand ? { brand: card.brand } : {}) },
     tokenizedUnder,
   };
+}
+
+/**
+ * The move that makes a session show the card on file it attached itself, from the record alone
+ * (its own move was lost with its replica or its event); null for another session's card, or a
+ * record that does not name its digits.
+ */
+export function ownCardMove(card: CardOnFile | null, session: { id: string; paymentProviderId: string }): SessionMove | null {
+  if (!card || card.last4 === undefined || !attachedBy(card, session.id)) return null;
+  return attachedMove(session.paymentProviderId, { paymentMethodId: card.paymentMethodId, last4: card.last4, brand: card.brand });
 }
 
 /** Longer than any stay is paid for: the platform stays the record after it (docs/product-spec.md §6.8). */
