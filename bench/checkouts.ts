@@ -30,19 +30,7 @@ export async function checkouts(options: { instances: number; concurrency: numbe
   // The account announces its reservations (spec §7), as the integration guide asks: while the
   // bench makes them, webhooks go to the first instance, and are answered before the checkouts; the
   // payments webhooks that follow a card are not sent, so the figures stay those of session + card.
-  const subscription = webhookSubscription(true);
-  const sandbox = await startSandboxProcess({ latencyMs: 20, rateLimits: PLENTY, ...subscription.sandbox });
-  const redisUrl = benchRedisUrl();
-  const prefix = benchKeyPrefix();
-  const env = {
-    ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
-    ...subscription.env,
-    NODE_ENV: 'development',
-    UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h',
-    CHECKOUT_IP_RATE_LIMIT: '100000/m',
-    CHECKOUT_IP_READ_LIMIT: '100000/m',
-    CHECKOUT_CARD_ATTEMPTS: '1000/h',
-  };
+  const { subscription, sandbox, redisUrl, prefix, env } = await checkoutWorld(20);
   const instances: ServiceProcess[] = [];
   try {
     for (let i = 0; i < options.instances; i += 1) instances.push(await startServiceProcess(env));
@@ -152,6 +140,28 @@ export async function checkouts(options: { instances: number; concurrency: numbe
   }
 }
 
+/**
+ * The sandbox answering after `latencyMs`, the account announcing its reservations, and the
+ * environment of instances whose budgets no checkout meets (scenario 2 measures those).
+ */
+async function checkoutWorld(latencyMs: number, extra: Record<string, string> = {}) {
+  const subscription = webhookSubscription(true);
+  const sandbox = await startSandboxProcess({ latencyMs, rateLimits: PLENTY, ...subscription.sandbox });
+  const redisUrl = benchRedisUrl();
+  const prefix = benchKeyPrefix();
+  const env = {
+    ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
+    ...subscription.env,
+    NODE_ENV: 'development',
+    UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h',
+    CHECKOUT_IP_RATE_LIMIT: '100000/m',
+    CHECKOUT_IP_READ_LIMIT: '100000/m',
+    CHECKOUT_CARD_ATTEMPTS: '1000/h',
+    ...extra,
+  };
+  return { subscription, sandbox, redisUrl, prefix, env };
+}
+
 async function reservation(sandbox: SandboxProcess): Promise<Reservation> {
   const guestEmail = `bench-${randomUUID().slice(0, 8)}@example.com`;
   const created = await sandbox.createReservation({ listingId: 'lst-seaside', guestEmail, balanceDue: 100, currency: 'USD' });
@@ -206,20 +216,9 @@ async function straightToUpstream(sandbox: SandboxProcess): Promise<Checkout> {
  * reservations announced by webhook and not.
  */
 export async function guestWaits(options: { checkouts: number; latencyMs: number }): Promise<void> {
-  const subscription = webhookSubscription(true);
-  const sandbox = await startSandboxProcess({ latencyMs: options.latencyMs, rateLimits: PLENTY, ...subscription.sandbox });
-  const redisUrl = benchRedisUrl();
-  const prefix = benchKeyPrefix();
-  const env = {
-    ...serviceEnvironment(sandbox.urls, redisUrl, prefix),
-    ...subscription.env,
-    NODE_ENV: 'development',
+  const { subscription, sandbox, redisUrl, prefix, env } = await checkoutWorld(options.latencyMs, {
     UPSTREAM_TIMEOUT_MS: String(Math.max(3_000, options.latencyMs * 8)),
-    UPSTREAM_RATE_LIMITS: '100000/s,1000000/m,10000000/h',
-    CHECKOUT_IP_RATE_LIMIT: '100000/m',
-    CHECKOUT_IP_READ_LIMIT: '100000/m',
-    CHECKOUT_CARD_ATTEMPTS: '1000/h',
-  };
+  });
   let instance: ServiceProcess | undefined;
   try {
     instance = await startServiceProcess(env);
