@@ -1,8 +1,10 @@
+import Redis from 'ioredis';
 import type { Balancer } from './balancer';
 import { isRetryable } from '../src/common/errors/error-code';
+import { RedisKeys } from '../src/redis/redis-keys';
 import type { Ledger, Told } from './ledger';
 import { Random } from './random';
-import type { ChaosWorld } from './world';
+import { CHAOS_KEY_PREFIX, type ChaosWorld } from './world';
 
 /** What must hold whatever the faults, each checked against the platform's own record (the sandbox), never our Redis. */
 export const INVARIANTS = [
@@ -157,7 +159,7 @@ export async function checkInvariants(world: ChaosWorld, balancer: Balancer, led
         found(
           'paid_but_not_confirmed',
           request.operation,
-          `${reservation._id} holds a card and is ${reservation.status}; the guest was told ${story(request.told)}`,
+          `${reservation._id} holds a card and is ${reservation.status}; the guest was told ${story(request.told)}; ${await confirmationDue(world, reservation._id)}`,
         );
       }
     }
@@ -236,4 +238,22 @@ export async function awaitConfirmedBookings(world: ChaosWorld, ledger: Ledger, 
         .some((reservation) => reservation.status !== 'confirmed' && cardsOn(world, guest._id as string, reservation._id).length > 0);
     });
   while (Date.now() < giveUpAt && unconfirmed()) await new Promise((resolve) => setTimeout(resolve, 500));
+}
+
+/** Where the store keeps a paid booking's confirmation, for a failing seed's reader: due when, or not there. */
+async function confirmationDue(world: ChaosWorld, reservationId: string): Promise<string> {
+  const redis = new Redis(world.redis.primary.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    const due = new RedisKeys(CHAOS_KEY_PREFIX).followUps().due;
+    const members = await redis.zrange(due, 0, -1, 'WITHSCORES');
+    for (let index = 0; index < members.length; index += 2) {
+      if (members[index].includes(reservationId))
+        return `its confirmation is due in Redis ${Math.round((Number(members[index + 1]) - Date.now()) / 1000)} s from now`;
+    }
+    return 'Redis holds no confirmation due for it';
+  } catch (error) {
+    return `Redis could not be read (${error instanceof Error ? error.message : String(error)})`;
+  } finally {
+    redis.disconnect();
+  }
 }

@@ -17,6 +17,8 @@ export const EXTRAS = [
 ] as const;
 
 /** Where the 3-D Secure returns point: the balancer, which the campaign maps onto a replica. */
+/** The replicas' Redis key prefix. */
+export const CHAOS_KEY_PREFIX = 'chaos:';
 export const BALANCER_URL = 'http://checkout.chaos.invalid';
 export const SITE_RETURN_URL = 'http://site.chaos.invalid/checkout/done';
 
@@ -50,7 +52,7 @@ export interface ChaosWorldOptions {
 
 export function replicaEnvironment(sandbox: RunningSandbox, redisUrl: string, timing: CampaignTiming): Record<string, string> {
   return {
-    ...serviceEnvironment(sandbox.urls, redisUrl, 'chaos:'),
+    ...serviceEnvironment(sandbox.urls, redisUrl, CHAOS_KEY_PREFIX),
     // As production runs: a store found empty holds writes, and REDIS_WAIT_REPLICAS at its default
     // (auto) puts an intent on the Redis replica before its send, so the campaign proves the default.
     WRITE_HOLD_ON_NEW_STORE: 'true',
@@ -84,7 +86,7 @@ export async function startChaosWorld(options: ChaosWorldOptions): Promise<Chaos
   const redis = { primary, replica, proxy };
   // A store in service before the guests come: its generation is there, so writes are open at once.
   const seeding = new Redis(primary.url);
-  await seeding.set(new RedisKeys('chaos:').journal().generation, JSON.stringify({ id: 'chaos', writesFrom: 0 }));
+  await seeding.set(new RedisKeys(CHAOS_KEY_PREFIX).journal().generation, JSON.stringify({ id: 'chaos', writesFrom: 0 }));
   await seeding.quit();
   const sandbox = await startSandbox({ paymentVisibilityDelayMs: 0, chargeSettleDelayMs: 300, rateLimits: PLENTY, tokensPerDay: 1_000 });
   // Kept logs are read after a failing seed: they say what each request did (info), not only what went wrong.

@@ -325,24 +325,24 @@ export class BookingsService implements QuoteBookings {
     return toView(session);
   }
 
-  /** Runs after the attach was answered (its lease released): the guest never waits for it. */
   /**
    * A card was put on a session's reservation: a booked one stops counting as an unpaid hold and,
    * when bookings confirm at once, is confirmed. Not awaited by the attach: the guest is answered first.
    */
   @OnProductEvent('card.attached', 'booking confirmation')
-  onCardAttached({ sessionId, booked }: ProductEvents['card.attached']): void {
+  onCardAttached({ sessionId, booked, foundOnFile }: ProductEvents['card.attached']): void {
     // A session opened on an existing reservation has no hold to end nor booking to confirm.
     if (!booked) return;
     this.sessions
       .load(sessionId)
       .then((session) => {
-        if (session?.booking) this.confirmLater(session);
+        if (session?.booking) this.confirmLater(session, foundOnFile === true);
       })
       .catch((error: unknown) => this.logger.warn({ err: error, sessionId }, 'a paid booking could not be read to confirm it yet'));
   }
 
-  private confirmLater(session: CheckoutSession): void {
+  /** `unrecorded`: no journal step recorded the confirmation with the card, so it is recorded before its try. */
+  private confirmLater(session: CheckoutSession, unrecorded: boolean): void {
     this.limits
       .unpaidHoldEnded(session.listingId, RedisKeys.sessionRef(session.id), session.booking?.holdNetwork)
       .catch((error: unknown) =>
@@ -356,11 +356,9 @@ export class BookingsService implements QuoteBookings {
       sessionRef: RedisKeys.sessionRef(session.id),
     };
     setImmediate(() => {
-      this.followUps
-        .run(followUp)
-        .catch((error: unknown) =>
-          this.logger.warn({ err: error, reservationId: session.reservationId }, 'a paid reservation could not be confirmed yet'),
-        );
+      (unrecorded ? this.followUps.recordAndRun(followUp) : this.followUps.run(followUp)).catch((error: unknown) =>
+        this.logger.warn({ err: error, reservationId: session.reservationId }, 'a paid reservation could not be confirmed yet'),
+      );
     });
   }
 

@@ -588,7 +588,7 @@ export class CardPaymentsService implements AttachProgress {
     pressedLast4: string,
   ): Promise<CheckoutSessionView | CardFoundOnReservation> {
     if (session.status === 'succeeded') return found;
-    const view = await this.attached(session, found.paymentProviderId ?? session.paymentProviderId, found.card);
+    const view = await this.attached(session, found.paymentProviderId ?? session.paymentProviderId, found.card, undefined, true);
     this.logger.warn(
       { reservationId: session.reservationId, paymentMethodId: found.card.paymentMethodId },
       "a card on the reservation the service's record lacked is the session's card on file",
@@ -638,11 +638,17 @@ export class CardPaymentsService implements AttachProgress {
     tokenizedUnder: string,
     method: AttachedMethod,
     answered?: ViewBeside,
+    foundOnFile = false,
   ): Promise<CheckoutSessionView> {
     const beside = answered && stepsVia(answered, toView);
     const succeeded = await this.sessions.recordOutcome(session.id, attachedMove(tokenizedUnder, method), session, beside);
     this.logger.log({ reservationId: session.reservationId, paymentMethodId: method.paymentMethodId }, 'payment method attached');
-    await this.events.publish('card.attached', { reservationId: session.reservationId, sessionId: session.id, booked: !!session.booking });
+    await this.events.publish('card.attached', {
+      reservationId: session.reservationId,
+      sessionId: session.id,
+      booked: !!session.booking,
+      ...(foundOnFile ? { foundOnFile } : {}),
+    });
     return toView(succeeded);
   }
 

@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import request from 'supertest';
+import { JournalSweep } from '../../src/journal/journal-sweep';
+import { RedisKeys } from '../../src/redis/redis-keys';
+import { bookingClient, newGuest, stay } from '../booking/booking-client';
 import { CARDS, cardBody, checkoutClient, freshReservation, SCALED_DOWN_WRITES } from '../utils/checkout-client';
+import { ManualClock } from '../utils/manual-clock';
 import { OwnRedis, startOwnRedis, waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 import { startTestApp, TestApp } from '../utils/test-app';
@@ -308,10 +312,16 @@ describe('REDIS_WAIT_REPLICAS=off and a failover that drops the intent: the card
   });
 
   /** A session whose press's attach left while its intent was written only to the primary, which then dies; the platform acts after. */
-  async function pressLostInFailover(): Promise<{ sessionId: string; guestId: string; key: string; site: Site }> {
-    const reservation = freshReservation(world, 300);
-    const sessionId = (await checkoutClient(world.apps[0].url).createSession(reservation.reservationId, reservation.guestEmail).expect(201))
-      .body.id as string;
+  async function pressLostInFailover(
+    opened?: { sessionId: string; guestId: string },
+    clock?: ManualClock,
+  ): Promise<{ sessionId: string; guestId: string; key: string; site: Site }> {
+    const reservation = opened ? undefined : freshReservation(world, 300);
+    const sessionId =
+      opened?.sessionId ??
+      ((await checkoutClient(world.apps[0].url).createSession(reservation!.reservationId, reservation!.guestEmail).expect(201)).body
+        .id as string);
+    const guestId = opened?.guestId ?? reservation!.guestId;
     world.sandbox.control.slowWrite('paymentMethods', { actAfterMs: ACTS_AFTER_MS, answerAfterMs: ACTS_AFTER_MS + 500, times: 1 });
     const acted = world.sandbox.control.whenActed('paymentMethods');
     await replica.follow(null);
@@ -321,8 +331,8 @@ describe('REDIS_WAIT_REPLICAS=off and a failover that drops the intent: the card
     await primary.stop();
     expect(world.sandbox.control.actNow('paymentMethods')).toBe(1);
     await acted;
-    survivor = await startTestApp({}, { config: testConfig({ ...world.env, ...ENV, REDIS_URL: replica.url, PORT: '0' }) });
-    return { sessionId, guestId: reservation.guestId, key, site: checkoutClient(survivor.url) };
+    survivor = await startTestApp({}, { config: testConfig({ ...world.env, ...ENV, REDIS_URL: replica.url, PORT: '0' }), clock });
+    return { sessionId, guestId, key, site: checkoutClient(survivor.url) };
   }
 
   it('the same press again: answered succeeded with the card that landed, nothing sent', async () => {
@@ -349,4 +359,48 @@ describe('REDIS_WAIT_REPLICAS=off and a failover that drops the intent: the card
     expect(attachRequests()).toBe(before);
     expect(world.sandbox.control.getPaymentMethods(guestId)).toHaveLength(1);
   }, 40_000);
+
+  it('a booking whose card the survivor finds: confirmed though its first try failed and the store then dropped its due entry', async () => {
+    const booking = bookingClient(world.apps[0].url);
+    const quote = await booking.quote({ listingId: 'lst-seaside', ...stay(310, 2), guestsCount: 2 }).expect(201);
+    const email = `lost-${randomUUID().slice(0, 8)}@example.com`;
+    const booked = await booking.book({ quoteId: quote.body.id, guest: { ...newGuest(), email } }).expect(201);
+    const reservationId = booked.body.booking.reservationId as string;
+    const guestId = world.sandbox.control.getGuestsByEmail(email)[0]._id as string;
+    const clock = new ManualClock();
+    const { sessionId, key, site } = await pressLostInFailover({ sessionId: booked.body.id as string, guestId }, clock);
+    // Only the test sweeps the survivor; both sends of the confirmation's first try fail.
+    await survivor!.app.get(JournalSweep).onApplicationShutdown();
+    const statusRequests = () => world.sandbox.control.counters.requests.reservationStatus ?? 0;
+    const mark = statusRequests();
+    world.sandbox.control.forceStatus('reservationStatus', 500, { times: 2 });
+    const found = await pressUntilAnswered(() => site.submit(sessionId, cardBody(CARDS.noThreeDs), key), 20_000);
+    expect({ status: found.status, state: found.body.status }).toEqual({ status: 200, state: 'succeeded' });
+    const admin = new Redis(replica.url);
+    try {
+      const due = new RedisKeys(world.apps[0].config.redis.keyPrefix).followUps().due;
+      const entry = async () => (await admin.zrange(due, 0, -1)).find((member) => member.includes(reservationId));
+      // The first try failed and its retry is due 15 s on; then the store drops the entry, as a failover would.
+      await waitUntil(
+        async () => {
+          const member = await entry();
+          return statusRequests() - mark >= 2 && !!member && Number(await admin.zscore(due, member)) > clock.now() + 12_000;
+        },
+        10_000,
+        'the confirmation’s first try to fail and wait for its retry',
+      );
+      await admin.zrem(due, (await entry())!);
+      expect(world.sandbox.control.getReservation(reservationId)).toMatchObject({ status: 'reserved' });
+      clock.advance(16_000);
+      await survivor!.app.get(JournalSweep).sweepOnce();
+      await waitUntil(
+        () => Promise.resolve(world.sandbox.control.getReservation(reservationId)?.status === 'confirmed'),
+        10_000,
+        'the booking to be confirmed',
+      );
+      expect(world.sandbox.control.getPaymentMethods(guestId)).toHaveLength(1);
+    } finally {
+      await admin.quit();
+    }
+  }, 60_000);
 });

@@ -14,9 +14,10 @@ export interface ProductEvents {
    * A card was put on the reservation (first or replacement, answered or reconciled). The booking
    * room confirms a reservation it made, without holding up the guest's answer; `booked` says the
    * session carries a booking, the only case it reads. The cached payment-status answer is dropped
-   * by the attach's journal step, not here (PaymentMethodWrite.alongside).
+   * by the attach's journal step, not here (PaymentMethodWrite.alongside). `foundOnFile`: a card the
+   * store's record lacked, so no follow-up was recorded with it.
    */
-  'card.attached': { reservationId: string; sessionId: string; booked: boolean };
+  'card.attached': { reservationId: string; sessionId: string; booked: boolean; foundOnFile?: boolean };
   /**
    * A verified platform webhook says a reservation's money moved (`payments.*`, `guest-folio.*`). The id only: the
    * payment status re-reads the platform behind the webhook's answer, never trusting its figures.
