@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, FSWatcher, readFileSync, watch } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { strongEtag } from '../common/http/public-answer';
 
@@ -31,16 +31,36 @@ function publicDir(): string {
   return found;
 }
 
-/** The files, each read again when asked for: an edit shows on the next load (watch mode too), and its ETag follows it. */
+/**
+ * The files, each read and hashed once, on its first load. With `watch` (outside production) an
+ * edit in the folder drops what was read, so the next load serves the edit and its new ETag.
+ */
 export class EmbedAssets {
-  constructor(private readonly dir: string = publicDir()) {}
+  private readonly loaded = new Map<EmbedFile, EmbedAsset>();
+  private readonly watcher?: FSWatcher;
+
+  constructor(
+    private readonly dir: string = publicDir(),
+    options: { watch?: boolean } = {},
+  ) {
+    // Not persistent: the watcher alone never keeps the process alive.
+    if (options.watch) this.watcher = watch(dir, { persistent: false }, () => this.loaded.clear());
+  }
 
   isFile(name: string): name is EmbedFile {
     return Object.hasOwn(TYPES, name);
   }
 
   read(file: EmbedFile): EmbedAsset {
+    const known = this.loaded.get(file);
+    if (known) return known;
     const text = readFileSync(join(this.dir, file), 'utf8');
-    return { text, type: TYPES[file], etag: strongEtag(text) };
+    const asset = { text, type: TYPES[file], etag: strongEtag(text) };
+    this.loaded.set(file, asset);
+    return asset;
+  }
+
+  close(): void {
+    this.watcher?.close();
   }
 }

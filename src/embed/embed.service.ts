@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AppConfig } from '../config/app-config';
 import { EmbedAsset, EmbedAssets, EmbedFile } from './embed-assets';
@@ -19,8 +19,8 @@ export interface FramePage {
  * never sees a card number.
  */
 @Injectable()
-export class EmbedService {
-  private readonly assets = new EmbedAssets();
+export class EmbedService implements OnModuleDestroy {
+  private readonly assets: EmbedAssets;
   private readonly origins: ReadonlySet<string>;
   /** The page's policy but for frame-ancestors, which names the one site the page is for. */
   private readonly policy: string[];
@@ -28,6 +28,8 @@ export class EmbedService {
   private readonly sdkScript?: string;
 
   constructor(@Inject(ConfigService) config: ConfigService<AppConfig, true>) {
+    // Outside production an edited file is served on the next load (start:dev): the folder is watched.
+    this.assets = new EmbedAssets(undefined, { watch: !config.get('runtime', { infer: true }).production });
     const origins = config.get('http', { infer: true }).embedOrigins;
     this.origins = new Set(origins);
     // The SDK's script must come from the pay host, never bundled (docs/upstream.md, "The payment-form SDK").
@@ -47,6 +49,10 @@ export class EmbedService {
       "form-action 'self'",
       "base-uri 'none'",
     ];
+  }
+
+  onModuleDestroy(): void {
+    this.assets.close();
   }
 
   /** Whether a site's origin may embed the checkout (exact match, as CORS). */
