@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { ClientIpReadLimitGuard } from '../common/abuse/client-ip-limit.guard';
@@ -44,9 +44,14 @@ export class CalendarController {
   @ApiOkResponse({ type: CalendarResponse })
   @ApiPublicCaching('CALENDAR_CACHE_SECONDS')
   @ApiProblems('validation_failed', 'listing_not_found', 'rate_limited', ...UPSTREAM_PROBLEMS)
-  get(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> | undefined {
-    // Read from the query itself: two @Query parameters cost each hot read two pipe passes (about 3 µs of 60).
-    const { from, to } = request.query as { from?: unknown; to?: unknown };
+  get(
+    @Param('id') id: string,
+    @Query('from') from: unknown,
+    @Query('to') to: unknown,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> | undefined {
+    // Typed `unknown`, the global pipe passes them as sent (an array when repeated); the range is judged here, whole.
     const problems = rangeProblems(from, to);
     if (problems.length > 0) throw DomainError.validation(problems);
     if (!LISTING_ID.test(id)) throw new DomainError('listing_not_found', 'No listing has this id.');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import request from 'supertest';
 import { FOLLOW_UP_GRACE_MS } from '../../src/journal/follow-ups';
 import { JournalSweep } from '../../src/journal/journal-sweep';
 import { RedisKeys } from '../../src/redis/redis-keys';
@@ -506,6 +507,29 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       expect(answer.status).toBe(400);
       expect(answer.body.code).toBe('validation_failed');
       expect(upstreamRequests(world)).toBe(before);
+    });
+
+    it('refuses a from sent twice, naming the field, with nothing sent', async () => {
+      const before = upstreamRequests(world);
+      const { checkIn } = stay(10, 0);
+      const answer = await request(world.apps[0].url).get(
+        `/checkout/listings/lst-seaside/calendar?from=${checkIn}&from=${checkIn}&to=${checkIn}`,
+      );
+      expect({ status: answer.status, code: answer.body.code, fields: answer.body.errors }).toEqual({
+        status: 400,
+        code: 'validation_failed',
+        fields: [{ field: 'from', message: 'from must be a calendar date (YYYY-MM-DD)' }],
+      });
+      expect(upstreamRequests(world)).toBe(before);
+    });
+
+    it('answers a range with a parameter it does not know (a cache-buster) as the same range', async () => {
+      const { checkIn } = stay(10, 0);
+      const plain = await site(0).calendar('lst-seaside', checkIn, checkIn).expect(200);
+      const busted = await request(world.apps[0].url)
+        .get(`/checkout/listings/lst-seaside/calendar?from=${checkIn}&to=${checkIn}&_=1764662400`)
+        .expect(200);
+      expect(busted.body).toEqual(plain.body);
     });
   });
 
