@@ -13,9 +13,8 @@ export interface ProductEvents {
   /**
    * A card was put on the reservation (first or replacement, answered or reconciled). The booking
    * room confirms a reservation it made, without holding up the guest's answer; `booked` says the
-   * session carries a booking, the only case it reads. The cached payment-status answer is dropped
-   * by the attach's journal step, not here (PaymentMethodWrite.alongside). `foundOnFile`: a card the
-   * store's record lacked, so no follow-up was recorded with it.
+   * session carries a booking. `foundOnFile`: a card the store's record lacked, so no follow-up was
+   * recorded with it. The attach's journal step drops the cached payment status.
    */
   'card.attached': { reservationId: string; sessionId: string; booked: boolean; foundOnFile?: boolean };
   /**
