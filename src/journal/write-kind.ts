@@ -38,8 +38,8 @@ export interface WriteKind<Payload = unknown, Request = unknown, Outcome = unkno
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyWriteKind = WriteKind<any, any, any>;
 
-/** Every write kind by its name (a unit spec's world builds them all): a kind left out fails the type check. */
-export type WriteKindsByName = { readonly [K in IntentKind]: AnyWriteKind & { readonly name: K } };
+/** Write kinds by their names (a unit spec's world builds them all; WriteKinds.assertHandled names one left out). */
+export type WriteKindsByName = Readonly<Record<IntentKind, AnyWriteKind>>;
 
 /**
  * A write surely did nothing when it never left, or the platform answered it with a refusal (4xx,

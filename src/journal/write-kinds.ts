@@ -1,15 +1,21 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import { INTENT_KINDS, IntentKind } from './write-intent';
+import { IntentKind } from './write-intent';
 import { AnyWriteKind } from './write-kind';
 
 const WRITE_KIND = Symbol('write kind');
+const KIND_NAME = /^[a-z][a-z-]{0,39}$/;
+/** Every class marked as a write kind in the code this process loaded: each must be a provider of the app. */
+const declared = new Set<abstract new (...args: never[]) => unknown>();
 
 /**
  * Marks a provider as the handler of its write kind: the feature that owns a write declares it beside
  * its code, and the journal finds it at start (WriteKinds), as product events find their consumers.
  */
-export const JournaledWriteKind = (): ClassDecorator => (target) => Reflect.defineMetadata(WRITE_KIND, true, target);
+export const JournaledWriteKind = (): ClassDecorator => (target) => {
+  Reflect.defineMetadata(WRITE_KIND, true, target);
+  declared.add(target as unknown as abstract new (...args: never[]) => unknown);
+};
 
 /**
  * The write kinds wired into the app, by name. The journal and its sweep settle an open intent by its
@@ -35,6 +41,8 @@ export class WriteKinds implements OnModuleInit {
   }
 
   register(kind: AnyWriteKind): void {
+    if (!KIND_NAME.test(kind.name))
+      throw new Error(`a write kind is a short lower-case name with dashes, not ${JSON.stringify(kind.name)} (${kind.constructor.name})`);
     const wired = this.byName.get(kind.name);
     if (wired && wired !== kind)
       throw new Error(`two handlers of the write kind ${kind.name}: ${wired.constructor.name}, ${kind.constructor.name}`);
@@ -45,10 +53,14 @@ export class WriteKinds implements OnModuleInit {
     return this.byName.get(name);
   }
 
-  /** Throws, naming them, when an intent kind has no handler: its feature's module is not wired into the app. */
+  /**
+   * Throws, naming them, when a write kind declared in the code this process loaded is no provider of
+   * the app (its feature's module is not wired): the intents it writes could never be settled here.
+   */
   assertHandled(): void {
-    const missing = INTENT_KINDS.filter((name) => !this.byName.has(name));
+    const wired = new Set<unknown>([...this.byName.values()].map((kind) => kind.constructor));
+    const missing = [...declared].filter((kind) => !wired.has(kind)).map((kind) => kind.name);
     if (missing.length > 0)
-      throw new Error(`no room handles the write kind(s) ${missing.join(', ')}: open intents of them could never be settled`);
+      throw new Error(`no module provides the write kind(s) ${missing.join(', ')}: their intents could never be settled`);
   }
 }

@@ -119,17 +119,10 @@ export function journalWorld(
     'invoice-item': new InvoiceItemWrite(guesty),
   } satisfies WriteKindsByName;
   const generation = new StoreGeneration(store, keys, clock, metrics, config);
-  const journal = new WriteJournal(
-    store,
-    keys,
-    leases,
-    outbox,
-    clock,
-    metrics,
-    config,
-    WriteKinds.from(Object.values({ ...kinds, ...seams.kinds })),
-    generation,
-  );
+  // Every kind the app declares, as the app's start checks: a kind added to the app and left out here is named.
+  WriteKinds.from(Object.values(kinds)).assertHandled();
+  const registered = WriteKinds.from(Object.values({ ...kinds, ...seams.kinds }));
+  const journal = new WriteJournal(store, keys, leases, outbox, clock, metrics, config, registered, generation);
   return { clock, store, keys, metrics, outbox, config, ciphers, leases, journal, kinds, cardsOnFile, followUps, generation };
 }
 
