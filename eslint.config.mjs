@@ -1,4 +1,5 @@
 // @ts-check
+import path from 'node:path';
 import eslint from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -219,7 +220,32 @@ const BATCH_STEPS = [
       "only redis/, journal/ and the sessions' store write batch steps out: build them with redis/'s `steps` (docs/architecture.md rule 2)",
   },
 ];
-const MAP_RULES = { plugins: { map: { rules: { 'no-raw-owned-write': noRawOwnedWrite } } } };
+/**
+ * docs/architecture.md rule 4: a feature's file imports at most `max` names from journal/, counted
+ * over all its import lines; a write kind's own file (*.write-kind.ts) is the journal's plug, not a use.
+ */
+const journalDoor = {
+  meta: { type: 'problem', schema: [{ type: 'integer', minimum: 1 }] },
+  create(context) {
+    const max = context.options[0] ?? 4;
+    const fromJournal = (source) =>
+      source.startsWith('.') &&
+      path.resolve(path.dirname(context.filename), source).includes(`${path.sep}src${path.sep}journal${path.sep}`);
+    let count = 0;
+    return {
+      ImportDeclaration(node) {
+        if (!fromJournal(String(node.source.value))) return;
+        count += node.specifiers.length;
+        if (count > max)
+          context.report({
+            node,
+            message: `a feature imports at most ${max} names from journal/ (this file: ${count}); declare a write kind and call the journal's one door (docs/write-journal.md)`,
+          });
+      },
+    };
+  },
+};
+const MAP_RULES = { plugins: { map: { rules: { 'no-raw-owned-write': noRawOwnedWrite, 'journal-door': journalDoor } } } };
 const SESSION_KEYS = {
   // readable: the session SessionState lets another room read beside a key of its slot; storedAt, the store's own.
   builders: ['checkoutSession', 'untaggedCheckoutSession', 'legacyCheckoutSession', 'storedAt', 'readable'],
@@ -354,6 +380,12 @@ export default tseslint.config(
   // the specs seed the store as they need.
   ownedWrites(['src/**/*.ts'], SESSION_KEYS, JOURNAL_KEYS, RECORD_KEYS),
   ownedWrites(['src/sessions/**/*.ts'], JOURNAL_KEYS, RECORD_KEYS),
+  {
+    files: FEATURES.map((name) => `src/${name}/**/*.ts`),
+    ignores: ['**/*.spec.ts', 'src/**/*.write-kind.ts'],
+    ...MAP_RULES,
+    rules: { 'map/journal-door': ['error', 4] },
+  },
   ownedWrites(['src/journal/**/*.ts'], SESSION_KEYS),
   ownedWrites(
     RECORD_OWNERS.filter((file) => !file.startsWith('src/journal/')),

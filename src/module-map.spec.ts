@@ -27,7 +27,7 @@ function lint(probes: Probe[]): string[][] {
     const probes = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
     const eslint = new ESLint({
       cwd: process.cwd(),
-      ruleFilter: ({ ruleId }) => ['no-restricted-imports', 'no-restricted-syntax', 'map/no-raw-owned-write'].includes(ruleId),
+      ruleFilter: ({ ruleId }) => ['no-restricted-imports', 'no-restricted-syntax', 'map/no-raw-owned-write', 'map/journal-door'].includes(ruleId),
       overrideConfig: { languageOptions: { parserOptions: { projectService: false } } },
     });
     Promise.all(probes.map((probe) => eslint.lintText(probe.text ?? "import '" + probe.imports + "';\\n", { filePath: probe.file })))
@@ -244,6 +244,28 @@ const passedOwnedWrites: Probe[] = [
   ),
 ];
 
+/** A feature file importing `names` from journal/, over two import lines as a file may. */
+const journalImports = (file: string, names: string[]): Probe => ({
+  file,
+  imports: '',
+  text:
+    `import { ${names.slice(0, 2).join(', ')} } from '../journal/write-journal';\n` +
+    (names.length > 2 ? `import type { ${names.slice(2).join(', ')} } from '../journal/write-intent';\n` : '') +
+    `export const used = [${names.slice(0, 2).join(', ')}];\n`,
+});
+const FIVE = ['WriteJournal', 'HeldTarget', 'WriteTarget', 'WriteIntent', 'IntentState'];
+const refusedJournalNames: Probe[] = [
+  journalImports('src/payments/card-payments.service.ts', FIVE),
+  journalImports('src/booking/map-probe.ts', FIVE),
+];
+const passedJournalNames: Probe[] = [
+  journalImports('src/payments/card-payments.service.ts', FIVE.slice(0, 4)),
+  journalImports('src/booking/probe.write-kind.ts', FIVE),
+  journalImports('src/sessions/map-probe.ts', FIVE),
+];
+const JOURNAL_DOOR_RULE =
+  "map/journal-door: a feature imports at most 4 names from journal/ (this file: 5); declare a write kind and call the journal's one door (docs/write-journal.md)";
+
 /** Every probe of this file in one ESLint run: its start-up in a child process is most of the spec's time. */
 function lintAll<Groups extends Record<string, Probe[]>>(groups: Groups): { [Name in keyof Groups]: string[][] } {
   const all = lint(Object.values(groups).flat());
@@ -270,6 +292,8 @@ const linted = lintAll({
   refusedJournalWrites,
   refusedRecordWrites,
   passedOwnedWrites,
+  refusedJournalNames,
+  passedJournalNames,
 });
 
 describe('the map of docs/architecture.md, enforced by lint', () => {
@@ -341,5 +365,19 @@ describe('only its owner writes a session record or a journal key, enforced by l
 
   it('passes the owner writing its own keys, and a session read beside a claim', () => {
     expect(linted.passedOwnedWrites).toEqual([[], [], [], [], []]);
+  });
+});
+
+describe('the journal is one door, enforced by lint (docs/architecture.md rule 4)', () => {
+  it('fails a feature file that imports five names from journal/, counted over its import lines', () => {
+    expect(linted.refusedJournalNames.filter((messages) => !messages.includes(JOURNAL_DOOR_RULE))).toEqual([]);
+  });
+
+  it('passes four, and a write kind’s own file or a room below the features with more', () => {
+    expect(linted.passedJournalNames.map((messages) => messages.filter((message) => message.startsWith('map/journal-door')))).toEqual([
+      [],
+      [],
+      [],
+    ]);
   });
 });
