@@ -1,7 +1,7 @@
 import { JournalSweep } from '../../src/journal/journal-sweep';
 import { bookingClient, newGuest, stay } from '../booking/booking-client';
 import { CARDS, cardBody, checkoutClient, SCALED_DOWN_WRITES } from '../utils/checkout-client';
-import { waitUntil } from '../utils/redis-server';
+import { OwnRedis, startOwnRedis, waitUntil } from '../utils/redis-server';
 import { SandboxedApps, startSandboxedApps } from '../utils/sandboxed-apps';
 
 /**
@@ -81,4 +81,70 @@ describe('a paid booking’s confirmation under faults of its own', () => {
     expect(statusRequests() - mark).toBe(1);
     expect(statusWrites() - answeredBefore).toBe(1);
   }, 40_000);
+});
+
+describe('a paid booking’s confirmation while Redis goes away', () => {
+  let redis: OwnRedis;
+  let world: SandboxedApps;
+  const statusRequests = () => world.sandbox.control.counters.requests.reservationStatus ?? 0;
+
+  beforeAll(async () => {
+    // Persistent: a Redis stopped and started again comes back with what it acknowledged.
+    redis = await startOwnRedis({ persistent: true });
+    world = await startSandboxedApps(1, {
+      env: { ...SCALED_DOWN_WRITES, REDIS_URL: redis.url, WRITE_HOLD_ON_NEW_STORE: 'false' },
+      sandbox: { paymentVisibilityDelayMs: 0 },
+    });
+  });
+  afterEach(() => world.sandbox.control.clearFaults());
+  afterAll(async () => {
+    await world.close();
+    await redis.dispose();
+  });
+
+  it.each([
+    ['stopped and started again with its data', (own: OwnRedis) => own.stop(), (own: OwnRedis) => own.start(), 232],
+    ['back empty', (own: OwnRedis) => own.restartEmpty(), () => Promise.resolve(), 236],
+  ])(
+    'Redis %s while the confirmation is at the platform: confirmed once, and the session says so where it survived',
+    async (_case, down, up, offsetDays) => {
+      const booking = bookingClient(world.apps[0].url);
+      const quote = await booking.quote({ listingId: 'lst-seaside', ...stay(offsetDays, 2), guestsCount: 2 }).expect(201);
+      const booked = await booking.book({ quoteId: quote.body.id, guest: newGuest() }).expect(201);
+      const reservationId = booked.body.booking.reservationId as string;
+      const mark = statusRequests();
+      // The platform acts on the confirmation after Redis went away, and answers after it is back.
+      world.sandbox.control.slowWrite('reservationStatus', { actAfterMs: 400, answerAfterMs: 800, times: 1 });
+      const arrived = waitUntil(() => Promise.resolve(statusRequests() > mark), 10_000, 'the confirmation to reach the platform');
+      await booking.submit(booked.body.id as string, cardBody(CARDS.noThreeDs)).expect(200);
+      await arrived;
+      await down(redis);
+      await world.sandbox.control.whenActed('reservationStatus');
+      await up(redis);
+      await waitUntil(
+        () => Promise.resolve(world.sandbox.control.getReservation(reservationId)?.status === 'confirmed'),
+        20_000,
+        'the booking to be confirmed',
+      );
+      // Whatever the journal kept, nothing sends the status again: the next tries read it confirmed.
+      await waitUntil(
+        async () => {
+          const due = [...(await world.apps[0].redisContents()).entries()].filter(([key]) => key.endsWith('follow-ups:due'));
+          return due.flatMap(([, members]) => members.split('\n')).every((member) => !member.includes(reservationId));
+        },
+        40_000,
+        'no confirmation left due',
+      );
+      // The replica's remembered follow-ups and its sweep, past any retry's wait: each reads the status, none sends it.
+      for (let pass = 0; pass < 2; pass += 1) {
+        world.clocks[0].advance(20_000);
+        await world.apps[0].app.get(JournalSweep).sweepOnce();
+      }
+      expect(statusRequests() - mark).toBe(1);
+      const session = await checkoutClient(world.apps[0].url).getSession(booked.body.id as string);
+      if (_case === 'back empty') expect(session.status).toBe(404);
+      else expect(session.body.booking?.status).toBe('confirmed');
+    },
+    80_000,
+  );
 });
