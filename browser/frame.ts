@@ -34,35 +34,55 @@ const client = new CheckoutClient();
 const DAY_MS = 24 * 3600 * 1000;
 const CALENDAR_DAYS = 42;
 
+// ---------- the guest's checkout, and the one way it changes ----------
+
 /** What the site has been told of the money, once per card. */
 interface Told {
-  card: string | undefined;
-  paid?: boolean;
-  failed?: boolean;
+  readonly card: string | undefined;
+  readonly paid: boolean;
+  readonly failed: boolean;
 }
 
 /** What the frame knows of the guest's checkout. */
 interface FrameState {
-  checkIn: string | null;
-  checkOut: string | null;
-  days: CalendarDay[];
-  quote: Quote | null;
-  session: Session | null;
-  title: string;
+  readonly checkIn: string | null;
+  readonly checkOut: string | null;
+  readonly days: readonly CalendarDay[];
+  readonly quote: Quote | null;
+  readonly session: Session | null;
+  /** The listing's title and city, above every step. */
+  readonly title: string;
   /** The timer that counts the hold on the dates down. */
-  hold: number | undefined;
+  readonly hold: number | undefined;
   /** The bank's window, kept only to close it. */
-  popup: Window | null;
-  currency: string;
+  readonly popup: Window | null;
+  readonly currency: string;
   /** The booking once the card is on file; null before. */
-  booked: Booking['status'] | null;
+  readonly booked: Booking['status'] | null;
   /** The money, as payment-status last said it. */
-  status: PaymentStatus | null;
-  extras: Extra[] | null;
-  told: Told | null;
+  readonly status: PaymentStatus | null;
+  readonly extras: readonly Extra[] | null;
+  readonly told: Told | null;
 }
 
-const state: FrameState = {
+/** What happens to the checkout, each changing it one way (moved). */
+type Move =
+  | { type: 'stay-loaded'; title: string; days: readonly CalendarDay[]; currency: string }
+  | { type: 'arrival-picked'; date: string }
+  | { type: 'departure-picked'; date: string }
+  | { type: 'quoted'; quote: Quote }
+  | { type: 'session-read'; session: Session }
+  | { type: 'restarted' }
+  | { type: 'hold-counted'; hold: number }
+  | { type: 'bank-opened'; popup: Window | null }
+  | { type: 'done' }
+  | { type: 'extras-read'; extras: readonly Extra[] }
+  | { type: 'booking-read'; booked: Booking['status'] }
+  | { type: 'money-read'; status: PaymentStatus }
+  | { type: 'told'; card: string | undefined; said: 'paid' | 'failed' };
+
+/** The checkout as it stands: written by setState alone. */
+let state: FrameState = {
   checkIn: null,
   checkOut: null,
   days: [],
@@ -77,6 +97,58 @@ const state: FrameState = {
   extras: null,
   told: null,
 };
+
+/** The checkout after a move: a new state, the current one left as it was. */
+function moved(current: FrameState, move: Move): FrameState {
+  switch (move.type) {
+    case 'stay-loaded':
+      return { ...current, title: move.title, days: move.days, currency: move.currency };
+    case 'arrival-picked':
+      return { ...current, checkIn: move.date, checkOut: null };
+    case 'departure-picked':
+      return { ...current, checkOut: move.date };
+    case 'quoted':
+      return { ...current, quote: move.quote };
+    case 'session-read':
+      return { ...current, session: move.session };
+    // A new stay after the hold ended; what the last booking's money said stays until the next is done.
+    case 'restarted':
+      return { ...current, checkIn: null, checkOut: null, quote: null, session: null };
+    case 'hold-counted':
+      return { ...current, hold: move.hold };
+    case 'bank-opened':
+      return { ...current, popup: move.popup };
+    case 'done':
+      return { ...current, booked: 'reserved', status: null };
+    case 'extras-read':
+      return { ...current, extras: move.extras };
+    case 'booking-read':
+      return { ...current, booked: move.booked };
+    case 'money-read':
+      return { ...current, status: move.status };
+    case 'told': {
+      // A new card is told of afresh.
+      const told = current.told && current.told.card === move.card ? current.told : { card: move.card, paid: false, failed: false };
+      return { ...current, told: move.said === 'paid' ? { ...told, paid: true } : { ...told, failed: true } };
+    }
+  }
+}
+
+/** The one writer of the state; the page then shows what follows from it. */
+function setState(move: Move): void {
+  const was = state;
+  state = moved(state, move);
+  render(was, state);
+}
+
+/** The parts of the page drawn from the state alone, each repainted when what it shows changed. */
+function render(was: FrameState, now: FrameState): void {
+  if (now.title !== was.title) $('listing-title').textContent = now.title;
+  if (now.days !== was.days) paintCalendar();
+  else if (now.checkIn !== was.checkIn || now.checkOut !== was.checkOut) paintChoice();
+  if (now.status && now.status !== was.status) paintMoney(now.status);
+  if (now.booked && (now.booked !== was.booked || now.status !== was.status)) paintHeading();
+}
 
 /** The session the card and done steps are about: booked before either shows. */
 function bookedSession(): Session {
@@ -219,11 +291,12 @@ async function loadStay(): Promise<void> {
     client.calendar(settings.listingId, isoDay(1), isoDay(CALENDAR_DAYS)),
     client.listing(settings.listingId).catch(() => null),
   ]);
-  state.title = summary ? [summary.title, summary.city].filter(Boolean).join(', ') : '';
-  $('listing-title').textContent = state.title;
-  state.days = calendar.days;
-  state.currency = calendar.currency || 'USD';
-  paintCalendar();
+  setState({
+    type: 'stay-loaded',
+    title: summary ? [summary.title, summary.city].filter(Boolean).join(', ') : '',
+    days: calendar.days,
+    currency: calendar.currency || 'USD',
+  });
 }
 
 function paintCalendar(): void {
@@ -286,17 +359,15 @@ function pickDay(day: CalendarDay): void {
   const { checkIn, checkOut } = state;
   const nightsFree = checkIn && state.days.every((other) => other.date < checkIn || other.date >= day.date || other.available);
   if (checkIn && !checkOut && day.date > checkIn && nightsFree) {
-    state.checkOut = day.date;
+    setState({ type: 'departure-picked', date: day.date });
     $('calendar-hint').textContent = words.stayChosen(dayText(checkIn), dayText(day.date), nightsBetween(checkIn, day.date));
   } else if (!day.available || !day.checkInAllowed) {
     $('calendar-hint').textContent = words.notArrival(dayText(day.date));
   } else {
-    state.checkIn = day.date;
-    state.checkOut = null;
+    setState({ type: 'arrival-picked', date: day.date });
     $('calendar-hint').textContent = words.pickDeparture(dayText(day.date), day.minNights);
   }
   $<HTMLButtonElement>('see-prices').disabled = !(state.checkIn && state.checkOut);
-  paintChoice();
 }
 
 function paintChoice(): void {
@@ -326,7 +397,7 @@ async function seePrices(): Promise<void> {
       guestsCount: Number($<HTMLInputElement>('guests').value),
       ...(coupon ? { coupon } : {}),
     });
-    state.quote = quote;
+    setState({ type: 'quoted', quote });
     paintPlans(quote);
     tell('checkout.quoted', {
       listingId: settings.listingId,
@@ -413,7 +484,7 @@ async function book(event: SubmitEvent): Promise<void> {
         ...(phone ? { phone } : {}),
       },
     });
-    state.session = session;
+    setState({ type: 'session-read', session });
     tell('checkout.booked', {
       reservationId: session.reservationId,
       confirmationCode: session.booking?.confirmationCode,
@@ -448,7 +519,7 @@ function toCard(why: string): void {
 /** Back to the dates after the hold ended: a new quote, a new booking. */
 function restart(): void {
   clearInterval(state.hold);
-  Object.assign(state, { checkIn: null, checkOut: null, quote: null, session: null });
+  setState({ type: 'restarted' });
   $('restart').hidden = true;
   $<HTMLButtonElement>('pay').disabled = false;
   $<HTMLButtonElement>('see-prices').disabled = true;
@@ -534,7 +605,7 @@ function watchHold(): void {
     $('restart').hidden = false;
   };
   paint();
-  state.hold = setInterval(paint, 15_000);
+  setState({ type: 'hold-counted', hold: setInterval(paint, 15_000) });
 }
 
 /** The brand the number's first digits name, as the card schemes publish them. */
@@ -603,7 +674,7 @@ async function pay(event: SubmitEvent): Promise<void> {
   $('to-bank').hidden = true;
   try {
     const body = settings.sdkScript ? await sdkToken() : cardBody();
-    state.session = await client.submitPaymentMethod(bookedSession().id, body, client.newAttempt());
+    setState({ type: 'session-read', session: await client.submitPaymentMethod(bookedSession().id, body, client.newAttempt()) });
     await afterCard();
   } catch (error) {
     const problem = problemOf(error);
@@ -632,7 +703,7 @@ async function afterCard(): Promise<void> {
     tellHeight();
     session = await client.waitForSession(session.id, settled, { timeoutMs: 30 * 60_000 });
   }
-  state.session = session;
+  setState({ type: 'session-read', session });
   if (settled(session)) {
     if (session.status === 'failed') refused(session.lastError?.code, session.lastError?.message || '');
     else await showDone();
@@ -649,10 +720,11 @@ async function afterCard(): Promise<void> {
  */
 function openBank(session: Session): boolean {
   const opened = client.openAuthentication(session, (url) => {
-    state.popup = window.open(url, 'checkout-issuer', 'popup,width=480,height=720');
+    const popup = window.open(url, 'checkout-issuer', 'popup,width=480,height=720');
+    setState({ type: 'bank-opened', popup });
     // Cut before the issuer's page loads: it can never navigate the checkout to a page of its own.
-    if (state.popup) state.popup.opener = null;
-    return Boolean(state.popup);
+    if (popup) popup.opener = null;
+    return Boolean(popup);
   });
   $('card-why').textContent = opened ? words.bank : words.popupBlocked;
   $('to-bank').hidden = opened;
@@ -673,24 +745,22 @@ const ARRANGED: readonly PaymentState[] = ['paid', 'scheduled', 'balance_due'];
 
 async function showDone(): Promise<void> {
   clearInterval(state.hold);
-  state.status = null;
+  setState({ type: 'done' });
   const session = bookedSession();
-  state.booked = 'reserved';
-  paintHeading();
   $('done-stay').textContent = $('summary-stay').textContent;
   $('confirmation').textContent = session.booking?.confirmationCode ? words.code(session.booking.confirmationCode) : '';
   $('money').textContent = words.onFile;
   for (const id of ['another-card', 'authenticate', 'extras']) $(id).hidden = true;
   show('step-done');
-  state.extras ??= await client.extrasCatalogue().catch(() => []);
+  if (!state.extras) setState({ type: 'extras-read', extras: await client.extrasCatalogue().catch(() => []) });
   const [confirmed] = await Promise.all([
     client.waitForSession(session.id, (current) => current.booking?.status !== 'reserved', { timeoutMs: 15_000 }).catch(() => session),
     watchMoney(session.id),
   ]);
-  state.booked = confirmed.booking?.status ?? 'reserved';
+  const booked = confirmed.booking?.status ?? 'reserved';
   // The platform ended the booking before it was confirmed (§3.1): never a confirmation code above that.
-  if (state.booked === 'canceled' || state.booked === 'expired') $('confirmation').textContent = words.notConfirmed;
-  paintHeading();
+  if (booked === 'canceled' || booked === 'expired') $('confirmation').textContent = words.notConfirmed;
+  setState({ type: 'booking-read', booked });
 }
 
 /** The booking's word in the lead line: until the platform says more, it is "requested". */
@@ -716,6 +786,28 @@ function paintHeading(): void {
   $('done-heading').textContent = needs ? `${booked}: ${needs}` : booked;
 }
 
+/** The money's line, the press it asks for and the extras it allows, as payment-status says it. */
+function paintMoney(status: PaymentStatus): void {
+  const session = bookedSession();
+  const currency = status.currency || session.currency;
+  const text: Partial<Record<PaymentState, () => string>> = {
+    paid: () => words.paid(money(status.amountPaid ?? session.amount, currency)),
+    scheduled: () =>
+      status.nextPayment ? words.scheduled(money(status.nextPayment.amount, currency), dayText(status.nextPayment.dueAt)) : words.onFile,
+    balance_due: () => words.hostCollects(money(status.amountDue ?? 0, currency)),
+    // The platform's reason, worded by the service for the guest, when it gave one.
+    failed: () => status.diagnosis?.message || words.chargeFailed,
+    missing: () => status.diagnosis?.message || words.chargeFailed,
+    requires_authentication: () => words.needsBank,
+  };
+  const tone: Partial<Record<PaymentState, string>> = { failed: 'bad', missing: 'bad', requires_authentication: 'action' };
+  $('money').textContent = text[status.state]?.() ?? words.onFile;
+  $('money').className = `money ${tone[status.state] ?? ''}`.trim();
+  $('authenticate').hidden = !(status.state === 'requires_authentication' && status.nextAction);
+  $('another-card').hidden = status.state !== 'failed' && status.state !== 'missing';
+  paintExtras(ARRANGED.includes(status.state));
+}
+
 /**
  * What the platform says of the money, read until it settles. The site hears `checkout.paid` once the
  * money is arranged (never for a card on file whose charge then failed), `checkout.payment_failed`
@@ -723,40 +815,22 @@ function paintHeading(): void {
  */
 async function watchMoney(sessionId: string): Promise<void> {
   const card = bookedSession().paymentMethod?.id;
-  const paint = (status: PaymentStatus) => {
-    state.status = status;
+  const read = (status: PaymentStatus) => {
+    setState({ type: 'money-read', status });
     const session = bookedSession();
-    const currency = status.currency || session.currency;
-    const text: Partial<Record<PaymentState, () => string>> = {
-      paid: () => words.paid(money(status.amountPaid ?? session.amount, currency)),
-      scheduled: () =>
-        status.nextPayment ? words.scheduled(money(status.nextPayment.amount, currency), dayText(status.nextPayment.dueAt)) : words.onFile,
-      balance_due: () => words.hostCollects(money(status.amountDue ?? 0, currency)),
-      // The platform's reason, worded by the service for the guest, when it gave one.
-      failed: () => status.diagnosis?.message || words.chargeFailed,
-      missing: () => status.diagnosis?.message || words.chargeFailed,
-      requires_authentication: () => words.needsBank,
-    };
-    const tone: Partial<Record<PaymentState, string>> = { failed: 'bad', missing: 'bad', requires_authentication: 'action' };
-    $('money').textContent = text[status.state]?.() ?? words.onFile;
-    $('money').className = `money ${tone[status.state] ?? ''}`.trim();
-    paintHeading();
-    $('authenticate').hidden = !(status.state === 'requires_authentication' && status.nextAction);
-    $('another-card').hidden = status.state !== 'failed' && status.state !== 'missing';
-    paintExtras(ARRANGED.includes(status.state));
-    const told = state.told && state.told.card === card ? state.told : (state.told = { card });
+    const told = state.told?.card === card ? state.told : null;
     // A payment due now is being charged: the site hears "paid" from its outcome, not its schedule.
-    if (ARRANGED.includes(status.state) && client.isSettled(status) && !told.paid) {
-      told.paid = true;
+    if (ARRANGED.includes(status.state) && client.isSettled(status) && !told?.paid) {
+      setState({ type: 'told', card, said: 'paid' });
       tell('checkout.paid', { reservationId: session.reservationId, last4: session.paymentMethod?.last4, state: status.state });
     }
-    if (status.state === 'failed' && !told.failed) {
-      told.failed = true;
+    if (status.state === 'failed' && !told?.failed) {
+      setState({ type: 'told', card, said: 'failed' });
       tell('checkout.payment_failed', { reservationId: session.reservationId, code: 'charge_failed' });
     }
     tellHeight();
   };
-  await client.watchPaymentStatus(sessionId, { onUpdate: paint }).catch(() => undefined);
+  await client.watchPaymentStatus(sessionId, { onUpdate: read }).catch(() => undefined);
 }
 
 /** Extras once the money is arranged: each is added to the booking's bill, and the money is read again. */
