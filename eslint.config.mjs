@@ -283,6 +283,8 @@ const ownedWrites = (files, ...families) => ({
 
 export default tseslint.config(
   { ignores: ['dist/**', 'clients/dist/**', 'node_modules/**', 'coverage/**', 'test-results/**', 'test-artifacts/**'] },
+  // The pages' scripts as served, compiled from browser/*.ts (npm run browser): the sources are linted, type-checked.
+  { ignores: ['src/embed/public/frame.js', 'src/embed/public/frame-words.js', 'sandbox/demo/public/demo.js'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -411,7 +413,13 @@ export default tseslint.config(
     },
   },
   {
-    // Plain ES modules the browser loads as they are: demo.js and frame.js import the compiled client (npm run client).
+    // The pages' scripts in TypeScript, typed against the DOM and the client: the project service lints
+    // each with browser/tsconfig.json, the nearest to it.
+    files: ['browser/**/*.ts'],
+    languageOptions: { globals: globals.browser },
+  },
+  {
+    // Plain ES modules the browser loads as they are, written by hand (embed.js, returned.js, site.js).
     files: ['sandbox/demo/public/**/*.js', 'src/embed/public/**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { sourceType: 'module', globals: globals.browser },

@@ -18,3 +18,5 @@ fs.rmSync(path.join(root, 'clients/dist'), { recursive: true, force: true });
 run(bin('tsc'), ['-p', 'clients/tsconfig.json']);
 fs.copyFileSync(path.join(root, 'clients/dist/checkout-client.js'), path.join(root, 'src/embed/public/checkout-client.js'));
 console.log('wrote clients/openapi-types.ts, clients/dist/ and src/embed/public/checkout-client.js');
+// The pages' own scripts, checked against the fresh types and compiled again (npm run browser).
+run(process.execPath, [path.join(__dirname, 'build-browser.js')]);

@@ -11,7 +11,7 @@ import * as ts from 'typescript';
 
 const MAX_WORDS = 60;
 const root = resolve(__dirname, '..');
-const FOLDERS = ['src', 'sandbox', 'bench', 'chaos', 'test', 'scripts', 'clients'];
+const FOLDERS = ['src', 'sandbox', 'bench', 'chaos', 'test', 'scripts', 'clients', 'browser'];
 /** Generated files: their comments are the generator's, rewritten on every build. */
 const GENERATED = [/^clients\/.*openapi-types/, /^sandbox\/demo\/public\/checkout-client\.js$/];
 

@@ -1,7 +1,8 @@
+// Compiled from browser/frame-words.ts by `npm run browser`: edit that file, then run it again.
+
 // What the checkout says, in each language it speaks. Amounts and dates are written by Intl in the
 // guest's locale; the service's own messages (errors) come in English and are shown as they are.
-export const WORDS = {
-  en: {
+const en = {
     close: 'Close',
     closeLabel: 'Close the checkout',
     stayHeading: 'Choose your dates',
@@ -62,8 +63,7 @@ export const WORDS = {
     confirmWithBank: 'Confirm with your bank',
     anotherCard: 'Use another card',
     cannotSell: 'This listing cannot be booked here right now.',
-    stillConfirming:
-      'We are still confirming your card with the booking platform. Nothing more is needed from you; this page goes on by itself.',
+    stillConfirming: 'We are still confirming your card with the booking platform. Nothing more is needed from you; this page goes on by itself.',
     cardFormFailed: 'The card form could not load. Please try again in a moment.',
     toBank: "Open your bank's page",
     restart: 'Choose dates again',
@@ -75,8 +75,8 @@ export const WORDS = {
     quantity: 'Quantity',
     addExtra: 'Add to my booking',
     extraAdded: (title, quantity, amount) => `Added: ${title} × ${quantity}, ${amount}.`,
-  },
-  de: {
+};
+const de = {
     close: 'Schließen',
     closeLabel: 'Buchung schließen',
     stayHeading: 'Reisedaten wählen',
@@ -120,8 +120,7 @@ export const WORDS = {
     heldLeft: (minutes) => `Noch ${minutes} Min. zum Bezahlen.`,
     holdEnded: 'Die Reservierung Ihrer Daten ist abgelaufen. Bitte wählen Sie die Daten erneut.',
     bank: 'Die Seite Ihrer Bank ist in einem neuen Fenster geöffnet. Bestätigen Sie dort die Zahlung; diese Seite geht von selbst weiter.',
-    popupBlocked:
-      'Ihr Browser hat das Fenster Ihrer Bank blockiert. Erlauben Sie Pop-ups für diese Seite und drücken Sie erneut auf Zahlen.',
+    popupBlocked: 'Ihr Browser hat das Fenster Ihrer Bank blockiert. Erlauben Sie Pop-ups für diese Seite und drücken Sie erneut auf Zahlen.',
     cardFailed: (why) => `Die Karte wurde nicht angenommen. ${why}`,
     confirming: 'Wir bestätigen Ihre Karte…',
     requested: 'Buchung angefragt',
@@ -138,8 +137,7 @@ export const WORDS = {
     confirmWithBank: 'Bei der Bank bestätigen',
     anotherCard: 'Andere Karte verwenden',
     cannotSell: 'Diese Unterkunft kann hier gerade nicht gebucht werden.',
-    stillConfirming:
-      'Wir bestätigen Ihre Karte noch bei der Buchungsplattform. Sie müssen nichts weiter tun; diese Seite geht von selbst weiter.',
+    stillConfirming: 'Wir bestätigen Ihre Karte noch bei der Buchungsplattform. Sie müssen nichts weiter tun; diese Seite geht von selbst weiter.',
     cardFormFailed: 'Das Kartenformular konnte nicht geladen werden. Bitte versuchen Sie es gleich noch einmal.',
     toBank: 'Seite Ihrer Bank öffnen',
     restart: 'Daten neu wählen',
@@ -151,5 +149,5 @@ export const WORDS = {
     quantity: 'Anzahl',
     addExtra: 'Zur Buchung hinzufügen',
     extraAdded: (title, quantity, amount) => `Hinzugefügt: ${title} × ${quantity}, ${amount}.`,
-  },
 };
+export const WORDS = { en, de };

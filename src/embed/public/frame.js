@@ -1,714 +1,813 @@
+// Compiled from browser/frame.ts by `npm run browser`: edit that file, then run it again.
+
 // The drop-in checkout's page, framed by a property manager's site (src/embed/public/embed.js).
 // It calls the service only through the typed client, on the service's own origin: the site
 // around it never sees a card number. What happens is told to the site by postMessage, to its
 // origin alone (the service checked that origin before it served this page).
-import { CheckoutClient } from './checkout-client.js';
+import { CheckoutClient, CheckoutError } from './checkout-client.js';
 import { WORDS } from './frame-words.js';
-
+/** An element of frame.html by its id: the page has every id this code names. */
 const $ = (id) => document.getElementById(id);
 const root = document.documentElement;
+/** What the service wrote on the page's root (embed.service.ts): the host and the listing always. */
 const settings = {
-  host: root.dataset.host,
-  listingId: root.dataset.listing,
-  locale: root.lang === 'de' ? 'de' : 'en',
-  currencyDisplay: root.dataset.currencyDisplay || 'symbol',
-  /** The platform's payment-form SDK, when it takes the card (CARD_COLLECTION=sdk); else this page's own fields. */
-  sdkScript: root.dataset.sdkScript,
+    host: root.dataset.host,
+    listingId: root.dataset.listing,
+    locale: root.lang === 'de' ? 'de' : 'en',
+    currencyDisplay: (root.dataset.currencyDisplay || 'symbol'),
+    /** The platform's payment-form SDK, when it takes the card (CARD_COLLECTION=sdk); else this page's own fields. */
+    sdkScript: root.dataset.sdkScript,
 };
 const words = WORDS[settings.locale];
 const client = new CheckoutClient();
 const DAY_MS = 24 * 3600 * 1000;
 const CALENDAR_DAYS = 42;
-const state = { checkIn: null, checkOut: null, days: [], quote: null, session: null, title: '', hold: null, popup: null };
-
+/** The checkout as it stands: written by setState alone. */
+let state = {
+    checkIn: null,
+    checkOut: null,
+    days: [],
+    quote: null,
+    session: null,
+    title: '',
+    hold: undefined,
+    popup: null,
+    currency: 'USD',
+    booked: null,
+    status: null,
+    extras: null,
+    told: null,
+};
+/** The checkout after a move: a new state, the current one left as it was. */
+function moved(current, move) {
+    switch (move.type) {
+        case 'stay-loaded':
+            return { ...current, title: move.title, days: move.days, currency: move.currency };
+        case 'arrival-picked':
+            return { ...current, checkIn: move.date, checkOut: null };
+        case 'departure-picked':
+            return { ...current, checkOut: move.date };
+        case 'quoted':
+            return { ...current, quote: move.quote };
+        case 'session-read':
+            return { ...current, session: move.session };
+        // A new stay after the hold ended; what the last booking's money said stays until the next is done.
+        case 'restarted':
+            return { ...current, checkIn: null, checkOut: null, quote: null, session: null };
+        case 'hold-counted':
+            return { ...current, hold: move.hold };
+        case 'bank-opened':
+            return { ...current, popup: move.popup };
+        case 'done':
+            return { ...current, booked: 'reserved', status: null };
+        case 'extras-read':
+            return { ...current, extras: move.extras };
+        case 'booking-read':
+            return { ...current, booked: move.booked };
+        case 'money-read':
+            return { ...current, status: move.status };
+        case 'told': {
+            // A new card is told of afresh.
+            const told = current.told && current.told.card === move.card ? current.told : { card: move.card, paid: false, failed: false };
+            return { ...current, told: move.said === 'paid' ? { ...told, paid: true } : { ...told, failed: true } };
+        }
+    }
+}
+/** The one writer of the state; the page then shows what follows from it. */
+function setState(move) {
+    const was = state;
+    state = moved(state, move);
+    render(was, state);
+}
+/** The parts of the page drawn from the state alone, each repainted when what it shows changed. */
+function render(was, now) {
+    if (now.title !== was.title)
+        $('listing-title').textContent = now.title;
+    if (now.days !== was.days)
+        paintCalendar();
+    else if (now.checkIn !== was.checkIn || now.checkOut !== was.checkOut)
+        paintChoice();
+    if (now.status && now.status !== was.status)
+        paintMoney(now.status);
+    if (now.booked && (now.booked !== was.booked || now.status !== was.status))
+        paintHeading();
+}
+/** The session the card and done steps are about: booked before either shows. */
+function bookedSession() {
+    if (!state.session)
+        throw new Error('no booking yet');
+    return state.session;
+}
+/** The quote the guest booked from: quoted before the rate step shows. */
+function bookedQuote() {
+    if (!state.quote)
+        throw new Error('no quote yet');
+    return state.quote;
+}
 // ---------- talking to the site ----------
-
 /** Framed by the origin the service checked (Chromium also says who frames the page: it must agree). */
 function framedByHost() {
-  if (window.parent === window) return false;
-  const ancestors = window.location.ancestorOrigins;
-  return !ancestors || ancestors.length === 0 || ancestors[0] === settings.host;
+    if (window.parent === window)
+        return false;
+    // Only some browsers say who frames the page.
+    const ancestors = window.location.ancestorOrigins;
+    return !ancestors || ancestors.length === 0 || ancestors[0] === settings.host;
 }
-
 function tell(type, detail = {}) {
-  if (framedByHost()) window.parent.postMessage({ type, detail }, settings.host);
+    if (framedByHost())
+        window.parent.postMessage({ type, detail }, settings.host);
 }
-
 /** The content's own height (the document's would never fall below the frame's current height). */
 function tellHeight() {
-  tell('checkout.resize', { height: document.body.getBoundingClientRect().height });
+    tell('checkout.resize', { height: document.body.getBoundingClientRect().height });
 }
-
 // ---------- words, money, days ----------
-
 function money(amount, currency) {
-  return new Intl.NumberFormat(settings.locale, { style: 'currency', currency, currencyDisplay: settings.currencyDisplay }).format(amount);
+    return new Intl.NumberFormat(settings.locale, { style: 'currency', currency, currencyDisplay: settings.currencyDisplay }).format(amount);
 }
-
 function dayText(isoDate, options = { weekday: 'short', day: 'numeric', month: 'short' }) {
-  return new Intl.DateTimeFormat(settings.locale, { ...options, timeZone: 'UTC' }).format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
+    return new Intl.DateTimeFormat(settings.locale, { ...options, timeZone: 'UTC' }).format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
 }
-
 /** A time in the guest's own time zone (the browser's). */
 function timeText(instant) {
-  return new Intl.DateTimeFormat(settings.locale, { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(instant));
+    return new Intl.DateTimeFormat(settings.locale, { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' }).format(new Date(instant));
 }
-
 function isoDay(offsetDays) {
-  return new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
+    return new Date(Date.now() + offsetDays * DAY_MS).toISOString().slice(0, 10);
 }
-
 function nightsBetween(from, to) {
-  return Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS);
+    return Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS);
 }
-
 function putWords() {
-  for (const element of document.querySelectorAll('[data-words]')) element.textContent = words[element.dataset.words];
-  for (const element of document.querySelectorAll('[data-words-label]'))
-    element.setAttribute('aria-label', words[element.dataset.wordsLabel]);
+    for (const element of document.querySelectorAll('[data-words]'))
+        element.textContent = words[element.dataset.words];
+    for (const element of document.querySelectorAll('[data-words-label]'))
+        element.setAttribute('aria-label', words[element.dataset.wordsLabel]);
 }
-
 function applyTheme() {
-  const { color, font, radius } = root.dataset;
-  if (color) root.style.setProperty('--brand', color);
-  if (font) root.style.setProperty('--font', `"${font}", system-ui, sans-serif`);
-  if (radius !== undefined) root.style.setProperty('--radius', `${radius}px`);
+    const { color, font, radius } = root.dataset;
+    if (color)
+        root.style.setProperty('--brand', color);
+    if (font)
+        root.style.setProperty('--font', `"${font}", system-ui, sans-serif`);
+    if (radius !== undefined)
+        root.style.setProperty('--radius', `${radius}px`);
 }
-
 // ---------- steps and problems ----------
-
 const STEPS = ['step-stay', 'step-plan', 'step-guest', 'step-card', 'step-done'];
-
 /** One step at a time; focus goes to its heading, so a screen reader and the keyboard start there. */
 function show(step) {
-  for (const id of STEPS) $(id).hidden = id !== step;
-  $(step).querySelector('h1').focus();
-  tellHeight();
+    for (const id of STEPS)
+        $(id).hidden = id !== step;
+    $(step).querySelector('h1')?.focus();
+    tellHeight();
 }
-
 function clearProblems() {
-  $('problem').hidden = true;
-  for (const element of document.querySelectorAll('.error')) element.textContent = '';
-  for (const element of document.querySelectorAll('.field-error')) element.remove();
-  for (const input of document.querySelectorAll('[aria-invalid]')) {
-    input.removeAttribute('aria-invalid');
-    input.removeAttribute('aria-describedby');
-  }
+    $('problem').hidden = true;
+    for (const element of document.querySelectorAll('.error'))
+        element.textContent = '';
+    for (const element of document.querySelectorAll('.field-error'))
+        element.remove();
+    for (const input of document.querySelectorAll('[aria-invalid]')) {
+        input.removeAttribute('aria-invalid');
+        input.removeAttribute('aria-describedby');
+    }
 }
-
+/** What the service said of a failure; nothing for a failure of the network or of this page. */
+function problemOf(error) {
+    return error instanceof CheckoutError ? error.problem : {};
+}
+function messageOf(error) {
+    return error instanceof Error ? error.message : String(error);
+}
 /**
  * A problem's words where the guest is: each field error under its field, the field named by its
  * label rather than the API's path; the rest in `target`. Focus goes to the first field wrong, else the message.
  */
 function showProblem(error, target) {
-  const problem = error.problem || {};
-  let first = null;
-  const unplaced = [];
-  for (const fieldError of problem.errors || []) {
-    // The card's month and year are one field here.
-    const name = fieldError.field === 'card.exp_year' ? 'card.exp_month' : fieldError.field;
-    const input = document.querySelector(`[name="${CSS.escape(name)}"]`);
-    const label = input && document.querySelector(`label[for="${input.id}"]`);
-    if (!input || !label) {
-      unplaced.push(fieldError.message);
-      continue;
+    const problem = problemOf(error);
+    let first = null;
+    const unplaced = [];
+    for (const fieldError of problem.errors || []) {
+        // The card's month and year are one field here.
+        const name = fieldError.field === 'card.exp_year' ? 'card.exp_month' : fieldError.field;
+        const input = document.querySelector(`[name="${CSS.escape(name)}"]`);
+        const label = input && document.querySelector(`label[for="${input.id}"]`);
+        if (!input || !label) {
+            unplaced.push(fieldError.message);
+            continue;
+        }
+        const said = document.createElement('p');
+        said.className = 'field-error';
+        said.id = `${input.id}-error`;
+        said.textContent = fieldError.message.replace(fieldError.field, (label.textContent ?? '').replace(/ \(.*\)$/, ''));
+        const earlier = document.getElementById(said.id);
+        if (earlier)
+            earlier.textContent += ` ${said.textContent}`;
+        else
+            input.closest('.field')?.append(said);
+        input.setAttribute('aria-invalid', 'true');
+        input.setAttribute('aria-describedby', said.id);
+        first ??= input;
     }
-    const said = document.createElement('p');
-    said.className = 'field-error';
-    said.id = `${input.id}-error`;
-    said.textContent = fieldError.message.replace(fieldError.field, label.textContent.replace(/ \(.*\)$/, ''));
-    const earlier = document.getElementById(said.id);
-    if (earlier) earlier.textContent += ` ${said.textContent}`;
-    else input.closest('.field').append(said);
-    input.setAttribute('aria-invalid', 'true');
-    input.setAttribute('aria-describedby', said.id);
-    first ??= input;
-  }
-  $(target).textContent = [...new Set([problem.detail || error.message, ...unplaced])].join(' ');
-  (first || $(target)).focus?.();
-  tellHeight();
+    $(target).textContent = [...new Set([problem.detail || messageOf(error), ...unplaced])].join(' ');
+    (first || $(target)).focus();
+    tellHeight();
 }
-
 // ---------- 1. the stay ----------
-
 async function loadStay() {
-  const [calendar, summary] = await Promise.all([
-    client.calendar(settings.listingId, isoDay(1), isoDay(CALENDAR_DAYS)),
-    client.listing(settings.listingId).catch(() => null),
-  ]);
-  state.title = summary ? [summary.title, summary.city].filter(Boolean).join(', ') : '';
-  $('listing-title').textContent = state.title;
-  state.days = calendar.days;
-  state.currency = calendar.currency || 'USD';
-  paintCalendar();
+    const [calendar, summary] = await Promise.all([
+        client.calendar(settings.listingId, isoDay(1), isoDay(CALENDAR_DAYS)),
+        client.listing(settings.listingId).catch(() => null),
+    ]);
+    setState({
+        type: 'stay-loaded',
+        title: summary ? [summary.title, summary.city].filter(Boolean).join(', ') : '',
+        days: calendar.days,
+        currency: calendar.currency || 'USD',
+    });
 }
-
 function paintCalendar() {
-  const grid = $('calendar');
-  grid.replaceChildren();
-  const weekdays = [...Array(7).keys()].map((index) =>
-    new Intl.DateTimeFormat(settings.locale, { weekday: 'short', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 1 + index))),
-  );
-  let month = null;
-  for (const day of state.days) {
-    if (!month || day.date.slice(8, 10) === '01') {
-      month = document.createElement('div');
-      month.className = 'month';
-      const name = document.createElement('h2');
-      name.textContent = dayText(day.date, { month: 'long', year: 'numeric' });
-      const days = document.createElement('div');
-      days.className = 'days';
-      for (const weekday of weekdays) {
-        const head = document.createElement('span');
-        head.className = 'weekday';
-        head.setAttribute('aria-hidden', 'true');
-        head.textContent = weekday;
-        days.append(head);
-      }
-      const offset = (new Date(`${day.date}T00:00:00Z`).getUTCDay() + 6) % 7;
-      for (let blank = 0; blank < offset; blank += 1) days.append(document.createElement('span'));
-      month.append(name, days);
-      grid.append(month);
+    const grid = $('calendar');
+    grid.replaceChildren();
+    const weekdays = [...Array(7).keys()].map((index) => new Intl.DateTimeFormat(settings.locale, { weekday: 'short', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 1 + index))));
+    let days = null;
+    for (const day of state.days) {
+        if (!days || day.date.slice(8, 10) === '01') {
+            const month = document.createElement('div');
+            month.className = 'month';
+            const name = document.createElement('h2');
+            name.textContent = dayText(day.date, { month: 'long', year: 'numeric' });
+            days = document.createElement('div');
+            days.className = 'days';
+            for (const weekday of weekdays) {
+                const head = document.createElement('span');
+                head.className = 'weekday';
+                head.setAttribute('aria-hidden', 'true');
+                head.textContent = weekday;
+                days.append(head);
+            }
+            const offset = (new Date(`${day.date}T00:00:00Z`).getUTCDay() + 6) % 7;
+            for (let blank = 0; blank < offset; blank += 1)
+                days.append(document.createElement('span'));
+            month.append(name, days);
+            grid.append(month);
+        }
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = 'day';
+        button.dataset.date = day.date;
+        button.classList.toggle('taken', !day.available);
+        const price = day.available && day.price !== null ? money(day.price, state.currency) : words.taken;
+        button.setAttribute('aria-label', `${dayText(day.date, { weekday: 'long', day: 'numeric', month: 'long' })}: ${price}`);
+        const number = document.createElement('span');
+        number.textContent = String(Number(day.date.slice(8, 10)));
+        const small = document.createElement('small');
+        small.textContent = day.available && day.price !== null ? shortMoney(day.price) : '—';
+        button.append(number, small);
+        button.addEventListener('click', () => pickDay(day));
+        days.append(button);
     }
-    const button = document.createElement('button');
-    button.type = 'button';
-    button.className = 'day';
-    button.dataset.date = day.date;
-    button.classList.toggle('taken', !day.available);
-    const price = day.available && day.price !== null ? money(day.price, state.currency) : words.taken;
-    button.setAttribute('aria-label', `${dayText(day.date, { weekday: 'long', day: 'numeric', month: 'long' })}: ${price}`);
-    const number = document.createElement('span');
-    number.textContent = String(Number(day.date.slice(8, 10)));
-    const small = document.createElement('small');
-    small.textContent = day.available && day.price !== null ? shortMoney(day.price) : '—';
-    button.append(number, small);
-    button.addEventListener('click', () => pickDay(day));
-    month.querySelector('.days').append(button);
-  }
-  paintChoice();
+    paintChoice();
 }
-
 /** A night's price in a cell: whole units, no cents. */
 function shortMoney(amount) {
-  return new Intl.NumberFormat(settings.locale, {
-    style: 'currency',
-    currency: state.currency,
-    currencyDisplay: settings.currencyDisplay === 'name' ? 'symbol' : settings.currencyDisplay,
-    maximumFractionDigits: 0,
-  }).format(amount);
+    return new Intl.NumberFormat(settings.locale, {
+        style: 'currency',
+        currency: state.currency,
+        currencyDisplay: settings.currencyDisplay === 'name' ? 'symbol' : settings.currencyDisplay,
+        maximumFractionDigits: 0,
+    }).format(amount);
 }
-
 /** The arrival, then the departure: every night between must be free, the departure day itself need not be. */
 function pickDay(day) {
-  const nightsFree = state.checkIn && state.days.every((other) => other.date < state.checkIn || other.date >= day.date || other.available);
-  if (state.checkIn && !state.checkOut && day.date > state.checkIn && nightsFree) {
-    state.checkOut = day.date;
-    $('calendar-hint').textContent = words.stayChosen(
-      dayText(state.checkIn),
-      dayText(state.checkOut),
-      nightsBetween(state.checkIn, day.date),
-    );
-  } else if (!day.available || !day.checkInAllowed) {
-    $('calendar-hint').textContent = words.notArrival(dayText(day.date));
-  } else {
-    state.checkIn = day.date;
-    state.checkOut = null;
-    $('calendar-hint').textContent = words.pickDeparture(dayText(day.date), day.minNights);
-  }
-  $('see-prices').disabled = !(state.checkIn && state.checkOut);
-  paintChoice();
-}
-
-function paintChoice() {
-  for (const button of $('calendar').querySelectorAll('.day')) {
-    const date = button.dataset.date;
-    const ends = date === state.checkIn || date === state.checkOut;
-    const inside = state.checkIn && state.checkOut && date > state.checkIn && date < state.checkOut;
-    button.classList.toggle('chosen', ends);
-    button.classList.toggle('inside', Boolean(inside));
-    button.setAttribute('aria-pressed', String(ends));
-  }
-}
-
-async function seePrices() {
-  clearProblems();
-  $('see-prices').disabled = true;
-  try {
-    const coupon = $('coupon').value.trim();
-    const quote = await client.quote({
-      listingId: settings.listingId,
-      checkIn: state.checkIn,
-      checkOut: state.checkOut,
-      guestsCount: Number($('guests').value),
-      ...(coupon ? { coupon } : {}),
-    });
-    state.quote = quote;
-    paintPlans(quote);
-    tell('checkout.quoted', {
-      listingId: settings.listingId,
-      checkIn: quote.checkIn,
-      checkOut: quote.checkOut,
-      guestsCount: quote.guestsCount,
-      currency: quote.currency,
-      total: quote.ratePlans[0]?.total,
-    });
-    show('step-plan');
-  } catch (error) {
-    showProblem(error, 'stay-error');
-  } finally {
+    const { checkIn, checkOut } = state;
+    const nightsFree = checkIn && state.days.every((other) => other.date < checkIn || other.date >= day.date || other.available);
+    if (checkIn && !checkOut && day.date > checkIn && nightsFree) {
+        setState({ type: 'departure-picked', date: day.date });
+        $('calendar-hint').textContent = words.stayChosen(dayText(checkIn), dayText(day.date), nightsBetween(checkIn, day.date));
+    }
+    else if (!day.available || !day.checkInAllowed) {
+        $('calendar-hint').textContent = words.notArrival(dayText(day.date));
+    }
+    else {
+        setState({ type: 'arrival-picked', date: day.date });
+        $('calendar-hint').textContent = words.pickDeparture(dayText(day.date), day.minNights);
+    }
     $('see-prices').disabled = !(state.checkIn && state.checkOut);
-  }
 }
-
+function paintChoice() {
+    const { checkIn, checkOut } = state;
+    for (const button of $('calendar').querySelectorAll('.day')) {
+        const date = button.dataset.date;
+        const ends = date === checkIn || date === checkOut;
+        const inside = checkIn && checkOut && date > checkIn && date < checkOut;
+        button.classList.toggle('chosen', ends);
+        button.classList.toggle('inside', Boolean(inside));
+        button.setAttribute('aria-pressed', String(ends));
+    }
+}
+async function seePrices() {
+    const { checkIn, checkOut } = state;
+    // The button is enabled only once both days are picked.
+    if (!checkIn || !checkOut)
+        return;
+    clearProblems();
+    $('see-prices').disabled = true;
+    try {
+        const coupon = $('coupon').value.trim();
+        const quote = await client.quote({
+            listingId: settings.listingId,
+            checkIn,
+            checkOut,
+            guestsCount: Number($('guests').value),
+            ...(coupon ? { coupon } : {}),
+        });
+        setState({ type: 'quoted', quote });
+        paintPlans(quote);
+        tell('checkout.quoted', {
+            listingId: settings.listingId,
+            checkIn: quote.checkIn,
+            checkOut: quote.checkOut,
+            guestsCount: quote.guestsCount,
+            currency: quote.currency,
+            total: quote.ratePlans[0]?.total,
+        });
+        show('step-plan');
+    }
+    catch (error) {
+        showProblem(error, 'stay-error');
+    }
+    finally {
+        $('see-prices').disabled = !(state.checkIn && state.checkOut);
+    }
+}
 function stayLine(quote) {
-  return [
-    state.title,
-    `${dayText(quote.checkIn)} → ${dayText(quote.checkOut)}`,
-    words.nights(quote.nights),
-    words.guestsCount(quote.guestsCount),
-  ]
-    .filter(Boolean)
-    .join(' · ');
+    return [
+        state.title,
+        `${dayText(quote.checkIn)} → ${dayText(quote.checkOut)}`,
+        words.nights(quote.nights),
+        words.guestsCount(quote.guestsCount),
+    ]
+        .filter(Boolean)
+        .join(' · ');
 }
-
 // ---------- 2. the rate ----------
-
 function paintPlans(quote) {
-  $('plan-stay').textContent = stayLine(quote);
-  const plans = $('rate-plans');
-  plans.querySelectorAll('label').forEach((label) => label.remove());
-  quote.ratePlans.forEach((plan, index) => {
-    const label = document.createElement('label');
-    label.className = 'plan';
-    const radio = document.createElement('input');
-    radio.type = 'radio';
-    radio.name = 'rate-plan';
-    radio.value = plan.id;
-    radio.checked = index === 0;
-    const text = document.createElement('span');
-    const { accommodation, cleaning, fees, taxes, discount } = plan.breakdown;
-    const parts = [
-      `${words.accommodation} ${money(accommodation, quote.currency)}`,
-      discount ? `${words.discount} −${money(discount, quote.currency)}` : '',
-      cleaning ? `${words.cleaning} ${money(cleaning, quote.currency)}` : '',
-      fees ? `${words.fees} ${money(fees, quote.currency)}` : '',
-      taxes ? `${words.taxes} ${money(taxes, quote.currency)}` : '',
-    ].filter(Boolean);
-    const name = document.createElement('strong');
-    name.textContent = `${plan.name}: ${money(plan.total, quote.currency)}`;
-    const breakdown = document.createElement('small');
-    breakdown.textContent = parts.join(' · ');
-    text.append(name, breakdown);
-    label.append(radio, text);
-    plans.append(label);
-  });
+    $('plan-stay').textContent = stayLine(quote);
+    const plans = $('rate-plans');
+    plans.querySelectorAll('label').forEach((label) => label.remove());
+    quote.ratePlans.forEach((plan, index) => {
+        const label = document.createElement('label');
+        label.className = 'plan';
+        const radio = document.createElement('input');
+        radio.type = 'radio';
+        radio.name = 'rate-plan';
+        radio.value = plan.id;
+        radio.checked = index === 0;
+        const text = document.createElement('span');
+        const { accommodation, cleaning, fees, taxes, discount } = plan.breakdown;
+        const parts = [
+            `${words.accommodation} ${money(accommodation, quote.currency)}`,
+            discount ? `${words.discount} −${money(discount, quote.currency)}` : '',
+            cleaning ? `${words.cleaning} ${money(cleaning, quote.currency)}` : '',
+            fees ? `${words.fees} ${money(fees, quote.currency)}` : '',
+            taxes ? `${words.taxes} ${money(taxes, quote.currency)}` : '',
+        ].filter(Boolean);
+        const name = document.createElement('strong');
+        name.textContent = `${plan.name}: ${money(plan.total, quote.currency)}`;
+        const breakdown = document.createElement('small');
+        breakdown.textContent = parts.join(' · ');
+        text.append(name, breakdown);
+        label.append(radio, text);
+        plans.append(label);
+    });
 }
-
 function chosenPlan() {
-  const id = document.querySelector('input[name="rate-plan"]:checked')?.value;
-  return state.quote.ratePlans.find((plan) => plan.id === id) || state.quote.ratePlans[0];
+    const id = document.querySelector('input[name="rate-plan"]:checked')?.value;
+    const { ratePlans } = bookedQuote();
+    return ratePlans.find((plan) => plan.id === id) || ratePlans[0];
 }
-
 // ---------- 3. the guest, and the booking ----------
-
 async function book(event) {
-  event.preventDefault();
-  clearProblems();
-  $('book').disabled = true;
-  try {
-    const phone = $('phone').value.trim();
-    const plan = chosenPlan();
-    const session = await client.book({
-      quoteId: state.quote.id,
-      ratePlanId: plan.id,
-      guest: {
-        firstName: $('first-name').value.trim(),
-        lastName: $('last-name').value.trim(),
-        email: $('email').value.trim(),
-        ...(phone ? { phone } : {}),
-      },
-    });
-    state.session = session;
-    tell('checkout.booked', {
-      reservationId: session.reservationId,
-      confirmationCode: session.booking?.confirmationCode,
-      holdExpiresAt: session.booking?.holdExpiresAt,
-      amount: session.amount,
-      currency: session.currency,
-    });
-    toCard('');
-  } catch (error) {
-    showProblem(error, 'guest-error');
-  } finally {
-    $('book').disabled = false;
-  }
+    event.preventDefault();
+    clearProblems();
+    $('book').disabled = true;
+    try {
+        const phone = $('phone').value.trim();
+        const plan = chosenPlan();
+        const session = await client.book({
+            quoteId: bookedQuote().id,
+            ratePlanId: plan.id,
+            guest: {
+                firstName: $('first-name').value.trim(),
+                lastName: $('last-name').value.trim(),
+                email: $('email').value.trim(),
+                ...(phone ? { phone } : {}),
+            },
+        });
+        setState({ type: 'session-read', session });
+        tell('checkout.booked', {
+            reservationId: session.reservationId,
+            confirmationCode: session.booking?.confirmationCode,
+            holdExpiresAt: session.booking?.holdExpiresAt,
+            amount: session.amount,
+            currency: session.currency,
+        });
+        toCard('');
+    }
+    catch (error) {
+        showProblem(error, 'guest-error');
+    }
+    finally {
+        $('book').disabled = false;
+    }
 }
-
 // ---------- 4. the card ----------
-
 /** The card step; `why` says why the guest is back here (a card refused, a charge declined). */
 function toCard(why) {
-  const session = state.session;
-  $('summary-stay').textContent = state.quote ? `${stayLine(state.quote)} · ${chosenPlan().name}` : '';
-  $('summary-total').textContent = `${words.total}: ${money(session.amount, session.currency)}`;
-  $('pay').textContent = words.pay(money(session.amount, session.currency));
-  $('card-why').textContent = why;
-  for (const id of ['number', 'expiry', 'cvc']) $(id).value = '';
-  $('brand').textContent = '';
-  watchHold();
-  show('step-card');
-  if (settings.sdkScript) void renderSdk();
+    const session = bookedSession();
+    $('summary-stay').textContent = state.quote ? `${stayLine(state.quote)} · ${chosenPlan().name}` : '';
+    $('summary-total').textContent = `${words.total}: ${money(session.amount, session.currency)}`;
+    $('pay').textContent = words.pay(money(session.amount, session.currency));
+    $('card-why').textContent = why;
+    for (const id of ['number', 'expiry', 'cvc'])
+        $(id).value = '';
+    $('brand').textContent = '';
+    watchHold();
+    show('step-card');
+    if (settings.sdkScript)
+        void renderSdk();
 }
-
 /** Back to the dates after the hold ended: a new quote, a new booking. */
 function restart() {
-  clearInterval(state.hold);
-  Object.assign(state, { checkIn: null, checkOut: null, quote: null, session: null });
-  $('restart').hidden = true;
-  $('pay').disabled = false;
-  $('see-prices').disabled = true;
-  $('calendar-hint').textContent = words.pickArrival;
-  void loadStay().catch((error) => showProblem(error, 'stay-error'));
-  show('step-stay');
+    clearInterval(state.hold);
+    setState({ type: 'restarted' });
+    $('restart').hidden = true;
+    $('pay').disabled = false;
+    $('see-prices').disabled = true;
+    $('calendar-hint').textContent = words.pickArrival;
+    void loadStay().catch((error) => showProblem(error, 'stay-error'));
+    show('step-stay');
 }
-
-// ---------- the card, by the platform's payment-form SDK (CARD_COLLECTION=sdk) ----------
-
 let sdkLoading = null;
-
 /** window.guestyTokenization, its script loaded once from the pay host (as the SDK's loadScript does). */
 function sdk() {
-  sdkLoading ??= new Promise((resolve, reject) => {
-    const script = document.createElement('script');
-    script.src = settings.sdkScript;
-    script.async = true;
-    const failed = () => {
-      // Not kept: the next card step tries again.
-      script.remove();
-      sdkLoading = null;
-      reject(new Error(words.cardFormFailed));
-    };
-    script.onload = () => (window.guestyTokenization ? resolve(window.guestyTokenization) : failed());
-    script.onerror = failed;
-    document.head.append(script);
-  });
-  return sdkLoading;
+    sdkLoading ??= new Promise((resolve, reject) => {
+        const script = document.createElement('script');
+        script.src = settings.sdkScript;
+        script.async = true;
+        const failed = () => {
+            // Not kept: the next card step tries again.
+            script.remove();
+            sdkLoading = null;
+            reject(new Error(words.cardFormFailed));
+        };
+        script.onload = () => (window.guestyTokenization ? resolve(window.guestyTokenization) : failed());
+        script.onerror = failed;
+        document.head.append(script);
+    });
+    return sdkLoading;
 }
-
 /** A fresh form for each card (a declined one is not shown again). */
 async function renderSdk() {
-  $('card-fields').hidden = true;
-  $('sdk-card').hidden = false;
-  try {
-    const tokenization = await sdk();
-    await tokenization.destroy().catch(() => undefined);
-    await tokenization.render({ containerId: 'sdk-card', providerId: state.session.paymentProviderId, lang: settings.locale });
-  } catch (error) {
-    showProblem(error, 'card-error');
-  }
-  tellHeight();
+    $('card-fields').hidden = true;
+    $('sdk-card').hidden = false;
+    try {
+        const tokenization = await sdk();
+        await tokenization.destroy().catch(() => undefined);
+        await tokenization.render({ containerId: 'sdk-card', providerId: bookedSession().paymentProviderId, lang: settings.locale });
+    }
+    catch (error) {
+        showProblem(error, 'card-error');
+    }
+    tellHeight();
 }
-
 /** The SDK's token for this reservation's amount: the service attaches it (the `{token}` body). */
 async function sdkToken() {
-  const session = state.session;
-  const { _id } = await (
-    await sdk()
-  ).submit({ listingId: session.listingId, reservationId: session.reservationId, amount: session.amount, currency: session.currency });
-  return { token: _id };
+    const session = bookedSession();
+    const { _id } = await (await sdk()).submit({ listingId: session.listingId, reservationId: session.reservationId, amount: session.amount, currency: session.currency });
+    return { token: _id };
 }
-
 function watchHold() {
-  clearInterval(state.hold);
-  const until = state.session.booking?.holdExpiresAt;
-  if (!until || state.session.status === 'succeeded') {
-    $('hold').textContent = '';
-    return;
-  }
-  const paint = () => {
-    const left = Date.parse(until) - Date.now();
-    $('hold').textContent = left > 0 ? `${words.held(timeText(until))} ${words.heldLeft(Math.ceil(left / 60_000))}` : words.holdEnded;
-    if (left > 0) return;
-    // The dates are free again: nothing can be paid here; the guest starts over.
     clearInterval(state.hold);
-    $('pay').disabled = true;
-    $('restart').hidden = false;
-  };
-  paint();
-  state.hold = setInterval(paint, 15_000);
+    const session = bookedSession();
+    const until = session.booking?.holdExpiresAt;
+    if (!until || session.status === 'succeeded') {
+        $('hold').textContent = '';
+        return;
+    }
+    const paint = () => {
+        const left = Date.parse(until) - Date.now();
+        $('hold').textContent = left > 0 ? `${words.held(timeText(until))} ${words.heldLeft(Math.ceil(left / 60_000))}` : words.holdEnded;
+        if (left > 0)
+            return;
+        // The dates are free again: nothing can be paid here; the guest starts over.
+        clearInterval(state.hold);
+        $('pay').disabled = true;
+        $('restart').hidden = false;
+    };
+    paint();
+    setState({ type: 'hold-counted', hold: setInterval(paint, 15_000) });
 }
-
 /** The brand the number's first digits name, as the card schemes publish them. */
 function brandOf(digits) {
-  if (/^3[47]/.test(digits)) return 'American Express';
-  if (/^4/.test(digits)) return 'Visa';
-  if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(digits)) return 'Mastercard';
-  if (/^(6011|65|64[4-9])/.test(digits)) return 'Discover';
-  return '';
+    if (/^3[47]/.test(digits))
+        return 'American Express';
+    if (/^4/.test(digits))
+        return 'Visa';
+    if (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(digits))
+        return 'Mastercard';
+    if (/^(6011|65|64[4-9])/.test(digits))
+        return 'Discover';
+    return '';
 }
-
 /** Groups the number as typed: 4-6-5 for American Express, fours for the others. */
 function groupNumber() {
-  const input = $('number');
-  const digits = input.value.replace(/\D/g, '').slice(0, 19);
-  const groups = /^3[47]/.test(digits) ? [4, 6, 5] : [4, 4, 4, 4, 3];
-  const parts = [];
-  let at = 0;
-  for (const size of groups) {
-    if (at >= digits.length) break;
-    parts.push(digits.slice(at, at + size));
-    at += size;
-  }
-  input.value = parts.join(' ');
-  $('brand').textContent = brandOf(digits);
+    const input = $('number');
+    const digits = input.value.replace(/\D/g, '').slice(0, 19);
+    const groups = /^3[47]/.test(digits) ? [4, 6, 5] : [4, 4, 4, 4, 3];
+    const parts = [];
+    let at = 0;
+    for (const size of groups) {
+        if (at >= digits.length)
+            break;
+        parts.push(digits.slice(at, at + size));
+        at += size;
+    }
+    input.value = parts.join(' ');
+    $('brand').textContent = brandOf(digits);
 }
-
 /** MM/YY as typed: "4" is April ("04/"), "1/" is January ("01/"), and the slash comes by itself after the month. */
 function formatExpiry(event) {
-  const input = $('expiry');
-  const typed = input.value;
-  const digits = typed.replace(/\D/g, '');
-  let [month, year] = typed.includes('/') ? typed.split('/') : [digits.slice(0, 2), digits.slice(2)];
-  month = month.replace(/\D/g, '');
-  year = year.replace(/\D/g, '');
-  if (month.length === 1 && (typed.includes('/') || Number(month) > 1)) month = `0${month}`;
-  if (month.length > 2) [month, year] = [month.slice(0, 2), month.slice(2) + year];
-  year = year.slice(0, 2);
-  const erasing = event.inputType === 'deleteContentBackward';
-  input.value = month.length === 2 && (year.length > 0 || !erasing) ? `${month}/${year}` : month;
+    const input = $('expiry');
+    const typed = input.value;
+    const digits = typed.replace(/\D/g, '');
+    let [month, year] = typed.includes('/') ? typed.split('/') : [digits.slice(0, 2), digits.slice(2)];
+    month = month.replace(/\D/g, '');
+    year = year.replace(/\D/g, '');
+    if (month.length === 1 && (typed.includes('/') || Number(month) > 1))
+        month = `0${month}`;
+    if (month.length > 2)
+        [month, year] = [month.slice(0, 2), month.slice(2) + year];
+    year = year.slice(0, 2);
+    const erasing = event.inputType === 'deleteContentBackward';
+    input.value = month.length === 2 && (year.length > 0 || !erasing) ? `${month}/${year}` : month;
 }
-
 /** "1/28" and "01/28" are both January 2028. */
 function expiryParts() {
-  const [month = '', year = ''] = $('expiry')
-    .value.split('/')
-    .map((part) => part.trim());
-  return { exp_month: month.padStart(2, '0'), exp_year: year.length === 2 ? `20${year}` : year };
+    const [month = '', year = ''] = $('expiry')
+        .value.split('/')
+        .map((part) => part.trim());
+    return { exp_month: month.padStart(2, '0'), exp_year: year.length === 2 ? `20${year}` : year };
 }
-
 function cardBody() {
-  const value = (id) => $(id).value.trim();
-  return {
-    card: { number: value('number').replace(/\s+/g, ''), ...expiryParts(), cvc: value('cvc') },
-    billing_details: {
-      name: value('card-name'),
-      address: { line1: value('line1'), city: value('city'), postal_code: value('postal-code'), country: value('country').toUpperCase() },
-    },
-  };
+    const value = (id) => $(id).value.trim();
+    return {
+        card: { number: value('number').replace(/\s+/g, ''), ...expiryParts(), cvc: value('cvc') },
+        billing_details: {
+            name: value('card-name'),
+            address: { line1: value('line1'), city: value('city'), postal_code: value('postal-code'), country: value('country').toUpperCase() },
+        },
+    };
 }
-
 async function pay(event) {
-  event.preventDefault();
-  clearProblems();
-  $('pay').disabled = true;
-  $('to-bank').hidden = true;
-  try {
-    const body = settings.sdkScript ? await sdkToken() : cardBody();
-    state.session = await client.submitPaymentMethod(state.session.id, body, client.newAttempt());
-    await afterCard();
-  } catch (error) {
-    if (error.problem?.code === 'card_declined') refused(error.problem.code, error.problem.detail);
-    else showProblem(error, 'card-error');
-  } finally {
-    $('pay').disabled = false;
-  }
+    event.preventDefault();
+    clearProblems();
+    $('pay').disabled = true;
+    $('to-bank').hidden = true;
+    try {
+        const body = settings.sdkScript ? await sdkToken() : cardBody();
+        setState({ type: 'session-read', session: await client.submitPaymentMethod(bookedSession().id, body, client.newAttempt()) });
+        await afterCard();
+    }
+    catch (error) {
+        const problem = problemOf(error);
+        if (problem.code === 'card_declined')
+            refused(problem.code, problem.detail ?? '');
+        else
+            showProblem(error, 'card-error');
+    }
+    finally {
+        $('pay').disabled = false;
+    }
 }
-
 /** Waits for the card's outcome: the bank when it asks (a replacement's too), then done, or back with the reason. */
 async function afterCard() {
-  let session = state.session;
-  // A first card waits in requires_action; a replacement keeps its session succeeded with a nextAction.
-  if (session.nextAction?.redirectUrl) {
-    if (!openBank(session)) return;
-    session = await client.waitForSession(session.id, (current) => !current.nextAction && current.status !== 'requires_action', {
-      timeoutMs: 15 * 60_000,
-    });
-    state.popup?.close();
-  }
-  const settled = (current) => (current.status === 'succeeded' && !current.nextAction) || current.status === 'failed';
-  if (!settled(session)) {
-    // Only a refusal is told as one: an outcome not known yet is never "not accepted" (product-spec §6.2).
-    $('card-why').textContent = session.status === 'processing' ? words.confirming : words.stillConfirming;
+    let session = bookedSession();
+    // A first card waits in requires_action; a replacement keeps its session succeeded with a nextAction.
+    if (session.nextAction?.redirectUrl) {
+        if (!openBank(session))
+            return;
+        session = await client.waitForSession(session.id, (current) => !current.nextAction && current.status !== 'requires_action', {
+            timeoutMs: 15 * 60_000,
+        });
+        state.popup?.close();
+    }
+    const settled = (current) => (current.status === 'succeeded' && !current.nextAction) || current.status === 'failed';
+    if (!settled(session)) {
+        // Only a refusal is told as one: an outcome not known yet is never "not accepted" (product-spec §6.2).
+        $('card-why').textContent = session.status === 'processing' ? words.confirming : words.stillConfirming;
+        tellHeight();
+        session = await client.waitForSession(session.id, settled, { timeoutMs: 30 * 60_000 });
+    }
+    setState({ type: 'session-read', session });
+    if (settled(session)) {
+        if (session.status === 'failed')
+            refused(session.lastError?.code, session.lastError?.message || '');
+        else
+            await showDone();
+        return;
+    }
+    $('card-why').textContent = words.stillConfirming;
     tellHeight();
-    session = await client.waitForSession(session.id, settled, { timeoutMs: 30 * 60_000 });
-  }
-  state.session = session;
-  if (settled(session)) {
-    if (session.status === 'failed') refused(session.lastError?.code, session.lastError?.message || '');
-    else await showDone();
-    return;
-  }
-  $('card-why').textContent = words.stillConfirming;
-  tellHeight();
 }
-
 /**
  * The issuer's page in a window of its own, kept by this page only to close it: the window gets no
  * way back to the checkout (its opener is cut before it loads). Opened late, the browser may block
  * it: the guest then opens it with a press of their own.
  */
 function openBank(session) {
-  const opened = client.openAuthentication(session, (url) => {
-    state.popup = window.open(url, 'checkout-issuer', 'popup,width=480,height=720');
-    // Cut before the issuer's page loads: it can never navigate the checkout to a page of its own.
-    if (state.popup) state.popup.opener = null;
-    return Boolean(state.popup);
-  });
-  $('card-why').textContent = opened ? words.bank : words.popupBlocked;
-  $('to-bank').hidden = opened;
-  tellHeight();
-  return opened;
+    const opened = client.openAuthentication(session, (url) => {
+        const popup = window.open(url, 'checkout-issuer', 'popup,width=480,height=720');
+        setState({ type: 'bank-opened', popup });
+        // Cut before the issuer's page loads: it can never navigate the checkout to a page of its own.
+        if (popup)
+            popup.opener = null;
+        return Boolean(popup);
+    });
+    $('card-why').textContent = opened ? words.bank : words.popupBlocked;
+    $('to-bank').hidden = opened;
+    tellHeight();
+    return opened;
 }
-
 function refused(code, message) {
-  tell('checkout.payment_failed', { reservationId: state.session.reservationId, code });
-  toCard(words.cardFailed(message));
-  $('card-why').focus?.();
+    tell('checkout.payment_failed', { reservationId: bookedSession().reservationId, code });
+    toCard(words.cardFailed(message));
+    $('card-why').focus();
 }
-
 // ---------- 5. done: the booking, and the truth about the money ----------
-
 /** The states in which the booking's money is arranged: taken, scheduled on the card, or the host's to collect. */
 const ARRANGED = ['paid', 'scheduled', 'balance_due'];
-
 async function showDone() {
-  clearInterval(state.hold);
-  state.status = null;
-  const session = state.session;
-  state.booked = 'reserved';
-  paintHeading();
-  $('done-stay').textContent = $('summary-stay').textContent;
-  $('confirmation').textContent = session.booking?.confirmationCode ? words.code(session.booking.confirmationCode) : '';
-  $('money').textContent = words.onFile;
-  for (const id of ['another-card', 'authenticate', 'extras']) $(id).hidden = true;
-  show('step-done');
-  state.extras ??= await client.extrasCatalogue().catch(() => []);
-  const [confirmed] = await Promise.all([
-    client.waitForSession(session.id, (current) => current.booking?.status !== 'reserved', { timeoutMs: 15_000 }).catch(() => session),
-    watchMoney(session.id),
-  ]);
-  state.booked = confirmed.booking?.status ?? 'reserved';
-  // The platform ended the booking before it was confirmed (§3.1): never a confirmation code above that.
-  if (state.booked === 'canceled' || state.booked === 'expired') $('confirmation').textContent = words.notConfirmed;
-  paintHeading();
+    clearInterval(state.hold);
+    setState({ type: 'done' });
+    const session = bookedSession();
+    $('done-stay').textContent = $('summary-stay').textContent;
+    $('confirmation').textContent = session.booking?.confirmationCode ? words.code(session.booking.confirmationCode) : '';
+    $('money').textContent = words.onFile;
+    for (const id of ['another-card', 'authenticate', 'extras'])
+        $(id).hidden = true;
+    show('step-done');
+    if (!state.extras)
+        setState({ type: 'extras-read', extras: await client.extrasCatalogue().catch(() => []) });
+    const [confirmed] = await Promise.all([
+        client.waitForSession(session.id, (current) => current.booking?.status !== 'reserved', { timeoutMs: 15_000 }).catch(() => session),
+        watchMoney(session.id),
+    ]);
+    const booked = confirmed.booking?.status ?? 'reserved';
+    // The platform ended the booking before it was confirmed (§3.1): never a confirmation code above that.
+    if (booked === 'canceled' || booked === 'expired')
+        $('confirmation').textContent = words.notConfirmed;
+    setState({ type: 'booking-read', booked });
 }
-
+/** The booking's word in the lead line: until the platform says more, it is "requested". */
+const BOOKED_WORDS = {
+    confirmed: words.confirmed,
+    canceled: words.canceled,
+    expired: words.expired,
+};
+/** What the money asks of the guest, when it asks anything. */
+const MONEY_NEEDS = {
+    failed: words.paymentNeeded,
+    missing: words.paymentNeeded,
+    requires_authentication: words.bankNeeded,
+};
 /**
  * The lead line is what the guest must act on: a booking confirmed before its charge failed reads
  * "Booking confirmed: payment needed", never a confirmation above a failure.
  */
 function paintHeading() {
-  const booked = { confirmed: words.confirmed, canceled: words.canceled, expired: words.expired }[state.booked] ?? words.requested;
-  const needs = { failed: words.paymentNeeded, missing: words.paymentNeeded, requires_authentication: words.bankNeeded }[
-    state.status?.state
-  ];
-  $('done-heading').textContent = needs ? `${booked}: ${needs}` : booked;
+    const booked = (state.booked && BOOKED_WORDS[state.booked]) ?? words.requested;
+    const needs = state.status ? MONEY_NEEDS[state.status.state] : undefined;
+    $('done-heading').textContent = needs ? `${booked}: ${needs}` : booked;
 }
-
+/** The money's line, the press it asks for and the extras it allows, as payment-status says it. */
+function paintMoney(status) {
+    const session = bookedSession();
+    const currency = status.currency || session.currency;
+    const text = {
+        paid: () => words.paid(money(status.amountPaid ?? session.amount, currency)),
+        scheduled: () => status.nextPayment ? words.scheduled(money(status.nextPayment.amount, currency), dayText(status.nextPayment.dueAt)) : words.onFile,
+        balance_due: () => words.hostCollects(money(status.amountDue ?? 0, currency)),
+        // The platform's reason, worded by the service for the guest, when it gave one.
+        failed: () => status.diagnosis?.message || words.chargeFailed,
+        missing: () => status.diagnosis?.message || words.chargeFailed,
+        requires_authentication: () => words.needsBank,
+    };
+    const tone = { failed: 'bad', missing: 'bad', requires_authentication: 'action' };
+    $('money').textContent = text[status.state]?.() ?? words.onFile;
+    $('money').className = `money ${tone[status.state] ?? ''}`.trim();
+    $('authenticate').hidden = !(status.state === 'requires_authentication' && status.nextAction);
+    $('another-card').hidden = status.state !== 'failed' && status.state !== 'missing';
+    paintExtras(ARRANGED.includes(status.state));
+}
 /**
  * What the platform says of the money, read until it settles. The site hears `checkout.paid` once the
  * money is arranged (never for a card on file whose charge then failed), `checkout.payment_failed`
  * when a charge fails; each once per card.
  */
 async function watchMoney(sessionId) {
-  const card = state.session.paymentMethod?.id;
-  const paint = (status) => {
-    state.status = status;
-    const currency = status.currency || state.session.currency;
-    const text = {
-      paid: () => words.paid(money(status.amountPaid ?? state.session.amount, currency)),
-      scheduled: () =>
-        status.nextPayment ? words.scheduled(money(status.nextPayment.amount, currency), dayText(status.nextPayment.dueAt)) : words.onFile,
-      balance_due: () => words.hostCollects(money(status.amountDue ?? 0, currency)),
-      // The platform's reason, worded by the service for the guest, when it gave one.
-      failed: () => status.diagnosis?.message || words.chargeFailed,
-      missing: () => status.diagnosis?.message || words.chargeFailed,
-      requires_authentication: () => words.needsBank,
-    }[status.state];
-    $('money').textContent = text ? text() : words.onFile;
-    $('money').className = `money ${{ failed: 'bad', missing: 'bad', requires_authentication: 'action' }[status.state] ?? ''}`.trim();
-    paintHeading();
-    $('authenticate').hidden = !(status.state === 'requires_authentication' && status.nextAction);
-    $('another-card').hidden = status.state !== 'failed' && status.state !== 'missing';
-    paintExtras(ARRANGED.includes(status.state));
-    const told = state.told?.card === card ? state.told : (state.told = { card });
-    // A payment due now is being charged: the site hears "paid" from its outcome, not its schedule.
-    if (ARRANGED.includes(status.state) && client.isSettled(status) && !told.paid) {
-      told.paid = true;
-      tell('checkout.paid', { reservationId: state.session.reservationId, last4: state.session.paymentMethod?.last4, state: status.state });
-    }
-    if (status.state === 'failed' && !told.failed) {
-      told.failed = true;
-      tell('checkout.payment_failed', { reservationId: state.session.reservationId, code: 'charge_failed' });
-    }
-    tellHeight();
-  };
-  await client.watchPaymentStatus(sessionId, { onUpdate: paint }).catch(() => undefined);
+    const card = bookedSession().paymentMethod?.id;
+    const read = (status) => {
+        setState({ type: 'money-read', status });
+        const session = bookedSession();
+        const told = state.told?.card === card ? state.told : null;
+        // A payment due now is being charged: the site hears "paid" from its outcome, not its schedule.
+        if (ARRANGED.includes(status.state) && client.isSettled(status) && !told?.paid) {
+            setState({ type: 'told', card, said: 'paid' });
+            tell('checkout.paid', { reservationId: session.reservationId, last4: session.paymentMethod?.last4, state: status.state });
+        }
+        if (status.state === 'failed' && !told?.failed) {
+            setState({ type: 'told', card, said: 'failed' });
+            tell('checkout.payment_failed', { reservationId: session.reservationId, code: 'charge_failed' });
+        }
+        tellHeight();
+    };
+    await client.watchPaymentStatus(sessionId, { onUpdate: read }).catch(() => undefined);
 }
-
 /** Extras once the money is arranged: each is added to the booking's bill, and the money is read again. */
 function paintExtras(allowed) {
-  $('extras').hidden = !(allowed && state.extras?.length > 0);
-  if ($('extras').hidden || $('extra').options.length > 0) return;
-  const currency = state.session.currency;
-  $('extra').replaceChildren(...state.extras.map((extra) => new Option(`${extra.title}: ${money(extra.amount, currency)}`, extra.code)));
+    const extras = state.extras ?? [];
+    $('extras').hidden = !(allowed && extras.length > 0);
+    const select = $('extra');
+    if ($('extras').hidden || select.options.length > 0)
+        return;
+    const currency = bookedSession().currency;
+    select.replaceChildren(...extras.map((extra) => new Option(`${extra.title}: ${money(extra.amount, currency)}`, extra.code)));
 }
-
 async function addExtra() {
-  clearProblems();
-  $('extra-result').textContent = '';
-  $('add-extra').disabled = true;
-  try {
-    const added = await client.addExtras(state.session.id, [{ code: $('extra').value, quantity: Number($('quantity').value) }]);
-    $('extra-result').textContent = added.items
-      .map((item) => words.extraAdded(item.title, item.quantity, money(item.amount, state.session.currency)))
-      .join(' ');
-    await watchMoney(state.session.id);
-  } catch (error) {
-    showProblem(error, 'extra-error');
-  } finally {
-    $('add-extra').disabled = false;
-  }
+    clearProblems();
+    $('extra-result').textContent = '';
+    $('add-extra').disabled = true;
+    try {
+        const session = bookedSession();
+        const added = await client.addExtras(session.id, [
+            { code: $('extra').value, quantity: Number($('quantity').value) },
+        ]);
+        $('extra-result').textContent = added.items
+            .map((item) => words.extraAdded(item.title, item.quantity, money(item.amount, session.currency)))
+            .join(' ');
+        await watchMoney(session.id);
+    }
+    catch (error) {
+        showProblem(error, 'extra-error');
+    }
+    finally {
+        $('add-extra').disabled = false;
+    }
 }
-
 // ---------- start ----------
-
-document.addEventListener('DOMContentLoaded', async () => {
-  putWords();
-  applyTheme();
-  new ResizeObserver(tellHeight).observe(document.body);
-  $('close').addEventListener('click', () => tell('checkout.closed'));
-  $('see-prices').addEventListener('click', seePrices);
-  $('plan-back').addEventListener('click', () => show('step-stay'));
-  $('to-guest').addEventListener('click', () => show('step-guest'));
-  $('guest-back').addEventListener('click', () => show('step-plan'));
-  $('guest-form').addEventListener('submit', book);
-  $('card-form').addEventListener('submit', pay);
-  $('number').addEventListener('input', groupNumber);
-  $('expiry').addEventListener('input', formatExpiry);
-  $('another-card').addEventListener('click', () => toCard(state.status?.diagnosis?.message || words.chargeFailed));
-  $('add-extra').addEventListener('click', addExtra);
-  $('to-bank').addEventListener('click', () => void afterCard().catch((error) => showProblem(error, 'card-error')));
-  $('restart').addEventListener('click', restart);
-  $('authenticate').addEventListener('click', () => {
-    if (!client.openAuthentication(state.status || {})) $('money').textContent = words.popupBlocked;
-    // The bank's answer may take longer than one watch: read the money again from this press.
-    else void watchMoney(state.session.id);
-  });
-  if (!framedByHost()) {
-    // Opened outside the site that asked for it: nothing to sell here.
-    $('problem').textContent = words.cannotSell;
-    $('problem').hidden = false;
-    $('step-stay').hidden = true;
-    return;
-  }
-  // Focus stays where the guest has it (the site's page) until they act in the checkout.
-  try {
-    await loadStay();
-    tell('checkout.ready', { listingId: settings.listingId });
-  } catch (error) {
-    $('problem').textContent = words.cannotSell;
-    $('problem').hidden = false;
-    $('stay-error').textContent = error.problem?.detail || error.message;
-  }
-});
+async function start() {
+    putWords();
+    applyTheme();
+    new ResizeObserver(tellHeight).observe(document.body);
+    $('close').addEventListener('click', () => tell('checkout.closed'));
+    $('see-prices').addEventListener('click', () => void seePrices());
+    $('plan-back').addEventListener('click', () => show('step-stay'));
+    $('to-guest').addEventListener('click', () => show('step-guest'));
+    $('guest-back').addEventListener('click', () => show('step-plan'));
+    $('guest-form').addEventListener('submit', (event) => void book(event));
+    $('card-form').addEventListener('submit', (event) => void pay(event));
+    $('number').addEventListener('input', groupNumber);
+    $('expiry').addEventListener('input', formatExpiry);
+    $('another-card').addEventListener('click', () => toCard(state.status?.diagnosis?.message || words.chargeFailed));
+    $('add-extra').addEventListener('click', () => void addExtra());
+    $('to-bank').addEventListener('click', () => void afterCard().catch((error) => showProblem(error, 'card-error')));
+    $('restart').addEventListener('click', restart);
+    $('authenticate').addEventListener('click', () => {
+        if (!client.openAuthentication(state.status || {}))
+            $('money').textContent = words.popupBlocked;
+        // The bank's answer may take longer than one watch: read the money again from this press.
+        else
+            void watchMoney(bookedSession().id);
+    });
+    if (!framedByHost()) {
+        // Opened outside the site that asked for it: nothing to sell here.
+        $('problem').textContent = words.cannotSell;
+        $('problem').hidden = false;
+        $('step-stay').hidden = true;
+        return;
+    }
+    // Focus stays where the guest has it (the site's page) until they act in the checkout.
+    try {
+        await loadStay();
+        tell('checkout.ready', { listingId: settings.listingId });
+    }
+    catch (error) {
+        $('problem').textContent = words.cannotSell;
+        $('problem').hidden = false;
+        $('stay-error').textContent = problemOf(error).detail || messageOf(error);
+    }
+}
+document.addEventListener('DOMContentLoaded', () => void start());
