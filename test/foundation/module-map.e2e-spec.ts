@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
  * handed to ESLint's Node API with a path inside the room; no file is written.
  */
 
-const root = resolve(__dirname, '..');
+const root = resolve(__dirname, '../..');
 
 interface Probe {
   /** Where the probe claims to live. */
