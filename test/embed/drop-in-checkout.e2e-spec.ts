@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import path from 'node:path';
 import { AddressInfo } from 'node:net';
@@ -6,7 +6,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { Browser, FrameLocator, Page } from 'playwright-core';
 import request from 'supertest';
 import { ARTIFACTS, DESKTOP, isoDay, launchChromium, PHONE } from '../utils/browser';
-import { bookStay, fillCard } from '../utils/drop-in-checkout';
+import { bookStay, fillCard, monthsSettled, pickDate } from '../utils/drop-in-checkout';
 import { CARDS } from '../utils/checkout-client';
 import { freePort } from '../utils/redis-server';
 import { startSandboxedApps, SandboxedApps } from '../utils/sandboxed-apps';
@@ -42,7 +42,7 @@ ${places}
 async function startSite(service: string, port = 0): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((request, response) => {
     const asked = new URL(request.url ?? '/', 'http://site').searchParams;
-    const attributes = `data-listing-id="lst-seaside"${asked.get('locale') === 'de' ? ' data-locale="de"' : ''}`;
+    const attributes = `data-listing-id="${asked.get('listing') ?? 'lst-seaside'}"${asked.get('locale') === 'de' ? ' data-locale="de"' : ''}`;
     // Two listings on one page: one element each, the second with settings of its own.
     const places =
       asked.get('listings') === '2'
@@ -115,10 +115,21 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
   const heard = () => page.evaluate<Heard>('window.heard');
   const types = (list: { type: string }[]) => list.map((entry) => entry.type);
 
-  async function openSite(viewport: { width: number; height: number }): Promise<FrameLocator> {
+  /** The frame's calendar reads, in order, with how many months the test had paged when each was sent. */
+  let calendarReads: { from: string; to: string; paged: number }[] = [];
+  let paged = 0;
+
+  async function openSite(viewport: { width: number; height: number }, query = ''): Promise<FrameLocator> {
     page = await (await browser.newContext({ viewport })).newPage();
     page.setDefaultTimeout(15_000);
-    await page.goto(site.url);
+    calendarReads = [];
+    paged = 0;
+    page.on('request', (sent) => {
+      const url = new URL(sent.url());
+      if (url.pathname.endsWith('/calendar'))
+        calendarReads.push({ from: url.searchParams.get('from')!, to: url.searchParams.get('to')!, paged });
+    });
+    await page.goto(`${site.url}/${query}`);
     const checkout = page.frameLocator('iframe[title="Booking checkout"]');
     await checkout.locator('.day').first().waitFor();
     return checkout;
@@ -185,6 +196,33 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
   });
 
   describe('in Chromium', () => {
+    /** What has focus in the checkout's page: a day's date, an element's id, else its tag (BODY while the site's page has it). */
+    const focusedIn = (checkout: FrameLocator) =>
+      checkout.locator('html').evaluate((html) => {
+        const active = html.ownerDocument.activeElement!;
+        return active.getAttribute('data-date') || active.id || active.tagName;
+      });
+
+    /** Until focus leaves `was`: a key that crosses into a month not read yet moves it once the month is read. */
+    async function movedFrom(checkout: FrameLocator, was: string): Promise<string> {
+      for (let waited = 0; waited < 100; waited += 1) {
+        const now = await focusedIn(checkout);
+        if (now !== was) return now;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return was;
+    }
+
+    /** ArrowRight from the focused day until `date` has focus. */
+    async function arrowTo(checkout: FrameLocator, date: string): Promise<void> {
+      for (let presses = 0; presses < 100 && (await focusedIn(checkout)) < date; presses += 1) {
+        const was = await focusedIn(checkout);
+        await page.keyboard.press('ArrowRight');
+        await movedFrom(checkout, was);
+      }
+      expect(await focusedIn(checkout)).toBe(date);
+    }
+
     it('books and pays at 1280 px: the site hears quoted, booked and paid, and never the card', async () => {
       const checkout = await openSite(DESKTOP);
       await keepScreenshot('stay-1280');
@@ -361,8 +399,8 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       await audit('stay');
       // Each width books dates of its own (a hold keeps them).
       const arrival = viewport === PHONE ? 26 : 23;
-      await checkout.locator(`[data-date="${isoDay(arrival)}"]`).click();
-      await checkout.locator(`[data-date="${isoDay(arrival + 2)}"]`).click();
+      await pickDate(checkout, isoDay(arrival));
+      await pickDate(checkout, isoDay(arrival + 2));
       await checkout.getByRole('button', { name: 'See prices' }).click();
       await checkout.locator('.plan').first().waitFor();
       await audit('rate');
@@ -389,12 +427,7 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
 
     it("is booked and paid by keyboard alone, focus on each step's heading and on what went wrong", async () => {
       const checkout = await openSite(DESKTOP);
-      // What has focus in the checkout's page (its body while the focus is still on the site's page).
-      const focused = () =>
-        checkout.locator('html').evaluate((html) => {
-          const active = html.ownerDocument.activeElement!;
-          return active.id || active.getAttribute('data-date') || active.tagName;
-        });
+      const focused = () => focusedIn(checkout);
       /** Tab (and only Tab) until the element is focused, then the key that presses it. */
       const reach = async (matches: string, key = 'Enter') => {
         for (let presses = 0; presses < 200 && (await focused()) !== matches; presses += 1) await page.keyboard.press('Tab');
@@ -403,8 +436,12 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       };
       // Loading takes no focus from the site's page: the guest tabs into the checkout.
       expect(await focused()).toBe('BODY');
-      await reach(isoDay(33));
-      await reach(isoDay(35));
+      // The calendar is one tab stop: Tab reaches its day, the arrows the days wanted.
+      await reach((await checkout.locator('.day[tabindex="0"]').getAttribute('data-date')) ?? 'a day', '');
+      await arrowTo(checkout, isoDay(33));
+      await page.keyboard.press('Enter');
+      await arrowTo(checkout, isoDay(35));
+      await page.keyboard.press('Enter');
       await reach('see-prices');
       await checkout.locator('.plan').first().waitFor();
       expect(await focused()).toBe('plan-heading');
@@ -458,6 +495,232 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
         /^(Januar|Februar|März|April|Mai|Juni|Juli|August|September|Oktober|November|Dezember) \d{4}$/,
       );
       await expect(checkout.locator('.day:not(.taken) small').first().innerText()).resolves.toMatch(/^\d+\s\$$/);
+    });
+
+    describe('the calendar: 18 months, read a month or two at a time, one tab stop', () => {
+      const DATE = /^\d{4}-\d{2}-\d{2}$/;
+      const DAY_MS = 24 * 3600 * 1000;
+      const addDays = (date: string, days: number) => new Date(Date.parse(date) + days * DAY_MS).toISOString().slice(0, 10);
+      const monthAfter = (month: string, count: number) =>
+        new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1 + count, 1)).toISOString().slice(0, 7);
+      /** The same day `count` months on, or that month's last day (as PageDown moves). */
+      const monthsOn = (date: string, count: number) => {
+        const last = addDays(`${monthAfter(date.slice(0, 7), count + 1)}-01`, -1);
+        const same = `${monthAfter(date.slice(0, 7), count)}-${date.slice(8)}`;
+        return same < last ? same : last;
+      };
+      /** What the tests measured, kept beside the screenshots for a person to read. */
+      const measured: Record<string, unknown> = {};
+      afterAll(() => {
+        mkdirSync(ARTIFACTS, { recursive: true });
+        writeFileSync(path.join(ARTIFACTS, 'embed-calendar-measured.json'), `${JSON.stringify(measured, null, 2)}\n`);
+      });
+      const takenDays = (checkout: FrameLocator) =>
+        checkout.locator('.day[aria-disabled="true"]').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-date')));
+
+      it('books a stay about 10 months ahead by keyboard alone, from the first Tab to the rates, in at most 25 presses', async () => {
+        const checkout = await openSite(DESKTOP);
+        const focused = () => focusedIn(checkout);
+        let presses = 0;
+        const press = async (key: string) => {
+          const was = await focused();
+          presses += 1;
+          await page.keyboard.press(key);
+          if (key !== 'Enter') await movedFrom(checkout, was);
+        };
+        expect(await focused()).toBe('BODY');
+        await press('Tab');
+        expect(await focused()).toBe('close');
+        // "Previous month" is disabled on the first month: the next stop is "Next month", then the calendar's one day.
+        await press('Tab');
+        expect(await focused()).toBe('month-next');
+        await press('Tab');
+        const first = await focused();
+        expect(first).toMatch(DATE);
+        expect(first).toBe(await checkout.locator('.day:not([aria-disabled])').first().getAttribute('data-date'));
+        for (let month = 0; month < 10; month += 1) await press('PageDown');
+        // The same day ten months on, or (when a month's day was taken on the way) a day or so later.
+        const arrival = await focused();
+        expect(arrival.slice(0, 7)).toBe(monthAfter(first.slice(0, 7), 10));
+        expect(Number(arrival.slice(8)) - Number(monthsOn(first, 10).slice(8))).toBeGreaterThanOrEqual(0);
+        expect(Number(arrival.slice(8)) - Number(monthsOn(first, 10).slice(8))).toBeLessThanOrEqual(3);
+        await press('Enter');
+        await press('ArrowRight');
+        await press('ArrowRight');
+        const departure = addDays(arrival, 2);
+        expect(await focused()).toBe(departure);
+        await press('Enter');
+        for (const next of ['guests', 'coupon', 'see-prices']) {
+          await press('Tab');
+          expect(await focused()).toBe(next);
+        }
+        await press('Enter');
+        await checkout.locator('.plan').first().waitFor();
+        expect(await focused()).toBe('plan-heading');
+        expect(presses).toBeLessThanOrEqual(25);
+        measured.keyboardBooking = { arrival, departure, presses };
+        const quoted = (await heard()).messages.find((message) => message.type === 'checkout.quoted');
+        expect(quoted?.detail).toMatchObject({ checkIn: arrival, checkOut: departure });
+        expect(Math.round((Date.parse(arrival) - Date.now()) / (30.44 * DAY_MS))).toBe(10);
+      });
+
+      it('skips taken days with the arrows, moves by week and month, and leaves with one Tab', async () => {
+        const checkout = await openSite(DESKTOP);
+        for (let presses = 0; presses < 5 && !DATE.test(await focusedIn(checkout)); presses += 1) await page.keyboard.press('Tab');
+        const path = [await focusedIn(checkout)];
+        while (path[path.length - 1] < isoDay(12)) {
+          await page.keyboard.press('ArrowRight');
+          path.push(await movedFrom(checkout, path[path.length - 1]));
+        }
+        const taken = await takenDays(checkout);
+        // The sandbox's owner blocked seaside's nights 8 and 9: passed over, as is every day that cannot be chosen.
+        expect(taken).toEqual(expect.arrayContaining([isoDay(8), isoDay(9)]));
+        for (const [index, date] of path.entries()) {
+          expect(taken).not.toContain(date);
+          for (let between = index > 0 ? addDays(path[index - 1], 1) : date; between < date; between = addDays(between, 1))
+            expect(taken).toContain(between);
+        }
+        // Back over the same days, in the same steps.
+        for (let index = path.length - 2; index >= 0; index -= 1) {
+          await page.keyboard.press('ArrowLeft');
+          expect(await movedFrom(checkout, path[index + 1])).toBe(path[index]);
+        }
+        // A year on (where nothing is taken): the week's ends, a week, a month back.
+        await page.keyboard.press('Shift+PageDown');
+        const year = await movedFrom(checkout, path[0]);
+        expect(year).toBe(monthsOn(path[0], 12));
+        await checkout.locator(`h2#month-${year.slice(0, 7)}`).waitFor();
+        await page.keyboard.press('End');
+        const sunday = await movedFrom(checkout, year);
+        expect(new Date(sunday).getUTCDay()).toBe(0);
+        await page.keyboard.press('Home');
+        const monday = await movedFrom(checkout, sunday);
+        expect(monday).toBe(addDays(sunday, -6));
+        await page.keyboard.press('ArrowDown');
+        const week = await movedFrom(checkout, monday);
+        expect(week).toBe(addDays(monday, 7));
+        await page.keyboard.press('PageUp');
+        const back = await movedFrom(checkout, week);
+        expect(back).toBe(monthsOn(week, -1));
+        // The calendar is one stop: Tab goes on to the next field.
+        await page.keyboard.press('Tab');
+        expect(await focusedIn(checkout)).toBe('guests');
+        await page.keyboard.press('Shift+Tab');
+        expect(await focusedIn(checkout)).toBe(back);
+      });
+
+      it.each([
+        ['en', PHONE, 1],
+        ['en', DESKTOP, 2],
+        ['de', PHONE, 1],
+        ['de', DESKTOP, 2],
+      ])('in %s at %o shows %i month(s) side by side and leaves axe no serious or critical violation', async (locale, viewport, months) => {
+        const checkout = await openSite(viewport, locale === 'de' ? '?locale=de' : '');
+        await monthsSettled(checkout);
+        const boxes = (await Promise.all((await checkout.locator('.month').all()).map((month) => month.boundingBox()))).filter(
+          (box) => box !== null,
+        );
+        expect(boxes).toHaveLength(months);
+        if (months === 2) {
+          expect(boxes[1].x).toBeGreaterThanOrEqual(boxes[0].x + boxes[0].width);
+          expect(Math.abs(boxes[1].y - boxes[0].y)).toBeLessThan(1);
+        } else expect(boxes[0].width).toBeGreaterThan(viewport.width * 0.8);
+        const findings: string[] = [];
+        const audit = async (state: string) => {
+          const axe = () => new AxeBuilder({ page });
+          const tagged = await axe().withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+          // Experimental in axe, so asked for by name: a day's name holds what it shows.
+          const named = await axe().withRules(['label-content-name-mismatch']).analyze();
+          const grave = [...tagged.violations, ...named.violations].filter(
+            (violation) =>
+              violation.impact === 'serious' || violation.impact === 'critical' || violation.id === 'label-content-name-mismatch',
+          );
+          findings.push(
+            `${state}: ${grave.map((violation) => `${violation.id} (${violation.nodes[0].target.join(' ')})`).join('; ') || 'none'}`,
+          );
+        };
+        await audit('first months');
+        // A month on, a stay chosen: what the screenshot shows.
+        await checkout.locator('#month-next').click();
+        await monthsSettled(checkout);
+        await pickDate(checkout, isoDay(45));
+        await pickDate(checkout, isoDay(48));
+        await audit('a stay chosen');
+        await keepScreenshot(`calendar-${locale}-${viewport.width}`);
+        expect(findings).toEqual(['first months: none', 'a stay chosen: none']);
+      });
+
+      it('keeps the chosen stay while paging, and offers a month whose read failed again', async () => {
+        // A listing no other test reads: its months are not in the service's cache, so the sandbox's fault reaches them.
+        const checkout = await openSite(DESKTOP, '?listing=lst-mountain');
+        await monthsSettled(checkout);
+        const monday = [...Array(7).keys()].map((index) => isoDay(44 + index)).find((date) => new Date(date).getUTCDay() === 1)!;
+        await pickDate(checkout, monday);
+        await pickDate(checkout, addDays(monday, 3));
+        const hint = await checkout.locator('#calendar-hint').innerText();
+        expect(hint).toMatch(/3 nights/);
+        const chosen = () =>
+          checkout.locator('.day.chosen, .day.inside').evaluateAll((buttons) => buttons.map((button) => button.getAttribute('data-date')));
+        const stay = [monday, addDays(monday, 1), addDays(monday, 2), addDays(monday, 3)];
+        expect(await chosen()).toEqual(stay);
+        for (const id of ['month-next', 'month-next', 'month-next', 'month-back', 'month-back', 'month-back']) {
+          await checkout.locator(`#${id}`).click();
+          await monthsSettled(checkout);
+        }
+        expect(await chosen()).toEqual(stay);
+        expect(await checkout.locator('#calendar-hint').innerText()).toBe(hint);
+        await expect(checkout.locator(`[data-date="${monday}"] .said`).innerText()).resolves.toBe(', your check-in');
+        // The platform fails: the next month not read yet says so, and is read again on the guest's press.
+        world.sandbox.control.forceStatus('calendar', 500);
+        try {
+          for (let pages = 0; pages < 18 && (await checkout.locator('.month .error').count()) === 0; pages += 1) {
+            await checkout.locator('#month-next').click();
+            await monthsSettled(checkout);
+          }
+          await checkout
+            .getByText(/could not be loaded\.$/)
+            .first()
+            .waitFor();
+        } finally {
+          world.sandbox.control.clearFaults();
+        }
+        const failed = (await checkout.locator('.month:has(.error) h2').first().getAttribute('id'))!;
+        await keepScreenshot('calendar-failed-1280');
+        await checkout.locator(`.month:has(h2#${failed})`).getByRole('button', { name: 'Try again' }).click();
+        await checkout.locator(`table[aria-labelledby="${failed}"] .day`).first().waitFor();
+        for (let pages = 0; pages < 18 && !(await checkout.locator(`[data-date="${monday}"]`).isVisible()); pages += 1) {
+          await checkout.locator('#month-back').click();
+          await monthsSettled(checkout);
+        }
+        expect(await chosen()).toEqual(stay);
+      });
+
+      it('reads 18 months in calls of a month or two, none past the months on the page and the next', async () => {
+        const upstreamBefore = world.sandbox.control.counters.requests.calendar ?? 0;
+        const checkout = await openSite(DESKTOP, '?listing=lst-city');
+        await monthsSettled(checkout);
+        const firstMonth = (await checkout.locator('.month h2').first().getAttribute('id'))!.slice('month-'.length);
+        while (await checkout.locator('#month-next').isEnabled()) {
+          paged += 1;
+          await checkout.locator('#month-next').click();
+          await monthsSettled(checkout);
+        }
+        const lastMonth = monthAfter(firstMonth, 18);
+        // The last month on the page is 18 months on, priced by the platform.
+        expect(await checkout.locator('.month h2').last().getAttribute('id')).toBe(`month-${lastMonth}`);
+        await expect(checkout.locator(`table[aria-labelledby="month-${lastMonth}"] .day small`).first().innerText()).resolves.toMatch(
+          /^EUR|€/,
+        );
+        measured.eighteenMonths = { pages: paged, from: firstMonth, to: lastMonth, reads: calendarReads };
+        expect(calendarReads.length).toBeLessThanOrEqual(10);
+        for (const read of calendarReads) {
+          expect(read.to.slice(0, 7) <= monthAfter(read.from.slice(0, 7), 1)).toBe(true);
+          // The page shows months `paged` and the one after; the next page adds one more.
+          expect(read.to.slice(0, 7) <= monthAfter(firstMonth, read.paged + 2)).toBe(true);
+        }
+        // The service reads the platform a month at a time, each month once at most.
+        expect((world.sandbox.control.counters.requests.calendar ?? 0) - upstreamBefore).toBeLessThanOrEqual(19);
+      });
     });
 
     describe("with the platform's payment-form SDK (CARD_COLLECTION=sdk)", () => {

@@ -6,8 +6,8 @@ import { isoDay } from './browser';
  * details and the booking, up to the card step. Fails saying the page's problem where one shows.
  */
 export async function bookStay(checkout: FrameLocator, fromDay: number, nights: number, coupon = ''): Promise<void> {
-  await checkout.locator(`[data-date="${isoDay(fromDay)}"]`).click();
-  await checkout.locator(`[data-date="${isoDay(fromDay + nights)}"]`).click();
+  await pickDate(checkout, isoDay(fromDay));
+  await pickDate(checkout, isoDay(fromDay + nights));
   if (coupon) await checkout.getByLabel('Coupon (optional)').fill(coupon);
   await checkout.getByRole('button', { name: 'See prices' }).click();
   // The rates, or the problem the page shows instead (said in the failure).
@@ -21,6 +21,20 @@ export async function bookStay(checkout: FrameLocator, fromDay: number, nights: 
   await checkout.getByLabel('Email').fill(`olivia-${fromDay}@example.com`);
   await checkout.getByRole('button', { name: 'Book and continue to payment' }).click();
   await checkout.getByRole('heading', { name: 'Pay by card' }).waitFor();
+}
+
+/** The calendar's months on the page once each is read (or says it could not be). */
+export const monthsSettled = (checkout: FrameLocator) => checkout.locator('#calendar:not(:has(.month .hint))').waitFor();
+
+/** Presses the day, paging the calendar forward a month at a time until the day is on screen. */
+export async function pickDate(checkout: FrameLocator, date: string): Promise<void> {
+  const day = checkout.locator(`[data-date="${date}"]`);
+  await monthsSettled(checkout);
+  for (let pages = 0; pages < 18 && !(await day.isVisible()); pages += 1) {
+    await checkout.locator('#month-next').click();
+    await monthsSettled(checkout);
+  }
+  await day.click();
 }
 
 /** The service's own card form, filled with `number` and a billing address tokenization takes. */

@@ -21,12 +21,18 @@ const settings = {
 const words = WORDS[settings.locale];
 const client = new CheckoutClient();
 const DAY_MS = 24 * 3600 * 1000;
-const CALENDAR_DAYS = 42;
+/** The first day a stay may start, its month, and the last month the calendar reaches (18 months on). */
+const FIRST_DAY = isoDay(1);
+const FIRST_MONTH = FIRST_DAY.slice(0, 7);
+const LAST_MONTH = monthAfter(FIRST_MONTH, 18);
+const LAST_DAY = lastDayOf(LAST_MONTH);
 /** The checkout as it stands: written by setState alone. */
 let state = {
     checkIn: null,
     checkOut: null,
-    days: [],
+    months: {},
+    shown: FIRST_MONTH,
+    focus: null,
     quote: null,
     session: null,
     title: '',
@@ -41,19 +47,33 @@ let state = {
 /** The checkout after a move: a new state, the current one left as it was. */
 function moved(current, move) {
     switch (move.type) {
-        case 'stay-loaded':
-            return { ...current, title: move.title, days: move.days, currency: move.currency };
+        case 'listing-read':
+            return { ...current, title: move.title };
+        case 'months-asked':
+        case 'months-failed':
+            return {
+                ...current,
+                months: { ...current.months, ...monthsSaying(move.months, move.type === 'months-asked' ? 'reading' : 'failed') },
+            };
+        case 'months-read': {
+            const read = Object.fromEntries(move.months.map((month) => [month, move.days.filter((day) => day.date.startsWith(month))]));
+            return { ...current, months: { ...current.months, ...read }, currency: move.currency || current.currency };
+        }
+        case 'months-shown':
+            return { ...current, shown: move.first };
+        case 'day-focused':
+            return { ...current, focus: move.date, shown: move.shown };
         case 'arrival-picked':
-            return { ...current, checkIn: move.date, checkOut: null };
+            return { ...current, checkIn: move.date, checkOut: null, focus: move.date };
         case 'departure-picked':
-            return { ...current, checkOut: move.date };
+            return { ...current, checkOut: move.date, focus: move.date };
         case 'quoted':
             return { ...current, quote: move.quote };
         case 'session-read':
             return { ...current, session: move.session };
-        // A new stay after the hold ended; what the last booking's money said stays until the next is done.
+        // A new stay after the hold ended, on a calendar read again; what the last booking's money said stays until the next is done.
         case 'restarted':
-            return { ...current, checkIn: null, checkOut: null, quote: null, session: null };
+            return { ...current, checkIn: null, checkOut: null, quote: null, session: null, months: {}, focus: null };
         case 'hold-counted':
             return { ...current, hold: move.hold };
         case 'bank-opened':
@@ -73,6 +93,9 @@ function moved(current, move) {
         }
     }
 }
+function monthsSaying(months, read) {
+    return Object.fromEntries(months.map((month) => [month, read]));
+}
 /** The one writer of the state; the page then shows what follows from it. */
 function setState(move) {
     const was = state;
@@ -83,10 +106,13 @@ function setState(move) {
 function render(was, now) {
     if (now.title !== was.title)
         $('listing-title').textContent = now.title;
-    if (now.days !== was.days)
-        paintCalendar();
-    else if (now.checkIn !== was.checkIn || now.checkOut !== was.checkOut)
-        paintChoice();
+    // Focus stays in the calendar when it was there: a repaint or a key moves it to the tab stop.
+    const inCalendar = $('calendar').contains(document.activeElement);
+    const monthsNow = monthsOnPage(now.shown);
+    if (now.shown !== was.shown || now.currency !== was.currency || monthsNow.some((month) => now.months[month] !== was.months[month]))
+        paintCalendar(inCalendar);
+    else if (now.checkIn !== was.checkIn || now.checkOut !== was.checkOut || now.focus !== was.focus)
+        paintChoice(inCalendar && now.focus !== was.focus);
     if (now.status && now.status !== was.status)
         paintMoney(now.status);
     if (now.booked && (now.booked !== was.booked || now.status !== was.status))
@@ -138,6 +164,27 @@ function isoDay(offsetDays) {
 function nightsBetween(from, to) {
     return Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS);
 }
+function addDays(isoDate, days) {
+    return new Date(Date.parse(isoDate) + days * DAY_MS).toISOString().slice(0, 10);
+}
+/** The month (YYYY-MM) `count` months after `month`. */
+function monthAfter(month, count) {
+    return new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1 + count, 1)).toISOString().slice(0, 7);
+}
+function lastDayOf(month) {
+    return addDays(`${monthAfter(month, 1)}-01`, -1);
+}
+/** The same day `count` months on, or that month's last day when it is shorter. */
+function addMonths(isoDate, count) {
+    const month = monthAfter(isoDate.slice(0, 7), count);
+    const last = lastDayOf(month);
+    const same = `${month}-${isoDate.slice(8, 10)}`;
+    return same < last ? same : last;
+}
+/** Monday 0 to Sunday 6: the calendar's weeks start on Monday. */
+function weekdayOf(isoDate) {
+    return (new Date(`${isoDate}T00:00:00Z`).getUTCDay() + 6) % 7;
+}
 function putWords() {
     for (const element of document.querySelectorAll('[data-words]'))
         element.textContent = words[element.dataset.words];
@@ -159,6 +206,9 @@ const STEPS = ['step-stay', 'step-plan', 'step-guest', 'step-card', 'step-done']
 function show(step) {
     for (const id of STEPS)
         $(id).hidden = id !== step;
+    // The calendar's tab stop is a day on screen: found again once its step shows.
+    if (step === 'step-stay')
+        paintChoice(false);
     $(step).querySelector('h1')?.focus();
     tellHeight();
 }
@@ -216,59 +266,222 @@ function showProblem(error, target) {
 }
 // ---------- 1. the stay ----------
 async function loadStay() {
-    const [calendar, summary] = await Promise.all([
-        client.calendar(settings.listingId, isoDay(1), isoDay(CALENDAR_DAYS)),
-        client.listing(settings.listingId).catch(() => null),
-    ]);
-    setState({
-        type: 'stay-loaded',
-        title: summary ? [summary.title, summary.city].filter(Boolean).join(', ') : '',
-        days: calendar.days,
-        currency: calendar.currency || 'USD',
-    });
+    const [failed, summary] = await Promise.all([readAround(), client.listing(settings.listingId).catch(() => null)]);
+    // A listing the service does not know cannot be sold; any other failed month offers its retry.
+    if (problemOf(failed).code === 'listing_not_found')
+        throw failed;
+    setState({ type: 'listing-read', title: summary ? [summary.title, summary.city].filter(Boolean).join(', ') : '' });
 }
-function paintCalendar() {
-    const grid = $('calendar');
-    grid.replaceChildren();
-    const weekdays = [...Array(7).keys()].map((index) => new Intl.DateTimeFormat(settings.locale, { weekday: 'short', timeZone: 'UTC' }).format(new Date(Date.UTC(2024, 0, 1 + index))));
-    let days = null;
-    for (const day of state.days) {
-        if (!days || day.date.slice(8, 10) === '01') {
-            const month = document.createElement('div');
-            month.className = 'month';
-            const name = document.createElement('h2');
-            name.textContent = dayText(day.date, { month: 'long', year: 'numeric' });
-            days = document.createElement('div');
-            days.className = 'days';
-            for (const weekday of weekdays) {
-                const head = document.createElement('span');
-                head.className = 'weekday';
-                head.setAttribute('aria-hidden', 'true');
-                head.textContent = weekday;
-                days.append(head);
-            }
-            const offset = (new Date(`${day.date}T00:00:00Z`).getUTCDay() + 6) % 7;
-            for (let blank = 0; blank < offset; blank += 1)
-                days.append(document.createElement('span'));
-            month.append(name, days);
-            grid.append(month);
-        }
-        const button = document.createElement('button');
-        button.type = 'button';
-        button.className = 'day';
-        button.dataset.date = day.date;
-        button.classList.toggle('taken', !day.available);
-        const price = day.available && day.price !== null ? money(day.price, state.currency) : words.taken;
-        button.setAttribute('aria-label', `${dayText(day.date, { weekday: 'long', day: 'numeric', month: 'long' })}: ${price}`);
-        const number = document.createElement('span');
-        number.textContent = String(Number(day.date.slice(8, 10)));
-        const small = document.createElement('small');
-        small.textContent = day.available && day.price !== null ? shortMoney(day.price) : '—';
-        button.append(number, small);
-        button.addEventListener('click', () => pickDay(day));
-        days.append(button);
+/** Months being read, so that a month is asked for once however many keys wait for it. */
+const reading = new Map();
+/**
+ * The months on the page, read when not yet asked for: one call for the first unread one and the
+ * month after it, so paging reads a month or two at a time and never more than the page and the next.
+ * Resolves with the failure, if any.
+ */
+function readAround() {
+    const onPage = monthsOnPage(state.shown);
+    const first = onPage.find((month) => state.months[month] === undefined);
+    if (first) {
+        const after = monthAfter(first, 1);
+        void readMonths(after <= LAST_MONTH && state.months[after] === undefined ? [first, after] : [first]);
     }
-    paintChoice();
+    return Promise.all(onPage.map((month) => reading.get(month) ?? Promise.resolve(undefined))).then((failures) => failures.find(Boolean));
+}
+function readMonths(months) {
+    setState({ type: 'months-asked', months });
+    const from = months[0] === FIRST_MONTH ? FIRST_DAY : `${months[0]}-01`;
+    const read = client.calendar(settings.listingId, from, lastDayOf(months[months.length - 1])).then((calendar) => void setState({ type: 'months-read', months, days: calendar.days, currency: calendar.currency }), (error) => {
+        setState({ type: 'months-failed', months });
+        return error;
+    });
+    for (const month of months)
+        reading.set(month, read);
+    void read.finally(() => months.forEach((month) => reading.delete(month)));
+    return read;
+}
+/** The months the calendar draws: the first shown and the one after it (CSS hides it on a phone). */
+function monthsOnPage(first) {
+    return [first, monthAfter(first, 1)].filter((month) => month <= LAST_MONTH);
+}
+/** How many months the layout shows side by side: frame.css says, by the width. */
+function monthsVisible() {
+    return getComputedStyle($('calendar')).getPropertyValue('--months').trim() === '2' ? 2 : 1;
+}
+/** The first month to show so that `month` is on screen, the shown ones kept where they can be. */
+function showing(month) {
+    const count = monthsVisible();
+    if (month < state.shown)
+        return month;
+    if (month > monthAfter(state.shown, count - 1))
+        return monthAfter(month, 1 - count);
+    return state.shown;
+}
+function pageMonths(by) {
+    setState({ type: 'months-shown', first: monthAfter(state.shown, by) });
+    void readAround();
+}
+function dayOn(date) {
+    const read = state.months[date.slice(0, 7)];
+    return Array.isArray(read) ? read.find((day) => day.date === date) : undefined;
+}
+/** Every night from `from` up to the night before `to` is known and free. */
+function nightsFree(from, to) {
+    for (let night = from; night < to; night = addDays(night, 1))
+        if (!dayOn(night)?.available)
+            return false;
+    return true;
+}
+/** The day would be taken as the departure: after the arrival, every night between free. */
+function departs(day) {
+    const { checkIn, checkOut } = state;
+    return Boolean(checkIn && !checkOut && day.date > checkIn && day.checkOutAllowed && nightsFree(checkIn, day.date));
+}
+/** A press on the day would choose it (as the departure or an arrival): the only days focus rests on. */
+function choosable(day) {
+    return departs(day) || (day.available && day.checkInAllowed);
+}
+function paintCalendar(refocus) {
+    const calendar = $('calendar');
+    const usual = usualMinNights();
+    $('stay-rule').textContent = usual > 1 ? words.minStayUsual(usual) : '';
+    calendar.replaceChildren(...monthsOnPage(state.shown).map((month) => paintMonth(month, usual)));
+    $('month-back').disabled = state.shown <= FIRST_MONTH;
+    $('month-next').disabled = monthAfter(state.shown, monthsVisible() - 1) >= LAST_MONTH;
+    paintChoice(false);
+    if (refocus)
+        (tabStop() ?? calendar).focus();
+    tellHeight();
+}
+/** The minimum stay most days read so far ask for: said once above the calendar, marked on the days that differ. */
+function usualMinNights() {
+    const counts = new Map();
+    for (const read of Object.values(state.months))
+        if (Array.isArray(read))
+            for (const day of read)
+                counts.set(day.minNights, (counts.get(day.minNights) ?? 0) + 1);
+    return [...counts].sort((one, other) => other[1] - one[1])[0]?.[0] ?? 1;
+}
+function paintMonth(month, usual) {
+    const box = document.createElement('div');
+    box.className = 'month';
+    const name = document.createElement('h2');
+    name.id = `month-${month}`;
+    name.textContent = dayText(`${month}-01`, { month: 'long', year: 'numeric' });
+    box.append(name);
+    const read = state.months[month];
+    if (read === 'failed') {
+        const said = document.createElement('p');
+        said.className = 'error';
+        said.textContent = words.monthFailed(name.textContent);
+        const retry = document.createElement('button');
+        retry.type = 'button';
+        retry.className = 'secondary';
+        retry.textContent = words.tryAgain;
+        retry.addEventListener('click', () => void readMonths([month]));
+        box.append(said, retry);
+    }
+    else if (read === undefined || read === 'reading') {
+        const said = document.createElement('p');
+        said.className = 'hint';
+        said.textContent = words.monthLoading;
+        box.append(said);
+    }
+    else {
+        box.append(monthGrid(month, name.id, read, usual));
+    }
+    return box;
+}
+/** The month as a WAI-ARIA grid: a row a week from Monday, a cell a day, a button for each day read. */
+function monthGrid(month, labelId, days, usual) {
+    const grid = document.createElement('table');
+    grid.className = 'days';
+    grid.setAttribute('role', 'grid');
+    grid.setAttribute('aria-labelledby', labelId);
+    const head = grid.createTHead().insertRow();
+    for (let index = 0; index < 7; index += 1) {
+        const monday = `2024-01-0${index + 1}`;
+        const weekday = document.createElement('th');
+        weekday.scope = 'col';
+        weekday.abbr = dayText(monday, { weekday: 'long' });
+        weekday.textContent = dayText(monday, { weekday: 'short' });
+        head.append(weekday);
+    }
+    const body = grid.createTBody();
+    let row = body.insertRow();
+    for (let blank = 0; blank < weekdayOf(`${month}-01`); blank += 1)
+        row.insertCell();
+    for (let date = `${month}-01`; date.startsWith(month); date = addDays(date, 1)) {
+        if (row.cells.length === 7)
+            row = body.insertRow();
+        const cell = row.insertCell();
+        const day = days.find((each) => each.date === date);
+        if (day)
+            cell.append(dayButton(day, usual));
+        else {
+            // Before the first day a stay may start: shown, never a stop.
+            cell.className = 'past';
+            cell.textContent = String(Number(date.slice(8, 10)));
+        }
+    }
+    while (row.cells.length < 7)
+        row.insertCell();
+    return grid;
+}
+/**
+ * A day's button, its name made of its visible text and then the words it implies (the date, what
+ * the marks mean), so the name always holds what the guest sees.
+ */
+function dayButton(day, usual) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'day';
+    button.dataset.date = day.date;
+    button.tabIndex = -1;
+    button.classList.toggle('taken', !day.available);
+    const priced = day.available && day.price !== null;
+    const number = document.createElement('span');
+    number.textContent = String(Number(day.date.slice(8, 10)));
+    const price = document.createElement('small');
+    price.textContent = priced ? shortMoney(day.price) : '—';
+    const [mark, meaning] = markOf(day, usual);
+    const told = document.createElement('span');
+    told.className = 'visually-hidden';
+    told.textContent = [
+        `, ${dayText(day.date, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' })}`,
+        priced ? '' : words.taken,
+        meaning,
+    ]
+        .filter(Boolean)
+        .join(', ');
+    const chosen = document.createElement('span');
+    chosen.className = 'visually-hidden said';
+    button.append(number, ' ', price);
+    if (mark) {
+        const marked = document.createElement('small');
+        marked.className = 'mark';
+        marked.textContent = mark;
+        button.append(' ', marked);
+    }
+    button.append(told, chosen);
+    button.addEventListener('click', () => pickDay(day));
+    return button;
+}
+/**
+ * What a day shows beside its price, and what that means in words: the stay rules, never colour
+ * alone. A minimum stay is shown where it differs from the usual one said above the calendar.
+ */
+function markOf(day, usual) {
+    if (!day.available) {
+        const before = dayOn(addDays(day.date, -1));
+        return before?.available && day.checkOutAllowed ? [words.departureOnly, words.departureOnlyLong] : ['', ''];
+    }
+    if (!day.checkInAllowed)
+        return [words.noArrival, ''];
+    const minStay = day.minNights > 1 ? words.minStayLong(day.minNights) : '';
+    if (!day.checkOutAllowed)
+        return [words.arrivalOnly, [words.arrivalOnlyLong, minStay].filter(Boolean).join(', ')];
+    return [day.minNights > 1 && day.minNights !== usual ? words.minStay(day.minNights) : '', minStay];
 }
 /** A night's price in a cell: whole units, no cents. */
 function shortMoney(amount) {
@@ -281,9 +494,8 @@ function shortMoney(amount) {
 }
 /** The arrival, then the departure: every night between must be free, the departure day itself need not be. */
 function pickDay(day) {
-    const { checkIn, checkOut } = state;
-    const nightsFree = checkIn && state.days.every((other) => other.date < checkIn || other.date >= day.date || other.available);
-    if (checkIn && !checkOut && day.date > checkIn && nightsFree) {
+    const { checkIn } = state;
+    if (checkIn && departs(day)) {
         setState({ type: 'departure-picked', date: day.date });
         $('calendar-hint').textContent = words.stayChosen(dayText(checkIn), dayText(day.date), nightsBetween(checkIn, day.date));
     }
@@ -296,16 +508,106 @@ function pickDay(day) {
     }
     $('see-prices').disabled = !(state.checkIn && state.checkOut);
 }
-function paintChoice() {
+/** The day buttons on screen (the month a phone hides is not). */
+function daysOnScreen() {
+    return [...$('calendar').querySelectorAll('.day')].filter((button) => button.checkVisibility());
+}
+/** The calendar's one tab stop: the day the guest moved to, else the arrival, else the first day to choose. */
+function tabStop() {
+    const stops = daysOnScreen().filter((button) => button.getAttribute('aria-disabled') !== 'true');
+    return (['focus', 'checkIn'].map((key) => stops.find((button) => button.dataset.date === state[key])).find(Boolean) ??
+        stops[0]);
+}
+function paintChoice(refocus) {
     const { checkIn, checkOut } = state;
     for (const button of $('calendar').querySelectorAll('.day')) {
         const date = button.dataset.date;
-        const ends = date === checkIn || date === checkOut;
-        const inside = checkIn && checkOut && date > checkIn && date < checkOut;
-        button.classList.toggle('chosen', ends);
-        button.classList.toggle('inside', Boolean(inside));
-        button.setAttribute('aria-pressed', String(ends));
+        const day = dayOn(date);
+        const inside = Boolean(checkIn && checkOut && date > checkIn && date < checkOut);
+        button.classList.toggle('chosen', date === checkIn || date === checkOut);
+        button.classList.toggle('inside', inside);
+        button.parentElement?.setAttribute('aria-selected', String(date === checkIn || date === checkOut || inside));
+        const said = date === checkIn ? words.yourArrival : date === checkOut ? words.yourDeparture : inside ? words.inYourStay : '';
+        button.querySelector('.said').textContent = said ? `, ${said}` : '';
+        if (choosable(day))
+            button.removeAttribute('aria-disabled');
+        else
+            button.setAttribute('aria-disabled', 'true');
+        button.tabIndex = -1;
     }
+    const stop = tabStop();
+    if (stop)
+        stop.tabIndex = 0;
+    if (refocus)
+        stop?.focus();
+}
+/** Where a key sends focus from `from`: the first day to try, the step between tries, the last to try. */
+function keyMove(key, shiftKey, from) {
+    const weekday = weekdayOf(from);
+    const ahead = (start, step) => ({ start, step, last: addDays(start, 62 * Math.sign(step)) });
+    switch (key) {
+        case 'ArrowRight':
+            return ahead(addDays(from, 1), 1);
+        case 'ArrowLeft':
+            return ahead(addDays(from, -1), -1);
+        case 'ArrowDown':
+            return ahead(addDays(from, 7), 7);
+        case 'ArrowUp':
+            return ahead(addDays(from, -7), -7);
+        case 'Home':
+            return { start: addDays(from, -weekday), step: 1, last: addDays(from, -1) };
+        case 'End':
+            return { start: addDays(from, 6 - weekday), step: -1, last: addDays(from, 1) };
+        case 'PageDown':
+        case 'PageUp': {
+            const start = addMonths(from, (key === 'PageDown' ? 1 : -1) * (shiftKey ? 12 : 1));
+            return { start, step: 1, last: key === 'PageDown' ? addDays(start, 31) : addDays(from, -1) };
+        }
+        default:
+            return null;
+    }
+}
+/** Focus to the first day that can be chosen from `start` on by `step`, reading and showing its month. */
+async function focusDay(start, step, last) {
+    for (let date = start; step > 0 ? date <= last : date >= last; date = addDays(date, step)) {
+        if (date > LAST_DAY || (date < FIRST_DAY && step < 0))
+            return;
+        if (date < FIRST_DAY)
+            continue;
+        const month = date.slice(0, 7);
+        if (!Array.isArray(state.months[month])) {
+            setState({ type: 'months-shown', first: showing(month) });
+            await readAround();
+            if (!Array.isArray(state.months[month]))
+                return;
+        }
+        const day = dayOn(date);
+        if (day && choosable(day)) {
+            setState({ type: 'day-focused', date, shown: showing(month) });
+            return;
+        }
+    }
+}
+/** Keys pressed while a month is read wait their turn: each moves on from where the one before left focus. */
+let keys = Promise.resolve();
+function onCalendarKey(event) {
+    const { key, shiftKey, target } = event;
+    const inCalendar = target.closest('.day') || target === $('calendar');
+    if (!inCalendar || !keyMove(key, shiftKey, FIRST_DAY))
+        return;
+    event.preventDefault();
+    keys = keys
+        .then(() => {
+        const move = state.focus && keyMove(key, shiftKey, state.focus);
+        return move ? focusDay(move.start, move.step, move.last) : undefined;
+    })
+        .catch(() => undefined);
+}
+/** The day the guest is on, by a key, a press or Tab: where the next key moves from. */
+function onDayFocused(event) {
+    const date = event.target.closest('.day')?.dataset.date;
+    if (date && date !== state.focus)
+        setState({ type: 'day-focused', date, shown: state.shown });
 }
 async function seePrices() {
     const { checkIn, checkOut } = state;
@@ -774,6 +1076,10 @@ async function start() {
     new ResizeObserver(tellHeight).observe(document.body);
     $('close').addEventListener('click', () => tell('checkout.closed'));
     $('see-prices').addEventListener('click', () => void seePrices());
+    $('month-back').addEventListener('click', () => pageMonths(-1));
+    $('month-next').addEventListener('click', () => pageMonths(1));
+    $('calendar').addEventListener('keydown', onCalendarKey);
+    $('calendar').addEventListener('focusin', onDayFocused);
     $('plan-back').addEventListener('click', () => show('step-stay'));
     $('to-guest').addEventListener('click', () => show('step-guest'));
     $('guest-back').addEventListener('click', () => show('step-plan'));
