@@ -257,7 +257,7 @@ export class BookingsService implements QuoteBookings {
   private async owed(reservationId: string, quoted: number): Promise<number> {
     const pending = (cause?: unknown) =>
       DomainError.outcomePending(
-        'The reservation is made; what it owes is still being read from the booking platform. Try again in a moment with the same Idempotency-Key.',
+        'The reservation is made; what it owes is still being read from the booking platform. Please try again in a moment.',
         cause,
       );
     const owed = await this.guesty.balanceOfNewReservation(reservationId, 'anonymous').catch((error: unknown) => {
