@@ -1,5 +1,6 @@
 // What the checkout says, in each language it speaks. Amounts and dates are written by Intl in the
-// guest's locale; the service's own messages (errors) come in English and are shown as they are.
+// guest's locale; the service's own messages (errors) come in English and are shown as they are,
+// but where it answers a stable field (a coupon not applied, a stay's length) the checkout says it here.
 const en = {
   close: 'Close',
   closeLabel: 'Close the checkout',
@@ -27,6 +28,11 @@ const en = {
   inYourStay: 'in your stay',
   guests: 'Guests',
   coupon: 'Coupon (optional)',
+  couponApplied: (code: string) => `Coupon ${code} applied: the prices include it.`,
+  couponRejected: (code: string) => `Coupon ${code} was not applied: it is not valid for this stay. The prices shown are without it.`,
+  stayTooShort: (nights: number) => `This stay needs at least ${nights} nights. Please choose a later departure day.`,
+  stayTooLong: (nights: number) =>
+    `Stays of more than ${nights} nights cannot be booked online. Please contact the property to book this stay.`,
   seePrices: 'See prices',
   planHeading: 'Choose a rate',
   nights: (count: number) => (count === 1 ? '1 night' : `${count} nights`),
@@ -122,6 +128,12 @@ const de: Words = {
   inYourStay: 'während Ihres Aufenthalts',
   guests: 'Gäste',
   coupon: 'Gutschein (optional)',
+  couponApplied: (code) => `Gutschein ${code} eingelöst: Die Preise enthalten ihn.`,
+  couponRejected: (code) =>
+    `Gutschein ${code} wurde nicht eingelöst: Er gilt nicht für diesen Aufenthalt. Die angezeigten Preise sind ohne ihn.`,
+  stayTooShort: (nights) => `Mindestaufenthalt: ${nights} Nächte. Bitte wählen Sie einen späteren Abreisetag.`,
+  stayTooLong: (nights) =>
+    `Aufenthalte von mehr als ${nights} Nächten können nicht online gebucht werden. Bitte wenden Sie sich für diesen Aufenthalt an die Unterkunft.`,
   seePrices: 'Preise anzeigen',
   planHeading: 'Tarif wählen',
   nights: (count) => (count === 1 ? '1 Nacht' : `${count} Nächte`),

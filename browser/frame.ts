@@ -348,9 +348,16 @@ function showProblem(error: unknown, target: string): void {
     input.setAttribute('aria-describedby', said.id);
     first ??= input;
   }
-  $(target).textContent = [...new Set([problem.detail || messageOf(error), ...unplaced])].join(' ');
+  $(target).textContent = [...new Set([limitWords(problem) || problem.detail || messageOf(error), ...unplaced])].join(' ');
   (first || $(target)).focus();
   tellHeight();
+}
+
+/** A stay's length refused with its limit as a number: said in the checkout's language, not the service's English. */
+function limitWords(problem: Partial<Problem>): string {
+  if (problem.reason === 'stay_too_short' && problem.minNights) return words.stayTooShort(problem.minNights);
+  if (problem.reason === 'stay_too_long' && problem.maxNights) return words.stayTooLong(problem.maxNights);
+  return '';
 }
 
 // ---------- 1. the stay ----------
@@ -711,6 +718,8 @@ async function seePrices(): Promise<void> {
   if (!checkIn || !checkOut) return;
   clearProblems();
   $<HTMLButtonElement>('see-prices').disabled = true;
+  $('coupon-said').textContent = '';
+  $('plan-coupon').textContent = '';
   try {
     const coupon = $<HTMLInputElement>('coupon').value.trim();
     const quote = await client.quote({
@@ -731,11 +740,21 @@ async function seePrices(): Promise<void> {
       total: quote.ratePlans[0]?.total,
     });
     show('step-plan');
+    // Said once the plan step shows, so its status line is announced; beside the coupon field too, for the way back.
+    const said = couponSaid(quote);
+    $('plan-coupon').textContent = said;
+    $('coupon-said').textContent = said;
   } catch (error) {
     showProblem(error, 'stay-error');
   } finally {
     $<HTMLButtonElement>('see-prices').disabled = !(state.checkIn && state.checkOut);
   }
+}
+
+/** Whether the coupon asked for is in the prices, from the quote's stable `couponApplied` (its English message is for other sites). */
+function couponSaid(quote: Quote): string {
+  if (!quote.coupon) return '';
+  return quote.couponApplied === false ? words.couponRejected(quote.coupon) : words.couponApplied(quote.coupon);
 }
 
 function stayLine(quote: Quote): string {
@@ -847,6 +866,7 @@ function restart(): void {
   $<HTMLButtonElement>('pay').disabled = false;
   $<HTMLButtonElement>('see-prices').disabled = true;
   $('calendar-hint').textContent = words.pickArrival;
+  $('coupon-said').textContent = '';
   void loadStay().catch((error: unknown) => showProblem(error, 'stay-error'));
   show('step-stay');
 }
@@ -1199,6 +1219,8 @@ async function start(): Promise<void> {
   $('calendar').addEventListener('keydown', onCalendarKey);
   $('calendar').addEventListener('focusin', onDayFocused);
   $('plan-back').addEventListener('click', () => show('step-stay'));
+  // What was said of a coupon no longer says anything of the one being typed.
+  $('coupon').addEventListener('input', () => ($('coupon-said').textContent = ''));
   $('to-guest').addEventListener('click', () => show('step-guest'));
   $('guest-back').addEventListener('click', () => show('step-plan'));
   $('guest-form').addEventListener('submit', (event) => void book(event));

@@ -83,7 +83,7 @@ export interface paths {
         put?: never;
         /**
          * Start paying for a reservation ({reservationId, email}), or book a quote first ({quoteId, ratePlanId?, guest})
-         * @description With `reservationId` and `email` (and optionally its `confirmationCode`): amount and currency come from the reservation; no reservation by that id with that email (and code): 404 `reservation_not_found`, and after CHECKOUT_RESERVATION_MISSES_PER_IP of those from the address, 429 `rate_limited` before the platform is asked. With `quoteId` and `guest` (and an `Idempotency-Key`): the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` (a `quoteId` that is not of the form of a quote id at all is 400 `validation_failed` on `quoteId`); its dates taken meanwhile: 409 `dates_unavailable`; a stay longer than BOOKING_MAX_NIGHTS: 422 `stay_not_allowed` (it is still quoted); more unpaid holds than BOOKING_HOLDS_PER_IP from the address, or than BOOKING_UNPAID_HOLDS_PER_LISTING or nights held unpaid than BOOKING_UNPAID_NIGHTS_PER_LISTING on the listing at once (every network's holds counted, its first too, until paid, canceled or the hold ends): 429 `rate_limited` with Retry-After, before anything is sent to the platform and without claiming the Idempotency-Key.
+         * @description With `reservationId` and `email` (and optionally its `confirmationCode`): amount and currency come from the reservation; no reservation by that id with that email (and code): 404 `reservation_not_found`, and after CHECKOUT_RESERVATION_MISSES_PER_IP of those from the address, 429 `rate_limited` before the platform is asked. With `quoteId` and `guest` (and an `Idempotency-Key`): the guest is created or merged by email, a reservation is made from the quote as `reserved`, holding its dates for BOOKING_HOLD, and the session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` (a `quoteId` that is not of the form of a quote id at all is 400 `validation_failed` on `quoteId`); its dates taken meanwhile: 409 `dates_unavailable`; a stay longer than BOOKING_MAX_NIGHTS: 422 `stay_not_allowed` with `reason: stay_too_long` and `maxNights` (it is still quoted); more unpaid holds than BOOKING_HOLDS_PER_IP from the address, or than BOOKING_UNPAID_HOLDS_PER_LISTING or nights held unpaid than BOOKING_UNPAID_NIGHTS_PER_LISTING on the listing at once (every network's holds counted, its first too, until paid, canceled or the hold ends): 429 `rate_limited` with Retry-After, before anything is sent to the platform and without claiming the Idempotency-Key.
          */
         post: operations["SessionsController_create"];
         delete?: never;
@@ -213,7 +213,7 @@ export interface paths {
         put?: never;
         /**
          * A price quote for a stay: rate plans with their totals and breakdown, and an expiry
-         * @description An identical request within QUOTE_REUSE_SECONDS answers the same quote. 400 for dates that are not calendar dates, a check-in in the past, a check-out not after the check-in, more than 365 nights or guestsCount not 1-50 (nothing is sent upstream); 409 `dates_unavailable`; 422 `stay_not_allowed` with the property's reason (minimum nights, guests, closed to arrival).
+         * @description An identical request within QUOTE_REUSE_SECONDS answers the same quote. 400 for dates that are not calendar dates, a check-in in the past, a check-out not after the check-in, more than 365 nights or guestsCount not 1-50 (nothing is sent upstream); 409 `dates_unavailable`; 422 `stay_not_allowed` with the property's reason (minimum nights, guests, closed to arrival); a stay shorter than the arrival day's minimum also carries `reason: stay_too_short` and `minNights` (the calendar day’s), for the site to word in its own language.
          */
         post: operations["QuotesController_create"];
         delete?: never;
@@ -384,6 +384,22 @@ export interface components {
              */
             code: "validation_failed" | "malformed_json" | "unauthorized" | "not_found" | "session_not_found" | "reservation_not_found" | "listing_not_found" | "method_not_allowed" | "idempotency_in_progress" | "invalid_state" | "step_in_progress" | "already_paid" | "quote_not_found" | "dates_unavailable" | "booking_refused" | "quote_used" | "hold_expired" | "stay_not_allowed" | "payload_too_large" | "unsupported_media_type" | "idempotency_conflict" | "card_declined" | "rate_limited" | "internal_error" | "payment_account_unavailable" | "upstream_error" | "upstream_forbidden" | "upstream_unavailable" | "token_budget_exhausted" | "store_unavailable" | "outcome_pending" | "platform_answer_unexpected" | "not_ready" | "shutting_down";
             errors?: components["schemas"]["FieldErrorDto"][];
+            /**
+             * @description only with `stay_not_allowed` refusing the stay’s length: `stay_too_short` comes with `minNights`, `stay_too_long` with `maxNights`. Stable: word the refusal from these, not from `detail`.
+             * @example stay_too_short
+             * @enum {string}
+             */
+            reason?: "stay_too_short" | "stay_too_long";
+            /**
+             * @description with `stay_too_short`: the least nights a stay arriving that day may have (the calendar day’s `minNights`)
+             * @example 3
+             */
+            minNights?: number;
+            /**
+             * @description with `stay_too_long`: the most nights the service books online
+             * @example 31
+             */
+            maxNights?: number;
             /** @example 6f1c2a9e-1d7b-4c55-9d0e-2b1f3f7a9c10 */
             requestId: string;
         };
@@ -1281,7 +1297,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `stay_not_allowed`: The stay breaks the property's terms (minimum nights, guests, closed to arrival); `detail` tells which.
+             * @description `stay_not_allowed`: The stay breaks the property's terms (minimum nights, guests, closed to arrival); `detail` tells which. A stay's length comes with `reason` and the limit as a number: `stay_too_short` and `minNights`, or `stay_too_long` and `maxNights` (the most nights booked online; the stay is still quoted).
              *
              *     `idempotency_conflict`: The Idempotency-Key was used before with another body: make a new key per attempt.
              */
@@ -1985,7 +2001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetailsDto"];
                 };
             };
-            /** @description `stay_not_allowed`: The stay breaks the property's terms (minimum nights, guests, closed to arrival); `detail` tells which. */
+            /** @description `stay_not_allowed`: The stay breaks the property's terms (minimum nights, guests, closed to arrival); `detail` tells which. A stay's length comes with `reason` and the limit as a number: `stay_too_short` and `minNights`, or `stay_too_long` and `maxNights` (the most nights booked online; the stay is still quoted). */
             422: {
                 headers: {
                     /** @description the request id, also in problem bodies and log lines */

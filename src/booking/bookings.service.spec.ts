@@ -94,9 +94,9 @@ class FakePlatform {
   }
 }
 
-async function setUp(providerStatuses: PaymentProvider['status'][]) {
+async function setUp(providerStatuses: PaymentProvider['status'][], env: Record<string, string> = {}) {
   const platform = new FakePlatform();
-  const world = journalWorld({ BOOKING_HOLDS_PER_IP: '100/h' }, { guesty: platform.asClient() });
+  const world = journalWorld({ BOOKING_HOLDS_PER_IP: '100/h', ...env }, { guesty: platform.asClient() });
   const statuses = [...providerStatuses];
   const providers: Pick<PaymentProviders, 'forListing'> = {
     forListing: () =>
@@ -141,6 +141,15 @@ describe('Bookings (a reservation from a quote)', () => {
   it('creates nothing while the listing’s payment account is inactive', async () => {
     const world = await setUp(['INACTIVE']);
     await expect(world.book(randomUUID())).rejects.toMatchObject({ code: 'payment_account_unavailable' });
+    expect(world.platform.creates).toBe(0);
+  });
+
+  it('refuses a stay longer than the online limit as stay_too_long with the limit, naming no setting, before any write', async () => {
+    const world = await setUp(['ACTIVE'], { BOOKING_MAX_NIGHTS: '2' });
+    const refused = await world.book(randomUUID()).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'stay_not_allowed', limit: { reason: 'stay_too_long', maxNights: 2 } });
+    expect((refused as Error).message).toMatch(/longer than 2 nights/);
+    expect((refused as Error).message).not.toMatch(/[A-Z]+_[A-Z_]+/);
     expect(world.platform.creates).toBe(0);
   });
 

@@ -93,9 +93,11 @@ export class BookingsService implements QuoteBookings {
     // A long stay is quoted (the site shows its price) but not held online: a year's hold costs two requests.
     const { maxNights } = this.config.get('booking', { infer: true });
     if (quote.view.nights > maxNights) {
+      this.logger.log({ nights: quote.view.nights, maxNights }, 'a stay longer than BOOKING_MAX_NIGHTS refused');
       throw new DomainError(
         'stay_not_allowed',
-        `Stays longer than ${maxNights} nights cannot be booked online (BOOKING_MAX_NIGHTS); please contact the property to book this stay.`,
+        `Stays longer than ${maxNights} nights cannot be booked online; please contact the property to book this stay.`,
+        { limit: { reason: 'stay_too_long', maxNights } },
       );
     }
     return { book: (idempotencyKey) => this.book(quote, plan, request, idempotencyKey, clientIp) };
@@ -255,7 +257,7 @@ export class BookingsService implements QuoteBookings {
   private async owed(reservationId: string, quoted: number): Promise<number> {
     const pending = (cause?: unknown) =>
       DomainError.outcomePending(
-        'The reservation is made; what it owes is still being read from the booking platform. Try again in a moment with the same Idempotency-Key.',
+        'The reservation is made; what it owes is still being read from the booking platform. Please try again in a moment.',
         cause,
       );
     const owed = await this.guesty.balanceOfNewReservation(reservationId, 'anonymous').catch((error: unknown) => {

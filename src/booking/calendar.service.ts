@@ -114,14 +114,26 @@ export class CalendarService {
       const held = copies.map((copy) => copy.value);
       return this.answerOf(listingId, held, from, to, now);
     }
-    const policy = { ttlMs: this.ttlMs, localTtlMs: LOCAL_COPY_MS, missTtlMs: MISS_MS };
     return Promise.all(
       months.map((month, index) => {
         const copy = copies[index];
-        if (copy) return Promise.resolve(copy.value);
-        return this.cache.getOrLoad<CalendarMonth>('calendar', `${listingId}:${month}`, policy, () => this.loadMonth(listingId, month));
+        return copy ? Promise.resolve(copy.value) : this.cachedMonth(listingId, month);
       }),
     ).then((loaded) => this.answerOf(listingId, loaded, from, to, now));
+  }
+
+  /**
+   * The least nights the calendar gives a stay arriving on `date` (the day's `minNights`), read
+   * through the same cache as the route; null when the month cannot be read or has no such day.
+   */
+  async minNightsFrom(listingId: string, date: string): Promise<number | null> {
+    const month = await this.cachedMonth(listingId, date.slice(0, 7));
+    return month?.days.find((day) => day.date === date)?.minNights ?? null;
+  }
+
+  private cachedMonth(listingId: string, month: string): Promise<CalendarMonth | null> {
+    const policy = { ttlMs: this.ttlMs, localTtlMs: LOCAL_COPY_MS, missTtlMs: MISS_MS };
+    return this.cache.getOrLoad<CalendarMonth>('calendar', `${listingId}:${month}`, policy, () => this.loadMonth(listingId, month));
   }
 
   private answerOf(listingId: string, months: (CalendarMonth | null)[], from: string, to: string, now: string): PublicText {

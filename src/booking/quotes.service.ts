@@ -7,13 +7,15 @@ import { AppConfig } from '../config/app-config';
 import { KeyValueStore } from '../redis/key-value-store';
 import { RedisKeys } from '../redis/redis-keys';
 import { SharedFetches } from '../redis/shared-fetches';
-import { GuestyClient } from '../upstream/guesty-client';
+import { GuestyClient, refusedTerm } from '../upstream/guesty-client';
+import { UpstreamError } from '../upstream/upstream-error';
 import { QuoteOffer, RatePlanOffer } from '../upstream/platform-results';
 import { QuoteRequestDto } from './dto/quote-request.dto';
 import { QuoteView, RatePlanView, StoredQuote } from './quote';
 import { ratePlanMoney } from './rate-plan-money';
 import { dayNumber, isCalendarDate, today } from './stay-dates';
 import { couponOutcome } from './coupon-outcome';
+import { CalendarService } from './calendar.service';
 
 const MAX_NIGHTS = 365;
 /** A quote about to expire is not handed out again: the guest needs time to book it. */
@@ -39,6 +41,7 @@ export class QuotesService {
     private readonly clock: Clock,
     private readonly config: ConfigService<AppConfig, true>,
     private readonly fetches: SharedFetches,
+    private readonly calendar: CalendarService,
   ) {}
 
   async create(request: QuoteRequestDto): Promise<QuoteView> {
@@ -107,14 +110,18 @@ export class QuotesService {
 
   private async quote(request: QuoteRequestDto, coupon: string | undefined, digest: string): Promise<QuoteView> {
     const { source, quoteReuseSeconds } = this.config.get('booking', { infer: true });
-    const upstream = await this.guesty.createQuote({
-      listingId: request.listingId,
-      checkInDateLocalized: request.checkIn,
-      checkOutDateLocalized: request.checkOut,
-      guestsCount: request.guestsCount,
-      source,
-      ...(coupon ? { couponCode: coupon } : {}),
-    });
+    const upstream = await this.guesty
+      .createQuote({
+        listingId: request.listingId,
+        checkInDateLocalized: request.checkIn,
+        checkOutDateLocalized: request.checkOut,
+        guestsCount: request.guestsCount,
+        source,
+        ...(coupon ? { couponCode: coupon } : {}),
+      })
+      .catch(async (error: unknown) => {
+        throw await this.withMinimum(error, request);
+      });
     if (!upstream) throw new DomainError('listing_not_found', 'No listing has this id.');
     const view = this.view(upstream, request, coupon);
     const ttlMs = Date.parse(view.expiresAt) - this.clock.now();
@@ -124,6 +131,23 @@ export class QuotesService {
     const reuseMs = Math.min(quoteReuseSeconds * 1000, ttlMs - REUSE_MARGIN_MS);
     if (reuseMs > 0) await this.store.set(quotes.byRequest(digest), view.id, { ttlMs: reuseMs }).catch(() => false);
     return view;
+  }
+
+  /**
+   * A refusal for the number of nights names the minimum when the calendar's arrival day has one the
+   * stay falls short of: the platform's refusal has no published field for it (docs/upstream.md).
+   * Otherwise the refusal is answered as it came.
+   */
+  private async withMinimum(error: unknown, request: QuoteRequestDto): Promise<unknown> {
+    if (!(error instanceof UpstreamError) || error.code !== 'stay_not_allowed' || refusedTerm(error.upstreamMessage ?? '') !== 'nights')
+      return error;
+    const minNights = await this.calendar.minNightsFrom(request.listingId, request.checkIn).catch(() => null);
+    const nights = dayNumber(request.checkOut) - dayNumber(request.checkIn);
+    if (minNights === null || nights >= minNights) return error;
+    return new DomainError('stay_not_allowed', `This stay does not meet the property’s terms: it needs at least ${minNights} nights.`, {
+      limit: { reason: 'stay_too_short', minNights },
+      cause: error,
+    });
   }
 
   private view(upstream: QuoteOffer, request: QuoteRequestDto, coupon: string | undefined): QuoteView {

@@ -63,7 +63,7 @@ export class SessionsController {
       'session opened on it carries `booking`. Another key for a quote already booked: 409 `quote_used`; the quote unknown or expired: 404 `quote_not_found` ' +
       '(a `quoteId` that is not of the form of a quote id at all is 400 `validation_failed` on `quoteId`); ' +
       'its dates taken meanwhile: 409 `dates_unavailable`; ' +
-      'a stay longer than BOOKING_MAX_NIGHTS: 422 `stay_not_allowed` (it is still quoted); more unpaid holds than BOOKING_HOLDS_PER_IP from the address, or ' +
+      'a stay longer than BOOKING_MAX_NIGHTS: 422 `stay_not_allowed` with `reason: stay_too_long` and `maxNights` (it is still quoted); more unpaid holds than BOOKING_HOLDS_PER_IP from the address, or ' +
       "than BOOKING_UNPAID_HOLDS_PER_LISTING or nights held unpaid than BOOKING_UNPAID_NIGHTS_PER_LISTING on the listing at once (every network's holds counted, " +
       'its first too, until paid, canceled or the hold ends): 429 `rate_limited` with Retry-After, before anything is sent to the platform and without claiming the Idempotency-Key.',
   })

@@ -161,17 +161,26 @@ export function bookingRefusal(answer: UpstreamAnswer, tokenProven: boolean): Bo
   return tokenProven ? 'booking_refused' : null;
 }
 
+/** Which of the property's terms the platform's words of a terms refusal name, if any. */
+export function refusedTerm(words: string): 'guests' | 'arrival' | 'nights' | null {
+  if (/guests/i.test(words)) return 'guests';
+  if (/arrival|departure/i.test(words)) return 'arrival';
+  return /nights/i.test(words) ? 'nights' : null;
+}
+
+const TERMS_DETAILS = {
+  guests: 'This stay does not meet the property’s terms: too many guests for this property.',
+  arrival: 'This stay does not meet the property’s terms: check-in or check-out is not allowed on these dates.',
+  nights: 'This stay does not meet the property’s terms: the number of nights is outside what the property allows.',
+} as const;
+
 /** What the guest is told of a refusal: the product's words; the platform's go to the log. */
 function refusalDetail(refusal: BookingRefusal, words: string): string {
   if (refusal === 'dates_unavailable') return 'These dates are not available for this listing. Please choose other dates.';
   if (refusal === 'booking_refused')
     return 'The property’s booking system declined this booking. Please try other dates, or contact the property.';
-  if (/guests/i.test(words)) return 'This stay does not meet the property’s terms: too many guests for this property.';
-  if (/arrival|departure/i.test(words))
-    return 'This stay does not meet the property’s terms: check-in or check-out is not allowed on these dates.';
-  if (/nights/i.test(words))
-    return 'This stay does not meet the property’s terms: the number of nights is outside what the property allows.';
-  return 'This stay does not meet the property’s terms.';
+  const term = refusedTerm(words);
+  return term ? TERMS_DETAILS[term] : 'This stay does not meet the property’s terms.';
 }
 
 /**

@@ -215,15 +215,37 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
       expect(world.sandbox.control.counters.tokensMinted).toBe(minted);
     });
 
-    it('answers 422 stay_not_allowed with the reason for a stay shorter than the minimum nights', async () => {
+    it("answers 422 stay_not_allowed, stay_too_short with the arrival day's minNights, for a stay shorter than it; nothing booked or kept", async () => {
       const minted = world.sandbox.control.counters.tokensMinted;
+      const mark = log().length;
+      const keysBefore = await world.apps[0].redisKeys();
       const short = await site(0).quote({ listingId: 'lst-seaside', ...stay(55, 1), guestsCount: 2 });
       expect(short.status).toBe(422);
-      expect(short.body.code).toBe('stay_not_allowed');
-      expect(short.body.detail).toMatch(/number of nights/);
+      expect(short.body).toMatchObject({ code: 'stay_not_allowed', reason: 'stay_too_short', minNights: 2 });
+      expect(short.body.detail).toMatch(/at least 2 nights/);
       // The platform's own words go to the log, not the guest.
       expect(short.body.detail).not.toMatch(/minimum stay is 2/);
       expect(world.sandbox.control.counters.tokensMinted).toBe(minted);
+      // Asked: the quote the platform refused, and the calendar's month for its minimum; nothing else, and no quote kept.
+      expect(
+        log()
+          .slice(mark)
+          .filter((entry) => !['createQuote', 'calendar'].includes(entry.route)),
+      ).toEqual([]);
+      expect(keysAdded(keysBefore, await world.apps[0].redisKeys()).filter((key) => !key.includes('calendar'))).toEqual([]);
+    });
+
+    it('names no number it was not given: a refusal for nights the calendar allows stays stay_not_allowed without a reason', async () => {
+      world.sandbox.control.forceStatus('createQuote', 400, {
+        times: 1,
+        body: { message: 'Reservation terms violated: too many nights', code: 'MAX_NIGHTS_EXCEEDED' },
+      });
+      const long = await site(0).quote({ listingId: 'lst-seaside', ...stay(57, 3), guestsCount: 2 });
+      expect(long.status).toBe(422);
+      expect(long.body.code).toBe('stay_not_allowed');
+      expect(long.body.detail).toMatch(/number of nights/);
+      expect(long.body).not.toHaveProperty('reason');
+      expect(long.body).not.toHaveProperty('maxNights');
     });
   });
 
@@ -265,6 +287,19 @@ describe('booking: quote, guest, held reservation, card, confirmation', () => {
   });
 
   describe('booking a quote', () => {
+    it('refuses a 40-night stay above the online limit as stay_too_long with maxNights, naming no setting; nothing sent upstream or kept', async () => {
+      const quote = await quoteFor(420, 40);
+      const before = upstreamRequests(world);
+      const keysBefore = await world.apps[0].redisKeys();
+      const refused = await site(0).book({ quoteId: quote.id, guest: newGuest() });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({ code: 'stay_not_allowed', reason: 'stay_too_long', maxNights: 31 });
+      expect(refused.body.detail).toMatch(/longer than 31 nights/);
+      expect(refused.body.detail).not.toMatch(/[A-Z]+_[A-Z_]+/);
+      expect(upstreamRequests(world)).toBe(before);
+      expect(keysAdded(keysBefore, await world.apps[0].redisKeys()).filter((key) => !key.includes('{limit:'))).toEqual([]);
+    });
+
     it('creates one guest, one held reservation, one card, one confirmation, with the confirmation spaced from the card at the platform', async () => {
       const quote = await quoteFor(60);
       const guest = newGuest();

@@ -497,6 +497,67 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       await expect(checkout.locator('.day:not(.taken) small').first().innerText()).resolves.toMatch(/^\d+\s\$$/);
     });
 
+    const SAID = {
+      en: {
+        query: '',
+        tooShort: 'This stay needs at least 2 nights. Please choose a later departure day.',
+        rejected: 'Coupon NOPE10 was not applied: it is not valid for this stay. The prices shown are without it.',
+        applied: 'Coupon SANDBOX10 applied: the prices include it.',
+        arrival: 61,
+      },
+      de: {
+        query: '?locale=de',
+        tooShort: 'Mindestaufenthalt: 2 Nächte. Bitte wählen Sie einen späteren Abreisetag.',
+        rejected: 'Gutschein NOPE10 wurde nicht eingelöst: Er gilt nicht für diesen Aufenthalt. Die angezeigten Preise sind ohne ihn.',
+        applied: 'Gutschein SANDBOX10 eingelöst: Die Preise enthalten ihn.',
+        arrival: 65,
+      },
+    } as const;
+
+    it.each(['en', 'de'] as const)(
+      "says in its own words (%s) a stay's minimum and whether the coupon is in the prices, beside the coupon field, politely, axe clean",
+      async (locale) => {
+        const said = SAID[locale];
+        const checkout = await openSite(DESKTOP, said.query);
+        const grave: string[] = [];
+        const audit = async (step: string) => {
+          const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+          for (const violation of violations.filter((found) => found.impact === 'serious' || found.impact === 'critical'))
+            grave.push(`${step}: ${violation.id}`);
+        };
+        // One night where the listing asks for two: the platform refuses, the frame names the minimum.
+        await pickDate(checkout, isoDay(said.arrival));
+        await pickDate(checkout, isoDay(said.arrival + 1));
+        await checkout.locator('#see-prices').click();
+        await checkout.locator('#stay-error:not(:empty)').waitFor();
+        await expect(checkout.locator('#stay-error').innerText()).resolves.toBe(said.tooShort);
+        await audit('too short');
+        // Two nights with a coupon the platform does not take: the prices, and why the coupon is not in them.
+        await pickDate(checkout, isoDay(said.arrival));
+        await pickDate(checkout, isoDay(said.arrival + 2));
+        await checkout.locator('#coupon').fill('nope10');
+        await checkout.locator('#see-prices').click();
+        await checkout.locator('.plan').first().waitFor();
+        await expect(checkout.locator('#plan-coupon').innerText()).resolves.toBe(said.rejected);
+        await expect(checkout.locator('#plan-coupon').getAttribute('role')).resolves.toBe('status');
+        await expect(checkout.locator('.plan small').first().innerText()).resolves.not.toMatch(/−/);
+        await audit('coupon not applied');
+        // Back at the stay: the same words under the coupon field, which they describe, in a polite live region.
+        await checkout.locator('#plan-back').click();
+        const beside = checkout.locator('#coupon-said');
+        await expect(beside.innerText()).resolves.toBe(said.rejected);
+        await expect(beside.getAttribute('aria-live')).resolves.toBe('polite');
+        await expect(checkout.locator('#coupon').getAttribute('aria-describedby')).resolves.toBe('coupon-said');
+        await checkout.locator('#coupon').fill('sandbox10');
+        await expect(beside.innerText()).resolves.toBe('');
+        await checkout.locator('#see-prices').click();
+        await checkout.locator('#plan-coupon:not(:empty)').waitFor();
+        await expect(checkout.locator('#plan-coupon').innerText()).resolves.toBe(said.applied);
+        await audit('coupon applied');
+        expect(grave).toEqual([]);
+      },
+    );
+
     describe('the calendar: 18 months, read a month or two at a time, one tab stop', () => {
       const DATE = /^\d{4}-\d{2}-\d{2}$/;
       const DAY_MS = 24 * 3600 * 1000;

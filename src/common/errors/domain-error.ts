@@ -5,11 +5,19 @@ export interface FieldError {
   message: string;
 }
 
+/**
+ * Why a stay's length is refused, with the limit as a number, so a site words it in its own
+ * language (docs/product-spec.md §3.1): the least nights the calendar gives the arrival day, or the
+ * most the service books online.
+ */
+export type StayLimit = { reason: 'stay_too_short'; minNights: number } | { reason: 'stay_too_long'; maxNights: number };
+
 export interface DomainErrorOptions {
   /** Overrides the code's usual status (e.g. rate_limited answers 503 when the upstream budget is spent). */
   status?: number;
   retryAfterSeconds?: number;
   errors?: FieldError[];
+  limit?: StayLimit;
   /** For the log line only; never reaches a response. */
   cause?: unknown;
 }
@@ -22,6 +30,7 @@ export class DomainError extends Error {
   readonly status: number;
   readonly retryAfterSeconds?: number;
   readonly errors?: FieldError[];
+  readonly limit?: StayLimit;
 
   constructor(
     readonly code: ErrorCode,
@@ -33,6 +42,7 @@ export class DomainError extends Error {
     this.status = options.status ?? ERROR_CODES[code].status;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.errors = options.errors;
+    this.limit = options.limit;
   }
 
   /** Redis could not be reached or did not answer: the same clean 503 wherever shared state is needed. */

@@ -86,7 +86,8 @@ export const ERROR_CODES = {
   stay_not_allowed: {
     status: 422,
     title: "The stay does not meet the property's terms",
-    meaning: "The stay breaks the property's terms (minimum nights, guests, closed to arrival); `detail` tells which.",
+    meaning:
+      "The stay breaks the property's terms (minimum nights, guests, closed to arrival); `detail` tells which. A stay's length comes with `reason` and the limit as a number: `stay_too_short` and `minNights`, or `stay_too_long` and `maxNights` (the most nights booked online; the stay is still quoted).",
   },
   payload_too_large: { status: 413, title: 'The body is too large', meaning: 'The body is larger than the 32 KiB the service accepts.' },
   unsupported_media_type: {

@@ -9,6 +9,7 @@ interface Translated {
   detail: string;
   status: number;
   errors?: DomainError['errors'];
+  limit?: DomainError['limit'];
   retryAfterSeconds?: number;
   /** Logged at error level with its cause: anything the caller cannot fix. */
   unexpected: boolean;
@@ -55,6 +56,7 @@ function translate(exception: unknown): Translated {
       detail: exception.detail,
       status: exception.status,
       errors: exception.errors,
+      limit: exception.limit,
       retryAfterSeconds: retryAfterOf(exception.code, exception.retryAfterSeconds),
       unexpected: exception.status >= 500 && exception.code === 'internal_error',
     };
@@ -104,6 +106,12 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     void reply
       .status(problem.status)
       .header('Content-Type', PROBLEM_CONTENT_TYPE)
-      .send(problemDetails(problem.code, problem.detail, String(request.id), { status: problem.status, errors: problem.errors }));
+      .send(
+        problemDetails(problem.code, problem.detail, String(request.id), {
+          status: problem.status,
+          errors: problem.errors,
+          limit: problem.limit,
+        }),
+      );
   }
 }

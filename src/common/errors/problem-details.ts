@@ -1,5 +1,5 @@
 import { ERROR_CODES, ErrorCode } from './error-code';
-import { FieldError } from './domain-error';
+import { FieldError, StayLimit } from './domain-error';
 
 /** RFC 9457 problem details, with the stable `code` and the request id (docs/product-spec.md §3). */
 export interface ProblemDetails {
@@ -9,6 +9,10 @@ export interface ProblemDetails {
   detail: string;
   code: ErrorCode;
   errors?: FieldError[];
+  /** With `stay_not_allowed` for a stay's length: which limit, and the limit itself. */
+  reason?: StayLimit['reason'];
+  minNights?: number;
+  maxNights?: number;
   requestId: string;
 }
 
@@ -18,7 +22,7 @@ export function problemDetails(
   code: ErrorCode,
   detail: string,
   requestId: string,
-  extra: { status?: number; errors?: FieldError[] } = {},
+  extra: { status?: number; errors?: FieldError[]; limit?: StayLimit } = {},
 ): ProblemDetails {
   return {
     type: `urn:problem:checkout:${code}`,
@@ -27,6 +31,7 @@ export function problemDetails(
     detail,
     code,
     ...(extra.errors && extra.errors.length > 0 ? { errors: extra.errors } : {}),
+    ...extra.limit,
     requestId,
   };
 }

@@ -33,6 +33,23 @@ export class ProblemDetailsDto {
   @ApiPropertyOptional({ type: [FieldErrorDto] })
   errors?: FieldErrorDto[];
 
+  @ApiPropertyOptional({
+    enum: ['stay_too_short', 'stay_too_long'],
+    example: 'stay_too_short',
+    description:
+      'only with `stay_not_allowed` refusing the stay’s length: `stay_too_short` comes with `minNights`, `stay_too_long` with `maxNights`. Stable: word the refusal from these, not from `detail`.',
+  })
+  reason?: 'stay_too_short' | 'stay_too_long';
+
+  @ApiPropertyOptional({
+    example: 3,
+    description: 'with `stay_too_short`: the least nights a stay arriving that day may have (the calendar day’s `minNights`)',
+  })
+  minNights?: number;
+
+  @ApiPropertyOptional({ example: 31, description: 'with `stay_too_long`: the most nights the service books online' })
+  maxNights?: number;
+
   @ApiProperty({ example: '6f1c2a9e-1d7b-4c55-9d0e-2b1f3f7a9c10' })
   requestId!: string;
 }

@@ -294,7 +294,7 @@ function keyRefused(idempotencyKey: string | undefined): DomainError {
 }
 
 function inProgress(): DomainError {
-  return new DomainError('idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.', {
+  return new DomainError('idempotency_in_progress', 'An earlier attempt of this request is still being processed; retry shortly.', {
     retryAfterSeconds: 1,
   });
 }

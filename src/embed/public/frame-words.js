@@ -1,7 +1,8 @@
 // Compiled from browser/frame-words.ts by `npm run browser`: edit that file, then run it again.
 
 // What the checkout says, in each language it speaks. Amounts and dates are written by Intl in the
-// guest's locale; the service's own messages (errors) come in English and are shown as they are.
+// guest's locale; the service's own messages (errors) come in English and are shown as they are,
+// but where it answers a stable field (a coupon not applied, a stay's length) the checkout says it here.
 const en = {
     close: 'Close',
     closeLabel: 'Close the checkout',
@@ -29,6 +30,10 @@ const en = {
     inYourStay: 'in your stay',
     guests: 'Guests',
     coupon: 'Coupon (optional)',
+    couponApplied: (code) => `Coupon ${code} applied: the prices include it.`,
+    couponRejected: (code) => `Coupon ${code} was not applied: it is not valid for this stay. The prices shown are without it.`,
+    stayTooShort: (nights) => `This stay needs at least ${nights} nights. Please choose a later departure day.`,
+    stayTooLong: (nights) => `Stays of more than ${nights} nights cannot be booked online. Please contact the property to book this stay.`,
     seePrices: 'See prices',
     planHeading: 'Choose a rate',
     nights: (count) => (count === 1 ? '1 night' : `${count} nights`),
@@ -119,6 +124,10 @@ const de = {
     inYourStay: 'während Ihres Aufenthalts',
     guests: 'Gäste',
     coupon: 'Gutschein (optional)',
+    couponApplied: (code) => `Gutschein ${code} eingelöst: Die Preise enthalten ihn.`,
+    couponRejected: (code) => `Gutschein ${code} wurde nicht eingelöst: Er gilt nicht für diesen Aufenthalt. Die angezeigten Preise sind ohne ihn.`,
+    stayTooShort: (nights) => `Mindestaufenthalt: ${nights} Nächte. Bitte wählen Sie einen späteren Abreisetag.`,
+    stayTooLong: (nights) => `Aufenthalte von mehr als ${nights} Nächten können nicht online gebucht werden. Bitte wenden Sie sich für diesen Aufenthalt an die Unterkunft.`,
     seePrices: 'Preise anzeigen',
     planHeading: 'Tarif wählen',
     nights: (count) => (count === 1 ? '1 Nacht' : `${count} Nächte`),

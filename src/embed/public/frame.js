@@ -260,9 +260,17 @@ function showProblem(error, target) {
         input.setAttribute('aria-describedby', said.id);
         first ??= input;
     }
-    $(target).textContent = [...new Set([problem.detail || messageOf(error), ...unplaced])].join(' ');
+    $(target).textContent = [...new Set([limitWords(problem) || problem.detail || messageOf(error), ...unplaced])].join(' ');
     (first || $(target)).focus();
     tellHeight();
+}
+/** A stay's length refused with its limit as a number: said in the checkout's language, not the service's English. */
+function limitWords(problem) {
+    if (problem.reason === 'stay_too_short' && problem.minNights)
+        return words.stayTooShort(problem.minNights);
+    if (problem.reason === 'stay_too_long' && problem.maxNights)
+        return words.stayTooLong(problem.maxNights);
+    return '';
 }
 // ---------- 1. the stay ----------
 async function loadStay() {
@@ -616,6 +624,8 @@ async function seePrices() {
         return;
     clearProblems();
     $('see-prices').disabled = true;
+    $('coupon-said').textContent = '';
+    $('plan-coupon').textContent = '';
     try {
         const coupon = $('coupon').value.trim();
         const quote = await client.quote({
@@ -636,6 +646,10 @@ async function seePrices() {
             total: quote.ratePlans[0]?.total,
         });
         show('step-plan');
+        // Said once the plan step shows, so its status line is announced; beside the coupon field too, for the way back.
+        const said = couponSaid(quote);
+        $('plan-coupon').textContent = said;
+        $('coupon-said').textContent = said;
     }
     catch (error) {
         showProblem(error, 'stay-error');
@@ -643,6 +657,12 @@ async function seePrices() {
     finally {
         $('see-prices').disabled = !(state.checkIn && state.checkOut);
     }
+}
+/** Whether the coupon asked for is in the prices, from the quote's stable `couponApplied` (its English message is for other sites). */
+function couponSaid(quote) {
+    if (!quote.coupon)
+        return '';
+    return quote.couponApplied === false ? words.couponRejected(quote.coupon) : words.couponApplied(quote.coupon);
 }
 function stayLine(quote) {
     return [
@@ -749,6 +769,7 @@ function restart() {
     $('pay').disabled = false;
     $('see-prices').disabled = true;
     $('calendar-hint').textContent = words.pickArrival;
+    $('coupon-said').textContent = '';
     void loadStay().catch((error) => showProblem(error, 'stay-error'));
     show('step-stay');
 }
@@ -1081,6 +1102,8 @@ async function start() {
     $('calendar').addEventListener('keydown', onCalendarKey);
     $('calendar').addEventListener('focusin', onDayFocused);
     $('plan-back').addEventListener('click', () => show('step-stay'));
+    // What was said of a coupon no longer says anything of the one being typed.
+    $('coupon').addEventListener('input', () => ($('coupon-said').textContent = ''));
     $('to-guest').addEventListener('click', () => show('step-guest'));
     $('guest-back').addEventListener('click', () => show('step-plan'));
     $('guest-form').addEventListener('submit', (event) => void book(event));
