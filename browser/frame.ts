@@ -1096,11 +1096,35 @@ async function showDone(): Promise<void> {
   for (const id of ['another-card', 'authenticate', 'extras']) $(id).hidden = true;
   show('step-done');
   if (!state.extras) setState({ type: 'extras-read', extras: await client.extrasCatalogue().catch(() => []) });
-  const [confirmed] = await Promise.all([
-    client.waitForSession(session.id, (current) => current.booking?.status !== 'reserved', { timeoutMs: 15_000 }).catch(() => session),
-    watchMoney(session.id),
-  ]);
-  const booked = confirmed.booking?.status ?? 'reserved';
+  // The booking and the money are watched apart: the lead line follows each as soon as it is read.
+  await Promise.all([watchBooking(session), watchMoney(session.id)]);
+}
+
+/** After the first quarter minute, a booking still `reserved` is read again this often (a sweep's retry, a property's answer). */
+const BOOKING_READ_AGAIN_MS = 10_000;
+
+/**
+ * The booking as the service reads it, until it is no longer `reserved` or its hold ended: closely
+ * at first (a confirmation usually follows the card at once), then every 10 s, so a confirmation the
+ * platform took longer to accept still changes the lead line without a reload.
+ */
+async function watchBooking(session: Session): Promise<void> {
+  const settled = (current: Session) => current.booking?.status !== 'reserved';
+  // A guest who started another booking meanwhile sees that one: this one's reads stop.
+  const stillShown = () => state.session?.id === session.id;
+  let current = await client.waitForSession(session.id, settled, { timeoutMs: 15_000 }).catch(() => session);
+  const holdEnds = Date.parse(session.booking?.holdExpiresAt ?? '') || 0;
+  for (;;) {
+    if (!stillShown()) return;
+    bookingRead(current);
+    if (settled(current) || Date.now() >= holdEnds) return;
+    await new Promise((resolve) => setTimeout(resolve, BOOKING_READ_AGAIN_MS));
+    current = await client.session(session.id).catch(() => current);
+  }
+}
+
+function bookingRead(current: Session): void {
+  const booked = current.booking?.status ?? 'reserved';
   // The platform ended the booking before it was confirmed (§3.1): never a confirmation code above that.
   if (booked === 'canceled' || booked === 'expired') $('confirmation').textContent = words.notConfirmed;
   setState({ type: 'booking-read', booked });

@@ -303,6 +303,31 @@ describe('the drop-in checkout: one script tag on a site of another origin', () 
       await checkout.locator('#money', { hasText: 'Paid' }).waitFor();
     });
 
+    it('says "requested" while the platform has not confirmed the booking and "confirmed" once it has, without a reload, as the session says', async () => {
+      const checkout = await openSite(DESKTOP);
+      await bookStay(checkout, 80, 2);
+      const sessionIds = new Set<string>();
+      const seen = (sent: { url(): string }) => {
+        const named = /\/checkout\/sessions\/([^/?]+)/.exec(sent.url());
+        if (named) sessionIds.add(named[1]);
+      };
+      page.on('request', seen);
+      // The confirmation's first try and its resend are refused: the sweep's next try, 15 s on, confirms it.
+      world.sandbox.control.forceStatus('reservationStatus', 503, { times: 2 });
+      await fillCard(checkout, CARDS.noThreeDs);
+      await checkout.locator('#pay').click();
+      await checkout.getByRole('heading', { name: 'Booking requested' }).waitFor();
+      page.off('request', seen);
+      expect(sessionIds.size).toBe(1);
+      const booking = async () => {
+        const answer = await fetch(`${service}/checkout/sessions/${[...sessionIds][0]}`);
+        return ((await answer.json()) as { booking: { status: string } }).booking.status;
+      };
+      expect(await booking()).toBe('reserved');
+      await checkout.getByRole('heading', { name: 'Booking confirmed' }).waitFor({ timeout: 60_000 });
+      expect(await booking()).toBe('confirmed');
+    }, 90_000);
+
     it('puts an expiry the service refuses under the expiry field', async () => {
       const checkout = await openSite(DESKTOP);
       await bookStay(checkout, 5, 2);
